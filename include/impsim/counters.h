@@ -1,0 +1,43 @@
+// The counters of MODEL.md, for a whole run or one labelled step.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+namespace impsim {
+
+struct Counters {
+  uint64_t asks = 0;         // calls of the proxy finder's find_spec, any copy
+  uint64_t suppressed = 0;   // asks answered None by the fix's resolving check
+  uint64_t lookups = 0;      // runs of _find_spec_for_specific_module
+  uint64_t toggles = 0;      // enables, and disables that removed a copy
+  uint64_t walks = 0;        // passes over sys.modules
+  uint64_t comparisons = 0;  // names examined by those passes
+  uint64_t max_depth = 0;    // deepest nesting of lookups
+
+  // Adds the additive counters of `end - start` (max_depth is not additive).
+  void add_delta(const Counters& end, const Counters& start) {
+    asks += end.asks - start.asks;
+    suppressed += end.suppressed - start.suppressed;
+    lookups += end.lookups - start.lookups;
+    toggles += end.toggles - start.toggles;
+    walks += end.walks - start.walks;
+    comparisons += end.comparisons - start.comparisons;
+  }
+};
+
+inline constexpr std::array<std::string_view, 7> kCounterNames = {
+    "asks", "suppressed", "lookups", "toggles", "walks", "comparisons", "max_depth"};
+
+inline uint64_t counter_value(const Counters& c, std::string_view name) {
+  if (name == "asks") return c.asks;
+  if (name == "suppressed") return c.suppressed;
+  if (name == "lookups") return c.lookups;
+  if (name == "toggles") return c.toggles;
+  if (name == "walks") return c.walks;
+  if (name == "comparisons") return c.comparisons;
+  return c.max_depth;
+}
+
+}  // namespace impsim

@@ -1,0 +1,205 @@
+// The step engine: CPython 3.11's import system (importlib._bootstrap and
+// importlib.util.find_spec) and the torch proxy finder, replayed call by call
+// over the state in this file. Functions are named after what they mirror;
+// import_system.cc holds CPython's side, proxy_finder.cc the finder's,
+// program.cc the scenario steps.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "impsim/counters.h"
+#include "impsim/model.h"
+#include "impsim/sys_modules.h"
+
+namespace impsim {
+
+enum class Variant { Before, After };
+const char* variant_name(Variant v);
+std::optional<Variant> parse_variant(const std::string& s);
+
+struct EngineLimits {
+  uint64_t max_events = 500'000'000;  // finder asks + toggles
+  int max_lookup_depth = 200;         // nested _find_spec_for_specific_module
+  int max_body_depth = 200;           // nested module bodies, calls and guards
+};
+
+// A Python exception in flight through the simulated interpreter.
+struct PyError {
+  std::string type;     // "ModuleNotFoundError", "KeyError", ...
+  std::string message;  // str(exc)
+  std::vector<std::string> traceback;  // step pointers, outermost first
+  bool is_import_error() const { return type == "ImportError" || type == "ModuleNotFoundError"; }
+};
+
+// A resource bound was reached: the run stops where it is (exit status 3).
+struct LimitReached {
+  std::string limit;   // "max-events", "lookup-depth", "body-depth"
+  std::string detail;
+  std::vector<std::string> traceback;
+};
+
+enum Mark : uint8_t { kMarkEnabled = 1, kMarkDisabled = 2 };
+
+// Where a package's __path__ points: a tree entry, an empty list, or no
+// __path__ at all (not a package).
+using PathRef = int32_t;
+inline constexpr PathRef kNoPath = -2;
+inline constexpr PathRef kEmptyPath = -1;
+
+using SpecId = int32_t;
+using LoaderId = int32_t;
+inline constexpr SpecId kNoSpec = -1;
+
+struct Module {
+  NameId name;
+  bool proxy;      // a ProxyModule made by the finder's TorchProxyLoader
+  PathRef path;    // __path__
+  uint8_t marks;   // __enable_torch_proxy__ / __disable_torch_proxy__ in its __dict__
+  SpecId spec;     // __spec__
+};
+
+enum class LoaderKind : uint8_t {
+  Source,    // a tree file (SourceFileLoader): exec runs the entry's body
+  Empty,     // a preloaded module's loader: exec does nothing
+  Proxy,     // TorchProxyLoader over a paddle module
+  Cached,    // CachedTorchModuleLoader: create_module returns the cached module
+  Specific,  // SpecificModuleLoader wrapping another loader
+};
+
+struct Loader {
+  LoaderKind kind;
+  bool exec_enable;  // Specific: the guard around exec enables the proxy
+  uint8_t mark;      // Specific: the mark set after exec
+  int32_t ref;       // Source: tree entry; Proxy, Cached: module; Specific: inner loader
+};
+
+struct Spec {
+  NameId name;
+  LoaderId loader;
+  PathRef search;  // submodule_search_locations (kNoPath: None)
+};
+
+// The torch proxy finder's state (TORCH_PROXY_FINDER and module globals).
+struct FinderState {
+  int64_t copies = 0;  // occurrences of P in sys.meta_path; they always lead the list
+  SetId scope = kEmptySet;
+  bool globally_enabled = false;
+  SetId blocked = kEmptySet;
+  std::vector<char> resolving;  // the fix's _resolving_names, by NameId
+};
+
+// What a guard remembered on entry, for its exit.
+struct GuardEntry {
+  bool noop;
+  bool enable;
+  SetId old_scope;
+  bool old_global;
+};
+
+struct LabelTotals {
+  Counters counters;
+  std::vector<std::string> results;
+};
+
+class Engine {
+ public:
+  Engine(const Model& model, Variant variant, EngineLimits limits = {});
+
+  // Runs the program. Returns normally, or with error/limit set.
+  void run();
+
+  const Counters& counters() const { return counters_; }
+  const std::vector<LabelTotals>& labels() const { return labels_; }
+  const std::optional<PyError>& error() const { return error_; }
+  const std::optional<LimitReached>& limit() const { return limit_; }
+  const SysModules& sys_modules() const { return sys_modules_; }
+  const FinderState& finder() const { return finder_; }
+  const Module& module(ModuleId m) const { return modules_[m]; }
+  const Model& model() const { return model_; }
+  uint64_t events() const { return events_; }
+  uint64_t walk_peak() const { return walk_peak_; }  // largest len(sys.modules) a walk examined
+
+  // --- CPython: importlib._bootstrap / importlib.util --------------------
+  // The IMPORT_NAME opcode (`import a.b`): import a.b, then make sure `a` is there.
+  void import_statement(NameId name);
+  // _gcd_import / importlib.import_module: _find_and_load.
+  ModuleId _find_and_load(NameId name);
+  ModuleId _find_and_load_unlocked(NameId name);
+  // _find_spec(name, path): ask each finder of the live sys.meta_path.
+  SpecId _find_spec(NameId name, PathRef path);
+  ModuleId _load_unlocked(SpecId spec);
+  ModuleId module_from_spec(SpecId spec);
+  // importlib.util.find_spec(name).
+  SpecId find_spec(NameId name);
+  // PathFinder.find_spec(name, path) over the scenario's tree.
+  SpecId path_finder_find_spec(NameId name, PathRef path);
+
+  // --- The proxy finder (python/paddle/compat/proxy.py) ------------------
+  // TorchProxyMetaFinder.find_spec: one ask.
+  SpecId proxy_find_spec(NameId name);
+  // _find_spec_for_specific_module: one lookup.
+  SpecId _find_spec_for_specific_module(NameId name, bool exec_enable, uint8_t mark);
+  SpecId _find_spec_for_cached_torch_module(NameId name);
+  SpecId _find_spec_for_torch_module(NameId name);
+  // enable_torch_proxy(scope) / disable_torch_proxy().
+  void enable(std::optional<SetId> scope);
+  void disable();
+  // use_torch_proxy_guard(enable, scope): entry and exit.
+  GuardEntry guard_enter(bool enable, std::optional<SetId> scope);
+  void guard_exit(const GuardEntry& g);
+  // _modify_scope_of_torch_proxy.
+  void _modify_scope(std::optional<SetId> scope);
+  // _is_called_by_module_with_specific_dunder_attr.
+  bool called_by_module_marked(uint8_t mark) const;
+
+ private:
+  // Loader protocol.
+  ModuleId create_module(LoaderId loader, SpecId spec);  // kNoModule: default creation
+  void exec_module(LoaderId loader, ModuleId module);
+
+  // Steps (program.cc).
+  void run_steps(const std::vector<CStep>& steps);
+  void run_step(const CStep& step);
+  void run_step_once(const CStep& step);
+  void run_guard_levels(const CStep& step, int64_t level);
+  void run_body(ModuleId frame, const std::vector<CStep>& body);
+
+  void count_event();
+  void count_walk();
+  void set_up();
+  [[noreturn]] void raise(std::string type, std::string message);
+
+  ModuleId new_module(NameId name, bool proxy, PathRef path, SpecId spec);
+  SpecId new_spec(NameId name, LoaderId loader, PathRef search);
+  LoaderId new_loader(Loader l);
+
+  const Model& model_;
+  const NameTable& names_;
+  Variant variant_;
+  EngineLimits limits_;
+  SetTable sets_;  // a copy: scope unions intern new sets while running
+
+  SysModules sys_modules_;
+  TorchCache cache_;
+  FinderState finder_;
+  std::vector<Module> modules_;
+  std::vector<Spec> specs_;
+  std::vector<Loader> loaders_;
+  std::vector<ModuleId> frames_;  // module bodies and calls on the Python stack
+
+  Counters counters_;
+  uint64_t events_ = 0;
+  uint64_t walk_peak_ = 0;
+  uint64_t depth_ = 0;       // current lookup nesting
+  uint64_t label_high_ = 0;  // deepest lookup since the innermost label began
+  int body_depth_ = 0;
+  std::vector<LabelTotals> labels_;
+  std::optional<PyError> error_;
+  std::optional<LimitReached> limit_;
+};
+
+}  // namespace impsim

@@ -1,0 +1,40 @@
+// Reads a scenario file (format v1) into a Scenario, refusing anything the
+// format does not allow with a message that names file:line:column, the JSON
+// pointer and what was expected. Nothing runs before a scenario is valid.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "impsim/json_scan.h"
+#include "impsim/scenario.h"
+
+namespace impsim {
+
+// A scenario or command line the user must fix (exit status 2).
+class InputError : public std::runtime_error {
+ public:
+  InputError(std::string file, SourcePos pos, std::string pointer, std::string message);
+  const std::string file;
+  const SourcePos pos;
+  const std::string pointer;
+  const std::string message;
+};
+
+// Hard bounds on what a scenario may ask for, so that no input can make the
+// engine allocate without limit or overflow the C++ stack.
+struct InputLimits {
+  size_t max_file_bytes = 16u << 20;
+  int max_json_depth = 256;
+  size_t max_tree_entries = 100000;
+  size_t max_name_length = 512;
+};
+
+Scenario load_scenario_text(const std::string& text, const std::string& file,
+                            const InputLimits& limits = {});
+Scenario load_scenario_file(const std::string& path, const InputLimits& limits = {});
+
+// The counters a scenario may name in `report` and `expect`.
+bool is_counter_name(const std::string& name);
+
+}  // namespace impsim

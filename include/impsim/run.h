@@ -1,0 +1,81 @@
+// Runs a scenario: every sweep value times every variant, each on a fresh
+// engine, then checks the expectations and compares outcomes across
+// variants. What the report printers read.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "impsim/engine.h"
+#include "impsim/model.h"
+#include "impsim/scenario.h"
+
+namespace impsim {
+
+struct RunOptions {
+  Params overrides;                   // --set NAME=N
+  std::vector<std::string> variants;  // --variant; empty: the scenario's
+  EngineLimits limits;
+  ModelLimits model_limits;
+};
+
+struct ExpectationResult {
+  std::string counter;
+  uint64_t expected = 0;
+  uint64_t actual = 0;
+  bool ok = false;
+};
+
+// What a run left behind (SCENARIO_FORMAT.md, "Outcome").
+struct Outcome {
+  std::vector<std::string> modules;                // sys.modules, filler left out, in order
+  std::map<std::string, std::string> marks;        // name -> enabled | disabled | enabled+disabled
+  std::vector<std::pair<std::string, std::vector<std::string>>> results;  // by label, in label order
+  int64_t proxy_copies = 0;
+  std::optional<PyError> error;
+
+  bool operator==(const Outcome& o) const;
+};
+
+struct VariantRun {
+  Variant variant = Variant::Before;
+  Params params;
+  size_t sweep_index = 0;      // which sweep value (0 without a sweep)
+  std::optional<size_t> expect_index;  // where its expectations sit, if anywhere
+  Counters counters;
+  std::vector<std::pair<std::string, Counters>> labels;
+  Outcome outcome;
+  std::vector<ExpectationResult> expectations;
+  std::optional<LimitReached> limit;
+  uint64_t events = 0;
+  uint64_t peak_modules = 0;   // largest len(sys.modules) a walk saw
+  double seconds = 0;          // engine time
+};
+
+struct ScenarioRun {
+  const Scenario* scenario = nullptr;
+  std::vector<int64_t> sweep_values;  // empty without a sweep
+  std::vector<Variant> variants;
+  std::vector<VariantRun> runs;       // sweep values outer, variants inner
+  std::vector<bool> equivalent_at;    // per sweep value
+  bool equivalent = true;
+  std::optional<std::string> equivalence_failure;  // expect_equivalent not met
+
+  bool expectations_ok() const;
+  bool raised_unexpectedly() const;
+  bool limit_reached() const;
+  int exit_status() const;  // 0, 1 or 3 (SCENARIO_FORMAT.md, "Exit status")
+};
+
+// Throws InputError (bad --set or --variant) or ModelLimitError.
+ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options);
+
+// Outcome of one finished engine.
+Outcome outcome_of(const Engine& engine);
+
+// "the first differences" between two outcomes, in words, at most `max`.
+std::vector<std::string> describe_differences(const Outcome& a, const Outcome& b, size_t max = 5);
+
+}  // namespace impsim

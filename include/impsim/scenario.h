@@ -1,0 +1,84 @@
+// A scenario as written in the file (format v1, docs/scenario-format.md):
+// plain structs holding text, exactly what the loader validated. Names are
+// still strings here; model.h turns them into interned state.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace impsim {
+
+// An integer field that may read a parameter ("$k").
+struct IntField {
+  int64_t value = 0;
+  std::string param;    // empty when a literal
+  std::string pointer;  // where it was written, for error messages
+};
+
+enum class StepKind { Import, FindSpec, Enable, Disable, Guard, Block, Call };
+
+struct Step {
+  StepKind kind = StepKind::Import;
+  std::string pointer;  // JSON pointer of this step, e.g. "/program/0/body/1"
+  std::string target;   // import, find_spec, call: the module name
+  bool optional = false;
+  // enable and guard: the scope; nullopt is Python's None (global).
+  std::optional<std::vector<std::string>> scope;
+  bool guard_enable = true;
+  std::vector<std::string> block;  // block: names to add
+  std::vector<Step> body;          // guard and call
+  std::optional<IntField> repeat;
+  std::optional<IntField> nest;
+  int label = -1;  // index into Scenario::labels
+};
+
+struct TreeEntry {
+  std::string name;
+  bool package = false;
+  std::vector<Step> body;
+};
+
+struct Sweep {
+  std::string param;
+  std::vector<int64_t> values;
+  std::string title;
+};
+
+struct ReportRow {
+  std::string counter;  // "lookups" or "probe.lookups"
+  std::string title;
+};
+
+struct Expectation {
+  std::string variant;
+  std::string counter;
+  // One value, or one per sweep value; nullopt entries are not checked.
+  std::vector<std::optional<uint64_t>> values;
+  std::string pointer;
+};
+
+struct Scenario {
+  std::string file;
+  std::string name;
+  std::string description;
+  std::map<std::string, int64_t> params;
+  std::vector<std::string> param_order;
+  std::optional<Sweep> sweep;
+  std::vector<std::string> preloaded;
+  IntField filler;
+  std::vector<std::string> torch_modules;
+  std::vector<TreeEntry> tree;
+  std::vector<std::string> blocked{"tvm_ffi"};
+  std::vector<Step> program;
+  std::vector<std::string> variants{"before", "after"};
+  std::vector<ReportRow> report;
+  std::vector<Expectation> expect;
+  std::vector<std::string> labels;  // label names, by index
+  bool allow_error = false;         // impsim extension: an uncaught error is the expected end
+  std::optional<bool> expect_equivalent;  // impsim extension
+};
+
+}  // namespace impsim

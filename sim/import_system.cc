@@ -1,0 +1,248 @@
+// CPython's side: importlib._bootstrap (3.11) and importlib.util.find_spec.
+// Each function names the one it mirrors; read them side by side.
+#include <fmt/format.h>
+
+#include "impsim/engine.h"
+
+namespace impsim {
+
+namespace {
+std::string repr(const std::string& s) { return "'" + s + "'"; }
+}  // namespace
+
+const char* variant_name(Variant v) { return v == Variant::Before ? "before" : "after"; }
+
+std::optional<Variant> parse_variant(const std::string& s) {
+  if (s == "before") return Variant::Before;
+  if (s == "after") return Variant::After;
+  return std::nullopt;
+}
+
+Engine::Engine(const Model& model, Variant variant, EngineLimits limits)
+    : model_(model), names_(model.names), variant_(variant), limits_(limits), sets_(model.sets) {}
+
+void Engine::raise(std::string type, std::string message) { throw PyError{std::move(type), std::move(message), {}}; }
+
+void Engine::count_event() {
+  if (++events_ > limits_.max_events)
+    throw LimitReached{"max-events",
+                       fmt::format("{} simulated events (finder asks + toggles); raise it with --max-events",
+                                   limits_.max_events),
+                       {}};
+}
+
+ModuleId Engine::new_module(NameId name, bool proxy, PathRef path, SpecId spec) {
+  modules_.push_back(Module{name, proxy, path, 0, spec});
+  return static_cast<ModuleId>(modules_.size() - 1);
+}
+
+SpecId Engine::new_spec(NameId name, LoaderId loader, PathRef search) {
+  specs_.push_back(Spec{name, loader, search});
+  return static_cast<SpecId>(specs_.size() - 1);
+}
+
+LoaderId Engine::new_loader(Loader l) {
+  loaders_.push_back(l);
+  return static_cast<LoaderId>(loaders_.size() - 1);
+}
+
+// The interpreter before the program's first line: sys.modules as the
+// scenario describes it, sys.meta_path = [BuiltinImporter, FrozenImporter,
+// PathFinder], the finder absent with an empty scope.
+void Engine::set_up() {
+  sys_modules_.reset(names_, model_.filler);
+  cache_.reset(names_.size());
+  finder_ = FinderState{};
+  finder_.blocked = model_.blocked;
+  finder_.resolving.assign(names_.size(), 0);
+  labels_.assign(model_.labels.size(), LabelTotals{});
+  auto preload = [&](NameId name, bool torch) {
+    TreeId t = model_.find_tree(name);
+    LoaderId loader;
+    PathRef path;
+    if (t >= 0) {
+      loader = new_loader(Loader{LoaderKind::Source, false, 0, t});
+      path = model_.tree[t].package ? t : kNoPath;
+    } else {
+      loader = new_loader(Loader{LoaderKind::Empty, false, 0, -1});
+      path = torch ? kEmptyPath : kNoPath;
+    }
+    SpecId spec = new_spec(name, loader, path);
+    sys_modules_.set(name, new_module(name, false, path, spec));
+  };
+  for (NameId n : model_.preloaded) preload(n, false);
+  for (NameId n : model_.torch_modules) preload(n, true);
+}
+
+void Engine::import_statement(NameId name) {
+  if (!sys_modules_.contains(name)) _find_and_load(name);
+  NameId top = names_.top(name);
+  if (top != name && !sys_modules_.contains(top)) _find_and_load(top);
+}
+
+// _find_and_load: a module already in sys.modules (even one still
+// initialising, as in a circular import) is returned as it is.
+ModuleId Engine::_find_and_load(NameId name) {
+  if (sys_modules_.contains(name)) return sys_modules_.get(name);
+  return _find_and_load_unlocked(name);
+}
+
+ModuleId Engine::_find_and_load_unlocked(NameId name) {
+  PathRef path = kNoPath;  // None: a top-level search of sys.path
+  NameId parent = names_.parent(name);
+  if (parent != kNoName) {
+    if (!sys_modules_.contains(parent)) _find_and_load(parent);
+    // "Crazy side-effects!": the parent's import may have imported us.
+    if (sys_modules_.contains(name)) return sys_modules_.get(name);
+    if (!sys_modules_.contains(parent)) raise("KeyError", repr(names_.text(parent)));
+    const Module& pm = modules_[sys_modules_.get(parent)];
+    if (pm.path == kNoPath)
+      raise("ModuleNotFoundError", fmt::format("No module named {}; {} is not a package",
+                                               repr(names_.text(name)), repr(names_.text(parent))));
+    path = pm.path;
+  }
+  SpecId spec = _find_spec(name, path);
+  if (spec == kNoSpec) raise("ModuleNotFoundError", fmt::format("No module named {}", repr(names_.text(name))));
+  ModuleId module = _load_unlocked(spec);
+  // setattr(sys.modules[parent], child, module)
+  if (parent != kNoName && !sys_modules_.contains(parent)) raise("KeyError", repr(names_.text(parent)));
+  return module;
+}
+
+// _find_spec: `for finder in sys.meta_path` over the live list. Python's
+// list iterator keeps an index and re-reads the length at every step, so
+// copies inserted at 0 or removed while a finder runs shift what comes next.
+SpecId Engine::_find_spec(NameId name, PathRef path) {
+  bool is_reload = sys_modules_.contains(name);
+  for (int64_t i = 0; i < finder_.copies + 3; ++i) {
+    SpecId spec;
+    if (i < finder_.copies) {
+      spec = proxy_find_spec(name);
+    } else {
+      int64_t which = i - finder_.copies;  // 0 BuiltinImporter, 1 FrozenImporter, 2 PathFinder
+      spec = which == 2 ? path_finder_find_spec(name, path) : kNoSpec;
+    }
+    if (spec != kNoSpec) {
+      if (!is_reload && sys_modules_.contains(name)) {
+        SpecId existing = modules_[sys_modules_.get(name)].spec;
+        return existing == kNoSpec ? spec : existing;
+      }
+      return spec;
+    }
+  }
+  return kNoSpec;
+}
+
+SpecId Engine::path_finder_find_spec(NameId name, PathRef path) {
+  TreeId t;
+  if (names_.parent(name) == kNoName) {
+    if (path != kNoPath) return kNoSpec;  // never happens: top-level searches pass None
+    t = model_.tree_of_top[name];
+  } else {
+    if (path < 0) return kNoSpec;  // None or []
+    t = model_.find_child(path, name);
+  }
+  if (t < 0) return kNoSpec;
+  LoaderId loader = new_loader(Loader{LoaderKind::Source, false, 0, t});
+  return new_spec(name, loader, model_.tree[t].package ? t : kNoPath);
+}
+
+// module_from_spec, with _init_module_attrs: __spec__ is always set,
+// __path__ only where the module has none yet.
+ModuleId Engine::module_from_spec(SpecId spec) {
+  ModuleId m = create_module(specs_[spec].loader, spec);
+  if (m == kNoModule) m = new_module(specs_[spec].name, false, kNoPath, spec);
+  Module& mod = modules_[m];
+  mod.spec = spec;
+  if (mod.path == kNoPath && specs_[spec].search != kNoPath) mod.path = specs_[spec].search;
+  return m;
+}
+
+ModuleId Engine::create_module(LoaderId loader, SpecId spec) {
+  const Loader l = loaders_[loader];
+  switch (l.kind) {
+    case LoaderKind::Source:
+    case LoaderKind::Empty:
+      return kNoModule;
+    case LoaderKind::Cached:
+      return l.ref;
+    case LoaderKind::Proxy: {
+      // TorchProxyLoader.create_module: a ProxyModule carrying the paddle
+      // module's __path__ when the spec was made for a package.
+      const Module& source = modules_[l.ref];
+      bool is_pkg = specs_[spec].search != kNoPath;
+      PathRef path = is_pkg ? (source.path == kNoPath ? kEmptyPath : source.path) : kNoPath;
+      return new_module(specs_[spec].name, true, path, spec);
+    }
+    case LoaderKind::Specific: {
+      ModuleId m = create_module(l.ref, spec);
+      if (m == kNoModule) m = new_module(specs_[spec].name, false, specs_[spec].search, spec);
+      return m;
+    }
+  }
+  return kNoModule;
+}
+
+void Engine::exec_module(LoaderId loader, ModuleId module) {
+  const Loader l = loaders_[loader];
+  switch (l.kind) {
+    case LoaderKind::Source:
+      run_body(module, model_.tree[l.ref].body);
+      return;
+    case LoaderKind::Empty:
+    case LoaderKind::Cached:
+      return;
+    case LoaderKind::Proxy:
+      // Copies the paddle module's __dict__, its marks included.
+      modules_[module].marks |= modules_[l.ref].marks;
+      return;
+    case LoaderKind::Specific: {
+      // SpecificModuleLoader.exec_module: the body under its own guard,
+      // then the mark.
+      GuardEntry g = guard_enter(l.exec_enable, std::nullopt);
+      try {
+        exec_module(l.ref, module);
+      } catch (PyError&) {
+        guard_exit(g);
+        throw;
+      }
+      guard_exit(g);
+      modules_[module].marks |= l.mark;
+      return;
+    }
+  }
+}
+
+ModuleId Engine::_load_unlocked(SpecId spec) {
+  ModuleId module = module_from_spec(spec);
+  NameId name = specs_[spec].name;
+  sys_modules_.set(name, module);
+  try {
+    exec_module(specs_[spec].loader, module);
+  } catch (PyError&) {
+    sys_modules_.erase(name);
+    throw;
+  }
+  // module = sys.modules.pop(spec.name); sys.modules[spec.name] = module
+  if (!sys_modules_.contains(name)) raise("KeyError", repr(names_.text(name)));
+  sys_modules_.move_to_end(name);
+  return sys_modules_.get(name);
+}
+
+// importlib.util.find_spec(name): sys.modules first, then the parent is
+// imported (`__import__(parent, fromlist=['__path__'])`), then _find_spec.
+SpecId Engine::find_spec(NameId name) {
+  if (sys_modules_.contains(name)) return modules_[sys_modules_.get(name)].spec;
+  NameId parent = names_.parent(name);
+  PathRef path = kNoPath;
+  if (parent != kNoName) {
+    ModuleId pm = _find_and_load(parent);
+    if (modules_[pm].path == kNoPath)
+      raise("ModuleNotFoundError", fmt::format("__path__ attribute not found on {} while trying to find {}",
+                                               repr(names_.text(parent)), repr(names_.text(name))));
+    path = modules_[pm].path;
+  }
+  return _find_spec(name, path);
+}
+
+}  // namespace impsim

@@ -1,0 +1,155 @@
+#include "impsim/model.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "impsim/loader.h"
+
+namespace impsim {
+
+TreeId Model::find_child(TreeId parent, NameId name) const {
+  auto key = (static_cast<uint64_t>(static_cast<uint32_t>(parent)) << 32) |
+             static_cast<uint32_t>(names.last_atom(name));
+  auto it = tree_child.find(key);
+  return it == tree_child.end() ? -1 : it->second;
+}
+
+TreeId Model::find_tree(NameId name) const {
+  NameId parent = names.parent(name);
+  if (parent == kNoName) return tree_of_top[name];
+  TreeId p = find_tree(parent);
+  return p < 0 ? -1 : find_child(p, name);
+}
+
+namespace {
+
+class Compiler {
+ public:
+  Compiler(const Scenario& sc, Model& m, const ModelLimits& limits) : sc_(sc), m_(m), limits_(limits) {}
+
+  int64_t resolve(const IntField& f, const char* what, int64_t max) {
+    int64_t v = f.value;
+    if (!f.param.empty()) {
+      v = m_.params.at(f.param);
+      if (v < 0)
+        throw InputError(sc_.file, {}, f.pointer,
+                         fmt::format("{} reads ${} = {}; expected a count >= 0", what, f.param, v));
+    }
+    if (v > max)
+      throw ModelLimitError{std::string(what), f.pointer,
+                            fmt::format("{} is {}; the limit is {}", what, v, max)};
+    return v;
+  }
+
+  SetId scope_set(const std::vector<std::string>& templ, int64_t level) {
+    std::vector<NameId> ids;
+    for (const std::string& t : templ) {
+      std::string s = t;
+      for (auto at = s.find("{i}"); at != std::string::npos; at = s.find("{i}", at))
+        s.replace(at, 3, std::to_string(level));
+      ids.push_back(m_.names.intern(s));
+    }
+    return m_.sets.intern(std::move(ids));
+  }
+
+  std::vector<CStep> steps(const std::vector<Step>& in) {
+    std::vector<CStep> out;
+    out.reserve(in.size());
+    for (const Step& s : in) out.push_back(step(s));
+    return out;
+  }
+
+  CStep step(const Step& s) {
+    CStep c;
+    c.kind = s.kind;
+    c.optional = s.optional;
+    c.guard_enable = s.guard_enable;
+    c.label = s.label;
+    c.pointer = &s.pointer;
+    if (!s.target.empty()) c.target = m_.names.intern(s.target);
+    if (s.repeat) c.repeat = resolve(*s.repeat, "repeat", limits_.max_repeat);
+    if (s.nest) c.nest = resolve(*s.nest, "nest", limits_.max_nest);
+    c.has_scope = s.scope.has_value();
+    if (c.has_scope) {
+      int64_t levels = c.nest < 0 ? 1 : c.nest;
+      for (int64_t level = 1; level <= levels; ++level) c.scopes.push_back(scope_set(*s.scope, level));
+    }
+    if (s.kind == StepKind::Block) {
+      std::vector<NameId> ids;
+      for (auto& b : s.block) ids.push_back(m_.names.intern(b));
+      c.block = m_.sets.intern(std::move(ids));
+    }
+    c.body = steps(s.body);
+    return c;
+  }
+
+ private:
+  const Scenario& sc_;
+  Model& m_;
+  const ModelLimits& limits_;
+};
+
+}  // namespace
+
+Model compile_model(const Scenario& sc, const Params& overrides, const ModelLimits& limits) {
+  Model m;
+  m.params = sc.params;
+  for (auto& [k, v] : overrides) m.params[k] = v;
+  m.labels = sc.labels;
+  Compiler c(sc, m, limits);
+  for (const TreeEntry& e : sc.tree) {
+    CTree t;
+    t.name = m.names.intern(e.name);
+    t.package = e.package;
+    m.tree.push_back(std::move(t));
+  }
+  for (auto& p : sc.preloaded) m.preloaded.push_back(m.names.intern(p));
+  for (auto& p : sc.torch_modules) m.torch_modules.push_back(m.names.intern(p));
+  m.filler = c.resolve(sc.filler, "filler", limits.max_filler);
+  {
+    std::vector<NameId> ids;
+    for (auto& b : sc.blocked) ids.push_back(m.names.intern(b));
+    m.blocked = m.sets.intern(std::move(ids));
+  }
+  m.program = c.steps(sc.program);
+  for (size_t i = 0; i < sc.tree.size(); ++i) {
+    m.tree[i].body = c.steps(sc.tree[i].body);
+    m.tree[i].pointer = nullptr;
+  }
+  // A proxy spec imports the paddle twin of a torch name: intern them all now.
+  for (size_t n = 0, end = m.names.size(); n < end; ++n) {
+    NameId id = static_cast<NameId>(n);
+    if (m.names.is_torch(id)) m.names.intern("paddle" + m.names.text(id).substr(5));
+  }
+  m.paddle_of.assign(m.names.size(), kNoName);
+  for (size_t n = 0; n < m.names.size(); ++n) {
+    NameId id = static_cast<NameId>(n);
+    if (m.names.is_torch(id)) m.paddle_of[n] = m.names.find("paddle" + m.names.text(id).substr(5));
+  }
+  m.tree_of_top.assign(m.names.size(), -1);
+  for (size_t i = 0; i < m.tree.size(); ++i) {
+    NameId name = m.tree[i].name;
+    NameId parent = m.names.parent(name);
+    if (parent == kNoName) {
+      m.tree_of_top[name] = static_cast<TreeId>(i);
+    }
+  }
+  // Parents before children, so find_tree can walk down from the top.
+  std::vector<size_t> by_depth(m.tree.size());
+  for (size_t i = 0; i < by_depth.size(); ++i) by_depth[i] = i;
+  auto dots = [&](size_t i) { return std::count(sc.tree[i].name.begin(), sc.tree[i].name.end(), '.'); };
+  std::stable_sort(by_depth.begin(), by_depth.end(), [&](size_t a, size_t b) { return dots(a) < dots(b); });
+  for (size_t i : by_depth) {
+    NameId name = m.tree[i].name;
+    NameId parent = m.names.parent(name);
+    if (parent == kNoName) continue;
+    TreeId p = m.find_tree(parent);
+    auto key = (static_cast<uint64_t>(static_cast<uint32_t>(p)) << 32) |
+               static_cast<uint32_t>(m.names.last_atom(name));
+    m.tree_child.emplace(key, static_cast<TreeId>(i));
+  }
+  return m;
+}
+
+}  // namespace impsim

@@ -1,0 +1,136 @@
+// The scenario's steps, each run as the Python statement it stands for
+// (SCENARIO_FORMAT.md, "Steps"), with labels and the traceback of steps.
+#include <fmt/format.h>
+
+#include "impsim/engine.h"
+
+namespace impsim {
+
+void Engine::run() {
+  set_up();
+  try {
+    run_steps(model_.program);
+  } catch (PyError& e) {
+    error_ = std::move(e);
+  } catch (LimitReached& l) {
+    limit_ = std::move(l);
+  }
+}
+
+void Engine::run_steps(const std::vector<CStep>& steps) {
+  for (const CStep& s : steps) run_step(s);
+}
+
+// A module body (exec of a tree file) or a function of a module (`call`):
+// a Python frame whose globals are that module's __dict__.
+void Engine::run_body(ModuleId frame, const std::vector<CStep>& body) {
+  if (++body_depth_ > limits_.max_body_depth) {
+    --body_depth_;
+    throw LimitReached{"body-depth",
+                       fmt::format("module bodies and calls nested {} deep; raise it with --max-body-depth",
+                                   limits_.max_body_depth),
+                       {}};
+  }
+  frames_.push_back(frame);
+  try {
+    run_steps(body);
+  } catch (PyError&) {
+    frames_.pop_back();
+    --body_depth_;
+    throw;
+  }
+  frames_.pop_back();
+  --body_depth_;
+}
+
+void Engine::run_step(const CStep& step) {
+  for (int64_t i = 0; i < step.repeat; ++i) {
+    try {
+      run_step_once(step);
+    } catch (PyError& e) {
+      e.traceback.insert(e.traceback.begin(), *step.pointer);
+      throw;
+    } catch (LimitReached& l) {
+      l.traceback.insert(l.traceback.begin(), *step.pointer);
+      throw;
+    }
+  }
+}
+
+void Engine::run_step_once(const CStep& step) {
+  Counters start;
+  uint64_t saved_high = 0;
+  if (step.label >= 0) {
+    start = counters_;
+    saved_high = label_high_;
+    label_high_ = 0;
+  }
+  auto close_label = [&](std::string result) {
+    if (step.label < 0) return;
+    LabelTotals& t = labels_[step.label];
+    t.counters.add_delta(counters_, start);
+    if (label_high_ > t.counters.max_depth) t.counters.max_depth = label_high_;
+    label_high_ = std::max(saved_high, label_high_);
+    t.results.push_back(std::move(result));
+  };
+  std::string result = "ok";
+  try {
+    switch (step.kind) {
+      case StepKind::Import:
+        import_statement(step.target);
+        break;
+      case StepKind::FindSpec:
+        result = find_spec(step.target) == kNoSpec ? "none" : "found";
+        break;
+      case StepKind::Enable:
+        enable(step.has_scope ? std::optional<SetId>(step.scopes[0]) : std::nullopt);
+        break;
+      case StepKind::Disable:
+        disable();
+        break;
+      case StepKind::Block:
+        finder_.blocked = sets_.unite(finder_.blocked, step.block);
+        break;
+      case StepKind::Guard:
+        run_guard_levels(step, 1);
+        break;
+      case StepKind::Call: {
+        if (!sys_modules_.contains(step.target)) raise("KeyError", "'" + names_.text(step.target) + "'");
+        run_body(sys_modules_.get(step.target), step.body);
+        break;
+      }
+    }
+  } catch (PyError& e) {
+    if (step.optional && e.is_import_error()) {
+      close_label(e.type);
+      return;
+    }
+    close_label(e.type);
+    throw;
+  } catch (LimitReached&) {
+    close_label("limit");
+    throw;
+  }
+  close_label(std::move(result));
+}
+
+// `nest` levels of use_torch_proxy_guard, level 1 outermost, body innermost.
+void Engine::run_guard_levels(const CStep& step, int64_t level) {
+  int64_t levels = step.nest < 0 ? 1 : step.nest;
+  if (level > levels) {
+    run_steps(step.body);
+    return;
+  }
+  std::optional<SetId> scope;
+  if (step.has_scope) scope = step.scopes[static_cast<size_t>(level - 1)];
+  GuardEntry g = guard_enter(step.guard_enable, scope);
+  try {
+    run_guard_levels(step, level + 1);
+  } catch (PyError&) {
+    guard_exit(g);
+    throw;
+  }
+  guard_exit(g);
+}
+
+}  // namespace impsim

@@ -1,0 +1,182 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "impsim/report.h"
+
+namespace impsim {
+
+std::string grouped(uint64_t n) {
+  std::string s = std::to_string(n);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+  return s;
+}
+
+namespace {
+
+uint64_t value_of(const VariantRun& r, const std::string& counter) {
+  auto dot = counter.find('.');
+  if (dot == std::string::npos) return counter_value(r.counters, counter);
+  std::string label = counter.substr(0, dot);
+  for (auto& [name, c] : r.labels)
+    if (name == label) return counter_value(c, counter.substr(dot + 1));
+  return 0;
+}
+
+std::string table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> width;
+  for (auto& row : rows)
+    for (size_t i = 0; i < row.size(); ++i) {
+      if (width.size() <= i) width.push_back(0);
+      width[i] = std::max(width[i], row[i].size());
+    }
+  std::string out;
+  for (auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      if (i == 0) line += fmt::format("{:<{}}", row[i], width[i]);
+      else line += fmt::format("  {:>{}}", row[i], width[i]);
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string where(const std::vector<std::string>& traceback) {
+  return traceback.empty() ? "?" : traceback.back();
+}
+
+std::string run_problem(const VariantRun& r) {
+  std::string out;
+  if (r.limit) {
+    out += fmt::format("  {}: stopped: limit {} reached at {}: {}\n", variant_name(r.variant), r.limit->limit,
+                       where(r.limit->traceback), r.limit->detail);
+    out += fmt::format("    counters so far: {} asks, {} lookups, {} toggles, {} comparisons\n",
+                       grouped(r.counters.asks), grouped(r.counters.lookups), grouped(r.counters.toggles),
+                       grouped(r.counters.comparisons));
+  }
+  if (r.outcome.error) {
+    const PyError& e = *r.outcome.error;
+    out += fmt::format("  {}: raised {}: {}\n", variant_name(r.variant), e.type, e.message);
+    out += "    traceback (outermost first):\n";
+    for (auto& p : e.traceback) out += "      " + p + "\n";
+  }
+  return out;
+}
+
+std::string params_text(const Params& p) {
+  std::string s;
+  for (auto& [k, v] : p) s += (s.empty() ? "" : ", ") + fmt::format("{}={}", k, v);
+  return s;
+}
+
+}  // namespace
+
+std::string report_text(const ScenarioRun& run) {
+  const Scenario& sc = *run.scenario;
+  std::string out = sc.name;
+  if (!sc.description.empty()) out += ": " + sc.description;
+  out += "\n\n";
+  const size_t nv = run.variants.size();
+  auto run_at = [&](size_t sweep, size_t v) -> const VariantRun& { return run.runs[sweep * nv + v]; };
+  const size_t nsweep = run.runs.size() / std::max<size_t>(nv, 1);
+
+  if (!run.sweep_values.empty()) {
+    std::vector<ReportRow> rows = sc.report;
+    if (rows.empty()) rows.push_back({"lookups", "lookups"});
+    std::vector<std::vector<std::string>> t;
+    std::vector<std::string> head{sc.sweep->title};
+    for (int64_t v : run.sweep_values) head.push_back(std::to_string(v));
+    t.push_back(head);
+    for (auto& row : rows)
+      for (size_t v = 0; v < nv; ++v) {
+        std::vector<std::string> line{fmt::format("{}, {}", row.title, variant_name(run.variants[v]))};
+        for (size_t s = 0; s < nsweep; ++s) {
+          const VariantRun& r = run_at(s, v);
+          line.push_back(r.limit ? "limit" : std::to_string(value_of(r, row.counter)));
+        }
+        t.push_back(line);
+      }
+    out += table(t);
+  } else {
+    std::vector<std::vector<std::string>> t;
+    std::vector<std::string> head{"counter"};
+    for (Variant v : run.variants) head.push_back(variant_name(v));
+    if (nv == 2) head.push_back(fmt::format("{}/{}", variant_name(run.variants[0]), variant_name(run.variants[1])));
+    t.push_back(head);
+    auto add_rows = [&](const std::string& prefix, auto get) {
+      for (auto name : kCounterNames) {
+        std::vector<std::string> line{prefix + std::string(name)};
+        std::vector<uint64_t> vals;
+        for (size_t v = 0; v < nv; ++v) vals.push_back(get(run_at(0, v), std::string(name)));
+        for (uint64_t x : vals) line.push_back(grouped(x));
+        if (nv == 2) {
+          if (vals[1] == 0) line.push_back(vals[0] == 0 ? "-" : "inf");
+          else line.push_back(fmt::format("{:.2f}x", static_cast<double>(vals[0]) / static_cast<double>(vals[1])));
+        }
+        t.push_back(line);
+      }
+    };
+    add_rows("", [](const VariantRun& r, const std::string& c) { return counter_value(r.counters, c); });
+    for (const std::string& label : sc.labels)
+      add_rows(label + ".", [&](const VariantRun& r, const std::string& c) { return value_of(r, label + "." + c); });
+    out += table(t);
+  }
+
+  // Expectations.
+  size_t total = 0, held = 0;
+  std::string failures;
+  for (const VariantRun& r : run.runs)
+    for (auto& e : r.expectations) {
+      ++total;
+      if (e.ok) ++held;
+      else
+        failures += fmt::format("  FAILED {} {} [{}]: expected {}, got {}\n", variant_name(r.variant), e.counter,
+                                params_text(r.params), grouped(e.expected), grouped(e.actual));
+    }
+  out += "\n";
+  if (total > 0) out += fmt::format("expectations: {}/{} hold\n{}", held, total, failures);
+  if (run.equivalence_failure) out += "  FAILED " + *run.equivalence_failure + "\n";
+
+  // The cost model, at the last (largest) sweep value.
+  for (size_t v = 0; v < nv; ++v) {
+    const VariantRun& r = run_at(nsweep - 1, v);
+    out += fmt::format("cost model, {}{}: comparisons = sum over {} walks of len(sys.modules) = {} <= walks x max "
+                       "modules = {} x {} = {}\n",
+                       variant_name(r.variant), run.sweep_values.empty() ? "" : " at " + params_text(r.params),
+                       grouped(r.counters.walks), grouped(r.counters.comparisons), grouped(r.counters.walks),
+                       grouped(r.peak_modules), grouped(r.counters.walks * r.peak_modules));
+  }
+
+  // Outcome verdict.
+  if (nv > 1) {
+    for (size_t s = 0; s < nsweep; ++s) {
+      std::string at = run.sweep_values.empty() ? "" : " at " + params_text(run_at(s, 0).params);
+      if (run.equivalent_at[s]) {
+        if (run.sweep_values.empty() || s == nsweep - 1)
+          out += run.equivalent ? fmt::format("outcome: identical in every variant{}\n",
+                                              run.sweep_values.empty() ? "" : " at every sweep value")
+                                : "";
+        continue;
+      }
+      for (size_t v = 1; v < nv; ++v) {
+        auto diffs = describe_differences(run_at(s, 0).outcome, run_at(s, v).outcome);
+        if (diffs.empty()) continue;
+        out += fmt::format("outcome{}: {} and {} differ:\n", at, variant_name(run.variants[0]),
+                           variant_name(run.variants[v]));
+        for (auto& d : diffs) out += "  - " + d + "\n";
+      }
+    }
+  }
+  for (const VariantRun& r : run.runs) {
+    std::string p = run_problem(r);
+    if (!p.empty()) {
+      if (!run.sweep_values.empty()) out += fmt::format("at {}:\n", params_text(r.params));
+      out += p;
+    }
+  }
+  return out;
+}
+
+}  // namespace impsim

@@ -1,0 +1,192 @@
+#include "impsim/run.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "impsim/loader.h"
+
+namespace impsim {
+
+bool Outcome::operator==(const Outcome& o) const {
+  auto same_error = [](const std::optional<PyError>& a, const std::optional<PyError>& b) {
+    if (a.has_value() != b.has_value()) return false;
+    if (!a) return true;
+    return a->type == b->type && a->message == b->message && a->traceback == b->traceback;
+  };
+  return modules == o.modules && marks == o.marks && results == o.results && proxy_copies == o.proxy_copies &&
+         same_error(error, o.error);
+}
+
+Outcome outcome_of(const Engine& engine) {
+  Outcome out;
+  const NameTable& names = engine.model().names;
+  for (NameId n : engine.sys_modules().names()) {
+    out.modules.push_back(names.text(n));
+    uint8_t marks = engine.module(engine.sys_modules().get(n)).marks;
+    if (marks == (kMarkEnabled | kMarkDisabled)) out.marks[names.text(n)] = "enabled+disabled";
+    else if (marks == kMarkEnabled) out.marks[names.text(n)] = "enabled";
+    else if (marks == kMarkDisabled) out.marks[names.text(n)] = "disabled";
+  }
+  const auto& labels = engine.model().labels;
+  for (size_t i = 0; i < labels.size(); ++i) out.results.emplace_back(labels[i], engine.labels()[i].results);
+  out.proxy_copies = engine.finder().copies;
+  out.error = engine.error();
+  return out;
+}
+
+namespace {
+
+std::string list_text(const std::vector<std::string>& v) {
+  std::string s;
+  for (auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return "[" + s + "]";
+}
+
+}  // namespace
+
+std::vector<std::string> describe_differences(const Outcome& a, const Outcome& b, size_t max) {
+  std::vector<std::string> out;
+  auto add = [&](std::string s) {
+    if (out.size() < max) out.push_back(std::move(s));
+  };
+  for (auto& m : a.modules)
+    if (std::find(b.modules.begin(), b.modules.end(), m) == b.modules.end())
+      add(fmt::format("sys.modules: {} only in the first", m));
+  for (auto& m : b.modules)
+    if (std::find(a.modules.begin(), a.modules.end(), m) == a.modules.end())
+      add(fmt::format("sys.modules: {} only in the second", m));
+  if (out.empty() && a.modules != b.modules) add("sys.modules: same names, different order");
+  std::map<std::string, std::pair<std::string, std::string>> marks;
+  for (auto& [k, v] : a.marks) marks[k].first = v;
+  for (auto& [k, v] : b.marks) marks[k].second = v;
+  for (auto& [k, v] : marks)
+    if (v.first != v.second)
+      add(fmt::format("mark of {}: {} vs {}", k, v.first.empty() ? "none" : v.first,
+                      v.second.empty() ? "none" : v.second));
+  for (size_t i = 0; i < a.results.size() && i < b.results.size(); ++i)
+    if (a.results[i] != b.results[i])
+      add(fmt::format("results of {}: {} vs {}", a.results[i].first, list_text(a.results[i].second),
+                      list_text(b.results[i].second)));
+  if (a.proxy_copies != b.proxy_copies)
+    add(fmt::format("proxy finder copies left in sys.meta_path: {} vs {}", a.proxy_copies, b.proxy_copies));
+  auto err = [](const std::optional<PyError>& e) {
+    if (!e) return std::string("no error");
+    return fmt::format("{}: {} at {}", e->type, e->message, e->traceback.empty() ? "?" : e->traceback.back());
+  };
+  if (err(a.error) != err(b.error)) add(fmt::format("error: {} vs {}", err(a.error), err(b.error)));
+  return out;
+}
+
+bool ScenarioRun::expectations_ok() const {
+  for (auto& r : runs)
+    for (auto& e : r.expectations)
+      if (!e.ok) return false;
+  return !equivalence_failure;
+}
+
+bool ScenarioRun::raised_unexpectedly() const {
+  if (scenario->allow_error) return false;
+  return std::any_of(runs.begin(), runs.end(), [](const VariantRun& r) { return r.outcome.error.has_value(); });
+}
+
+bool ScenarioRun::limit_reached() const {
+  return std::any_of(runs.begin(), runs.end(), [](const VariantRun& r) { return r.limit.has_value(); });
+}
+
+int ScenarioRun::exit_status() const {
+  if (limit_reached()) return 3;
+  if (!expectations_ok() || raised_unexpectedly()) return 1;
+  return 0;
+}
+
+ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options) {
+  ScenarioRun out;
+  out.scenario = &sc;
+  for (auto& [k, v] : options.overrides)
+    if (!sc.params.count(k)) {
+      std::string known;
+      for (auto& p : sc.param_order) known += (known.empty() ? "" : ", ") + p;
+      throw InputError(sc.file, {}, "", fmt::format("--set {}: the scenario has no parameter \"{}\" ({})", k, k,
+                                                    known.empty() ? "it has none" : "it has: " + known));
+    }
+  const std::vector<std::string>& vnames = options.variants.empty() ? sc.variants : options.variants;
+  for (auto& v : vnames) {
+    auto parsed = parse_variant(v);
+    if (!parsed) throw InputError(sc.file, {}, "", fmt::format("--variant {}: unknown variant; expected before or after", v));
+    if (std::find(out.variants.begin(), out.variants.end(), *parsed) != out.variants.end())
+      throw InputError(sc.file, {}, "", fmt::format("--variant {} is given twice", v));
+    out.variants.push_back(*parsed);
+  }
+  // A --set of the swept parameter runs that one value instead of the sweep.
+  std::vector<int64_t> values;
+  std::vector<std::optional<size_t>> expect_at;
+  if (sc.sweep && !options.overrides.count(sc.sweep->param)) {
+    values = sc.sweep->values;
+    for (size_t i = 0; i < values.size(); ++i) expect_at.push_back(i);
+    out.sweep_values = values;
+  } else {
+    values.push_back(0);
+    if (sc.sweep) {
+      int64_t v = options.overrides.at(sc.sweep->param);
+      auto it = std::find(sc.sweep->values.begin(), sc.sweep->values.end(), v);
+      expect_at.push_back(it == sc.sweep->values.end() ? std::nullopt
+                                                      : std::optional<size_t>(it - sc.sweep->values.begin()));
+    } else {
+      expect_at.push_back(0);
+    }
+  }
+  for (size_t si = 0; si < values.size(); ++si) {
+    Params params = options.overrides;
+    if (!out.sweep_values.empty()) params[sc.sweep->param] = values[si];
+    Model model = compile_model(sc, params, options.model_limits);
+    size_t first = out.runs.size();
+    for (Variant variant : out.variants) {
+      Engine engine(model, variant, options.limits);
+      auto t0 = std::chrono::steady_clock::now();
+      engine.run();
+      auto t1 = std::chrono::steady_clock::now();
+      VariantRun r;
+      r.variant = variant;
+      r.params = model.params;
+      r.sweep_index = si;
+      r.expect_index = expect_at[si];
+      r.counters = engine.counters();
+      for (size_t i = 0; i < model.labels.size(); ++i) r.labels.emplace_back(model.labels[i], engine.labels()[i].counters);
+      r.outcome = outcome_of(engine);
+      r.limit = engine.limit();
+      r.events = engine.events();
+      r.peak_modules = engine.walk_peak();
+      r.seconds = std::chrono::duration<double>(t1 - t0).count();
+      if (r.expect_index) {
+        for (const Expectation& e : sc.expect) {
+          if (e.variant != variant_name(variant)) continue;
+          size_t idx = e.values.size() == 1 ? 0 : *r.expect_index;
+          if (!e.values[idx]) continue;
+          uint64_t actual;
+          if (auto dot = e.counter.find('.'); dot != std::string::npos) {
+            std::string label = e.counter.substr(0, dot);
+            auto it = std::find_if(r.labels.begin(), r.labels.end(), [&](auto& p) { return p.first == label; });
+            actual = counter_value(it->second, e.counter.substr(dot + 1));
+          } else {
+            actual = counter_value(r.counters, e.counter);
+          }
+          r.expectations.push_back({e.counter, *e.values[idx], actual, actual == *e.values[idx]});
+        }
+      }
+      out.runs.push_back(std::move(r));
+    }
+    bool eq = true;
+    for (size_t i = first + 1; i < out.runs.size(); ++i) eq = eq && out.runs[i].outcome == out.runs[first].outcome;
+    out.equivalent_at.push_back(eq);
+    out.equivalent = out.equivalent && eq;
+  }
+  if (sc.expect_equivalent && out.variants.size() > 1 && *sc.expect_equivalent != out.equivalent)
+    out.equivalence_failure = fmt::format("the scenario expects the variants to end {}, but they end {}",
+                                          *sc.expect_equivalent ? "identical" : "different",
+                                          out.equivalent ? "identical" : "different");
+  return out;
+}
+
+}  // namespace impsim

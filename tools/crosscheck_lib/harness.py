@@ -1,0 +1,554 @@
+# impsim crosscheck harness: runs ONE scenario run (one variant, one set of
+# params) inside a fresh CPython process and prints the run's report as JSON.
+#
+#   python -S -I -B harness.py CONFIG.json
+#
+# CONFIG: {"scenario": {...}, "variant": "before"|"after", "params": {...},
+#          "tree_root": "/tmp/.../tree"}   (the tree's .py files already written)
+#
+# This file is a re-statement of the torch proxy finder described in
+# /work/shared/MODEL.md, instrumented with impsim's counters, plus a small
+# interpreter for the scenario steps.  Everything it needs is imported up
+# front, before the program starts: nothing the harness does is seen by the
+# finder.  The finder never warns, walks the stack with sys._getframe, and the
+# report is built from a snapshot taken the moment the program ends.
+#
+# The program runs with __main__'s globals, so every module-level name of this
+# file starts with an underscore (scenario top-level names do not).
+#
+# Must run on Python >= 3.9, standard library only.
+
+import sys as _sys
+import types as _types
+import builtins as _builtins
+import importlib as _importlib
+import importlib.util as _util
+import importlib.machinery as _machinery
+import json as _json
+
+_ENABLED_MARK = "__enable_torch_proxy__"
+_DISABLED_MARK = "__disable_torch_proxy__"
+_MARK_NAMES = {_ENABLED_MARK: "enabled", _DISABLED_MARK: "disabled"}
+
+_COUNTERS = ("asks", "suppressed", "lookups", "toggles", "walks", "comparisons")
+_ASKS, _SUPPRESSED, _LOOKUPS, _TOGGLES, _WALKS, _COMPARISONS = range(6)
+
+# The attributes ProxyLoader.exec_module does not copy from the paddle module.
+_NOT_COPIED = frozenset(("__name__", "__package__", "__path__", "__spec__"))
+
+
+def _is_torch(name):
+    return name == "torch" or name.startswith("torch.")
+
+
+def _inside(name, modules):
+    """name is, or is inside, one of modules."""
+    for m in modules:
+        if name == m or name.startswith(m + "."):
+            return True
+    return False
+
+
+class _ProxyModule(_types.ModuleType):
+    """A torch name served by the proxy (everything else is 'real')."""
+
+
+class _EmptyLoader:
+    """Loader of preloaded modules that are not in the tree: no body."""
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        pass
+
+
+class _CachedLoader:
+    """Serves a real torch module out of the torch cache."""
+
+    def __init__(self, module):
+        self.module = module
+
+    def create_module(self, spec):
+        return self.module
+
+    def exec_module(self, module):
+        pass
+
+
+class _ProxyLoader:
+    """Serves torch.X as a copy of paddle.X."""
+
+    def __init__(self, source):
+        self.source = source
+
+    def create_module(self, spec):
+        module = _ProxyModule(spec.name)
+        if hasattr(self.source, "__path__"):
+            module.__path__ = list(self.source.__path__)
+        return module
+
+    def exec_module(self, module):
+        target = module.__dict__
+        for key, value in list(self.source.__dict__.items()):
+            if key not in _NOT_COPIED:
+                target[key] = value
+
+
+class _SpecificLoader:
+    """The loader wrapper `specific` installs: body under a guard, then mark."""
+
+    def __init__(self, rt, original, exec_enable, mark):
+        self.rt = rt
+        self.original = original
+        self.exec_enable = exec_enable
+        self.mark = mark
+
+    def create_module(self, spec):
+        module = self.original.create_module(spec)
+        if module is None:
+            module = _types.ModuleType(spec.name)
+            module.__spec__ = spec
+            module.__loader__ = spec.loader
+            if spec.submodule_search_locations is not None:
+                module.__path__ = list(spec.submodule_search_locations)
+        return module
+
+    def exec_module(self, module):
+        with _Guard(self.rt, self.exec_enable, None):
+            self.original.exec_module(module)
+        module.__dict__[self.mark] = True
+
+
+class _ProxyFinder:
+    """P: one object, possibly several times in sys.meta_path."""
+
+    def __init__(self, rt):
+        self.rt = rt
+        self.scope = set()
+        self.globally_enabled = False
+
+    def find_spec(self, name, path=None, target=None):
+        rt = self.rt
+        counts = rt.counts
+        counts[_ASKS] += 1
+        if rt.after and name in rt.resolving:
+            counts[_SUPPRESSED] += 1
+            return None
+        if _inside(name, rt.blocked):
+            return rt.specific(name, False, _DISABLED_MARK)
+        if _inside(name, self.scope):
+            return rt.specific(name, True, _ENABLED_MARK)
+        if not _is_torch(name):
+            return None
+        if _stack_has(_DISABLED_MARK):
+            return rt.cached_spec(name)
+        if not self.globally_enabled and not _stack_has(_ENABLED_MARK):
+            return rt.cached_spec(name)
+        source = _importlib.import_module(name.replace("torch", "paddle", 1))
+        return _util.spec_from_loader(name, _ProxyLoader(source),
+                                      is_package=hasattr(source, "__path__"))
+
+
+def _stack_has(mark):
+    frame = _sys._getframe(1)
+    while frame is not None:
+        if frame.f_globals.get(mark):
+            return True
+        frame = frame.f_back
+    return False
+
+
+class _Guard:
+    """use_torch_proxy_guard(enable=..., scope=...)."""
+
+    def __init__(self, rt, enable, scope):
+        self.rt = rt
+        self.enable = enable
+        self.scope = scope  # a set or None
+
+    def __enter__(self):
+        finder = self.rt.finder
+        had = finder in _sys.meta_path
+        self.old_scope = set(finder.scope)
+        self.old_global = finder.globally_enabled
+        given = self.scope
+        if self.enable == had and (
+                (self.old_global and given is None)
+                or self.old_scope == (given or set())):
+            self.noop = True
+            return self
+        self.noop = False
+        if self.enable:
+            self.rt.enable(given)
+        else:
+            self.rt.disable()
+        return self
+
+    def __exit__(self, *exc_info):
+        if self.noop:
+            return False
+        finder = self.rt.finder
+        if self.enable:
+            finder.scope = self.old_scope
+            finder.globally_enabled = self.old_global
+            self.rt.disable()
+        else:
+            self.rt.enable(None)
+            finder.scope = self.old_scope
+            finder.globally_enabled = self.old_global
+        return False
+
+
+def _escape(token):
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+# A function whose frame belongs to whatever globals it is created with: the
+# `call` step builds one with a module's __dict__ as its globals.  Its body
+# reads no global or builtin name.
+_CALL_CODE = (lambda rt, steps, ptr, g: rt.block(steps, ptr, g)).__code__
+
+
+class _Runtime:
+    def __init__(self, config):
+        scenario = config["scenario"]
+        self.scenario = scenario
+        self.after = config["variant"] == "after"
+        self.params = config["params"]
+        self.tree = scenario.get("tree", {})
+        self.blocked = list(scenario.get("blocked", ["tvm_ffi"]))
+        self.counts = [0] * len(_COUNTERS)
+        self.depth = 0
+        self.max_depth = 0
+        self.resolving = set()
+        self.cache = {}
+        self.finder = _ProxyFinder(self)
+        self.stack = []        # pointers of the steps running, outermost first
+        self.where = {}        # id(exception) -> (exception, stack when raised)
+        self.active = []       # label frames of the labelled steps running
+        self.labels = {}
+        self.results = {}
+        self.import_code = {}
+        sysmods = scenario.get("sys_modules", {})
+        self.filler_count = self.num(sysmods.get("filler", 0))
+        owned = {"torch", "paddle"}
+        for name in list(self.tree) + list(sysmods.get("preloaded", [])) \
+                + list(sysmods.get("torch", [])):
+            owned.add(name.partition(".")[0])
+        for i in range(self.filler_count):
+            owned.add("_impsim_filler_%d" % i)
+        self.owned = owned
+        self.fillers = frozenset("_impsim_filler_%d" % i
+                                 for i in range(self.filler_count))
+        for label in _collect_labels(scenario):
+            self.labels[label] = [0] * (len(_COUNTERS) + 1)
+            self.results[label] = []
+
+    # -- parameters ----------------------------------------------------------
+    def num(self, value):
+        if isinstance(value, str) and value.startswith("$"):
+            return int(self.params[value[1:]])
+        return int(value)
+
+    # -- counters --------------------------------------------------------------
+    def owned_count(self):
+        owned = self.owned
+        n = 0
+        for name in _sys.modules:
+            if name.partition(".")[0] in owned:
+                n += 1
+        return n
+
+    # -- the finder's API -------------------------------------------------------
+    def enable(self, scope):
+        counts = self.counts
+        counts[_WALKS] += 1
+        counts[_TOGGLES] += 1
+        counts[_COMPARISONS] += self.owned_count()
+        modules = _sys.modules
+        for name, module in list(modules.items()):
+            if _is_torch(name):
+                if not isinstance(module, _ProxyModule):
+                    self.cache[name] = module
+                del modules[name]
+        finder = self.finder
+        if finder not in _sys.meta_path or finder.globally_enabled:
+            finder.scope = set(scope) if scope is not None else set()
+            finder.globally_enabled = scope is None
+        elif scope is None:
+            finder.globally_enabled = True
+        else:
+            finder.scope |= set(scope)
+        _sys.meta_path.insert(0, finder)
+
+    def disable(self):
+        finder = self.finder
+        if finder not in _sys.meta_path:
+            return
+        _sys.meta_path.remove(finder)
+        counts = self.counts
+        counts[_TOGGLES] += 1
+        counts[_WALKS] += 1
+        counts[_COMPARISONS] += self.owned_count()
+        modules = _sys.modules
+        for name, module in list(modules.items()):
+            if _is_torch(name) and isinstance(module, _ProxyModule):
+                del modules[name]
+        for name, module in list(self.cache.items()):
+            modules[name] = module
+
+    def specific(self, name, exec_enable, mark):
+        self.counts[_LOOKUPS] += 1
+        self.depth += 1
+        depth = self.depth
+        if depth > self.max_depth:
+            self.max_depth = depth
+        for frame in self.active:
+            if depth > frame[2]:
+                frame[2] = depth
+        try:
+            with _Guard(self, False, None):
+                if self.after:
+                    self.resolving.add(name)
+                try:
+                    spec = _util.find_spec(name)
+                finally:
+                    if self.after:
+                        self.resolving.discard(name)
+                if spec is None or spec.loader is None:
+                    return None
+                spec.loader = _SpecificLoader(self, spec.loader, exec_enable, mark)
+            return spec
+        finally:
+            self.depth -= 1
+
+    def cached_spec(self, name):
+        if name not in self.cache:
+            return None
+        module = self.cache[name]
+        spec = _util.spec_from_loader(name, _CachedLoader(module), is_package=True)
+        spec.submodule_search_locations = list(getattr(module, "__path__", []))
+        return spec
+
+    # -- the starting state -------------------------------------------------------
+    def tree_spec(self, name, root):
+        entry = self.tree[name]
+        parts = name.split(".")
+        base = _join(root, *parts)
+        if entry.get("package", False):
+            return _util.spec_from_file_location(
+                name, _join(base, "__init__.py"), submodule_search_locations=[base])
+        return _util.spec_from_file_location(name, base + ".py")
+
+    def preload(self, root):
+        sysmods = self.scenario.get("sys_modules", {})
+        for kind in ("preloaded", "torch"):
+            for name in sysmods.get(kind, []):
+                if name in self.tree:
+                    spec = self.tree_spec(name, root)
+                else:
+                    spec = _machinery.ModuleSpec(name, _EmptyLoader(),
+                                                 is_package=(kind == "torch"))
+                _sys.modules[name] = _util.module_from_spec(spec)
+        for i in range(self.filler_count):
+            name = "_impsim_filler_%d" % i
+            _sys.modules[name] = _types.ModuleType(name)
+
+    # -- the step interpreter -------------------------------------------------
+    def body(self, key, g):
+        """A tree module's body; `key` is the tree entry the file belongs to."""
+        self.block(self.tree[key].get("body", []),
+                   "/tree/" + _escape(key) + "/body", g)
+
+    def block(self, steps, ptr, g):
+        for i, step in enumerate(steps):
+            self.step(step, ptr + "/" + str(i), g)
+
+    def step(self, step, ptr, g):
+        label = step.get("label")
+        for _ in range(self.num(step.get("repeat", 1))):
+            self.stack.append(ptr)
+            frame = None
+            if label is not None:
+                frame = [label, list(self.counts), 0]
+                self.active.append(frame)
+            try:
+                result = self.action(step, ptr, g)
+            except BaseException as exc:
+                if id(exc) not in self.where:
+                    self.where[id(exc)] = (exc, list(self.stack))
+                if frame is not None:
+                    self.results[label].append(type(exc).__name__)
+                raise
+            else:
+                if frame is not None:
+                    self.results[label].append(result)
+            finally:
+                if frame is not None:
+                    self.active.pop()
+                    sums = self.labels[label]
+                    counts = self.counts
+                    start = frame[1]
+                    for i in range(len(_COUNTERS)):
+                        sums[i] += counts[i] - start[i]
+                    if frame[2] > sums[-1]:
+                        sums[-1] = frame[2]
+                self.stack.pop()
+
+    def action(self, step, ptr, g):
+        if "import" in step:
+            name = step["import"]
+            code = self.import_code.get(name)
+            if code is None:
+                code = compile("import " + name, "<impsim import>", "exec")
+                self.import_code[name] = code
+            if step.get("optional"):
+                try:
+                    exec(code, g)
+                except ImportError as exc:
+                    return type(exc).__name__
+            else:
+                exec(code, g)
+            return "ok"
+        if "find_spec" in step:
+            name = step["find_spec"]
+            if step.get("optional"):
+                try:
+                    spec = _util.find_spec(name)
+                except ImportError as exc:
+                    return type(exc).__name__
+            else:
+                spec = _util.find_spec(name)
+            return "none" if spec is None else "found"
+        if "enable" in step:
+            scope = (step["enable"] or {}).get("scope")
+            self.enable(None if scope is None else set(scope))
+            return "ok"
+        if "disable" in step:
+            self.disable()
+            return "ok"
+        if "block" in step:
+            self.blocked.extend(step["block"])
+            return "ok"
+        if "guard" in step:
+            guard = step["guard"]
+            enable = guard.get("enable", True)
+            scope = guard.get("scope")
+            body = step.get("body", [])
+            if "nest" in step:
+                self.nest(1, self.num(step["nest"]), enable, scope, body, ptr, g)
+            else:
+                with _Guard(self, enable, None if scope is None else set(scope)):
+                    self.block(body, ptr + "/body", g)
+            return "ok"
+        if "call" in step:
+            module = _sys.modules[step["call"]]
+            function = _types.FunctionType(_CALL_CODE, module.__dict__)
+            function(self, step.get("body", []), ptr + "/body", module.__dict__)
+            return "ok"
+        raise ValueError("unknown step at " + ptr)
+
+    def nest(self, level, levels, enable, scope, body, ptr, g):
+        """`nest` guards: level 1 outermost, "{i}" in the scope is the level."""
+        if level > levels:
+            self.block(body, ptr + "/body", g)
+            return
+        given = None
+        if scope is not None:
+            given = set(s.replace("{i}", str(level)) for s in scope)
+        with _Guard(self, enable, given):
+            self.nest(level + 1, levels, enable, scope, body, ptr, g)
+
+
+def _join(*parts):
+    return "/".join(parts)
+
+
+def _collect_labels(scenario):
+    labels = []
+
+    def walk(steps):
+        for step in steps:
+            if "label" in step:
+                labels.append(step["label"])
+            walk(step.get("body", []))
+
+    walk(scenario.get("program", []))
+    for entry in scenario.get("tree", {}).values():
+        walk(entry.get("body", []))
+    return labels
+
+
+def _body_source(key):
+    """What a tree module's file holds: a call back into the interpreter."""
+    return "__impsim__.body(%s, globals())\n" % _json.dumps(key)
+
+
+def _report(rt, error):
+    """Snapshot everything first, then build the run's report."""
+    counts = list(rt.counts)
+    max_depth = rt.max_depth
+    names = list(_sys.modules)
+    modules = _sys.modules
+    marked = []
+    for name in names:
+        d = getattr(modules[name], "__dict__", {})
+        marks = [text for key, text in _MARK_NAMES.items() if key in d]
+        if marks:
+            marked.append((name, "+".join(marks)))
+    copies = sum(1 for f in _sys.meta_path if f is rt.finder)
+    while rt.finder in _sys.meta_path:
+        _sys.meta_path.remove(rt.finder)
+    counters = dict(zip(_COUNTERS, counts))
+    counters["max_depth"] = max_depth
+    labels = {}
+    for label, sums in rt.labels.items():
+        entry = dict(zip(_COUNTERS, sums))
+        entry["max_depth"] = sums[-1]
+        labels[label] = entry
+    owned = rt.owned
+    return {
+        "counters": counters,
+        "labels": labels,
+        "outcome": {
+            "modules": [n for n in names
+                        if n.partition(".")[0] in owned and n not in rt.fillers],
+            "marks": dict(marked),
+            "results": rt.results,
+            "proxy_copies": copies,
+            "error": error,
+        },
+    }
+
+
+def _main(argv):
+    with open(argv[1]) as f:
+        config = _json.load(f)
+    expected = [_machinery.BuiltinImporter, _machinery.FrozenImporter,
+                _machinery.PathFinder]
+    if len(_sys.meta_path) != 3 or any(a is not b for a, b in
+                                       zip(_sys.meta_path, expected)):
+        raise SystemExit("harness: unexpected sys.meta_path %r" % (_sys.meta_path,))
+    rt = _Runtime(config)
+    root = config["tree_root"]
+    _sys.path.insert(0, root)
+    rt.preload(root)
+    _builtins.__impsim__ = rt
+    main_globals = _sys.modules["__main__"].__dict__
+    error = None
+    try:
+        rt.block(rt.scenario.get("program", []), "/program", main_globals)
+    except BaseException as exc:  # the run's uncaught exception
+        where = rt.where.get(id(exc))
+        trace = list(where[1]) if where is not None else []
+        error = {"type": type(exc).__name__, "message": str(exc),
+                 "step": trace[-1] if trace else None, "traceback": trace}
+    report = _report(rt, error)
+    report["python"] = "%d.%d.%d" % _sys.version_info[:3]
+    _sys.stdout.write(_json.dumps(report) + "\n")
+    _sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    _main(_sys.argv)

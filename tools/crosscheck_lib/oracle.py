@@ -1,0 +1,131 @@
+"""Run scenarios in the real CPython interpreter (the oracle side of crosscheck).
+
+Each (scenario, sweep value, variant) runs in its own fresh interpreter:
+``python -S -I -B harness.py CONFIG`` with the scenario's package tree
+written out as real .py files in a temporary folder.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from . import harness
+
+HARNESS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "harness.py")
+
+DEFAULT_VARIANTS = ["before", "after"]
+
+
+class OracleError(Exception):
+    """The harness process failed (crash, timeout, no JSON)."""
+
+
+def write_tree(tree, root):
+    """Write the scenario's package tree under root as real .py files."""
+    os.makedirs(root, exist_ok=True)
+    for name, entry in tree.items():
+        parts = name.split(".")
+        base = os.path.join(root, *parts)
+        if entry.get("package", False):
+            os.makedirs(base, exist_ok=True)
+            path = os.path.join(base, "__init__.py")
+        else:
+            os.makedirs(os.path.dirname(base), exist_ok=True)
+            path = base + ".py"
+        with open(path, "w") as f:
+            f.write(harness._body_source(name))
+
+
+def resolve_params(scenario, overrides=None):
+    params = dict(scenario.get("params", {}))
+    params.update(overrides or {})
+    return params
+
+
+def run_plan(scenario, overrides=None):
+    """[(variant, params)] in report order: sweep values outer, variants inner."""
+    params = resolve_params(scenario, overrides)
+    variants = scenario.get("variants", DEFAULT_VARIANTS)
+    sweep = scenario.get("sweep")
+    plan = []
+    if sweep:
+        for value in sweep["values"]:
+            p = dict(params)
+            p[sweep["param"]] = value
+            for v in variants:
+                plan.append((v, p))
+    else:
+        for v in variants:
+            plan.append((v, dict(params)))
+    return plan
+
+
+def run_one(scenario, variant, params, python=None, timeout=120):
+    """One run in a fresh interpreter; returns the run's report dict."""
+    python = python or sys.executable
+    tmp = tempfile.mkdtemp(prefix="impsim_cc_")
+    try:
+        root = os.path.join(tmp, "tree")
+        write_tree(scenario.get("tree", {}), root)
+        config = os.path.join(tmp, "config.json")
+        with open(config, "w") as f:
+            json.dump({"scenario": scenario, "variant": variant,
+                       "params": params, "tree_root": root}, f)
+        try:
+            proc = subprocess.run([python, "-S", "-I", "-B", HARNESS, config],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  timeout=timeout, cwd=tmp)
+        except subprocess.TimeoutExpired:
+            raise OracleError("CPython run timed out after %ss" % timeout)
+        out = proc.stdout.decode("utf-8", "replace").strip().splitlines()
+        if proc.returncode != 0 or not out:
+            err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise OracleError("harness exit %d: %s" % (
+                proc.returncode, err[-1] if err else "(no output)"))
+        report = json.loads(out[-1])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    run = {"variant": variant, "params": params}
+    run.update(report)
+    return run
+
+
+def counter_value(run, counter):
+    """'lookups' (a total) or 'probe.lookups' (a labelled step's share)."""
+    if counter in run["counters"]:
+        return run["counters"][counter]
+    label, _, name = counter.rpartition(".")
+    return run["labels"].get(label, {}).get(name)
+
+
+def add_expectations(scenario, runs):
+    """Fill each run's "expectations" from the scenario's `expect`."""
+    expect = scenario.get("expect", {})
+    sweep = scenario.get("sweep")
+    for run in runs:
+        checks = []
+        for counter, expected in expect.get(run["variant"], {}).items():
+            if sweep and isinstance(expected, list):
+                index = sweep["values"].index(run["params"][sweep["param"]])
+                expected = expected[index]
+            actual = counter_value(run, counter)
+            checks.append({"counter": counter, "expected": expected,
+                           "actual": actual, "ok": actual == expected})
+        run["expectations"] = checks
+
+
+def build_report(scenario, runs):
+    """The same shape as `impsim run FILE --json`."""
+    add_expectations(scenario, runs)
+    equivalent = True
+    by_params = {}
+    for run in runs:
+        key = json.dumps(run["params"], sort_keys=True)
+        if key in by_params and by_params[key] != run["outcome"]:
+            equivalent = False
+        by_params.setdefault(key, run["outcome"])
+    return {"impsim": 1, "scenario": scenario.get("name", ""),
+            "runs": runs, "equivalent": equivalent}

@@ -1,0 +1,288 @@
+#!/usr/bin/env python3
+"""Seeded random impsim scenarios (format version 1) for tools/crosscheck.
+
+    import gen_random; gen_random.generate(seed, index) -> scenario dict
+    tools/gen_random.py [--seed S] [--count N] [--first I] [--out DIR]
+
+Program `index` of seed `seed` is always the same scenario (the RNG is seeded
+with the string "impsim:SEED:INDEX"), so a mismatch found by
+`tools/crosscheck --random N --seed S` is reproduced by regenerating it alone:
+`tools/gen_random.py --seed S --first I --count 1 --out DIR`.
+
+What the programs contain: one to three top-level packages with submodules
+and subpackages whose bodies import each other (circular imports included),
+probe present and missing names with find_spec, import torch names through a
+`paddle` tree (sometimes a real `torch` tree too), run scoped or disabling
+guards, enable/disable the finder and block modules; top-level programs with
+nested scoped guards (`nest`, sometimes a `$k` sweep), disabling guards, bare
+enable/disable, block, call, optional steps, labels, repeat; preloaded,
+filler and cached torch modules.  Nesting and copies of the finder are
+bounded so that CPython runs each program well under a second (before the
+fix, lookups grow like k!).
+"""
+
+import argparse
+import json
+import os
+import random
+import sys
+
+# Top-level names: none of them exists in the standard library (checked below
+# on Python >= 3.10) and none starts with an underscore.
+TOP_NAMES = ["apkg", "bpkg", "cpkg", "quark", "orbit"]
+SUB_NAMES = ["a", "b", "c", "core", "util"]
+MISSING = ["missing", "optional_dep", "nothere"]
+ORDINARY_PRELOADED = ["numpy", "extlib"]
+PADDLE_TREE = {
+    "paddle": {"package": True},
+    "paddle.nn": {"package": True},
+    "paddle.nn.functional": {},
+    "paddle.ops": {},
+}
+TORCH_TREE = {"torch": {"package": True}, "torch.hub": {}}
+TORCH_NAMES = ["torch", "torch.nn", "torch.nn.functional", "torch.ops", "torch.hub"]
+CACHED_TORCH = [["torch"], ["torch", "torch.cuda"], ["torch", "torch.nn"]]
+
+if hasattr(sys, "stdlib_module_names"):
+    for _n in TOP_NAMES + ORDINARY_PRELOADED + ["nomod", "paddle", "torch"]:
+        assert _n not in sys.stdlib_module_names, _n
+
+
+class _Gen:
+    def __init__(self, rng):
+        self.rng = rng
+        self.labels = 0
+        self.guards_in_bodies = 0
+        self.enables = 0
+
+    def chance(self, p):
+        return self.rng.random() < p
+
+    def label(self, step, p):
+        if self.chance(p):
+            step["label"] = "L%d" % self.labels
+            self.labels += 1
+        return step
+
+    # -- the tree ---------------------------------------------------------------
+    def tree(self):
+        rng = self.rng
+        tree = {}
+        tops = rng.sample(TOP_NAMES, rng.randint(1, 3))
+        for top in tops:
+            tree[top] = {"package": True}
+            for sub in rng.sample(SUB_NAMES, rng.randint(0, 3)):
+                name = top + "." + sub
+                if self.chance(0.3):
+                    tree[name] = {"package": True}
+                    for leaf in rng.sample(SUB_NAMES, rng.randint(0, 2)):
+                        tree[name + "." + leaf] = {}
+                else:
+                    tree[name] = {}
+        self.has_paddle = self.chance(0.45)
+        if self.has_paddle:
+            for name, entry in PADDLE_TREE.items():
+                tree[name] = dict(entry)
+        if self.chance(0.15):
+            for name, entry in TORCH_TREE.items():
+                tree[name] = dict(entry)
+        self.tops = tops
+        self.names = list(tree)
+        self.packages = [n for n in tree if tree[n].get("package")]
+        for name in tree:
+            if self.chance(0.7):
+                body = [self.body_step(name) for _ in range(self.rng.randint(1, 3))]
+                tree[name]["body"] = body
+        return tree
+
+    def missing_name(self):
+        rng = self.rng
+        if self.chance(0.15):
+            return "nomod"
+        return rng.choice(self.packages) + "." + rng.choice(MISSING)
+
+    def scope(self):
+        rng = self.rng
+        pool = self.tops + [n for n in self.names if n.count(".") == 1
+                            and not n.startswith(("paddle", "torch"))]
+        scope = [rng.choice(self.tops) if self.chance(0.7) else rng.choice(pool)]
+        if self.chance(0.3):
+            scope.append(rng.choice(pool))
+        if self.chance(0.1):
+            scope.append("torch")
+        return scope
+
+    def body_step(self, owner):
+        rng = self.rng
+        r = rng.random()
+        if r < 0.35:
+            step = {"import": rng.choice(self.names)}
+        elif r < 0.6:
+            name = self.missing_name() if self.chance(0.75) else rng.choice(self.names)
+            step = {"find_spec": name}
+            if self.chance(0.5):
+                step["optional"] = True
+        elif r < 0.72:
+            step = {"import": rng.choice(TORCH_NAMES), "optional": True}
+        elif r < 0.8:
+            step = {"import": self.missing_name(), "optional": True}
+        elif r < 0.88 and self.guards_in_bodies < 2:
+            self.guards_in_bodies += 1
+            enable = self.chance(0.6)
+            guard = {"enable": enable}
+            if enable or self.chance(0.3):
+                guard["scope"] = self.scope()
+            step = {"guard": guard, "body": [self.leaf_step()]}
+        elif r < 0.92:
+            step = {"block": [rng.choice(self.names)]}
+        elif r < 0.95 and self.enables < 2:
+            self.enables += 1
+            if self.chance(0.5):
+                step = {"enable": {"scope": self.scope()}}
+            else:
+                step = {"disable": {}}
+        else:
+            step = {"find_spec": self.missing_name(), "optional": True}
+        return self.label(step, 0.15)
+
+    def leaf_step(self):
+        rng = self.rng
+        r = rng.random()
+        if r < 0.4:
+            return {"import": rng.choice(self.names)}
+        if r < 0.8:
+            return {"find_spec": self.missing_name(), "optional": True}
+        return {"import": rng.choice(TORCH_NAMES), "optional": True}
+
+    # -- the program -------------------------------------------------------------
+    def program(self, kmax):
+        rng = self.rng
+        self.imported = []
+        steps = []
+        if self.chance(0.75):
+            steps.append(self.scoped_nest(kmax, first=True))
+        for _ in range(rng.randint(0, 3)):
+            steps.append(self.program_step(kmax))
+        return steps
+
+    def scoped_nest(self, kmax, first=False):
+        rng = self.rng
+        k = "$k" if self.sweep else rng.randint(0 if not first else 1, kmax)
+        scope = self.scope()
+        if self.chance(0.7):
+            scope.append("other{i}")
+        body = []
+        if first or self.chance(0.5):
+            top = rng.choice([s for s in scope if not s.endswith("{i}")]
+                             or self.tops)
+            body.append(self.label({"import": top.partition(".")[0]
+                                    if top != "torch" else rng.choice(self.tops)}, 0.5))
+            self.imported.append(body[-1]["import"])
+        body.extend(self.inner_steps(rng.randint(1, 3)))
+        step = {"nest": k, "guard": {"enable": True, "scope": scope}, "body": body}
+        return self.label(step, 0.4)
+
+    def inner_steps(self, n):
+        rng = self.rng
+        steps = []
+        for _ in range(n):
+            r = rng.random()
+            if r < 0.35:
+                step = {"import": rng.choice(self.tops + self.names)}
+                if self.chance(0.2):
+                    step["optional"] = True
+                else:
+                    self.imported.append(step["import"])
+            elif r < 0.65:
+                step = {"find_spec": self.missing_name()}
+                if self.chance(0.3):
+                    step["optional"] = True
+            elif r < 0.75:
+                step = {"import": rng.choice(TORCH_NAMES), "optional": True}
+            elif r < 0.87:
+                step = {"guard": {"enable": False}, "body": [self.leaf_step()]}
+            elif r < 0.95 and (self.imported or self.chance(0.1)):
+                step = {"call": rng.choice(self.imported or self.names),
+                        "body": [self.leaf_step()]}
+            else:
+                step = {"import": rng.choice(self.names), "repeat": 2}
+            steps.append(self.label(step, 0.5))
+        return steps
+
+    def program_step(self, kmax):
+        rng = self.rng
+        r = rng.random()
+        if r < 0.45:
+            return self.scoped_nest(kmax)
+        elif r < 0.55:
+            step = {"guard": {"enable": False}, "body": self.inner_steps(rng.randint(1, 2))}
+            if self.chance(0.4):
+                step["guard"]["scope"] = self.scope()
+        elif r < 0.65:
+            step = {"enable": {"scope": None if self.chance(0.3) else self.scope()}}
+        elif r < 0.72:
+            step = {"disable": {}}
+        elif r < 0.77:
+            step = {"block": [rng.choice(self.names)]}
+        else:
+            return self.inner_steps(1)[0]
+        return self.label(step, 0.4)
+
+
+def generate(seed, index):
+    """Scenario `index` of seed `seed` (a dict in scenario format version 1)."""
+    rng = random.Random("impsim:%s:%s" % (seed, index))
+    g = _Gen(rng)
+    tree = g.tree()
+    g.sweep = g.chance(0.15)
+    kmax = rng.choice([2, 3, 3, 4])
+    program = g.program(kmax)
+    scenario = {
+        "impsim": 1,
+        "name": "random_s%s_%d" % (seed, index),
+        "description": "tools/gen_random.py --seed %s --first %d --count 1" % (seed, index),
+    }
+    if g.sweep:
+        scenario["params"] = {"k": 1}
+        scenario["sweep"] = {"param": "k", "values": [1, 2, 3],
+                             "title": "finder registrations"}
+    sys_modules = {}
+    if g.chance(0.3):
+        pre = rng.sample(ORDINARY_PRELOADED, rng.randint(0, 2))
+        if g.chance(0.5):
+            pre.append(rng.choice(g.names))
+        sys_modules["preloaded"] = pre
+    if g.chance(0.3):
+        sys_modules["torch"] = list(rng.choice(CACHED_TORCH))
+    if g.chance(0.4):
+        sys_modules["filler"] = rng.randint(1, 30)
+    if sys_modules:
+        scenario["sys_modules"] = sys_modules
+    scenario["tree"] = tree
+    if g.chance(0.2):
+        scenario["blocked"] = ["tvm_ffi", rng.choice(g.names)]
+    scenario["program"] = program
+    return scenario
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seed", default="1")
+    ap.add_argument("--count", type=int, default=1)
+    ap.add_argument("--first", type=int, default=0)
+    ap.add_argument("--out", help="write one JSON file per scenario into DIR "
+                    "(default: print them, one per line)")
+    args = ap.parse_args(argv)
+    for i in range(args.first, args.first + args.count):
+        sc = generate(args.seed, i)
+        if args.out:
+            os.makedirs(args.out, exist_ok=True)
+            with open(os.path.join(args.out, sc["name"] + ".json"), "w") as f:
+                json.dump(sc, f, indent=1)
+                f.write("\n")
+        else:
+            print(json.dumps(sc))
+
+
+if __name__ == "__main__":
+    main()

@@ -97,8 +97,10 @@ class _Gen:
 
     def missing_name(self):
         rng = self.rng
-        if self.chance(0.15):
+        if self.chance(0.1):
             return "nomod"
+        if self.chance(0.6):
+            return rng.choice(self.tops) + "." + rng.choice(MISSING)
         return rng.choice(self.packages) + "." + rng.choice(MISSING)
 
     def scope(self):
@@ -167,17 +169,19 @@ class _Gen:
 
     def scoped_nest(self, kmax, first=False):
         rng = self.rng
-        k = "$k" if self.sweep else rng.randint(0 if not first else 1, kmax)
+        k = "$k" if self.sweep else rng.randint(max(0 if not first else 1, kmax - 2), kmax)
         scope = self.scope()
-        if self.chance(0.7):
+        if self.chance(0.85):
             scope.append("other{i}")
         body = []
+        scoped_tops = [n for n in scope if n in self.tops]
         if first or self.chance(0.5):
-            top = rng.choice([s for s in scope if not s.endswith("{i}")]
-                             or self.tops)
-            body.append(self.label({"import": top.partition(".")[0]
-                                    if top != "torch" else rng.choice(self.tops)}, 0.5))
-            self.imported.append(body[-1]["import"])
+            top = rng.choice(scoped_tops or self.tops)
+            body.append(self.label({"import": top}, 0.5))
+            self.imported.append(top)
+        if scoped_tops and self.chance(0.7):
+            probe = {"find_spec": rng.choice(scoped_tops) + "." + rng.choice(MISSING)}
+            body.append(self.label(probe, 0.6))
         body.extend(self.inner_steps(rng.randint(1, 3)))
         step = {"nest": k, "guard": {"enable": True, "scope": scope}, "body": body}
         return self.label(step, 0.4)
@@ -235,7 +239,7 @@ def generate(seed, index):
     g = _Gen(rng)
     tree = g.tree()
     g.sweep = g.chance(0.15)
-    kmax = rng.choice([2, 3, 3, 4])
+    kmax = rng.choice([2, 3, 4, 4, 5, 5])
     program = g.program(kmax)
     scenario = {
         "impsim": 1,
@@ -244,7 +248,7 @@ def generate(seed, index):
     }
     if g.sweep:
         scenario["params"] = {"k": 1}
-        scenario["sweep"] = {"param": "k", "values": [1, 2, 3],
+        scenario["sweep"] = {"param": "k", "values": [1, 3, 4],
                              "title": "finder registrations"}
     sys_modules = {}
     if g.chance(0.3):

@@ -110,9 +110,11 @@ std::string report_text(const ScenarioRun& run) {
         std::vector<std::string> line{prefix + std::string(name)};
         std::vector<uint64_t> vals;
         for (size_t v = 0; v < nv; ++v) vals.push_back(get(run_at(0, v), std::string(name)));
+        // A labelled step's all-zero counters say nothing: leave them out.
+        if (!prefix.empty() && std::all_of(vals.begin(), vals.end(), [](uint64_t x) { return x == 0; })) continue;
         for (uint64_t x : vals) line.push_back(grouped(x));
         if (nv == 2) {
-          if (vals[1] == 0) line.push_back(vals[0] == 0 ? "-" : "inf");
+          if (vals[1] == 0 || vals[0] == 0) line.push_back(vals[0] == vals[1] ? "-" : "n/a");
           else line.push_back(fmt::format("{:.2f}x", static_cast<double>(vals[0]) / static_cast<double>(vals[1])));
         }
         t.push_back(line);

@@ -160,6 +160,7 @@ class _Gen:
     def program(self, kmax):
         rng = self.rng
         self.imported = []
+        self.extra = 0
         steps = []
         if self.chance(0.75):
             steps.append(self.scoped_nest(kmax, first=True))
@@ -169,6 +170,8 @@ class _Gen:
 
     def scoped_nest(self, kmax, first=False):
         rng = self.rng
+        # Copies left behind by earlier steps multiply the cost of this nest.
+        kmax = max(1, kmax - self.extra)
         k = "$k" if self.sweep else rng.randint(max(0 if not first else 1, kmax - 2), kmax)
         scope = self.scope()
         if self.chance(0.85):
@@ -222,7 +225,9 @@ class _Gen:
             step = {"guard": {"enable": False}, "body": self.inner_steps(rng.randint(1, 2))}
             if self.chance(0.4):
                 step["guard"]["scope"] = self.scope()
+            self.extra += 1
         elif r < 0.65:
+            self.extra += 1
             step = {"enable": {"scope": None if self.chance(0.3) else self.scope()}}
         elif r < 0.72:
             step = {"disable": {}}

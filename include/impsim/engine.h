@@ -111,6 +111,9 @@ class Engine {
 
   // Runs the program. Returns normally, or with error/limit set.
   void run();
+  // The interpreter before the program's first line (run() starts with it;
+  // tests call it to drive enable/disable/guard directly).
+  void set_up();
 
   const Counters& counters() const { return counters_; }
   const std::vector<LabelTotals>& labels() const { return labels_; }
@@ -170,7 +173,6 @@ class Engine {
 
   void count_event();
   void count_walk();
-  void set_up();
   [[noreturn]] void raise(std::string type, std::string message);
 
   ModuleId new_module(NameId name, bool proxy, PathRef path, SpecId spec);

@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
       "  impsim run scenarios/nested_guards.json --set k=6 --variant after\n"
       "  impsim validate scenarios/*.json\n\n"
       "Exit status: 0 ran and every expectation holds; 1 an expectation failed or the program raised;\n"
-      "2 invalid scenario or command line; 3 a limit was reached.");
+      "2 invalid scenario or command line; 3 a limit was reached.\n");
 
   std::string file;
   bool json = false;
@@ -72,12 +72,12 @@ int main(int argc, char** argv) {
       "Examples:\n"
       "  impsim run scenarios/nested_guards.json\n"
       "  impsim run scenarios/import_chain.json --set k=2 --json\n"
-      "  impsim run scenarios/seed_incident.json --variant after");
+      "  impsim run scenarios/seed_incident.json --variant after\n");
 
   std::vector<std::string> files;
   auto* validate = app.add_subcommand("validate", "Check scenario files without running them (exit 0 or 2)");
   validate->add_option("files", files, "Scenario files")->required();
-  validate->footer("Example:\n  impsim validate scenarios/*.json");
+  validate->footer("Example:\n  impsim validate scenarios/*.json\n");
 
   try {
     app.parse(argc, argv);

@@ -1,1 +1,64 @@
+// Every shipped scenario runs and its expectations hold.
 #include <doctest/doctest.h>
+
+#include <filesystem>
+
+#include "impsim/report.h"
+#include "test_util.h"
+
+using namespace impsim;
+
+TEST_CASE("every shipped scenario's expectations hold") {
+  int seen = 0;
+  for (auto& entry : std::filesystem::recursive_directory_iterator(std::string(IMPSIM_SOURCE_DIR) + "/scenarios")) {
+    if (entry.path().extension() != ".json") continue;
+    ++seen;
+    CAPTURE(entry.path().string());
+    Scenario sc = load_scenario_file(entry.path().string());
+    ScenarioRun run = run_scenario(sc, {});
+    CHECK(run.exit_status() == 0);
+    if (run.exit_status() != 0) MESSAGE(report_text(run));
+  }
+  CHECK(seen >= 6);
+}
+
+TEST_CASE("impsim run scenarios/nested_guards.json prints the seed table") {
+  test::Command r = test::impsim(std::string(IMPSIM_SOURCE_DIR) + "/scenarios/nested_guards.json");
+  r = test::impsim("run " + std::string(IMPSIM_SOURCE_DIR) + "/scenarios/nested_guards.json");
+  CHECK(r.status == 0);
+  auto squash = [](std::string s) {
+    std::string out;
+    for (char c : s)
+      if (!(c == ' ' && !out.empty() && out.back() == ' ')) out += c;
+    return out;
+  };
+  std::string text = squash(r.out);
+  CHECK(text.find("finder registrations in sys.meta_path 1 2 3 4\n") != std::string::npos);
+  CHECK(text.find("lookups per probe, before 1 4 15 64\n") != std::string::npos);
+  CHECK(text.find("lookups per probe, after 1 2 3 4\n") != std::string::npos);
+}
+
+TEST_CASE("the JSON report of the format's example is CPython's figures") {
+  test::Command r =
+      test::impsim("run " + std::string(IMPSIM_SOURCE_DIR) + "/scenarios/nested_guards.json --json --set k=1");
+  CHECK(r.status == 0);
+  auto j = nlohmann::json::parse(r.out);
+  auto& before = j["runs"][0];
+  CHECK(before["variant"] == "before");
+  CHECK(before["counters"]["asks"] == 2);
+  CHECK(before["counters"]["toggles"] == 8);
+  CHECK(before["counters"]["comparisons"] == 1613);
+  CHECK(before["labels"]["probe"]["comparisons"] == 404);
+  CHECK(before["outcome"]["modules"] == nlohmann::json::array({"numpy", "pkg"}));
+  CHECK(before["outcome"]["marks"]["pkg"] == "enabled");
+  CHECK(before["outcome"]["results"]["probe"] == nlohmann::json::array({"none"}));
+  CHECK(j["equivalent"] == true);
+}
+
+TEST_CASE("the same scenario prints the same bytes twice") {
+  for (const char* name : {"nested_guards.json", "torch_in_scope.json", "blocked_marks_differ.json"}) {
+    std::string path = std::string(IMPSIM_SOURCE_DIR) + "/scenarios/" + name;
+    CHECK(test::impsim("run " + path).out == test::impsim("run " + path).out);
+    CHECK(test::impsim("run " + path + " --json").out == test::impsim("run " + path + " --json").out);
+  }
+}

@@ -83,11 +83,15 @@ class _Gen:
         if self.has_paddle:
             for name, entry in PADDLE_TREE.items():
                 tree[name] = dict(entry)
-        if self.chance(0.15):
+        self.has_torch = self.chance(0.15)
+        if self.has_torch:
             for name, entry in TORCH_TREE.items():
                 tree[name] = dict(entry)
         self.tops = tops
         self.names = list(tree)
+        # Names blocks may pick: with a real torch tree, blocking torch names
+        # makes unbounded recursions (CPython: RecursionError).
+        self.blockable = [n for n in tree if not n.startswith("torch")]
         self.packages = [n for n in tree if tree[n].get("package")]
         for name in tree:
             if self.chance(0.7):
@@ -110,7 +114,7 @@ class _Gen:
         scope = [rng.choice(self.tops) if self.chance(0.7) else rng.choice(pool)]
         if self.chance(0.3):
             scope.append(rng.choice(pool))
-        if self.chance(0.1):
+        if not self.has_torch and self.chance(0.1):
             scope.append("torch")
         return scope
 
@@ -136,7 +140,7 @@ class _Gen:
                 guard["scope"] = self.scope()
             step = {"guard": guard, "body": [self.leaf_step()]}
         elif r < 0.92:
-            step = {"block": [rng.choice(self.names)]}
+            step = {"block": [rng.choice(self.blockable)]}
         elif r < 0.95 and self.enables < 2:
             self.enables += 1
             if self.chance(0.5):
@@ -232,7 +236,7 @@ class _Gen:
         elif r < 0.72:
             step = {"disable": {}}
         elif r < 0.77:
-            step = {"block": [rng.choice(self.names)]}
+            step = {"block": [rng.choice(self.blockable)]}
         else:
             return self.inner_steps(1)[0]
         return self.label(step, 0.4)
@@ -245,6 +249,8 @@ def generate(seed, index):
     tree = g.tree()
     g.sweep = g.chance(0.15)
     kmax = rng.choice([2, 3, 4, 4, 5, 5])
+    if g.enables or g.guards_in_bodies > 1:
+        kmax = min(kmax, 4)  # bodies that add copies of P multiply the cost
     program = g.program(kmax)
     scenario = {
         "impsim": 1,
@@ -269,7 +275,7 @@ def generate(seed, index):
         scenario["sys_modules"] = sys_modules
     scenario["tree"] = tree
     if g.chance(0.2):
-        scenario["blocked"] = ["tvm_ffi", rng.choice(g.names)]
+        scenario["blocked"] = ["tvm_ffi", rng.choice(g.blockable)]
     scenario["program"] = program
     return scenario
 

@@ -253,12 +253,24 @@ class _Runtime:
 
     # -- counters --------------------------------------------------------------
     def owned_count(self):
-        owned = self.owned
-        n = 0
-        for name in _sys.modules:
-            if name.partition(".")[0] in owned:
-                n += 1
+        """Scenario-owned names in sys.modules (what a walk examines).
+
+        = len(sys.modules) minus the interpreter's own modules, which are
+        all present before the program starts (self.foreign, taken then) and
+        never added by it: a scenario only imports names of its own tree.
+        _report checks that assumption at the end of the run.
+        """
+        modules = _sys.modules
+        n = len(modules)
+        for name in self.foreign:
+            if name in modules:
+                n -= 1
         return n
+
+    def take_foreign(self):
+        owned = self.owned
+        self.foreign = tuple(n for n in _sys.modules
+                             if n.partition(".")[0] not in owned)
 
     # -- the finder's API -------------------------------------------------------
     def enable(self, scope):
@@ -508,6 +520,11 @@ def _report(rt, error):
         entry["max_depth"] = sums[-1]
         labels[label] = entry
     owned = rt.owned
+    foreign = set(rt.foreign)
+    for name in names:
+        if name.partition(".")[0] not in owned and name not in foreign:
+            raise SystemExit("harness: the program added a module the "
+                             "scenario does not own: %r" % name)
     return {
         "counters": counters,
         "labels": labels,
@@ -530,10 +547,12 @@ def _main(argv):
     if len(_sys.meta_path) != 3 or any(a is not b for a, b in
                                        zip(_sys.meta_path, expected)):
         raise SystemExit("harness: unexpected sys.meta_path %r" % (_sys.meta_path,))
+    _sys.setrecursionlimit(int(config.get("recursion_limit", 1000)))
     rt = _Runtime(config)
     root = config["tree_root"]
     _sys.path.insert(0, root)
     rt.preload(root)
+    rt.take_foreign()
     _builtins.__impsim__ = rt
     main_globals = _sys.modules["__main__"].__dict__
     error = None

@@ -1,0 +1,62 @@
+// Helpers shared by the tests: run a scenario written inline, run the
+// impsim binary and capture what it prints.
+#pragma once
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <stdexcept>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <string>
+
+#include "impsim/loader.h"
+#include "impsim/run.h"
+
+namespace impsim::test {
+
+struct Ran {
+  Scenario scenario;
+  ScenarioRun run;
+};
+
+// Loads `json` and runs it. The Scenario must outlive the run, so both are
+// returned together (the run points into the scenario).
+inline std::unique_ptr<Ran> run_json(const std::string& json, RunOptions options = {}) {
+  auto r = std::make_unique<Ran>();
+  r->scenario = load_scenario_text(json, "inline.json");
+  r->run = run_scenario(r->scenario, options);
+  return r;
+}
+
+inline const VariantRun& variant_run(const ScenarioRun& run, Variant v, size_t sweep = 0) {
+  for (auto& r : run.runs)
+    if (r.variant == v && r.sweep_index == sweep) return r;
+  throw std::runtime_error("no such run");
+}
+
+struct Command {
+  int status;
+  std::string out;
+};
+
+// Runs the impsim binary with `args` (stderr folded into the output).
+inline Command impsim(const std::string& args) {
+  std::string cmd = std::string(IMPSIM_BINARY) + " " + args + " 2>&1";
+  Command c{0, {}};
+  FILE* p = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf{};
+  while (size_t n = fread(buf.data(), 1, buf.size(), p)) c.out.append(buf.data(), n);
+  int raw = pclose(p);
+  c.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return c;
+}
+
+inline std::string write_temp(const std::string& name, const std::string& text) {
+  std::string path = std::string("/tmp/impsim_test_") + std::to_string(getpid()) + "_" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+}  // namespace impsim::test

@@ -1,0 +1,1 @@
+"""impsim crosscheck: the CPython oracle (see docs/crosscheck.md)."""

@@ -88,6 +88,20 @@ ModuleId Engine::_find_and_load(NameId name) {
 }
 
 ModuleId Engine::_find_and_load_unlocked(NameId name) {
+  if (!trace_) return find_and_load_unlocked_body(name);
+  trace_->import_begin(*this, name);
+  ModuleId m;
+  try {
+    m = find_and_load_unlocked_body(name);
+  } catch (PyError&) {
+    trace_->import_end(*this, name, false);
+    throw;
+  }
+  trace_->import_end(*this, name, true);
+  return m;
+}
+
+ModuleId Engine::find_and_load_unlocked_body(NameId name) {
   PathRef path = kNoPath;  // None: a top-level search of sys.path
   NameId parent = names_.parent(name);
   if (parent != kNoName) {
@@ -117,10 +131,20 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
   for (int64_t i = 0; i < finder_.copies + 3; ++i) {
     SpecId spec;
     if (i < finder_.copies) {
+      if (trace_) trace_->ask_begin(*this, name, FinderKind::Proxy, i, finder_.copies);
+      uint64_t suppressed = counters_.suppressed;
       spec = proxy_find_spec(name);
+      if (trace_)
+        trace_->ask_end(*this, name, FinderKind::Proxy,
+                        spec != kNoSpec                         ? AskAnswer::Spec
+                        : counters_.suppressed != suppressed ? AskAnswer::Suppressed
+                                                               : AskAnswer::None);
     } else {
       int64_t which = i - finder_.copies;  // 0 BuiltinImporter, 1 FrozenImporter, 2 PathFinder
+      auto kind = which == 0 ? FinderKind::Builtin : which == 1 ? FinderKind::Frozen : FinderKind::Path;
+      if (trace_) trace_->ask_begin(*this, name, kind, i, finder_.copies);
       spec = which == 2 ? path_finder_find_spec(name, path) : kNoSpec;
+      if (trace_) trace_->ask_end(*this, name, kind, spec != kNoSpec ? AskAnswer::Spec : AskAnswer::None);
     }
     if (spec != kNoSpec) {
       if (!is_reload && sys_modules_.contains(name)) {
@@ -187,7 +211,7 @@ void Engine::exec_module(LoaderId loader, ModuleId module) {
   const Loader l = loaders_[loader];
   switch (l.kind) {
     case LoaderKind::Source:
-      run_body(module, model_.tree[l.ref].body);
+      run_body(module, model_.tree[l.ref].body, /*is_call=*/false);
       return;
     case LoaderKind::Empty:
     case LoaderKind::Cached:

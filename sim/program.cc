@@ -23,7 +23,7 @@ void Engine::run_steps(const std::vector<CStep>& steps) {
 
 // A module body (exec of a tree file) or a function of a module (`call`):
 // a Python frame whose globals are that module's __dict__.
-void Engine::run_body(ModuleId frame, const std::vector<CStep>& body) {
+void Engine::run_body(ModuleId frame, const std::vector<CStep>& body, bool is_call) {
   if (++body_depth_ > limits_.max_body_depth) {
     --body_depth_;
     throw LimitReached{"body-depth",
@@ -32,15 +32,19 @@ void Engine::run_body(ModuleId frame, const std::vector<CStep>& body) {
                        {}};
   }
   frames_.push_back(frame);
+  NameId name = modules_[frame].name;
+  if (trace_) trace_->body_begin(*this, name, is_call);
   try {
     run_steps(body);
   } catch (PyError&) {
     frames_.pop_back();
     --body_depth_;
+    if (trace_) trace_->body_end(*this, name, is_call);
     throw;
   }
   frames_.pop_back();
   --body_depth_;
+  if (trace_) trace_->body_end(*this, name, is_call);
 }
 
 void Engine::run_step(const CStep& step) {
@@ -65,7 +69,9 @@ void Engine::run_step_once(const CStep& step) {
     saved_high = label_high_;
     label_high_ = 0;
   }
+  if (trace_) trace_->step_begin(*this, step);
   auto close_label = [&](std::string result) {
+    if (trace_) trace_->step_end(*this, step, result.c_str());
     if (step.label < 0) return;
     LabelTotals& t = labels_[step.label];
     t.counters.add_delta(counters_, start);
@@ -96,7 +102,7 @@ void Engine::run_step_once(const CStep& step) {
         break;
       case StepKind::Call: {
         if (!sys_modules_.contains(step.target)) raise("KeyError", "'" + names_.text(step.target) + "'");
-        run_body(sys_modules_.get(step.target), step.body);
+        run_body(sys_modules_.get(step.target), step.body, /*is_call=*/true);
         break;
       }
     }

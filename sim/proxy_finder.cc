@@ -44,6 +44,7 @@ SpecId Engine::_find_spec_for_specific_module(NameId name, bool exec_enable, uin
     throw LimitReached{"lookup-depth",
                        "lookups nested " + std::to_string(depth_) + " deep; raise it with --max-lookup-depth", {}};
   const bool fix = variant_ == Variant::After;
+  if (trace_) trace_->lookup_begin(*this, name, depth_, mark);
   GuardEntry g = guard_enter(false, std::nullopt);
   SpecId spec;
   try {
@@ -61,10 +62,12 @@ SpecId Engine::_find_spec_for_specific_module(NameId name, bool exec_enable, uin
     }
   } catch (PyError&) {
     guard_exit(g);
+    if (trace_) trace_->lookup_end(*this, name, depth_, false);
     --depth_;
     throw;
   }
   guard_exit(g);
+  if (trace_) trace_->lookup_end(*this, name, depth_, spec != kNoSpec);
   --depth_;
   return spec;
 }
@@ -108,6 +111,7 @@ void Engine::count_walk() {
   ++counters_.toggles;
   ++counters_.walks;
   uint64_t n = sys_modules_.size();
+  last_walk_ = n;
   counters_.comparisons += n;
   if (n > walk_peak_) walk_peak_ = n;
   count_event();
@@ -124,6 +128,7 @@ void Engine::enable(std::optional<SetId> scope) {
   });
   _modify_scope(scope);
   ++finder_.copies;
+  if (trace_) trace_->toggle(*this, true, last_walk_, finder_.copies);
 }
 
 // disable_torch_proxy: removes ONE occurrence, clears proxy modules and puts
@@ -136,6 +141,7 @@ void Engine::disable() {
     if (modules_[sys_modules_.get(n)].proxy) sys_modules_.erase(n);
   });
   for (NameId n : cache_.order()) sys_modules_.set(n, cache_.get(n));
+  if (trace_) trace_->toggle(*this, false, last_walk_, finder_.copies);
 }
 
 // use_torch_proxy_guard, entry.

@@ -265,7 +265,7 @@ def generate(seed, index):
     if g.chance(0.3):
         pre = rng.sample(ORDINARY_PRELOADED, rng.randint(0, 2))
         if g.chance(0.5):
-            pre.append(rng.choice(g.names))
+            pre.append(rng.choice(g.blockable))  # not a torch name
         sys_modules["preloaded"] = pre
     if g.chance(0.3):
         sys_modules["torch"] = list(rng.choice(CACHED_TORCH))

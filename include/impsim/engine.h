@@ -14,6 +14,7 @@
 #include "impsim/counters.h"
 #include "impsim/model.h"
 #include "impsim/sys_modules.h"
+#include "impsim/trace.h"
 
 namespace impsim {
 
@@ -124,7 +125,11 @@ class Engine {
   const Module& module(ModuleId m) const { return modules_[m]; }
   const Model& model() const { return model_; }
   uint64_t events() const { return events_; }
-  uint64_t walk_peak() const { return walk_peak_; }  // largest len(sys.modules) a walk examined
+  uint64_t walk_peak() const { return walk_peak_; }
+  uint64_t lookup_depth() const { return depth_; }
+  const std::vector<ModuleId>& frames() const { return frames_; }
+  // Attaches an observer (not owned); nullptr detaches.
+  void set_trace(TraceSink* sink) { trace_ = sink; }  // largest len(sys.modules) a walk examined
 
   // --- CPython: importlib._bootstrap / importlib.util --------------------
   // The IMPORT_NAME opcode (`import a.b`): import a.b, then make sure `a` is there.
@@ -132,6 +137,7 @@ class Engine {
   // _gcd_import / importlib.import_module: _find_and_load.
   ModuleId _find_and_load(NameId name);
   ModuleId _find_and_load_unlocked(NameId name);
+  ModuleId find_and_load_unlocked_body(NameId name);
   // _find_spec(name, path): ask each finder of the live sys.meta_path.
   SpecId _find_spec(NameId name, PathRef path);
   ModuleId _load_unlocked(SpecId spec);
@@ -169,7 +175,7 @@ class Engine {
   void run_step(const CStep& step);
   void run_step_once(const CStep& step);
   void run_guard_levels(const CStep& step, int64_t level);
-  void run_body(ModuleId frame, const std::vector<CStep>& body);
+  void run_body(ModuleId frame, const std::vector<CStep>& body, bool is_call);
 
   void count_event();
   void count_walk();
@@ -181,6 +187,7 @@ class Engine {
 
   const Model& model_;
   const NameTable& names_;
+  TraceSink* trace_ = nullptr;
   Variant variant_;
   EngineLimits limits_;
   SetTable sets_;  // a copy: scope unions intern new sets while running
@@ -196,6 +203,7 @@ class Engine {
   Counters counters_;
   uint64_t events_ = 0;
   uint64_t walk_peak_ = 0;
+  uint64_t last_walk_ = 0;
   uint64_t depth_ = 0;       // current lookup nesting
   uint64_t label_high_ = 0;  // deepest lookup since the innermost label began
   int body_depth_ = 0;

@@ -271,6 +271,21 @@ class _Runtime:
         owned = self.owned
         self.foreign = tuple(n for n in _sys.modules
                              if n.partition(".")[0] not in owned)
+        self.static = frozenset(self.foreign) | self.fillers
+
+    def torch_names(self):
+        """The torch names in sys.modules, in sys.modules order.
+
+        The same list as `[n for n in sys.modules if is_torch(n)]`, but a
+        walk over thousands of filler modules stays in C: the interpreter's
+        own modules and the fillers are never torch names.
+        """
+        modules = _sys.modules
+        found = [n for n in modules.keys() - self.static if _is_torch(n)]
+        if len(found) > 1:
+            found = set(found)
+            found = [n for n in modules if n in found]
+        return found
 
     # -- the finder's API -------------------------------------------------------
     def enable(self, scope):
@@ -279,11 +294,11 @@ class _Runtime:
         counts[_TOGGLES] += 1
         counts[_COMPARISONS] += self.owned_count()
         modules = _sys.modules
-        for name, module in list(modules.items()):
-            if _is_torch(name):
-                if not isinstance(module, _ProxyModule):
-                    self.cache[name] = module
-                del modules[name]
+        for name in self.torch_names():
+            module = modules[name]
+            if not isinstance(module, _ProxyModule):
+                self.cache[name] = module
+            del modules[name]
         finder = self.finder
         if finder not in _sys.meta_path or finder.globally_enabled:
             finder.scope = set(scope) if scope is not None else set()
@@ -304,8 +319,8 @@ class _Runtime:
         counts[_WALKS] += 1
         counts[_COMPARISONS] += self.owned_count()
         modules = _sys.modules
-        for name, module in list(modules.items()):
-            if _is_torch(name) and isinstance(module, _ProxyModule):
+        for name in self.torch_names():
+            if isinstance(modules[name], _ProxyModule):
                 del modules[name]
         for name, module in list(self.cache.items()):
             modules[name] = module

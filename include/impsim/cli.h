@@ -1,0 +1,39 @@
+// The command line: each subcommand registers itself on the CLI11 app and
+// returns the function that runs it. Exit statuses are SCENARIO_FORMAT.md's.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "impsim/run.h"
+
+namespace impsim::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;
+inline constexpr int kExitInvalid = 2;
+inline constexpr int kExitLimit = 3;
+
+using Action = std::function<int()>;
+
+// Options every command that runs a scenario shares: --set, --variant and
+// the limits. add() registers them; options() checks and returns them.
+struct RunFlags {
+  std::vector<std::string> sets;
+  std::vector<std::string> variants;
+  RunOptions run;
+  void add(CLI::App* cmd, bool with_variant = true);
+  RunOptions options() const;  // throws InputError for a bad --set
+};
+
+void print_error(const std::string& message);
+
+// Runs `body`, turning InputError into exit 2 and ModelLimitError into 3.
+int guarded(const std::string& file, const std::function<int()>& body);
+
+Action add_run(CLI::App& app);
+Action add_validate(CLI::App& app);
+
+}  // namespace impsim::cli

@@ -10,16 +10,13 @@ namespace {
 std::string repr(const std::string& s) { return "'" + s + "'"; }
 }  // namespace
 
-const char* variant_name(Variant v) { return v == Variant::Before ? "before" : "after"; }
-
-std::optional<Variant> parse_variant(const std::string& s) {
-  if (s == "before") return Variant::Before;
-  if (s == "after") return Variant::After;
-  return std::nullopt;
-}
-
 Engine::Engine(const Model& model, Variant variant, EngineLimits limits)
-    : model_(model), names_(model.names), variant_(variant), limits_(limits), sets_(model.sets) {}
+    : model_(model),
+      names_(model.names),
+      variant_(variant),
+      design_(design_of(variant)),
+      limits_(limits),
+      sets_(model.sets) {}
 
 void Engine::raise(std::string type, std::string message) { throw PyError{std::move(type), std::move(message), {}}; }
 
@@ -32,7 +29,7 @@ void Engine::count_event() {
 }
 
 ModuleId Engine::new_module(NameId name, bool proxy, PathRef path, SpecId spec) {
-  modules_.push_back(Module{name, proxy, path, 0, spec});
+  modules_.push_back(Module{name, proxy, path, 0, spec, current_step(), nullptr});
   return static_cast<ModuleId>(modules_.size() - 1);
 }
 
@@ -218,7 +215,10 @@ void Engine::exec_module(LoaderId loader, ModuleId module) {
       return;
     case LoaderKind::Proxy:
       // Copies the paddle module's __dict__, its marks included.
-      modules_[module].marks |= modules_[l.ref].marks;
+      if (modules_[l.ref].marks) {
+        modules_[module].marks |= modules_[l.ref].marks;
+        modules_[module].marked_by = current_step();
+      }
       return;
     case LoaderKind::Specific: {
       // SpecificModuleLoader.exec_module: the body under its own guard,
@@ -232,6 +232,7 @@ void Engine::exec_module(LoaderId loader, ModuleId module) {
       }
       guard_exit(g);
       modules_[module].marks |= l.mark;
+      modules_[module].marked_by = current_step();
       return;
     }
   }

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "impsim/names.h"
+#include "impsim/variant.h"
 
 namespace impsim {
 
@@ -372,7 +373,7 @@ Scenario load_scenario_text(const std::string& text, const std::string& file, co
     for (size_t i = 0; i < root["variants"].size(); ++i) {
       std::string ptr = "/variants/" + std::to_string(i);
       std::string v = r.string(root["variants"][i], ptr, "a variant");
-      if (v != "before" && v != "after") r.fail(ptr, fmt::format("unknown variant \"{}\"; expected before or after", v));
+      if (!parse_variant(v)) r.fail(ptr, fmt::format("unknown variant \"{}\"; expected one of: {}", v, variant_list()));
       if (std::find(sc.variants.begin(), sc.variants.end(), v) != sc.variants.end())
         r.fail(ptr, fmt::format("variant \"{}\" is listed twice", v));
       sc.variants.push_back(v);

@@ -22,6 +22,34 @@ TreeId Model::find_tree(NameId name) const {
   return p < 0 ? -1 : find_child(p, name);
 }
 
+std::string describe_step(const CStep& step, const Model& m) {
+  auto scope = [&](size_t level) {
+    if (!step.has_scope) return std::string("None");
+    std::string out;
+    for (NameId n : m.sets.members(step.scopes[level])) out += (out.empty() ? "" : ", ") + ("'" + m.names.text(n) + "'");
+    return "{" + out + "}";
+  };
+  std::string what;
+  switch (step.kind) {
+    case StepKind::Import: what = "import " + m.names.text(step.target); break;
+    case StepKind::FindSpec: what = "find_spec('" + m.names.text(step.target) + "')"; break;
+    case StepKind::Enable: what = "enable_torch_proxy(scope=" + scope(0) + ")"; break;
+    case StepKind::Disable: what = "disable_torch_proxy()"; break;
+    case StepKind::Guard:
+      what = fmt::format("{}with use_torch_proxy_guard(enable={}, scope={})", step.nest >= 0 ? fmt::format("{} x ", step.nest) : "",
+                         step.guard_enable ? "True" : "False", step.scopes.empty() ? "None" : scope(0));
+      break;
+    case StepKind::Block: {
+      std::string names;
+      for (NameId n : m.sets.members(step.block)) names += (names.empty() ? "" : ", ") + ("'" + m.names.text(n) + "'");
+      what = "extend_torch_proxy_blocked_modules([" + names + "])";
+      break;
+    }
+    case StepKind::Call: what = "a call into " + m.names.text(step.target); break;
+  }
+  return fmt::format("`{}` ({})", what, step.pointer ? *step.pointer : "?");
+}
+
 namespace {
 
 class Compiler {

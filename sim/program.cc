@@ -70,7 +70,9 @@ void Engine::run_step_once(const CStep& step) {
     label_high_ = 0;
   }
   if (trace_) trace_->step_begin(*this, step);
+  steps_.push_back(&step);
   auto close_label = [&](std::string result) {
+    steps_.pop_back();
     if (trace_) trace_->step_end(*this, step, result.c_str());
     if (step.label < 0) return;
     LabelTotals& t = labels_[step.label];

@@ -9,7 +9,7 @@ namespace impsim {
 SpecId Engine::proxy_find_spec(NameId name) {
   ++counters_.asks;
   count_event();
-  if (variant_ == Variant::After && finder_.resolving[name]) {
+  if (design_.resolving_fix && finder_.resolving[name]) {
     ++counters_.suppressed;
     return kNoSpec;
   }
@@ -43,7 +43,7 @@ SpecId Engine::_find_spec_for_specific_module(NameId name, bool exec_enable, uin
   if (depth_ > static_cast<uint64_t>(limits_.max_lookup_depth))
     throw LimitReached{"lookup-depth",
                        "lookups nested " + std::to_string(depth_) + " deep; raise it with --max-lookup-depth", {}};
-  const bool fix = variant_ == Variant::After;
+  const bool fix = design_.resolving_fix;
   if (trace_) trace_->lookup_begin(*this, name, depth_, mark);
   GuardEntry g = guard_enter(false, std::nullopt);
   SpecId spec;
@@ -110,7 +110,8 @@ void Engine::_modify_scope(std::optional<SetId> scope) {
 void Engine::count_walk() {
   ++counters_.toggles;
   ++counters_.walks;
-  uint64_t n = sys_modules_.size();
+  // indexed-walk: a prefix index hands the toggle the torch names only.
+  uint64_t n = design_.indexed_walk ? sys_modules_.torch_count() : sys_modules_.size();
   last_walk_ = n;
   counters_.comparisons += n;
   if (n > walk_peak_) walk_peak_ = n;
@@ -127,7 +128,10 @@ void Engine::enable(std::optional<SetId> scope) {
     sys_modules_.erase(n);
   });
   _modify_scope(scope);
-  ++finder_.copies;
+  if (!design_.idempotent_enable || finder_.copies == 0) {
+    ++finder_.copies;
+    copies_changed_by_ = current_step();
+  }
   if (trace_) trace_->toggle(*this, true, last_walk_, finder_.copies);
 }
 
@@ -135,7 +139,8 @@ void Engine::enable(std::optional<SetId> scope) {
 // the cached real torch modules back.
 void Engine::disable() {
   if (finder_.copies == 0) return;  // only a warning
-  --finder_.copies;
+  finder_.copies = design_.disable_all ? 0 : finder_.copies - 1;
+  copies_changed_by_ = current_step();
   count_walk();
   sys_modules_.for_each_torch([&](NameId n) {
     if (modules_[sys_modules_.get(n)].proxy) sys_modules_.erase(n);

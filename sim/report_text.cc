@@ -163,7 +163,8 @@ std::string report_text(const ScenarioRun& run) {
         continue;
       }
       for (size_t v = 1; v < nv; ++v) {
-        auto diffs = describe_differences(run_at(s, 0).outcome, run_at(s, v).outcome);
+        auto diffs = describe_differences(run_at(s, 0).outcome, run_at(s, v).outcome, variant_name(run.variants[0]),
+                                          variant_name(run.variants[v]));
         if (diffs.empty()) continue;
         out += fmt::format("outcome{}: {} and {} differ:\n", at, variant_name(run.variants[0]),
                            variant_name(run.variants[v]));

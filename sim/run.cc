@@ -21,17 +21,23 @@ bool Outcome::operator==(const Outcome& o) const {
 
 Outcome outcome_of(const Engine& engine) {
   Outcome out;
-  const NameTable& names = engine.model().names;
+  const Model& model = engine.model();
+  const NameTable& names = model.names;
+  auto origin = [&](const CStep* s) { return s ? describe_step(*s, model) : std::string("before the program"); };
   for (NameId n : engine.sys_modules().names()) {
-    out.modules.push_back(names.text(n));
-    uint8_t marks = engine.module(engine.sys_modules().get(n)).marks;
-    if (marks == (kMarkEnabled | kMarkDisabled)) out.marks[names.text(n)] = "enabled+disabled";
-    else if (marks == kMarkEnabled) out.marks[names.text(n)] = "enabled";
-    else if (marks == kMarkDisabled) out.marks[names.text(n)] = "disabled";
+    const std::string& name = names.text(n);
+    const Module& m = engine.module(engine.sys_modules().get(n));
+    out.modules.push_back(name);
+    out.created_by[name] = origin(m.created_by);
+    if (m.marks == (kMarkEnabled | kMarkDisabled)) out.marks[name] = "enabled+disabled";
+    else if (m.marks == kMarkEnabled) out.marks[name] = "enabled";
+    else if (m.marks == kMarkDisabled) out.marks[name] = "disabled";
+    if (m.marks) out.marked_by[name] = origin(m.marked_by);
   }
-  const auto& labels = engine.model().labels;
+  const auto& labels = model.labels;
   for (size_t i = 0; i < labels.size(); ++i) out.results.emplace_back(labels[i], engine.labels()[i].results);
   out.proxy_copies = engine.finder().copies;
+  out.copies_changed_by = origin(engine.copies_changed_by());
   out.error = engine.error();
   return out;
 }
@@ -44,38 +50,51 @@ std::string list_text(const std::vector<std::string>& v) {
   return "[" + s + "]";
 }
 
+std::string lookup(const std::map<std::string, std::string>& m, const std::string& k) {
+  auto it = m.find(k);
+  return it == m.end() ? std::string("?") : it->second;
+}
+
 }  // namespace
 
-std::vector<std::string> describe_differences(const Outcome& a, const Outcome& b, size_t max) {
+std::vector<std::string> describe_differences(const Outcome& a, const Outcome& b, const std::string& an,
+                                              const std::string& bn, size_t max) {
   std::vector<std::string> out;
   auto add = [&](std::string s) {
     if (out.size() < max) out.push_back(std::move(s));
   };
   for (auto& m : a.modules)
     if (std::find(b.modules.begin(), b.modules.end(), m) == b.modules.end())
-      add(fmt::format("sys.modules: {} only in the first", m));
+      add(fmt::format("{} is in sys.modules only in {} (imported by {})", m, an, lookup(a.created_by, m)));
   for (auto& m : b.modules)
     if (std::find(a.modules.begin(), a.modules.end(), m) == a.modules.end())
-      add(fmt::format("sys.modules: {} only in the second", m));
-  if (out.empty() && a.modules != b.modules) add("sys.modules: same names, different order");
+      add(fmt::format("{} is in sys.modules only in {} (imported by {})", m, bn, lookup(b.created_by, m)));
+  if (out.empty() && a.modules != b.modules)
+    add(fmt::format("sys.modules holds the same names in another order: {} {} vs {} {}", an, list_text(a.modules), bn,
+                    list_text(b.modules)));
   std::map<std::string, std::pair<std::string, std::string>> marks;
   for (auto& [k, v] : a.marks) marks[k].first = v;
   for (auto& [k, v] : b.marks) marks[k].second = v;
-  for (auto& [k, v] : marks)
-    if (v.first != v.second)
-      add(fmt::format("mark of {}: {} vs {}", k, v.first.empty() ? "none" : v.first,
-                      v.second.empty() ? "none" : v.second));
+  for (auto& [k, v] : marks) {
+    if (v.first == v.second) continue;
+    std::string where = !v.second.empty() ? fmt::format("{} marks it during {}", bn, lookup(b.marked_by, k))
+                                          : fmt::format("{} marks it during {}", an, lookup(a.marked_by, k));
+    add(fmt::format("{} is marked {} in {} and {} in {}; {}", k, v.first.empty() ? "nothing" : v.first, an,
+                    v.second.empty() ? "nothing" : v.second, bn, where));
+  }
   for (size_t i = 0; i < a.results.size() && i < b.results.size(); ++i)
     if (a.results[i] != b.results[i])
-      add(fmt::format("results of {}: {} vs {}", a.results[i].first, list_text(a.results[i].second),
-                      list_text(b.results[i].second)));
+      add(fmt::format("labelled step {} gives {} in {} and {} in {}", a.results[i].first, list_text(a.results[i].second),
+                      an, list_text(b.results[i].second), bn));
   if (a.proxy_copies != b.proxy_copies)
-    add(fmt::format("proxy finder copies left in sys.meta_path: {} vs {}", a.proxy_copies, b.proxy_copies));
+    add(fmt::format("{} copies of the finder are left in sys.meta_path in {} (last changed by {}) and {} in {} (last "
+                    "changed by {})",
+                    a.proxy_copies, an, a.copies_changed_by, b.proxy_copies, bn, b.copies_changed_by));
   auto err = [](const std::optional<PyError>& e) {
     if (!e) return std::string("no error");
     return fmt::format("{}: {} at {}", e->type, e->message, e->traceback.empty() ? "?" : e->traceback.back());
   };
-  if (err(a.error) != err(b.error)) add(fmt::format("error: {} vs {}", err(a.error), err(b.error)));
+  if (err(a.error) != err(b.error)) add(fmt::format("the program ends with {} in {} and {} in {}", err(a.error), an, err(b.error), bn));
   return out;
 }
 
@@ -114,7 +133,7 @@ ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options) {
   const std::vector<std::string>& vnames = options.variants.empty() ? sc.variants : options.variants;
   for (auto& v : vnames) {
     auto parsed = parse_variant(v);
-    if (!parsed) throw InputError(sc.file, {}, "", fmt::format("--variant {}: unknown variant; expected before or after", v));
+    if (!parsed) throw InputError(sc.file, {}, "", fmt::format("--variant {}: unknown variant; expected one of: {}", v, variant_list()));
     if (std::find(out.variants.begin(), out.variants.end(), *parsed) != out.variants.end())
       throw InputError(sc.file, {}, "", fmt::format("--variant {} is given twice", v));
     out.variants.push_back(*parsed);

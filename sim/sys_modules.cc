@@ -6,6 +6,7 @@ void SysModules::reset(const NameTable& names, int64_t filler) {
   names_ = &names;
   filler_ = filler;
   count_ = 0;
+  torch_count_ = 0;
   size_t n = names.size();
   module_.assign(n, kNoModule);
   prev_.assign(n, kNoName);
@@ -21,6 +22,7 @@ void SysModules::link(NameId n) {
   if (tail_ != kNoName) next_[tail_] = n; else head_ = n;
   tail_ = n;
   if (names_->is_torch(n)) {
+    ++torch_count_;
     torch_prev_[n] = torch_tail_;
     torch_next_[n] = kNoName;
     if (torch_tail_ != kNoName) torch_next_[torch_tail_] = n; else torch_head_ = n;
@@ -32,6 +34,7 @@ void SysModules::unlink(NameId n) {
   if (prev_[n] != kNoName) next_[prev_[n]] = next_[n]; else head_ = next_[n];
   if (next_[n] != kNoName) prev_[next_[n]] = prev_[n]; else tail_ = prev_[n];
   if (names_->is_torch(n)) {
+    --torch_count_;
     if (torch_prev_[n] != kNoName) torch_next_[torch_prev_[n]] = torch_next_[n]; else torch_head_ = torch_next_[n];
     if (torch_next_[n] != kNoName) torch_prev_[torch_next_[n]] = torch_prev_[n]; else torch_tail_ = torch_prev_[n];
   }

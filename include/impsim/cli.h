@@ -35,5 +35,7 @@ int guarded(const std::string& file, const std::function<int()>& body);
 
 Action add_run(CLI::App& app);
 Action add_validate(CLI::App& app);
+Action add_trace(CLI::App& app);  // sim/cmd_trace.cc
+Action add_sweep(CLI::App& app);  // sim/cmd_sweep.cc
 
 }  // namespace impsim::cli

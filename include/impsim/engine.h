@@ -15,12 +15,10 @@
 #include "impsim/model.h"
 #include "impsim/sys_modules.h"
 #include "impsim/trace.h"
+#include "impsim/variant.h"
 
 namespace impsim {
 
-enum class Variant { Before, After };
-const char* variant_name(Variant v);
-std::optional<Variant> parse_variant(const std::string& s);
 
 struct EngineLimits {
   uint64_t max_events = 500'000'000;  // finder asks + toggles
@@ -61,6 +59,10 @@ struct Module {
   PathRef path;    // __path__
   uint8_t marks;   // __enable_torch_proxy__ / __disable_torch_proxy__ in its __dict__
   SpecId spec;     // __spec__
+  // Provenance, for verdicts: the innermost step running when the module
+  // was created and when its last mark was set (nullptr: before the program).
+  const CStep* created_by = nullptr;
+  const CStep* marked_by = nullptr;
 };
 
 enum class LoaderKind : uint8_t {
@@ -127,6 +129,9 @@ class Engine {
   uint64_t events() const { return events_; }
   uint64_t walk_peak() const { return walk_peak_; }
   uint64_t lookup_depth() const { return depth_; }
+  // The innermost step that last changed the number of copies in sys.meta_path.
+  const CStep* copies_changed_by() const { return copies_changed_by_; }
+  const CStep* current_step() const { return steps_.empty() ? nullptr : steps_.back(); }
   const std::vector<ModuleId>& frames() const { return frames_; }
   // Attaches an observer (not owned); nullptr detaches.
   void set_trace(TraceSink* sink) { trace_ = sink; }  // largest len(sys.modules) a walk examined
@@ -189,6 +194,7 @@ class Engine {
   const NameTable& names_;
   TraceSink* trace_ = nullptr;
   Variant variant_;
+  Design design_;
   EngineLimits limits_;
   SetTable sets_;  // a copy: scope unions intern new sets while running
 
@@ -199,6 +205,8 @@ class Engine {
   std::vector<Spec> specs_;
   std::vector<Loader> loaders_;
   std::vector<ModuleId> frames_;  // module bodies and calls on the Python stack
+  std::vector<const CStep*> steps_;  // scenario steps running, outermost first
+  const CStep* copies_changed_by_ = nullptr;
 
   Counters counters_;
   uint64_t events_ = 0;

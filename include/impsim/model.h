@@ -65,6 +65,9 @@ struct Model {
   TreeId find_tree(NameId name) const;  // by full name, for preloaded modules
 };
 
+// "`import pkg.a` (/tree/pkg/body/0)": a step as a reader of the scenario knows it.
+std::string describe_step(const CStep& step, const Model& model);
+
 // Thrown when a parameter set expands past ModelLimits.
 struct ModelLimitError {
   std::string limit;

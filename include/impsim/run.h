@@ -36,6 +36,12 @@ struct Outcome {
   int64_t proxy_copies = 0;
   std::optional<PyError> error;
 
+  // Provenance (not compared): which step created each module, set its
+  // mark, last changed the number of copies ("before the program" if none).
+  std::map<std::string, std::string> created_by;
+  std::map<std::string, std::string> marked_by;
+  std::string copies_changed_by;
+
   bool operator==(const Outcome& o) const;
 };
 
@@ -76,6 +82,8 @@ ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options);
 Outcome outcome_of(const Engine& engine);
 
 // "the first differences" between two outcomes, in words, at most `max`.
-std::vector<std::string> describe_differences(const Outcome& a, const Outcome& b, size_t max = 5);
+// Each names the step that produced it; `a_name`, `b_name` are the variants.
+std::vector<std::string> describe_differences(const Outcome& a, const Outcome& b, const std::string& a_name,
+                                              const std::string& b_name, size_t max = 5);
 
 }  // namespace impsim

@@ -28,6 +28,8 @@ class SysModules {
   void move_to_end(NameId n);
   // len(sys.modules), filler included.
   uint64_t size() const { return count_ + static_cast<uint64_t>(filler_); }
+  // How many torch names are in it.
+  uint64_t torch_count() const { return torch_count_; }
   // Names in dict order, filler left out.
   std::vector<NameId> names() const;
 
@@ -48,6 +50,7 @@ class SysModules {
   const NameTable* names_ = nullptr;
   int64_t filler_ = 0;
   uint64_t count_ = 0;
+  uint64_t torch_count_ = 0;
   std::vector<ModuleId> module_;
   std::vector<NameId> prev_, next_, torch_prev_, torch_next_;
   NameId head_ = kNoName, tail_ = kNoName, torch_head_ = kNoName, torch_tail_ = kNoName;

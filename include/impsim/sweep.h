@@ -1,0 +1,51 @@
+// `impsim sweep`: a scenario run over the values of one parameter, whatever
+// sweep the file declares, then printed as `impsim run`'s sweep table (or
+// its JSON report) and, optionally, charted.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "impsim/run.h"
+#include "impsim/scenario.h"
+#include "impsim/svg_chart.h"
+
+namespace impsim {
+
+// "1..8", "1,2,5", "1..4,8,16": integers in the order written. Throws
+// InputError for anything else, a descending range, or more than
+// `max_values` values.
+std::vector<int64_t> parse_sweep_values(const std::string& text, size_t max_values = 10'000);
+
+struct SweepOptions {
+  std::string param;
+  std::vector<int64_t> values;
+  // Counters for the table and the chart ("lookups", "probe.lookups");
+  // empty: the scenario's report rows (or `lookups` when it has none).
+  std::vector<std::string> counters;
+  RunOptions run;
+  // Called before each value runs (index, count, value).
+  std::function<void(size_t, size_t, int64_t)> progress;
+};
+
+struct SweepResult {
+  // The scenario as swept: its sweep replaced by the one asked for, its
+  // report rows by the counters asked for, its expectations re-aligned to the
+  // new values (kept where a value of the old sweep, or the parameter's
+  // default for a scenario without a sweep, is run again). `run` points
+  // into it, so it is held by pointer.
+  std::unique_ptr<Scenario> scenario;
+  ScenarioRun run;
+};
+
+// Throws InputError (unknown parameter or counter, --set of the swept
+// parameter, bad --variant) or ModelLimitError.
+SweepResult run_sweep(const Scenario& sc, const SweepOptions& options);
+
+// The chart of a sweep: one line per counter and variant, y on a log scale.
+ChartSpec sweep_chart(const SweepResult& result);
+
+}  // namespace impsim

@@ -1,0 +1,79 @@
+// `impsim trace`: one scenario run per variant with a TraceSink attached,
+// written as an indented text log, a Chrome Trace Event file, a Graphviz
+// lookup tree or `python -X importtime` lines. Every format is
+// byte-deterministic: no wall-clock time, no addresses.
+//
+// The simulated clock (chrome and importtime) is the cost model's: one tick
+// per name a sys.modules walk examines (the `comparisons` counter) and one
+// per find_spec call of any finder in sys.meta_path.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "impsim/engine.h"
+#include "impsim/run.h"
+#include "impsim/scenario.h"
+
+namespace impsim {
+
+enum class TraceFormat { Text, Chrome, Dot, ImportTime };
+std::optional<TraceFormat> parse_trace_format(const std::string& s);
+
+struct TraceOptions {
+  TraceFormat format = TraceFormat::Text;
+  // text: lines per variant; chrome: events per variant; 0: no limit.
+  // Unset: 2,000 lines of text, 200,000 chrome events. importtime is never
+  // cut (a cut profile would not parse), dot uses max_nodes.
+  std::optional<uint64_t> max_lines;
+  uint64_t max_nodes = 300;  // dot: nodes per variant before subtrees are collapsed
+};
+
+// The simulated clock every timed format shares.
+struct SimClock {
+  uint64_t now = 0;
+  void ask() { now += 1; }
+  void walk(uint64_t names) { now += names; }
+};
+
+// A TraceSink that also hears where each variant's run starts and ends.
+class TraceWriter : public TraceSink {
+ public:
+  virtual void begin(const Scenario& /*sc*/, const Model& /*model*/, const std::vector<Variant>& /*variants*/) {}
+  virtual void begin_variant(const Model& /*model*/, Variant /*v*/, size_t /*index*/) {}
+  virtual void end_variant(const Engine& /*engine*/) {}
+  virtual void end() {}
+};
+
+std::unique_ptr<TraceWriter> make_text_writer(std::ostream& out, const TraceOptions& o);
+std::unique_ptr<TraceWriter> make_chrome_writer(std::ostream& out, const TraceOptions& o);
+std::unique_ptr<TraceWriter> make_dot_writer(std::ostream& out, const TraceOptions& o);
+std::unique_ptr<TraceWriter> make_importtime_writer(std::ostream& out, const TraceOptions& o);
+
+struct TraceResult {
+  int status = 0;  // 0, 1 (an uncaught exception the scenario does not allow), 3 (a limit)
+};
+
+// Compiles the scenario for `options.overrides` (the scenario's defaults
+// otherwise; a sweep is not run, its parameter keeps its default) and runs
+// each variant with the format's writer. Throws InputError for a bad
+// --set/--variant, ModelLimitError past a model limit.
+TraceResult write_trace(std::ostream& out, const Scenario& sc, const RunOptions& options, const TraceOptions& topt);
+
+// Shared by the writers: how a step, a meta_path and a parameter set read.
+namespace trace_detail {
+// "[P P | Builtin Frozen Path]"; with `at` >= 0 the entry at that index is
+// starred: "[P *P | Builtin Frozen Path]". Past 8 copies: "[P x12 | ...]".
+std::string meta_path_text(int64_t copies, int64_t at = -1);
+// "import pkg", "find_spec('pkg.missing')", "with use_torch_proxy_guard(...)".
+std::string step_text(const Model& model, const CStep& step);
+std::string params_text(const Params& p);
+const char* finder_name(FinderKind k);
+std::string json_escape(const std::string& s);
+}  // namespace trace_detail
+
+}  // namespace impsim

@@ -1,0 +1,181 @@
+#include "impsim/svg_chart.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace impsim {
+
+namespace {
+
+constexpr double kWidth = 820, kHeight = 500;
+constexpr double kLeft = 90, kRight = 190, kTop = 78, kBottom = 62;
+constexpr const char* kFont = "DejaVu Sans, Helvetica, Arial, sans-serif";
+constexpr const char* kPalette[] = {"#d62728", "#1f77b4", "#ff7f0e", "#2ca02c",
+                                    "#9467bd", "#17becf", "#8c564b", "#7f7f7f"};
+constexpr const char* kDashes[] = {"", "7 4", "2 3", "9 3 2 3"};
+
+std::string esc(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string grouped_num(uint64_t n) {
+  std::string s = std::to_string(n);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+  return s;
+}
+
+std::string decade_label(int e) {
+  if (e <= 6) {
+    uint64_t v = 1;
+    for (int i = 0; i < e; ++i) v *= 10;
+    return grouped_num(v);
+  }
+  return fmt::format("1e{}", e);
+}
+
+std::string num(double v) { return fmt::format("{:.1f}", v); }
+
+}  // namespace
+
+std::string svg_line_chart(const ChartSpec& spec) {
+  const double pw = kWidth - kLeft - kRight, ph = kHeight - kTop - kBottom;
+  const double x0 = kLeft, y0 = kTop + ph;  // the plot's bottom-left corner
+
+  // Y: whole decades around the positive values.
+  uint64_t vmax = 1, vmin = 0;
+  for (auto& s : spec.series)
+    for (auto& v : s.values)
+      if (v && *v > 0) {
+        vmax = std::max(vmax, *v);
+        vmin = vmin == 0 ? *v : std::min(vmin, *v);
+      }
+  if (vmin == 0) vmin = 1;
+  int elo = static_cast<int>(std::floor(std::log10(static_cast<double>(vmin)) + 1e-9));
+  int ehi = static_cast<int>(std::ceil(std::log10(static_cast<double>(vmax)) - 1e-9));
+  if (ehi <= elo) ehi = elo + 1;
+  auto ypos = [&](uint64_t v) {
+    if (v == 0) return y0;
+    double t = (std::log10(static_cast<double>(v)) - elo) / (ehi - elo);
+    return y0 - t * ph;
+  };
+  // X: linear over the values, a little room at both ends.
+  int64_t xmin = spec.x.empty() ? 0 : *std::min_element(spec.x.begin(), spec.x.end());
+  int64_t xmax = spec.x.empty() ? 1 : *std::max_element(spec.x.begin(), spec.x.end());
+  auto xpos = [&](int64_t x) {
+    if (xmax == xmin) return x0 + pw / 2;
+    double pad = 0.05 * pw;
+    return x0 + pad + (static_cast<double>(x - xmin) / static_cast<double>(xmax - xmin)) * (pw - 2 * pad);
+  };
+
+  std::string o;
+  o += fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
+      "font-family=\"{2}\">\n",
+      kWidth, kHeight, kFont);
+  o += fmt::format("<title>{}</title>\n", esc(spec.title));
+  o += fmt::format("<rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"#ffffff\"/>\n", kWidth, kHeight);
+  o += fmt::format("<text x=\"{}\" y=\"28\" font-size=\"18\" font-weight=\"bold\" fill=\"#222222\">{}</text>\n",
+                   num(kLeft), esc(spec.title));
+  if (!spec.subtitle.empty())
+    o += fmt::format("<text x=\"{}\" y=\"50\" font-size=\"13\" fill=\"#555555\">{}</text>\n", num(kLeft),
+                     esc(spec.subtitle));
+
+  // Grid and y axis: a labelled line per decade, light lines at 2..9.
+  o += "<g stroke-width=\"1\">\n";
+  for (int e = elo; e <= ehi; ++e) {
+    double y = y0 - (static_cast<double>(e - elo) / (ehi - elo)) * ph;
+    o += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#cccccc\"/>\n", num(x0), num(y),
+                     num(x0 + pw), num(y));
+    o += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"end\" fill=\"#333333\">{}</text>\n",
+                     num(x0 - 8), num(y + 4), decade_label(e));
+    if (e < ehi && ehi - elo <= 8)
+      for (int m = 2; m <= 9; ++m) {
+        double ym = y - (std::log10(static_cast<double>(m)) / (ehi - elo)) * ph;
+        o += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#eeeeee\"/>\n", num(x0), num(ym),
+                         num(x0 + pw), num(ym));
+      }
+  }
+  // X ticks: every value when they fit, else about 12.
+  size_t step = std::max<size_t>(1, (spec.x.size() + 11) / 12);
+  for (size_t i = 0; i < spec.x.size(); i += step) {
+    double x = xpos(spec.x[i]);
+    o += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#333333\"/>\n", num(x), num(y0), num(x),
+                     num(y0 + 5));
+    o += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\" fill=\"#333333\">{}</text>\n",
+                     num(x), num(y0 + 19), spec.x[i]);
+  }
+  o += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#333333\"/>\n", num(x0),
+                   num(kTop), num(pw), num(ph));
+  o += "</g>\n";
+  o += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"13\" text-anchor=\"middle\" fill=\"#222222\">{}</text>\n",
+                   num(x0 + pw / 2), num(kHeight - 16), esc(spec.x_label));
+  o += fmt::format(
+      "<text x=\"{0}\" y=\"{1}\" font-size=\"13\" text-anchor=\"middle\" fill=\"#222222\" "
+      "transform=\"rotate(-90 {0} {1})\">{2}</text>\n",
+      num(22), num(kTop + ph / 2), esc(spec.y_label));
+
+  // The series: lines, then points and their labels on top.
+  for (size_t si = 0; si < spec.series.size(); ++si) {
+    const ChartSeries& s = spec.series[si];
+    const char* color = kPalette[static_cast<size_t>(s.color) % std::size(kPalette)];
+    const char* dash = kDashes[static_cast<size_t>(s.dash) % std::size(kDashes)];
+    o += fmt::format("<g fill=\"{0}\" stroke=\"{0}\">\n", color);
+    std::string pts;
+    auto flush = [&] {
+      if (pts.empty()) return;
+      o += fmt::format("<polyline fill=\"none\" stroke-width=\"2.5\"{} points=\"{}\"/>\n",
+                       *dash ? fmt::format(" stroke-dasharray=\"{}\"", dash) : "", pts);
+      pts.clear();
+    };
+    for (size_t i = 0; i < s.values.size() && i < spec.x.size(); ++i) {
+      if (!s.values[i]) {
+        flush();
+        continue;
+      }
+      pts += fmt::format("{}{},{}", pts.empty() ? "" : " ", num(xpos(spec.x[i])), num(ypos(*s.values[i])));
+    }
+    flush();
+    for (size_t i = 0; i < s.values.size() && i < spec.x.size(); ++i) {
+      if (!s.values[i]) continue;
+      double x = xpos(spec.x[i]), y = ypos(*s.values[i]);
+      bool zero = *s.values[i] == 0;
+      o += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"4\"{}><title>{}: {} = {}</title></circle>\n", num(x), num(y),
+                       zero ? " fill=\"#ffffff\" stroke-width=\"2\"" : "", esc(s.name), spec.x[i],
+                       grouped_num(*s.values[i]));
+      double ly = s.labels_below ? y + 17 : y - 9;
+      o += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\" stroke=\"none\">{}</text>\n",
+                       num(x), num(ly), grouped_num(*s.values[i]));
+    }
+    o += "</g>\n";
+  }
+
+  // Legend, right of the plot.
+  double lx = x0 + pw + 18, ly = kTop + 10;
+  for (size_t si = 0; si < spec.series.size(); ++si) {
+    const ChartSeries& s = spec.series[si];
+    const char* color = kPalette[static_cast<size_t>(s.color) % std::size(kPalette)];
+    const char* dash = kDashes[static_cast<size_t>(s.dash) % std::size(kDashes)];
+    double y = ly + static_cast<double>(si) * 22;
+    o += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2.5\"{}/>\n", num(lx),
+                     num(y), num(lx + 26), num(y), color, *dash ? fmt::format(" stroke-dasharray=\"{}\"", dash) : "");
+    o += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"{}\"/>\n", num(lx + 13), num(y), color);
+    o += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"13\" fill=\"#222222\">{}</text>\n", num(lx + 34), num(y + 4),
+                     esc(s.name));
+  }
+  o += "</svg>\n";
+  return o;
+}
+
+}  // namespace impsim

@@ -1,0 +1,184 @@
+#include "impsim/sweep.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "impsim/loader.h"
+
+namespace impsim {
+
+namespace {
+
+InputError bad(const std::string& message) { return InputError("<command line>", {}, "", message); }
+
+int64_t parse_int(const std::string& s, const std::string& whole) {
+  try {
+    size_t used = 0;
+    long long v = std::stoll(s, &used);
+    if (used != s.size() || s.empty()) throw std::invalid_argument(s);
+    return v;
+  } catch (const std::exception&) {
+    throw bad(fmt::format("--values {}: \"{}\" is not an integer; expected A..B or A,B,C, such as 1..8", whole, s));
+  }
+}
+
+}  // namespace
+
+std::vector<int64_t> parse_sweep_values(const std::string& text, size_t max_values) {
+  std::vector<int64_t> out;
+  size_t start = 0;
+  if (text.empty()) throw bad("--values: empty; expected A..B or A,B,C, such as 1..8");
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (auto dots = item.find(".."); dots != std::string::npos) {
+      int64_t a = parse_int(item.substr(0, dots), text), b = parse_int(item.substr(dots + 2), text);
+      if (b < a) throw bad(fmt::format("--values {}: the range {} goes down; write it as {}..{}", text, item, b, a));
+      if (static_cast<uint64_t>(b - a) >= max_values)
+        throw bad(fmt::format("--values {}: more than {} values", text, max_values));
+      for (int64_t v = a; v <= b; ++v) out.push_back(v);
+    } else {
+      out.push_back(parse_int(item, text));
+    }
+    if (out.size() > max_values) throw bad(fmt::format("--values {}: more than {} values", text, max_values));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+SweepResult run_sweep(const Scenario& sc, const SweepOptions& options) {
+  if (!sc.params.count(options.param)) {
+    std::string known;
+    for (auto& p : sc.param_order) known += (known.empty() ? "" : ", ") + p;
+    throw bad(fmt::format("--param {}: the scenario has no parameter \"{}\" ({})", options.param, options.param,
+                          known.empty() ? "it has none" : "it has: " + known));
+  }
+  if (options.run.overrides.count(options.param))
+    throw bad(fmt::format("--set {}=...: {} is the swept parameter; give its values with --values", options.param,
+                          options.param));
+  if (options.values.empty()) throw bad("--values: no values");
+  for (auto& c : options.counters) {
+    if (!is_counter_name(c))
+      throw bad(fmt::format("--counter {}: unknown counter; expected asks, suppressed, lookups, toggles, walks, "
+                            "comparisons or max_depth, optionally after \"LABEL.\"",
+                            c));
+    if (auto dot = c.find('.'); dot != std::string::npos &&
+                                std::find(sc.labels.begin(), sc.labels.end(), c.substr(0, dot)) == sc.labels.end())
+      throw bad(fmt::format("--counter {}: the scenario has no step labelled \"{}\"", c, c.substr(0, dot)));
+  }
+
+  SweepResult out;
+  out.scenario = std::make_unique<Scenario>(sc);
+  Scenario& s = *out.scenario;
+  std::string title = options.param;
+  if (sc.sweep && sc.sweep->param == options.param) title = sc.sweep->title;
+  s.sweep = Sweep{options.param, options.values, title};
+  if (!options.counters.empty()) {
+    s.report.clear();
+    for (auto& c : options.counters) s.report.push_back({c, c});
+  }
+
+  // Re-align the expectations: each one keeps the values it states for the
+  // parameter values run again, and says nothing about the others.
+  std::vector<Expectation> kept;
+  for (const Expectation& e : sc.expect) {
+    Expectation n = e;
+    n.values.assign(options.values.size(), std::nullopt);
+    bool any = false;
+    for (size_t i = 0; i < options.values.size(); ++i) {
+      std::optional<size_t> at;
+      if (sc.sweep && sc.sweep->param == options.param) {
+        auto it = std::find(sc.sweep->values.begin(), sc.sweep->values.end(), options.values[i]);
+        if (it != sc.sweep->values.end()) at = e.values.size() == 1 ? 0 : static_cast<size_t>(it - sc.sweep->values.begin());
+      } else if (!sc.sweep && options.values[i] == sc.params.at(options.param)) {
+        at = 0;
+      }
+      if (at && *at < e.values.size() && e.values[*at]) {
+        n.values[i] = e.values[*at];
+        any = true;
+      }
+    }
+    if (any) kept.push_back(std::move(n));
+  }
+  s.expect = std::move(kept);
+
+  // One value at a time, so progress can be shown; the runs are merged into
+  // one ScenarioRun exactly as run_scenario lays them out.
+  Scenario one = s;
+  one.expect_equivalent.reset();
+  out.run.scenario = &s;
+  out.run.sweep_values = options.values;
+  for (size_t i = 0; i < options.values.size(); ++i) {
+    if (options.progress) options.progress(i, options.values.size(), options.values[i]);
+    one.sweep = Sweep{options.param, {options.values[i]}, title};
+    one.expect.clear();
+    for (const Expectation& e : s.expect) {
+      if (!e.values[i]) continue;
+      Expectation x = e;
+      x.values = {e.values[i]};
+      one.expect.push_back(std::move(x));
+    }
+    ScenarioRun r = run_scenario(one, options.run);
+    if (i == 0) out.run.variants = r.variants;
+    for (VariantRun& vr : r.runs) {
+      vr.sweep_index = i;
+      if (vr.expect_index) vr.expect_index = i;
+      out.run.runs.push_back(std::move(vr));
+    }
+    out.run.equivalent_at.push_back(r.equivalent_at.at(0));
+    out.run.equivalent = out.run.equivalent && r.equivalent;
+  }
+  if (s.expect_equivalent && out.run.variants.size() > 1 && *s.expect_equivalent != out.run.equivalent)
+    out.run.equivalence_failure = fmt::format("the scenario expects the variants to end {}, but they end {}",
+                                              *s.expect_equivalent ? "identical" : "different",
+                                              out.run.equivalent ? "identical" : "different");
+  return out;
+}
+
+namespace {
+
+uint64_t value_of(const VariantRun& r, const std::string& counter) {
+  auto dot = counter.find('.');
+  if (dot == std::string::npos) return counter_value(r.counters, counter);
+  std::string label = counter.substr(0, dot);
+  for (auto& [name, c] : r.labels)
+    if (name == label) return counter_value(c, counter.substr(dot + 1));
+  return 0;
+}
+
+}  // namespace
+
+ChartSpec sweep_chart(const SweepResult& result) {
+  const Scenario& sc = *result.scenario;
+  const ScenarioRun& run = result.run;
+  ChartSpec spec;
+  spec.title = sc.name.empty() ? sc.file : sc.name;
+  spec.subtitle = sc.description;
+  spec.x_label = sc.sweep->title == sc.sweep->param ? sc.sweep->param
+                                                    : fmt::format("{} ({})", sc.sweep->title, sc.sweep->param);
+  spec.x = run.sweep_values;
+  std::vector<ReportRow> rows = sc.report;
+  if (rows.empty()) rows.push_back({"lookups", "lookups"});
+  spec.y_label = rows.size() == 1 ? rows[0].title + " (log scale)" : "count (log scale)";
+  const size_t nv = run.variants.size();
+  for (size_t r = 0; r < rows.size(); ++r)
+    for (size_t v = 0; v < nv; ++v) {
+      ChartSeries s;
+      s.name = rows.size() == 1 ? variant_name(run.variants[v])
+                                : fmt::format("{}, {}", rows[r].title, variant_name(run.variants[v]));
+      s.color = static_cast<int>(v);
+      s.dash = static_cast<int>(r);
+      s.labels_below = v > 0;
+      for (size_t i = 0; i < run.sweep_values.size(); ++i) {
+        const VariantRun& vr = run.runs[i * nv + v];
+        if (vr.limit) s.values.push_back(std::nullopt);
+        else s.values.push_back(value_of(vr, rows[r].counter));
+      }
+      spec.series.push_back(std::move(s));
+    }
+  return spec;
+}
+
+}  // namespace impsim

@@ -1,0 +1,156 @@
+// `impsim trace --format chrome`: the Trace Event format (a JSON object with
+// `traceEvents`), which Perfetto (ui.perfetto.dev) and chrome://tracing
+// open. Steps, imports, module bodies, finder asks and lookups are duration
+// events (B/E) that nest; each walk of sys.modules is a complete event (X)
+// as long as the names it examines. One process per variant. Timestamps are
+// the simulated clock's ticks, shown as microseconds.
+#include <fmt/format.h>
+
+#include "impsim/report.h"
+#include "impsim/trace_formats.h"
+
+namespace impsim {
+namespace {
+
+using namespace trace_detail;
+
+class ChromeWriter : public TraceWriter {
+ public:
+  ChromeWriter(std::ostream& out, const TraceOptions& o) : out_(out), max_(o.max_lines.value_or(200'000)) {}
+
+  void begin(const Scenario& sc, const Model& model, const std::vector<Variant>&) override {
+    name_ = sc.name.empty() ? sc.file : sc.name;
+    params_ = params_text(model.params);
+    out_ << "{\"traceEvents\":[\n";
+  }
+
+  void begin_variant(const Model& model, Variant v, size_t index) override {
+    model_ = &model;
+    pid_ = static_cast<int>(index) + 1;
+    clock_ = {};
+    events_ = omitted_ = 0;
+    open_.clear();
+    std::string pname = fmt::format("{} {} ({})", name_, variant_name(v), params_);
+    raw(fmt::format(R"({{"name":"process_name","ph":"M","pid":{},"tid":1,"args":{{"name":"{}"}}}})", pid_,
+                    json_escape(pname)));
+    raw(fmt::format(R"({{"name":"process_sort_index","ph":"M","pid":{},"tid":1,"args":{{"sort_index":{}}}}})", pid_,
+                    pid_));
+    raw(fmt::format(R"({{"name":"thread_name","ph":"M","pid":{},"tid":1,"args":{{"name":"import system"}}}})", pid_));
+    variant_ = variant_name(v);
+  }
+
+  void end_variant(const Engine& e) override {
+    while (!open_.empty()) close("{}");  // a limit stopped the run mid-way
+    const Counters& c = e.counters();
+    summaries_.push_back(fmt::format(
+        R"("{}":{{"asks":{},"suppressed":{},"lookups":{},"toggles":{},"walks":{},"comparisons":{},"max_depth":{},"ticks":{},"events_left_out":{}}})",
+        variant_, c.asks, c.suppressed, c.lookups, c.toggles, c.walks, c.comparisons, c.max_depth, clock_.now,
+        omitted_));
+  }
+
+  void end() override {
+    out_ << "\n],\n\"otherData\":{";
+    out_ << fmt::format(R"("scenario":"{}","parameters":"{}",)", json_escape(name_), json_escape(params_));
+    out_ << R"("clock":"1 tick (shown as 1 us) per name a sys.modules walk examines and per finder find_spec call",)";
+    out_ << fmt::format(R"("max_events_per_variant":{},"variants":{{)", max_);
+    for (size_t i = 0; i < summaries_.size(); ++i) out_ << (i ? "," : "") << summaries_[i];
+    out_ << "}}}\n";
+  }
+
+  void step_begin(const Engine&, const CStep& s) override {
+    open("step", step_text(*model_, s), fmt::format(R"({{"step":"{}"}})", json_escape(*s.pointer)));
+  }
+  void step_end(const Engine&, const CStep&, const char* result) override {
+    close(fmt::format(R"({{"result":"{}"}})", json_escape(result)));
+  }
+  void import_begin(const Engine&, NameId name) override {
+    open("import", "import " + text(name), fmt::format(R"({{"module":"{}"}})", text(name)));
+  }
+  void import_end(const Engine&, NameId, bool ok) override {
+    close(fmt::format(R"({{"result":"{}"}})", ok ? "loaded" : "raised"));
+  }
+  void ask_begin(const Engine&, NameId name, FinderKind k, int64_t index, int64_t copies) override {
+    clock_.ask();
+    std::string who = k == FinderKind::Proxy ? fmt::format("P{}", index + 1) : finder_name(k);
+    open("ask", fmt::format("ask {} {}", who, text(name)),
+         fmt::format(R"({{"name":"{}","index":{},"copies":{},"meta_path":"{}"}})", text(name), index, copies,
+                     meta_path_text(copies, index)));
+  }
+  void ask_end(const Engine&, NameId, FinderKind, AskAnswer a) override {
+    close(fmt::format(R"({{"answer":"{}"}})", a == AskAnswer::Spec         ? "spec"
+                                               : a == AskAnswer::Suppressed ? "None (suppressed)"
+                                                                            : "None"));
+  }
+  void lookup_begin(const Engine&, NameId name, uint64_t depth, uint8_t mark) override {
+    open("lookup", fmt::format("lookup {}", text(name)),
+         fmt::format(R"({{"name":"{}","depth":{},"mark":"{}"}})", text(name), depth,
+                     mark == kMarkDisabled ? "disabled" : "enabled"));
+  }
+  void lookup_end(const Engine&, NameId, uint64_t, bool found) override {
+    close(fmt::format(R"({{"found":{}}})", found ? "true" : "false"));
+  }
+  void toggle(const Engine&, bool enable, uint64_t walked, int64_t copies) override {
+    uint64_t ts = clock_.now;
+    clock_.walk(walked);
+    if (!room()) return;
+    event(fmt::format(R"({{"name":"{}","cat":"toggle","ph":"X","ts":{},"dur":{},"pid":{},"tid":1,)"
+                      R"("args":{{"walked":{},"copies_after":{},"meta_path":"{}"}}}})",
+                      enable ? "enable" : "disable", ts, walked, pid_, walked, copies, meta_path_text(copies)));
+  }
+  void body_begin(const Engine&, NameId m, bool call) override {
+    open("body", (call ? "call in " : "body of ") + text(m), fmt::format(R"({{"module":"{}"}})", text(m)));
+  }
+  void body_end(const Engine&, NameId, bool) override { close("{}"); }
+
+ private:
+  const std::string& text(NameId n) const { return model_->names.text(n); }
+
+  bool room() {
+    if (max_ != 0 && events_ >= max_) {
+      ++omitted_;
+      return false;
+    }
+    ++events_;
+    return true;
+  }
+  void raw(const std::string& s) {
+    out_ << (first_ ? "" : ",\n") << s;
+    first_ = false;
+  }
+  void event(const std::string& s) { raw(s); }
+  void open(const char* cat, const std::string& name, const std::string& args) {
+    // Nothing inside an event that was left out is written either, so
+    // every B written gets its E.
+    bool shown = (open_.empty() || open_.back()) && room();
+    if (!shown && !(open_.empty() || open_.back())) ++omitted_;
+    open_.push_back(shown);
+    if (!shown) return;
+    event(fmt::format(R"({{"name":"{}","cat":"{}","ph":"B","ts":{},"pid":{},"tid":1,"args":{}}})", json_escape(name),
+                      cat, clock_.now, pid_, args));
+  }
+  void close(const std::string& args) {
+    bool shown = open_.back();
+    open_.pop_back();
+    if (!shown) return;
+    event(fmt::format(R"({{"ph":"E","ts":{},"pid":{},"tid":1,"args":{}}})", clock_.now, pid_, args));
+  }
+
+  std::ostream& out_;
+  uint64_t max_;
+  const Model* model_ = nullptr;
+  std::string name_, params_, variant_;
+  int pid_ = 1;
+  bool first_ = true;
+  SimClock clock_;
+  uint64_t events_ = 0, omitted_ = 0;
+  std::vector<bool> open_;
+  std::vector<std::string> summaries_;
+};
+
+}  // namespace
+
+std::unique_ptr<TraceWriter> make_chrome_writer(std::ostream& out, const TraceOptions& o) {
+  return std::make_unique<ChromeWriter>(out, o);
+}
+
+}  // namespace impsim

@@ -1,0 +1,312 @@
+// `impsim trace --format dot`: the lookup recursion tree for Graphviz. One
+// node per lookup (P resolving a name itself), labelled with the name, its
+// depth and whether it found a spec; the fix's suppressed asks are dashed
+// grey boxes. Depth-1 lookups hang below the scenario step that caused them,
+// steps below one box per variant (a cluster each).
+//
+// Subtrees are interned while the run goes (a lookup is identified by its
+// name, depth, answer and children), so memory follows the number of
+// distinct subtrees, not of lookups. A tree of at most --max-nodes nodes is
+// drawn in full. A larger one is drawn compressed: a run of identical
+// siblings becomes one node marked "x N", a subtree identical to one drawn
+// already becomes one dashed node, and past --max-nodes the remaining
+// siblings become one dashed node; the graph's label says how much of each.
+#include <fmt/format.h>
+
+#include <map>
+#include <unordered_map>
+
+#include "impsim/report.h"
+#include "impsim/trace_formats.h"
+
+namespace impsim {
+namespace {
+
+using namespace trace_detail;
+
+using NodeId = int32_t;
+
+struct Node {
+  NameId name = kNoName;
+  uint64_t depth = 0;
+  bool found = false;
+  bool suppressed = false;  // a suppressed ask (a leaf)
+  int64_t copy = 0;         // suppressed: which copy of P was asked (1-based)
+  std::vector<std::pair<NodeId, uint64_t>> children;  // runs: (subtree, times in a row)
+  uint64_t lookups = 0;     // lookups in the full subtree, this one included
+  uint64_t size = 0;        // nodes the full subtree draws
+};
+
+struct Group {
+  std::string step;  // the step's label, escaped for DOT
+  std::vector<std::pair<NodeId, uint64_t>> children;
+};
+
+struct VariantTree {
+  std::string title;
+  std::vector<Group> groups;
+  uint64_t lookups = 0, max_depth = 0, suppressed = 0;
+};
+
+void add_run(std::vector<std::pair<NodeId, uint64_t>>& runs, NodeId id) {
+  if (!runs.empty() && runs.back().first == id) ++runs.back().second;
+  else runs.emplace_back(id, 1);
+}
+
+std::string dot_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+class DotWriter : public TraceWriter {
+ public:
+  DotWriter(std::ostream& out, const TraceOptions& o) : out_(out), max_nodes_(o.max_nodes) {}
+
+  void begin(const Scenario& sc, const Model& model, const std::vector<Variant>&) override {
+    name_ = sc.name.empty() ? sc.file : sc.name;
+    params_ = params_text(model.params);
+  }
+
+  void begin_variant(const Model& model, Variant v, size_t) override {
+    model_ = &model;
+    trees_.emplace_back();
+    trees_.back().title = variant_name(v);
+    frames_.clear();
+    steps_.clear();
+    asks_.clear();
+    last_group_serial_ = -1;
+  }
+
+  void end_variant(const Engine& e) override {
+    // A limit may stop the run with lookups open: close them as not found.
+    while (!frames_.empty()) finish_lookup(false);
+    VariantTree& t = trees_.back();
+    t.lookups = e.counters().lookups;
+    t.max_depth = e.counters().max_depth;
+    t.suppressed = e.counters().suppressed;
+  }
+
+  void step_begin(const Engine&, const CStep& s) override { steps_.push_back({++serial_, &s}); }
+  void step_end(const Engine&, const CStep&, const char*) override { steps_.pop_back(); }
+
+  void ask_begin(const Engine&, NameId, FinderKind, int64_t index, int64_t) override { asks_.push_back(index); }
+  void ask_end(const Engine&, NameId name, FinderKind, AskAnswer a) override {
+    int64_t index = asks_.back();
+    asks_.pop_back();
+    if (a != AskAnswer::Suppressed) return;
+    Node n;
+    n.name = name;
+    n.suppressed = true;
+    n.copy = index + 1;
+    n.depth = frames_.size();
+    n.size = 1;
+    attach(intern(std::move(n)));
+  }
+
+  void lookup_begin(const Engine&, NameId name, uint64_t depth, uint8_t) override {
+    Node n;
+    n.name = name;
+    n.depth = depth;
+    frames_.push_back(std::move(n));
+  }
+  void lookup_end(const Engine&, NameId, uint64_t, bool found) override { finish_lookup(found); }
+
+  void end() override {
+    out_ << "digraph lookups {\n";
+    out_ << "  graph [rankdir=TB, fontname=\"Helvetica\", fontsize=11, labelloc=t, nodesep=0.15, ranksep=0.35];\n";
+    out_ << "  node [fontname=\"Helvetica\", fontsize=10, shape=ellipse, style=filled, fillcolor=\"#ffffff\"];\n";
+    out_ << "  edge [color=\"#555555\", arrowsize=0.6];\n";
+    std::string notes;
+    for (size_t v = 0; v < trees_.size(); ++v) notes += draw_variant(v);
+    out_ << fmt::format("  label=\"{}\";\n",
+                        dot_escape(fmt::format("lookup recursion tree of {} ({}): one node per lookup, labelled "
+                                               "with its name and depth; dashed grey boxes are suppressed asks{}",
+                                               name_, params_, notes)));
+    out_ << "}\n";
+  }
+
+ private:
+  NodeId intern(Node n) {
+    std::string key = n.suppressed ? fmt::format("S{}/{}/{}", n.name, n.depth, n.copy)
+                                   : fmt::format("L{}/{}/{}", n.name, n.depth, n.found ? 1 : 0);
+    for (auto& [id, count] : n.children) key += fmt::format(":{}x{}", id, count);
+    auto it = index_.find(key);
+    if (it != index_.end()) return it->second;
+    NodeId id = static_cast<NodeId>(nodes_.size());
+    nodes_.push_back(std::move(n));
+    index_.emplace(std::move(key), id);
+    return id;
+  }
+
+  void attach(NodeId id) {
+    if (!frames_.empty()) {
+      add_run(frames_.back().children, id);
+      return;
+    }
+    VariantTree& t = trees_.back();
+    int64_t serial = steps_.empty() ? 0 : steps_.back().first;
+    if (t.groups.empty() || serial != last_group_serial_) {
+      t.groups.push_back({steps_.empty() ? std::string("(outside any step)")
+                                         : dot_escape(*steps_.back().second->pointer) + "\\n" +
+                                               dot_escape(step_text(*model_, *steps_.back().second)),
+                          {}});
+      last_group_serial_ = serial;
+    }
+    add_run(t.groups.back().children, id);
+  }
+
+  void finish_lookup(bool found) {
+    Node n = std::move(frames_.back());
+    frames_.pop_back();
+    n.found = found;
+    n.lookups = 1;
+    n.size = 1;
+    for (auto& [id, count] : n.children) {
+      n.lookups += nodes_[id].lookups * count;
+      n.size += nodes_[id].size * count;
+    }
+    attach(intern(std::move(n)));
+  }
+
+  // --- drawing ------------------------------------------------------------
+
+  std::string new_id() { return fmt::format("n{}", ++drawn_total_); }
+
+  std::string node_label(const Node& n) const {
+    const std::string& name = model_->names.text(n.name);
+    if (n.suppressed) return fmt::format("{}\\nsuppressed ask (P copy {})", dot_escape(name), n.copy);
+    return fmt::format("{}\\ndepth {}\\n{}", dot_escape(name), n.depth, n.found ? "found" : "not found");
+  }
+
+  std::string node_attrs(const Node& n) const {
+    if (n.suppressed) return "shape=box, style=\"dashed,rounded\", color=\"#888888\", fontcolor=\"#666666\"";
+    return n.found ? "fillcolor=\"#d8f0d8\"" : "fillcolor=\"#f6dada\"";
+  }
+
+  void edge(const std::string& from, const std::string& to) { body_ += fmt::format("    {} -> {};\n", from, to); }
+
+  void node(const std::string& id, const std::string& label, const std::string& attrs) {
+    body_ += fmt::format("    {} [label=\"{}\", {}];\n", id, label, attrs);
+    ++drawn_;
+  }
+
+  // Draws `runs` below `parent`.
+  void draw_children(const std::string& parent, const std::vector<std::pair<NodeId, uint64_t>>& runs) {
+    for (size_t i = 0; i < runs.size(); ++i) {
+      if (compress_ && drawn_ >= max_nodes_) {
+        uint64_t subtrees = 0, lookups = 0;
+        for (size_t j = i; j < runs.size(); ++j) {
+          subtrees += runs[j].second;
+          lookups += nodes_[runs[j].first].lookups * runs[j].second;
+        }
+        std::string id = new_id();
+        node(id, fmt::format("{} more subtree{} not drawn\\n({} lookups)", grouped(subtrees), subtrees == 1 ? "" : "s",
+                             grouped(lookups)),
+             "shape=box, style=dashed, fillcolor=\"#ffffff\"");
+        edge(parent, id);
+        cut_limit_ += subtrees;
+        return;
+      }
+      auto [child, count] = runs[i];
+      if (compress_) {
+        draw(parent, child, count);
+      } else {
+        for (uint64_t c = 0; c < count; ++c) draw(parent, child, 1);
+      }
+    }
+  }
+
+  void draw(const std::string& parent, NodeId id, uint64_t times) {
+    const Node& n = nodes_[id];
+    std::string me = new_id();
+    std::string label = node_label(n);
+    if (times > 1) {
+      label += fmt::format("\\nx {} in a row", grouped(times));
+      merged_runs_ += times - 1;
+    }
+    if (compress_ && !n.children.empty() && drawn_subtrees_.count(id)) {
+      node(me, fmt::format("{}\\nsame subtree as drawn above\\n({} lookups)", label, grouped(n.lookups)),
+           node_attrs(n) + ", style=\"filled,dashed\"");
+      edge(parent, me);
+      ++cut_identical_;
+      return;
+    }
+    node(me, label, node_attrs(n) + (times > 1 ? ", peripheries=2" : ""));
+    edge(parent, me);
+    drawn_subtrees_.insert({id, true});
+    draw_children(me, n.children);
+  }
+
+  std::string draw_variant(size_t v) {
+    const VariantTree& t = trees_[v];
+    uint64_t full = 1;
+    for (auto& g : t.groups) {
+      ++full;
+      for (auto& [id, count] : g.children) full += nodes_[id].size * count;
+    }
+    compress_ = full > max_nodes_;
+    drawn_ = 0;
+    merged_runs_ = cut_identical_ = cut_limit_ = 0;
+    drawn_subtrees_.clear();
+    body_.clear();
+
+    std::string root = new_id();
+    node(root,
+         dot_escape(fmt::format("{} ({})", t.title, params_)) +
+             fmt::format("\\n{} lookups, deepest {}, {} suppressed asks", grouped(t.lookups), t.max_depth,
+                         grouped(t.suppressed)),
+         "shape=box, style=\"filled,bold\", fillcolor=\"#eeeeee\"");
+    for (size_t g = 0; g < t.groups.size(); ++g) {
+      if (compress_ && drawn_ >= max_nodes_) {
+        std::string id = new_id();
+        node(id, fmt::format("{} more steps not drawn", t.groups.size() - g), "shape=box, style=dashed");
+        edge(root, id);
+        cut_limit_ += t.groups.size() - g;
+        break;
+      }
+      std::string sid = new_id();
+      node(sid, t.groups[g].step, "shape=box, fillcolor=\"#e6e6fa\"");
+      edge(root, sid);
+      draw_children(sid, t.groups[g].children);
+    }
+    out_ << fmt::format("  subgraph cluster_{} {{\n    label=\"{}\";\n    color=\"#bbbbbb\";\n", t.title, t.title);
+    out_ << body_;
+    out_ << "  }\n";
+    if (!compress_) return "";
+    std::string note = fmt::format("\\n{}: {} nodes in full, more than --max-nodes {}, so drawn compressed:", t.title,
+                                   grouped(full), max_nodes_);
+    note += fmt::format(" {} identical siblings merged into 'x N' nodes,", grouped(merged_runs_));
+    note += fmt::format(" {} repeated subtrees collapsed,", grouped(cut_identical_));
+    note += fmt::format(" {} subtrees past the limit left out", grouped(cut_limit_));
+    return note;
+  }
+
+  std::ostream& out_;
+  uint64_t max_nodes_;
+  const Model* model_ = nullptr;
+  std::string name_, params_;
+  std::vector<Node> nodes_;
+  std::unordered_map<std::string, NodeId> index_;
+  std::vector<VariantTree> trees_;
+  std::vector<Node> frames_;
+  std::vector<std::pair<int64_t, const CStep*>> steps_;
+  std::vector<int64_t> asks_;
+  int64_t serial_ = 0, last_group_serial_ = -1;
+
+  bool compress_ = false;
+  uint64_t drawn_ = 0, drawn_total_ = 0, merged_runs_ = 0, cut_identical_ = 0, cut_limit_ = 0;
+  std::map<NodeId, bool> drawn_subtrees_;
+  std::string body_;
+};
+
+}  // namespace
+
+std::unique_ptr<TraceWriter> make_dot_writer(std::ostream& out, const TraceOptions& o) {
+  return std::make_unique<DotWriter>(out, o);
+}
+
+}  // namespace impsim

@@ -1,0 +1,175 @@
+// `impsim trace`'s driver: one engine per variant with a TraceWriter
+// attached, and the helpers every trace format shares.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "impsim/loader.h"
+#include "impsim/trace_formats.h"
+
+namespace impsim {
+
+std::optional<TraceFormat> parse_trace_format(const std::string& s) {
+  if (s == "text") return TraceFormat::Text;
+  if (s == "chrome") return TraceFormat::Chrome;
+  if (s == "dot") return TraceFormat::Dot;
+  if (s == "importtime") return TraceFormat::ImportTime;
+  return std::nullopt;
+}
+
+namespace trace_detail {
+
+std::string meta_path_text(int64_t copies, int64_t at) {
+  static const char* kBuiltins[3] = {"Builtin", "Frozen", "Path"};
+  std::string s = "[";
+  if (copies > 8) {
+    s += fmt::format("P x{}", copies);
+    if (at >= 0 && at < copies) s += fmt::format(" (*{})", at);
+    s += " | ";
+  } else if (copies > 0) {
+    for (int64_t i = 0; i < copies; ++i) s += fmt::format("{}{}P", i ? " " : "", i == at ? "*" : "");
+    s += " | ";
+  }
+  for (int64_t i = 0; i < 3; ++i) s += fmt::format("{}{}{}", i ? " " : "", copies + i == at ? "*" : "", kBuiltins[i]);
+  return s + "]";
+}
+
+namespace {
+
+std::string set_text(const Model& model, SetId set) {
+  std::vector<std::string> names;
+  for (NameId n : model.sets.members(set)) names.push_back("'" + model.names.text(n) + "'");
+  std::sort(names.begin(), names.end());
+  std::string s;
+  for (auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return "{" + s + "}";
+}
+
+}  // namespace
+
+std::string step_text(const Model& model, const CStep& step) {
+  std::string s;
+  auto scope_arg = [&](size_t i) {
+    if (!step.has_scope) return std::string();
+    return ", scope=" + set_text(model, step.scopes[i]);
+  };
+  switch (step.kind) {
+    case StepKind::Import:
+      s = "import " + model.names.text(step.target);
+      break;
+    case StepKind::FindSpec:
+      s = "importlib.util.find_spec('" + model.names.text(step.target) + "')";
+      break;
+    case StepKind::Enable:
+      s = step.has_scope ? "enable_torch_proxy(scope=" + set_text(model, step.scopes[0]) + ")" : "enable_torch_proxy()";
+      break;
+    case StepKind::Disable:
+      s = "disable_torch_proxy()";
+      break;
+    case StepKind::Block: {
+      std::string names;
+      for (NameId n : model.sets.members(step.block)) names += (names.empty() ? "'" : ", '") + model.names.text(n) + "'";
+      s = "extend_torch_proxy_blocked_modules([" + names + "])";
+      break;
+    }
+    case StepKind::Call:
+      s = "a function of " + model.names.text(step.target) + " runs";
+      break;
+    case StepKind::Guard: {
+      const char* en = step.guard_enable ? "True" : "False";
+      if (step.nest < 0) {
+        s = fmt::format("with use_torch_proxy_guard(enable={}{}):", en, scope_arg(0));
+      } else if (step.nest == 0) {
+        s = "(a guard nested 0 deep: the body runs unguarded)";
+      } else {
+        s = fmt::format("{} nested use_torch_proxy_guard(enable={}, ...): ", step.nest, en);
+        size_t n = static_cast<size_t>(step.nest);
+        for (size_t i = 0; i < n; ++i) {
+          if (n > 4 && i == 2) {
+            s += fmt::format("..., ");
+            i = n - 2;
+          }
+          s += fmt::format("level {}{}{}", i + 1, step.has_scope ? " " + set_text(model, step.scopes[i]) : " global",
+                           i + 1 < n ? ", " : "");
+        }
+      }
+      break;
+    }
+  }
+  if (step.optional) s += "  (optional: ImportError is caught)";
+  if (step.label >= 0) s += "  [" + model.labels[static_cast<size_t>(step.label)] + "]";
+  return s;
+}
+
+std::string params_text(const Params& p) {
+  std::string s;
+  for (auto& [k, v] : p) s += (s.empty() ? "" : ", ") + fmt::format("{}={}", k, v);
+  return s;
+}
+
+const char* finder_name(FinderKind k) {
+  switch (k) {
+    case FinderKind::Proxy: return "P";
+    case FinderKind::Builtin: return "Builtin";
+    case FinderKind::Frozen: return "Frozen";
+    case FinderKind::Path: return "Path";
+  }
+  return "?";
+}
+
+std::string json_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+        else out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace trace_detail
+
+TraceResult write_trace(std::ostream& out, const Scenario& sc, const RunOptions& options, const TraceOptions& topt) {
+  for (auto& [k, v] : options.overrides)
+    if (!sc.params.count(k))
+      throw InputError(sc.file, {}, "", fmt::format("--set {}: the scenario has no parameter \"{}\"", k, k));
+  std::vector<Variant> variants;
+  for (auto& v : options.variants.empty() ? sc.variants : options.variants) {
+    auto parsed = parse_variant(v);
+    if (!parsed) throw InputError(sc.file, {}, "", fmt::format("--variant {}: unknown variant; expected before or after", v));
+    if (std::find(variants.begin(), variants.end(), *parsed) != variants.end())
+      throw InputError(sc.file, {}, "", fmt::format("--variant {} is given twice", v));
+    variants.push_back(*parsed);
+  }
+  Model model = compile_model(sc, options.overrides, options.model_limits);
+
+  std::unique_ptr<TraceWriter> w;
+  switch (topt.format) {
+    case TraceFormat::Text: w = make_text_writer(out, topt); break;
+    case TraceFormat::Chrome: w = make_chrome_writer(out, topt); break;
+    case TraceFormat::Dot: w = make_dot_writer(out, topt); break;
+    case TraceFormat::ImportTime: w = make_importtime_writer(out, topt); break;
+  }
+  TraceResult result;
+  w->begin(sc, model, variants);
+  for (size_t i = 0; i < variants.size(); ++i) {
+    w->begin_variant(model, variants[i], i);
+    Engine engine(model, variants[i], options.limits);
+    engine.set_trace(w.get());
+    engine.run();
+    engine.set_trace(nullptr);
+    w->end_variant(engine);
+    if (engine.limit()) result.status = 3;
+    else if (engine.error() && !sc.allow_error && result.status == 0) result.status = 1;
+  }
+  w->end();
+  return result;
+}
+
+}  // namespace impsim

@@ -1,0 +1,207 @@
+// `impsim trace --format text`: an indented log a newcomer can follow, one
+// line per step, import, finder ask, lookup, toggle and module body. An
+// event that opens and closes with nothing in between is written as one
+// line ("... -> None").
+#include <fmt/format.h>
+
+#include <map>
+
+#include "impsim/report.h"
+#include "impsim/trace_formats.h"
+
+namespace impsim {
+namespace {
+
+using namespace trace_detail;
+
+class TextWriter : public TraceWriter {
+ public:
+  TextWriter(std::ostream& out, const TraceOptions& o) : out_(out), max_(o.max_lines.value_or(2000)) {}
+
+  void begin(const Scenario& sc, const Model& model, const std::vector<Variant>&) override {
+    out_ << fmt::format("# impsim trace of {}{}\n", sc.name.empty() ? sc.file : sc.name,
+                        sc.description.empty() ? "" : ": " + sc.description);
+    if (!model.params.empty()) out_ << fmt::format("# parameters: {}\n", params_text(model.params));
+    out_ << "# P is the torch proxy finder. [P P | Builtin Frozen Path] is sys.meta_path at that moment; the\n"
+            "# starred entry is the one _find_spec's loop is asking (i is the loop's index into the live list).\n"
+            "# A lookup is P resolving a name itself, with P disabled by a guard; every enable and disable\n"
+            "# walks all of sys.modules.\n";
+  }
+
+  void begin_variant(const Model& model, Variant v, size_t index) override {
+    model_ = &model;
+    lines_ = omitted_ = 0;
+    omitted_kinds_.clear();
+    indent_ = 0;
+    pending_ = false;
+    started_ = false;
+    clock_ = {};
+    asks_.clear();
+    if (index > 0) out_ << "\n";
+    const char* what = v == Variant::Before  ? " (the finder as released)"
+                       : v == Variant::After ? " (with the reentrancy fix)"
+                                             : "";
+    out_ << fmt::format("== variant {}{} ==\n", variant_name(v), what);
+  }
+
+  void end_variant(const Engine& e) override {
+    flush_pending();
+    if (omitted_ > 0) {
+      std::string kinds;
+      for (const char* k : {"step", "import", "body", "ask", "lookup", "toggle"})
+        if (auto it = omitted_kinds_.find(k); it != omitted_kinds_.end())
+          kinds += fmt::format("{}{} {}{}", kinds.empty() ? "" : ", ", grouped(it->second), k,
+                               it->second == 1 ? "" : "s");
+      out_ << fmt::format("... cut at --max-lines {}: {} more lines left out ({}); the totals below are the whole run's\n",
+                          max_, grouped(omitted_), kinds);
+    }
+    const Counters& c = e.counters();
+    out_ << fmt::format(
+        "totals: {} asks of P, {} suppressed, {} lookups (deepest {}), {} toggles, {} walks, {} names compared; "
+        "clock {} ticks\n",
+        grouped(c.asks), grouped(c.suppressed), grouped(c.lookups), c.max_depth, grouped(c.toggles), grouped(c.walks),
+        grouped(c.comparisons), grouped(clock_.now));
+    Outcome o = outcome_of(e);
+    std::string marks;
+    for (auto& [k, v] : o.marks) marks += fmt::format("{}{} {}", marks.empty() ? "" : ", ", k, v);
+    out_ << fmt::format("end: {} copies of P left in sys.meta_path; marked: {}\n", o.proxy_copies,
+                        marks.empty() ? "none" : marks);
+    if (e.error())
+      out_ << fmt::format("raised {}: {} (at {})\n", e.error()->type, e.error()->message,
+                          e.error()->traceback.empty() ? "?" : e.error()->traceback.back());
+    if (e.limit())
+      out_ << fmt::format("stopped: limit {} reached at {}: {}\n", e.limit()->limit,
+                          e.limit()->traceback.empty() ? "?" : e.limit()->traceback.back(), e.limit()->detail);
+  }
+
+  void step_begin(const Engine& e, const CStep& s) override {
+    start(e);
+    open("step", fmt::format("step {}: {}", *s.pointer, step_text(*model_, s)));
+  }
+  void step_end(const Engine&, const CStep& s, const char* result) override {
+    close(fmt::format(" -> {}", result), fmt::format("step {} -> {}", *s.pointer, result));
+  }
+
+  void import_begin(const Engine& e, NameId name) override {
+    start(e);
+    open("import", fmt::format("import {}: not in sys.modules; _find_and_load asks sys.meta_path", text(name)));
+  }
+  void import_end(const Engine&, NameId name, bool ok) override {
+    const char* r = ok ? "loaded" : "raised";
+    close(fmt::format(" -> {}", r), fmt::format("import {} -> {}", text(name), r));
+  }
+
+  void ask_begin(const Engine& e, NameId name, FinderKind k, int64_t index, int64_t copies) override {
+    start(e);
+    clock_.ask();
+    std::string who = k == FinderKind::Proxy ? fmt::format("P (copy {} of {})", index + 1, copies) : finder_name(k);
+    asks_.push_back(who);
+    open("ask", fmt::format("ask i={} {}: {}.find_spec('{}')", index, meta_path_text(copies, index), who, text(name)));
+  }
+  void ask_end(const Engine&, NameId name, FinderKind, AskAnswer a) override {
+    std::string who = asks_.back();
+    asks_.pop_back();
+    const char* r = a == AskAnswer::Spec         ? "spec"
+                    : a == AskAnswer::Suppressed ? "None (suppressed: the fix sees this name is being resolved)"
+                                                 : "None";
+    close(fmt::format(" -> {}", r), fmt::format("{} answers '{}' -> {}", who, text(name), r));
+  }
+
+  void lookup_begin(const Engine&, NameId name, uint64_t depth, uint8_t mark) override {
+    const char* why = mark == kMarkDisabled ? "blocked" : "in scope";
+    open("lookup", fmt::format("lookup '{}' (depth {}): {}, so P finds the real spec itself, with P disabled",
+                               text(name), depth, why));
+  }
+  void lookup_end(const Engine&, NameId name, uint64_t depth, bool found) override {
+    const char* r = found ? "found (its loader is wrapped)" : "not found";
+    close(fmt::format(" -> {}", r), fmt::format("lookup '{}' (depth {}) -> {}", text(name), depth, r));
+  }
+
+  void toggle(const Engine& e, bool enable, uint64_t walked, int64_t copies) override {
+    start(e);
+    clock_.walk(walked);
+    if (enable)
+      line("toggle", fmt::format("enable: walk over {} names of sys.modules; P inserted at 0 -> {}", grouped(walked),
+                                 meta_path_text(copies)));
+    else
+      line("toggle", fmt::format("disable: walk over {} names of sys.modules; one P removed -> {}", grouped(walked),
+                                 meta_path_text(copies)));
+  }
+
+  void body_begin(const Engine& e, NameId m, bool call) override {
+    start(e);
+    open("body", call ? fmt::format("a function of {} runs", text(m)) : fmt::format("body of {} runs", text(m)));
+  }
+  void body_end(const Engine&, NameId m, bool call) override {
+    close(" -> done", call ? fmt::format("function of {} returns", text(m)) : fmt::format("body of {} ends", text(m)));
+  }
+
+ private:
+  const std::string& text(NameId n) const { return model_->names.text(n); }
+
+  // The state the run starts from, before its first event.
+  void start(const Engine& e) {
+    if (started_) return;
+    started_ = true;
+    line("", fmt::format("start: sys.modules holds {} names; sys.meta_path is {}", grouped(e.sys_modules().size()),
+                         meta_path_text(e.finder().copies)));
+  }
+
+  void emit(int indent, const std::string& s, const char* kind, bool counts) {
+    if (max_ != 0 && lines_ >= max_) {
+      ++omitted_;
+      if (counts && *kind) ++omitted_kinds_[kind];
+      return;
+    }
+    ++lines_;
+    out_ << std::string(static_cast<size_t>(indent) * 2, ' ') << s << "\n";
+  }
+  void flush_pending() {
+    if (!pending_) return;
+    pending_ = false;
+    emit(pending_indent_, pending_text_, pending_kind_, true);
+  }
+  void open(const char* kind, std::string s) {
+    flush_pending();
+    pending_ = true;
+    pending_indent_ = indent_;
+    pending_text_ = std::move(s);
+    pending_kind_ = kind;
+    ++indent_;
+  }
+  void close(const std::string& merged_suffix, const std::string& close_line) {
+    --indent_;
+    if (pending_) {
+      pending_ = false;
+      emit(pending_indent_, pending_text_ + merged_suffix, pending_kind_, true);
+    } else {
+      emit(indent_, close_line, "", false);
+    }
+  }
+  void line(const char* kind, const std::string& s) {
+    flush_pending();
+    emit(indent_, s, kind, true);
+  }
+
+  std::ostream& out_;
+  uint64_t max_;
+  const Model* model_ = nullptr;
+  uint64_t lines_ = 0, omitted_ = 0;
+  std::map<std::string, uint64_t> omitted_kinds_;
+  int indent_ = 0;
+  bool pending_ = false;
+  int pending_indent_ = 0;
+  std::string pending_text_;
+  const char* pending_kind_ = "";
+  bool started_ = false;
+  SimClock clock_;
+  std::vector<std::string> asks_;
+};
+
+}  // namespace
+
+std::unique_ptr<TraceWriter> make_text_writer(std::ostream& out, const TraceOptions& o) {
+  return std::make_unique<TextWriter>(out, o);
+}
+
+}  // namespace impsim

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   std::vector<cli::Action> actions = {
       cli::add_run(app),
       cli::add_validate(app),
+      cli::add_compare(app),
       cli::add_trace(app), cli::add_sweep(app),
   };
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "impsim/loader.h"
 #include "impsim/run.h"
 
 namespace impsim::cli {
@@ -28,13 +29,20 @@ struct RunFlags {
   RunOptions options() const;  // throws InputError for a bad --set
 };
 
+// The loader's InputLimits as flags (--max-file-bytes, --max-json-depth,
+// --max-tree-entries, --max-name-length); a command that loads a scenario
+// registers them and passes `limits` to load_scenario_file.
+void add_input_limits(CLI::App* cmd, InputLimits& limits);
+
 void print_error(const std::string& message);
 
-// Runs `body`, turning InputError into exit 2 and ModelLimitError into 3.
+// Runs `body`, turning InputError into exit 2, InputLimitError and
+// ModelLimitError into 3.
 int guarded(const std::string& file, const std::function<int()>& body);
 
 Action add_run(CLI::App& app);
 Action add_validate(CLI::App& app);
+Action add_compare(CLI::App& app);
 Action add_trace(CLI::App& app);  // sim/cmd_trace.cc
 Action add_sweep(CLI::App& app);  // sim/cmd_sweep.cc
 

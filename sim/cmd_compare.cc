@@ -1,0 +1,67 @@
+// `impsim compare FILE`: every finder design side by side.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "impsim/cli.h"
+#include "impsim/compare.h"
+#include "impsim/loader.h"
+
+namespace impsim::cli {
+
+Action add_compare(CLI::App& app) {
+  struct State {
+    std::string file;
+    std::string variants;
+    std::string baseline = "before";
+    std::string format = "text";
+    RunFlags flags;
+  };
+  auto st = std::make_shared<State>();
+  auto* cmd = app.add_subcommand("compare", "Compare finder designs on one scenario: counters, ratios, outcome verdicts");
+  cmd->add_option("file", st->file, "The scenario file (JSON, format v1)")->required();
+  cmd->add_option("--variants", st->variants, "Comma-separated designs (default: all of them): " + variant_list());
+  cmd->add_option("--baseline", st->baseline, "The design the others are measured against")->capture_default_str();
+  cmd->add_option("--format", st->format, "text, markdown (for a code review) or json")
+      ->check(CLI::IsMember({"text", "markdown", "json"}))
+      ->capture_default_str();
+  st->flags.add(cmd, /*with_variant=*/false);
+  cmd->footer(
+      "Examples:\n"
+      "  impsim compare scenarios/seed_incident.json\n"
+      "  impsim compare scenarios/seed_incident.json --variants before,after,idempotent-enable --format markdown\n"
+      "  impsim compare scenarios/nested_guards.json --set k=6 --baseline after\n");
+  return [st, cmd]() -> int {
+    if (!cmd->parsed()) return -1;
+    return guarded(st->file, [&] {
+      RunOptions options = st->flags.options();
+      std::vector<std::string> names;
+      if (st->variants.empty()) {
+        for (Variant v : all_variants()) names.push_back(variant_name(v));
+      } else {
+        size_t start = 0;
+        while (start <= st->variants.size()) {
+          size_t comma = st->variants.find(',', start);
+          std::string name = st->variants.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+          if (!name.empty()) names.push_back(name);
+          if (comma == std::string::npos) break;
+          start = comma + 1;
+        }
+      }
+      auto baseline = parse_variant(st->baseline);
+      if (!baseline)
+        throw InputError("<command line>", {}, "",
+                         fmt::format("--baseline {}: unknown design; expected one of: {}", st->baseline, variant_list()));
+      if (std::find(names.begin(), names.end(), st->baseline) == names.end()) names.insert(names.begin(), st->baseline);
+      options.variants = names;
+      Scenario sc = load_scenario_file(st->file);
+      ScenarioRun result = run_scenario(sc, options);
+      Comparison c{&result, *baseline};
+      if (st->format == "json") std::cout << compare_json(c).dump(2) << "\n";
+      else std::cout << compare_text(c, st->format == "markdown" ? CompareFormat::Markdown : CompareFormat::Text);
+      return result.limit_reached() ? kExitLimit : kExitOk;
+    });
+  };
+}
+
+}  // namespace impsim::cli

@@ -1,0 +1,201 @@
+#include "impsim/compare.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "impsim/report.h"
+
+namespace impsim {
+
+using nlohmann::ordered_json;
+
+std::string ratio_text(uint64_t value, uint64_t baseline) {
+  if (value == baseline) return "=";
+  if (baseline == 0) return "n/a";
+  if (value == 0) return "0";
+  double r = static_cast<double>(value) / static_cast<double>(baseline);
+  if (r > 1) return fmt::format("x{:.2f}", r);
+  double inv = 1.0 / r;
+  return inv >= 100 ? "1/" + grouped(static_cast<uint64_t>(std::llround(inv))) : fmt::format("1/{:.2f}", inv);
+}
+
+namespace {
+
+struct Row {
+  std::string counter;
+  std::vector<uint64_t> values;  // per variant
+};
+
+uint64_t value_of(const VariantRun& r, const std::string& label, std::string_view counter) {
+  if (label.empty()) return counter_value(r.counters, counter);
+  for (auto& [name, c] : r.labels)
+    if (name == label) return counter_value(c, counter);
+  return 0;
+}
+
+// One block per sweep value: the runs of every variant at it.
+std::vector<std::vector<const VariantRun*>> blocks(const ScenarioRun& run) {
+  std::vector<std::vector<const VariantRun*>> out;
+  size_t nv = run.variants.size();
+  for (size_t i = 0; i + nv <= run.runs.size(); i += nv) {
+    std::vector<const VariantRun*> b;
+    for (size_t v = 0; v < nv; ++v) b.push_back(&run.runs[i + v]);
+    out.push_back(b);
+  }
+  return out;
+}
+
+std::vector<Row> rows_of(const ScenarioRun& run, const std::vector<const VariantRun*>& block) {
+  std::vector<Row> rows;
+  std::vector<std::string> labels{""};
+  for (auto& l : run.scenario->labels) labels.push_back(l);
+  for (auto& label : labels)
+    for (auto name : kCounterNames) {
+      Row row{label.empty() ? std::string(name) : label + "." + std::string(name), {}};
+      for (auto* r : block) row.values.push_back(value_of(*r, label, name));
+      bool all_zero = std::all_of(row.values.begin(), row.values.end(), [](uint64_t x) { return x == 0; });
+      if (!label.empty() && all_zero) continue;
+      rows.push_back(std::move(row));
+    }
+  return rows;
+}
+
+size_t baseline_index(const Comparison& c) {
+  auto& vs = c.run->variants;
+  return static_cast<size_t>(std::find(vs.begin(), vs.end(), c.baseline) - vs.begin());
+}
+
+std::string params_text(const Params& p) {
+  std::string s;
+  for (auto& [k, v] : p) s += (s.empty() ? "" : ", ") + fmt::format("{}={}", k, v);
+  return s;
+}
+
+std::string problem(const VariantRun& r) {
+  if (r.limit) return fmt::format("stopped by limit {} at {}", r.limit->limit,
+                                  r.limit->traceback.empty() ? "?" : r.limit->traceback.back());
+  return "";
+}
+
+}  // namespace
+
+std::string compare_text(const Comparison& c, CompareFormat format) {
+  const ScenarioRun& run = *c.run;
+  const bool md = format == CompareFormat::Markdown;
+  const size_t base = baseline_index(c);
+  std::string out;
+  out += md ? fmt::format("### impsim compare: {}\n\n", run.scenario->name) : fmt::format("{}", run.scenario->name);
+  if (!run.scenario->description.empty()) out += md ? run.scenario->description + "\n\n" : ": " + run.scenario->description + "\n";
+  if (!md) out += "\n";
+  for (auto& block : blocks(run)) {
+    if (!block[0]->params.empty())
+      out += md ? fmt::format("Parameters: {}. Each cell: the count, then its ratio to `{}`.\n\n", params_text(block[0]->params),
+                              variant_name(c.baseline))
+                : fmt::format("at {} (ratio to {} in brackets)\n", params_text(block[0]->params), variant_name(c.baseline));
+    std::vector<std::vector<std::string>> table;
+    std::vector<std::string> head{"counter"};
+    for (Variant v : run.variants) head.push_back(variant_name(v));
+    table.push_back(head);
+    for (const Row& row : rows_of(run, block)) {
+      std::vector<std::string> line{row.counter};
+      for (size_t v = 0; v < row.values.size(); ++v) {
+        std::string cell = grouped(row.values[v]);
+        if (v != base) cell += fmt::format(" ({})", ratio_text(row.values[v], row.values[base]));
+        line.push_back(cell);
+      }
+      table.push_back(line);
+    }
+    if (md) {
+      for (size_t i = 0; i < table.size(); ++i) {
+        std::string line = "|";
+        for (size_t j = 0; j < table[i].size(); ++j) line += " " + (j == 0 && i > 0 ? "`" + table[i][j] + "`" : table[i][j]) + " |";
+        out += line + "\n";
+        if (i == 0) {
+          line = "|";
+          for (size_t j = 0; j < table[i].size(); ++j) line += j == 0 ? " --- |" : " ---: |";
+          out += line + "\n";
+        }
+      }
+      out += "\n";
+    } else {
+      std::vector<size_t> width(table[0].size(), 0);
+      for (auto& line : table)
+        for (size_t j = 0; j < line.size(); ++j) width[j] = std::max(width[j], line[j].size());
+      for (auto& line : table) {
+        std::string text;
+        for (size_t j = 0; j < line.size(); ++j)
+          text += j == 0 ? fmt::format("{:<{}}", line[j], width[j]) : fmt::format("  {:>{}}", line[j], width[j]);
+        out += text + "\n";
+      }
+      out += "\n";
+    }
+    out += md ? "**Outcome against `" + std::string(variant_name(c.baseline)) + "`:**\n\n"
+              : fmt::format("outcome against {}:\n", variant_name(c.baseline));
+    for (size_t v = 0; v < block.size(); ++v) {
+      if (v == base) continue;
+      std::string name = variant_name(run.variants[v]);
+      std::string p = problem(*block[v]);
+      auto diffs = describe_differences(block[base]->outcome, block[v]->outcome, variant_name(c.baseline), name, 20);
+      std::string verdict = !p.empty() ? p : diffs.empty() ? "identical" : "differs";
+      out += md ? fmt::format("- `{}`: {}\n", name, verdict) : fmt::format("  {}: {}\n", name, verdict);
+      for (auto& d : diffs) out += md ? "  - " + d + "\n" : "    - " + d + "\n";
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+ordered_json compare_json(const Comparison& c) {
+  const ScenarioRun& run = *c.run;
+  const size_t base = baseline_index(c);
+  ordered_json j;
+  j["impsim"] = 1;
+  j["scenario"] = run.scenario->name;
+  j["baseline"] = variant_name(c.baseline);
+  ordered_json vs = ordered_json::array();
+  for (Variant v : run.variants) vs.push_back(variant_name(v));
+  j["variants"] = vs;
+  ordered_json comparisons = ordered_json::array();
+  for (auto& block : blocks(run)) {
+    ordered_json b;
+    ordered_json params = ordered_json::object();
+    for (auto& [k, v] : block[0]->params) params[k] = v;
+    b["params"] = params;
+    ordered_json rows = ordered_json::array();
+    for (const Row& row : rows_of(run, block)) {
+      ordered_json r;
+      r["counter"] = row.counter;
+      ordered_json values = ordered_json::object(), ratios = ordered_json::object();
+      for (size_t v = 0; v < row.values.size(); ++v) {
+        values[variant_name(run.variants[v])] = row.values[v];
+        if (row.values[base] != 0)
+          ratios[variant_name(run.variants[v])] = static_cast<double>(row.values[v]) / static_cast<double>(row.values[base]);
+        else
+          ratios[variant_name(run.variants[v])] = nullptr;
+      }
+      r["values"] = values;
+      r["ratios"] = ratios;
+      rows.push_back(r);
+    }
+    b["rows"] = rows;
+    ordered_json verdicts = ordered_json::object();
+    for (size_t v = 0; v < block.size(); ++v) {
+      if (v == base) continue;
+      auto diffs = describe_differences(block[base]->outcome, block[v]->outcome, variant_name(c.baseline),
+                                        variant_name(run.variants[v]), 1000);
+      ordered_json verdict;
+      verdict["identical"] = diffs.empty() && !block[v]->limit;
+      verdict["differences"] = diffs;
+      verdict["limit"] = block[v]->limit ? ordered_json(block[v]->limit->limit) : ordered_json(nullptr);
+      verdicts[variant_name(run.variants[v])] = verdict;
+    }
+    b["verdicts"] = verdicts;
+    comparisons.push_back(b);
+  }
+  j["comparisons"] = comparisons;
+  return j;
+}
+
+}  // namespace impsim

@@ -92,6 +92,8 @@ class _Gen:
         # Names blocks may pick: with a real torch tree, blocking torch names
         # makes unbounded recursions (CPython: RecursionError).
         self.blockable = [n for n in tree if not n.startswith("torch")]
+        if self.has_torch and self.chance(0.1):
+            self.blockable.append("torch")
         self.packages = [n for n in tree if tree[n].get("package")]
         for name in tree:
             if self.chance(0.7):
@@ -114,7 +116,7 @@ class _Gen:
         scope = [rng.choice(self.tops) if self.chance(0.7) else rng.choice(pool)]
         if self.chance(0.3):
             scope.append(rng.choice(pool))
-        if not self.has_torch and self.chance(0.1):
+        if self.chance(0.02 if self.has_torch else 0.1):
             scope.append("torch")
         return scope
 
@@ -191,6 +193,8 @@ class _Gen:
             body.append(self.label(probe, 0.6))
         body.extend(self.inner_steps(rng.randint(1, 3)))
         step = {"nest": k, "guard": {"enable": True, "scope": scope}, "body": body}
+        if self.chance(0.1) and k != "$k" and k <= 3:
+            step["repeat"] = 2
         return self.label(step, 0.4)
 
     def inner_steps(self, n):
@@ -232,7 +236,14 @@ class _Gen:
             self.extra += 1
         elif r < 0.65:
             self.extra += 1
-            step = {"enable": {"scope": None if self.chance(0.3) else self.scope()}}
+            scope = None if self.chance(0.3) else self.scope()
+            step = {"enable": {"scope": scope}}
+            if scope is None and self.chance(0.3):
+                step = {"guard": {"enable": True, "scope": None},
+                        "body": self.inner_steps(rng.randint(1, 2))}
+            elif self.chance(0.1):
+                step = {"guard": {"enable": self.chance(0.5), "scope": []},
+                        "body": self.inner_steps(1)}
         elif r < 0.72:
             step = {"disable": {}}
         elif r < 0.77:
@@ -265,7 +276,7 @@ def generate(seed, index):
     if g.chance(0.3):
         pre = rng.sample(ORDINARY_PRELOADED, rng.randint(0, 2))
         if g.chance(0.5):
-            pre.append(rng.choice(g.blockable))  # not a torch name
+            pre.append(rng.choice([n for n in g.names if not n.startswith("torch")]))
         sys_modules["preloaded"] = pre
     if g.chance(0.3):
         sys_modules["torch"] = list(rng.choice(CACHED_TORCH))

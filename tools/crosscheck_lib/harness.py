@@ -214,6 +214,8 @@ class _Runtime:
     def __init__(self, config):
         scenario = config["scenario"]
         self.scenario = scenario
+        if config["variant"] not in ("before", "after"):
+            raise SystemExit("harness: no oracle for variant %r" % config["variant"])
         self.after = config["variant"] == "after"
         self.params = config["params"]
         self.tree = scenario.get("tree", {})

@@ -17,6 +17,7 @@ from . import harness
 HARNESS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "harness.py")
 
 DEFAULT_VARIANTS = ["before", "after"]
+KNOWN_VARIANTS = ("before", "after")  # the designs the harness implements
 
 
 class OracleError(Exception):
@@ -46,10 +47,15 @@ def resolve_params(scenario, overrides=None):
 
 
 def run_plan(scenario, overrides=None):
-    """[(variant, params)] in report order: sweep values outer, variants inner."""
+    """[(variant, params)] in report order: sweep values outer, variants inner.
+
+    Like impsim, overriding the swept param runs that value only.
+    """
     params = resolve_params(scenario, overrides)
     variants = scenario.get("variants", DEFAULT_VARIANTS)
     sweep = scenario.get("sweep")
+    if sweep and sweep["param"] in (overrides or {}):
+        sweep = None
     plan = []
     if sweep:
         for value in sweep["values"]:

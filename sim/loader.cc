@@ -23,6 +23,12 @@ InputError::InputError(std::string file_, SourcePos pos_, std::string pointer_, 
       pointer(std::move(pointer_)),
       message(std::move(message_)) {}
 
+InputLimitError::InputLimitError(std::string limit_, std::string file_, SourcePos pos_, std::string pointer_,
+                                 std::string message_)
+    : InputError(std::move(file_), pos_, std::move(pointer_),
+                 fmt::format("limit {} reached: {}", limit_, message_)),
+      limit(std::move(limit_)) {}
+
 bool is_counter_name(const std::string& name) {
   static const std::set<std::string> kCounters = {"asks",  "suppressed",  "lookups",  "toggles",
                                                   "walks", "comparisons", "max_depth"};
@@ -61,6 +67,11 @@ class Reader {
 
   [[noreturn]] void fail(const std::string& ptr, const std::string& msg) const {
     throw InputError(file_, src_.position_of(ptr), ptr, msg);
+  }
+  [[noreturn]] void too_long(const std::string& ptr, const std::string& what, size_t size) const {
+    throw InputLimitError("max-name-length", file_, src_.position_of(ptr), ptr,
+                          fmt::format("{} is {} characters long; the limit is {} (--max-name-length)", what, size,
+                                      limits_.max_name_length));
   }
 
   void expect_keys(const json& obj, const std::string& ptr, const std::set<std::string>& allowed,
@@ -101,8 +112,7 @@ class Reader {
   }
   std::string name(const json& v, const std::string& ptr, const std::string& what) const {
     std::string s = string(v, ptr, what);
-    if (s.size() > limits_.max_name_length)
-      fail(ptr, fmt::format("{} is {} characters long; the limit is {}", what, s.size(), limits_.max_name_length));
+    if (s.size() > limits_.max_name_length) too_long(ptr, what, s.size());
     if (!is_dotted_name(s))
       fail(ptr, fmt::format("expected {} (a Python dotted module name such as \"pkg.sub\"), found \"{}\"", what, s));
     return s;
@@ -153,7 +163,8 @@ std::vector<std::string> Reader::scope(const json& v, const std::string& ptr, bo
       if (!allow_level) fail(p, "\"{i}\" is only allowed in the scope of a guard with \"nest\"");
       for (; at != std::string::npos; at = probe.find("{i}")) probe.replace(at, 3, "1");
     }
-    if (!is_dotted_name(probe) || probe.size() > limits_.max_name_length)
+    if (s.size() > limits_.max_name_length) too_long(p, "a module name", s.size());
+    if (!is_dotted_name(probe))
       fail(p, fmt::format("expected a Python dotted module name (\"{{i}}\" may stand for the nesting level), found \"{}\"", s));
     out.push_back(s);
   }
@@ -249,11 +260,14 @@ Step Reader::step(const json& v, const std::string& ptr) {
 
 Scenario load_scenario_text(const std::string& text, const std::string& file, const InputLimits& limits) {
   if (text.size() > limits.max_file_bytes)
-    throw InputError(file, {}, "", fmt::format("the file is {} bytes; the limit is {} bytes", text.size(), limits.max_file_bytes));
+    throw InputLimitError("max-file-bytes", file, {}, "",
+                          fmt::format("the file is {} bytes; the limit is {} bytes (--max-file-bytes)", text.size(),
+                                      limits.max_file_bytes));
   JsonSource src(text);
   std::optional<JsonScanProblem> problem = src.scan(limits.max_json_depth);
   if (problem && problem->message.starts_with("JSON nested"))
-    throw InputError(file, src.position_at(problem->offset), problem->pointer, problem->message);
+    throw InputLimitError("max-json-depth", file, src.position_at(problem->offset), problem->pointer,
+                          problem->message + " (--max-json-depth)");
   json root;
   try {
     root = json::parse(text);
@@ -263,6 +277,17 @@ Scenario load_scenario_text(const std::string& text, const std::string& file, co
     if (auto at = what.find(": "); at != std::string::npos) what = what.substr(at + 2);
     throw InputError(file, src.position_at(e.byte == 0 ? 0 : e.byte - 1), "",
                      "invalid JSON: " + what);
+  } catch (const json::exception& e) {
+    // Not a syntax error but a value nlohmann cannot hold, such as a number
+    // too large for a double (out_of_range.406 "number overflow parsing
+    // '1E400'"): point at the text it quotes, if it can be found.
+    std::string what = e.what();
+    if (auto at = what.find("] "); at != std::string::npos) what = what.substr(at + 2);
+    size_t offset = 0;
+    if (auto q = what.find('\''); q != std::string::npos)
+      if (auto q2 = what.find('\'', q + 1); q2 != std::string::npos)
+        if (auto found = text.find(what.substr(q + 1, q2 - q - 1)); found != std::string::npos) offset = found;
+    throw InputError(file, src.position_at(offset), "", "invalid JSON: " + what);
   }
   if (problem) throw InputError(file, src.position_at(problem->offset), problem->pointer, problem->message);
 
@@ -272,7 +297,7 @@ Scenario load_scenario_text(const std::string& text, const std::string& file, co
   r.object(root, "", "a scenario");
   r.expect_keys(root, "",
                 {"$schema", "impsim", "name", "description", "params", "sweep", "sys_modules", "tree", "blocked",
-                 "program", "variants", "report", "expect", "allow_error", "expect_equivalent"},
+                 "program", "variants", "report", "expect", "allow_error", "expect_equivalent", "expect_outcome"},
                 "a scenario");
   if (!root.contains("impsim")) r.fail("", "missing \"impsim\": the format version, 1");
   if (!root["impsim"].is_number_integer() || root["impsim"].get<int64_t>() != 1)
@@ -334,11 +359,14 @@ Scenario load_scenario_text(const std::string& text, const std::string& file, co
   {
     const json& t = r.object(root["tree"], "/tree", "the package tree");
     if (t.size() > limits.max_tree_entries)
-      r.fail("/tree", fmt::format("the tree has {} entries; the limit is {}", t.size(), limits.max_tree_entries));
+      throw InputLimitError("max-tree-entries", file, src.position_of("/tree"), "/tree",
+                            fmt::format("the tree has {} entries; the limit is {} (--max-tree-entries)", t.size(),
+                                        limits.max_tree_entries));
     std::map<std::string, bool> packages;
     for (auto& [k, v] : t.items()) {
       std::string ptr = "/tree/" + pointer_token(k);
-      if (!is_dotted_name(k) || k.size() > limits.max_name_length)
+      if (k.size() > limits.max_name_length) r.too_long(ptr, "a tree key", k.size());
+      if (!is_dotted_name(k))
         r.fail(ptr, fmt::format("a tree key must be a Python dotted module name, found \"{}\"", k));
       if (k.starts_with("_impsim_filler_")) r.fail(ptr, "names starting with _impsim_filler_ are reserved for filler modules");
       r.object(v, ptr, "a tree entry {\"package\": bool, \"body\": [steps]}");
@@ -430,6 +458,31 @@ Scenario load_scenario_text(const std::string& text, const std::string& file, co
     }
   }
   if (root.contains("allow_error")) sc.allow_error = r.boolean(root["allow_error"], "/allow_error", "\"allow_error\"");
+  if (root.contains("expect_outcome")) {
+    const json& eo = r.object(root["expect_outcome"], "/expect_outcome",
+                              "variant -> \"identical\" or \"differs\" (against the first variant)");
+    size_t want = sc.sweep ? sc.sweep->values.size() : 1;
+    for (auto& [variant, value] : eo.items()) {
+      std::string ptr = "/expect_outcome/" + pointer_token(variant);
+      if (std::find(sc.variants.begin(), sc.variants.end(), variant) == sc.variants.end())
+        r.fail(ptr, fmt::format("an outcome verdict for variant \"{}\", which this scenario does not run", variant));
+      if (variant == sc.variants.front())
+        r.fail(ptr, fmt::format("\"{}\" is the first variant, the one the others are compared with", variant));
+      Scenario::OutcomeExpectation e{variant, {}, ptr};
+      auto verdict = [&](const json& v, const std::string& p) {
+        std::string x = r.string(v, p, "a verdict");
+        if (x != "identical" && x != "differs") r.fail(p, fmt::format("expected \"identical\" or \"differs\", found \"{}\"", x));
+        return x;
+      };
+      if (value.is_array()) {
+        if (value.size() != want) r.fail(ptr, fmt::format("expected {} verdict(s), one per sweep value, found {}", want, value.size()));
+        for (size_t i = 0; i < value.size(); ++i) e.verdicts.push_back(verdict(value[i], ptr + "/" + std::to_string(i)));
+      } else {
+        e.verdicts.push_back(verdict(value, ptr));
+      }
+      sc.expect_outcome.push_back(std::move(e));
+    }
+  }
   if (root.contains("expect_equivalent"))
     sc.expect_equivalent = r.boolean(root["expect_equivalent"], "/expect_equivalent", "\"expect_equivalent\"");
   for (auto& [param, ptr] : r.param_refs_)
@@ -444,7 +497,9 @@ Scenario load_scenario_file(const std::string& path, const InputLimits& limits) 
   in.seekg(0, std::ios::end);
   auto size = static_cast<size_t>(in.tellg());
   if (size > limits.max_file_bytes)
-    throw InputError(path, {}, "", fmt::format("the file is {} bytes; the limit is {} bytes", size, limits.max_file_bytes));
+    throw InputLimitError("max-file-bytes", path, {}, "",
+                          fmt::format("the file is {} bytes; the limit is {} bytes (--max-file-bytes)", size,
+                                      limits.max_file_bytes));
   in.seekg(0);
   std::string text(size, '\0');
   in.read(text.data(), static_cast<std::streamsize>(size));

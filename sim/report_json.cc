@@ -60,6 +60,9 @@ ordered_json report_json(const ScenarioRun& run) {
     for (auto& e : r.expectations)
       ex.push_back({{"counter", e.counter}, {"expected", e.expected}, {"actual", e.actual}, {"ok", e.ok}});
     jr["expectations"] = ex;
+    if (!r.verdict.empty()) jr["verdict"] = r.verdict;
+    if (r.verdict_expected)
+      jr["verdict_expectation"] = {{"expected", *r.verdict_expected}, {"actual", r.verdict}, {"ok", *r.verdict_expected == r.verdict}};
     if (r.limit) {
       jr["limit"] = {{"limit", r.limit->limit},
                      {"detail", r.limit->detail},

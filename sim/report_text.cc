@@ -137,6 +137,14 @@ std::string report_text(const ScenarioRun& run) {
         failures += fmt::format("  FAILED {} {} [{}]: expected {}, got {}\n", variant_name(r.variant), e.counter,
                                 params_text(r.params), grouped(e.expected), grouped(e.actual));
     }
+  for (const VariantRun& r : run.runs) {
+    if (!r.verdict_expected) continue;
+    ++total;
+    if (*r.verdict_expected == r.verdict) ++held;
+    else
+      failures += fmt::format("  FAILED {} outcome against {} [{}]: expected {}, got {}\n", variant_name(r.variant),
+                              variant_name(run.variants[0]), params_text(r.params), *r.verdict_expected, r.verdict);
+  }
   out += "\n";
   if (total > 0) out += fmt::format("expectations: {}/{} hold\n{}", held, total, failures);
   if (run.equivalence_failure) out += "  FAILED " + *run.equivalence_failure + "\n";
@@ -144,10 +152,13 @@ std::string report_text(const ScenarioRun& run) {
   // The cost model, at the last (largest) sweep value.
   for (size_t v = 0; v < nv; ++v) {
     const VariantRun& r = run_at(nsweep - 1, v);
-    out += fmt::format("cost model, {}{}: comparisons = sum over {} walks of len(sys.modules) = {} <= walks x max "
-                       "modules = {} x {} = {}\n",
+    // indexed-walk toggles examine the torch names only, not all of sys.modules.
+    const bool indexed = design_of(r.variant).indexed_walk;
+    out += fmt::format("cost model, {}{}: comparisons = sum over {} walks of {} = {} <= walks x max "
+                       "{} = {} x {} = {}\n",
                        variant_name(r.variant), run.sweep_values.empty() ? "" : " at " + params_text(r.params),
-                       grouped(r.counters.walks), grouped(r.counters.comparisons), grouped(r.counters.walks),
+                       grouped(r.counters.walks), indexed ? "the torch names in sys.modules" : "len(sys.modules)",
+                       grouped(r.counters.comparisons), indexed ? "torch names" : "modules", grouped(r.counters.walks),
                        grouped(r.peak_modules), grouped(r.counters.walks * r.peak_modules));
   }
 

@@ -98,11 +98,17 @@ std::vector<std::string> describe_differences(const Outcome& a, const Outcome& b
   return out;
 }
 
+bool ScenarioRun::verdicts_ok() const {
+  for (auto& r : runs)
+    if (r.verdict_expected && *r.verdict_expected != r.verdict) return false;
+  return true;
+}
+
 bool ScenarioRun::expectations_ok() const {
   for (auto& r : runs)
     for (auto& e : r.expectations)
       if (!e.ok) return false;
-  return !equivalence_failure;
+  return !equivalence_failure && verdicts_ok();
 }
 
 bool ScenarioRun::raised_unexpectedly() const {
@@ -197,7 +203,16 @@ ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options) {
       out.runs.push_back(std::move(r));
     }
     bool eq = true;
-    for (size_t i = first + 1; i < out.runs.size(); ++i) eq = eq && out.runs[i].outcome == out.runs[first].outcome;
+    for (size_t i = first + 1; i < out.runs.size(); ++i) {
+      VariantRun& r = out.runs[i];
+      bool same = r.outcome == out.runs[first].outcome;
+      eq = eq && same;
+      r.verdict = same ? "identical" : "differs";
+      if (!r.expect_index || out.runs[first].variant != parse_variant(sc.variants.front())) continue;
+      for (auto& e : sc.expect_outcome)
+        if (e.variant == variant_name(r.variant))
+          r.verdict_expected = e.verdicts[e.verdicts.size() == 1 ? 0 : *r.expect_index];
+    }
     out.equivalent_at.push_back(eq);
     out.equivalent = out.equivalent && eq;
   }

@@ -54,6 +54,9 @@ struct VariantRun {
   std::vector<std::pair<std::string, Counters>> labels;
   Outcome outcome;
   std::vector<ExpectationResult> expectations;
+  // expect_outcome: "identical"/"differs" against the first variant.
+  std::optional<std::string> verdict_expected;
+  std::string verdict;  // "identical" or "differs" (empty for the first variant)
   std::optional<LimitReached> limit;
   uint64_t events = 0;
   uint64_t peak_modules = 0;   // largest len(sys.modules) a walk saw
@@ -70,6 +73,7 @@ struct ScenarioRun {
   std::optional<std::string> equivalence_failure;  // expect_equivalent not met
 
   bool expectations_ok() const;
+  bool verdicts_ok() const;
   bool raised_unexpectedly() const;
   bool limit_reached() const;
   int exit_status() const;  // 0, 1 or 3 (SCENARIO_FORMAT.md, "Exit status")

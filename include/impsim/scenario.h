@@ -79,6 +79,14 @@ struct Scenario {
   std::vector<std::string> labels;  // label names, by index
   bool allow_error = false;         // impsim extension: an uncaught error is the expected end
   std::optional<bool> expect_equivalent;  // impsim extension
+  // impsim extension: variant -> "identical" | "differs" against the first
+  // variant, one per sweep value (or one for all).
+  struct OutcomeExpectation {
+    std::string variant;
+    std::vector<std::string> verdicts;
+    std::string pointer;
+  };
+  std::vector<OutcomeExpectation> expect_outcome;
 };
 
 }  // namespace impsim

@@ -16,7 +16,9 @@ probe present and missing names with find_spec, import torch names through a
 guards, enable/disable the finder and block modules; top-level programs with
 nested scoped guards (`nest`, sometimes a `$k` sweep), disabling guards, bare
 enable/disable, block, call, optional steps, labels, repeat; preloaded,
-filler and cached torch modules.  Nesting and copies of the finder are
+filler and cached torch modules.  About 30% of the programs name their
+"variants": before plus one to three other designs, sometimes all six (the
+rest run impsim's default, before and after).  Nesting and copies of the finder are
 bounded so that CPython runs each program well under a second (before the
 fix, lookups grow like k!).
 """
@@ -42,6 +44,11 @@ PADDLE_TREE = {
 TORCH_TREE = {"torch": {"package": True}, "torch.hub": {}}
 TORCH_NAMES = ["torch", "torch.nn", "torch.nn.functional", "torch.ops", "torch.hub"]
 CACHED_TORCH = [["torch"], ["torch", "torch.cuda"], ["torch", "torch.nn"]]
+# impsim's designs, in its order (include/impsim/variant.h).  Most programs
+# leave out "variants" (impsim's default: before and after); some run
+# "before" and one to three of the others, a few all six.
+DESIGNS = ["before", "after", "idempotent-enable", "disable-all",
+           "indexed-walk", "after+idempotent-enable"]
 
 if hasattr(sys, "stdlib_module_names"):
     for _n in TOP_NAMES + ORDINARY_PRELOADED + ["nomod", "paddle", "torch"]:
@@ -252,6 +259,18 @@ class _Gen:
             return self.inner_steps(1)[0]
         return self.label(step, 0.4)
 
+    # -- the designs ---------------------------------------------------------------
+    def variants(self):
+        """None (impsim's default pair) or the designs to run, in impsim's order."""
+        rng = self.rng
+        r = rng.random()
+        if r < 0.7:
+            return None
+        if r < 0.75:
+            return list(DESIGNS)
+        chosen = {"before"} | set(rng.sample(DESIGNS[1:], rng.randint(1, 3)))
+        return [d for d in DESIGNS if d in chosen]
+
 
 def generate(seed, index):
     """Scenario `index` of seed `seed` (a dict in scenario format version 1)."""
@@ -288,6 +307,10 @@ def generate(seed, index):
     if g.chance(0.2):
         scenario["blocked"] = ["tvm_ffi", rng.choice(g.blockable)]
     scenario["program"] = program
+    # Drawn last, so the rest of program `index` does not depend on it.
+    variants = g.variants()
+    if variants:
+        scenario["variants"] = variants
     return scenario
 
 

@@ -3,8 +3,14 @@
 #
 #   python -S -I -B harness.py CONFIG.json
 #
-# CONFIG: {"scenario": {...}, "variant": "before"|"after", "params": {...},
+# CONFIG: {"scenario": {...}, "variant": NAME, "params": {...},
 #          "tree_root": "/tmp/.../tree"}   (the tree's .py files already written)
+# NAME: one of _DESIGNS below (impsim's include/impsim/variant.h).
+# Optional keys (tools/time_cpython): "time": true adds "program_seconds",
+# the wall time of the program alone (perf_counter around it: no start-up,
+# no tree set-up, no report); "python_walk": true makes every walk a Python
+# loop over all of sys.modules, as the released finder's is, instead of a
+# set difference in C (same names, same counters, a different cost).
 #
 # This file is a re-statement of the torch proxy finder described in
 # /work/shared/MODEL.md, instrumented with impsim's counters, plus a small
@@ -25,6 +31,7 @@ import importlib as _importlib
 import importlib.util as _util
 import importlib.machinery as _machinery
 import json as _json
+from time import perf_counter as _perf_counter
 
 _ENABLED_MARK = "__enable_torch_proxy__"
 _DISABLED_MARK = "__disable_torch_proxy__"
@@ -32,6 +39,21 @@ _MARK_NAMES = {_ENABLED_MARK: "enabled", _DISABLED_MARK: "disabled"}
 
 _COUNTERS = ("asks", "suppressed", "lookups", "toggles", "walks", "comparisons")
 _ASKS, _SUPPRESSED, _LOOKUPS, _TOGGLES, _WALKS, _COMPARISONS = range(6)
+
+# The finder designs, as in impsim's sim/variant.cc: the released finder plus
+# a set of changes.
+#   resolving_fix      find_spec returns None for a name it is resolving
+#   idempotent_enable  enable inserts P only when P is absent
+#   disable_all        disable removes every occurrence of P, not the first
+#   indexed_walk       a toggle's walk examines only the torch names
+_DESIGNS = {
+    "before": (),
+    "after": ("resolving_fix",),
+    "idempotent-enable": ("idempotent_enable",),
+    "disable-all": ("disable_all",),
+    "indexed-walk": ("resolving_fix", "indexed_walk"),
+    "after+idempotent-enable": ("resolving_fix", "idempotent_enable"),
+}
 
 # The attributes ProxyLoader.exec_module does not copy from the paddle module.
 _NOT_COPIED = frozenset(("__name__", "__package__", "__path__", "__spec__"))
@@ -132,7 +154,7 @@ class _ProxyFinder:
         rt = self.rt
         counts = rt.counts
         counts[_ASKS] += 1
-        if rt.after and name in rt.resolving:
+        if rt.resolving_fix and name in rt.resolving:
             counts[_SUPPRESSED] += 1
             return None
         if _inside(name, rt.blocked):
@@ -214,9 +236,14 @@ class _Runtime:
     def __init__(self, config):
         scenario = config["scenario"]
         self.scenario = scenario
-        if config["variant"] not in ("before", "after"):
+        if config["variant"] not in _DESIGNS:
             raise SystemExit("harness: no oracle for variant %r" % config["variant"])
-        self.after = config["variant"] == "after"
+        design = _DESIGNS[config["variant"]]
+        self.resolving_fix = "resolving_fix" in design
+        self.idempotent_enable = "idempotent_enable" in design
+        self.disable_all = "disable_all" in design
+        self.indexed_walk = "indexed_walk" in design
+        self.python_walk = bool(config.get("python_walk")) and not self.indexed_walk
         self.params = config["params"]
         self.tree = scenario.get("tree", {})
         self.blocked = list(scenario.get("blocked", ["tvm_ffi"]))
@@ -275,6 +302,21 @@ class _Runtime:
                              if n.partition(".")[0] not in owned)
         self.static = frozenset(self.foreign) | self.fillers
 
+    def count_walk(self):
+        """One toggle: one walk over sys.modules, counted before it starts.
+
+        Returns the torch names the walk acts on.  The released walk
+        examines every name (comparisons += owned_count()); indexed-walk
+        examines only the torch names (comparisons += their number).
+        """
+        counts = self.counts
+        counts[_TOGGLES] += 1
+        counts[_WALKS] += 1
+        names = self.torch_names()
+        counts[_COMPARISONS] += len(names) if self.indexed_walk \
+            else self.owned_count()
+        return names
+
     def torch_names(self):
         """The torch names in sys.modules, in sys.modules order.
 
@@ -283,6 +325,8 @@ class _Runtime:
         own modules and the fillers are never torch names.
         """
         modules = _sys.modules
+        if self.python_walk:
+            return [n for n in list(modules) if _is_torch(n)]
         found = [n for n in modules.keys() - self.static if _is_torch(n)]
         if len(found) > 1:
             found = set(found)
@@ -291,12 +335,8 @@ class _Runtime:
 
     # -- the finder's API -------------------------------------------------------
     def enable(self, scope):
-        counts = self.counts
-        counts[_WALKS] += 1
-        counts[_TOGGLES] += 1
-        counts[_COMPARISONS] += self.owned_count()
         modules = _sys.modules
-        for name in self.torch_names():
+        for name in self.count_walk():
             module = modules[name]
             if not isinstance(module, _ProxyModule):
                 self.cache[name] = module
@@ -309,19 +349,19 @@ class _Runtime:
             finder.globally_enabled = True
         else:
             finder.scope |= set(scope)
-        _sys.meta_path.insert(0, finder)
+        if not self.idempotent_enable or finder not in _sys.meta_path:
+            _sys.meta_path.insert(0, finder)
 
     def disable(self):
         finder = self.finder
         if finder not in _sys.meta_path:
             return
         _sys.meta_path.remove(finder)
-        counts = self.counts
-        counts[_TOGGLES] += 1
-        counts[_WALKS] += 1
-        counts[_COMPARISONS] += self.owned_count()
+        if self.disable_all:
+            while finder in _sys.meta_path:
+                _sys.meta_path.remove(finder)
         modules = _sys.modules
-        for name in self.torch_names():
+        for name in self.count_walk():
             if isinstance(modules[name], _ProxyModule):
                 del modules[name]
         for name, module in list(self.cache.items()):
@@ -338,12 +378,12 @@ class _Runtime:
                 frame[2] = depth
         try:
             with _Guard(self, False, None):
-                if self.after:
+                if self.resolving_fix:
                     self.resolving.add(name)
                 try:
                     spec = _util.find_spec(name)
                 finally:
-                    if self.after:
+                    if self.resolving_fix:
                         self.resolving.discard(name)
                 if spec is None or spec.loader is None:
                     return None
@@ -573,14 +613,20 @@ def _main(argv):
     _builtins.__impsim__ = rt
     main_globals = _sys.modules["__main__"].__dict__
     error = None
+    start = _perf_counter()
     try:
         rt.block(rt.scenario.get("program", []), "/program", main_globals)
     except BaseException as exc:  # the run's uncaught exception
+        seconds = _perf_counter() - start
         where = rt.where.get(id(exc))
         trace = list(where[1]) if where is not None else []
         error = {"type": type(exc).__name__, "message": str(exc),
                  "step": trace[-1] if trace else None, "traceback": trace}
+    else:
+        seconds = _perf_counter() - start
     report = _report(rt, error)
+    if config.get("time"):
+        report["program_seconds"] = seconds
     report["python"] = "%d.%d.%d" % _sys.version_info[:3]
     _sys.stdout.write(_json.dumps(report) + "\n")
     _sys.stdout.flush()

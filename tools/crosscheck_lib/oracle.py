@@ -17,7 +17,8 @@ from . import harness
 HARNESS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "harness.py")
 
 DEFAULT_VARIANTS = ["before", "after"]
-KNOWN_VARIANTS = ("before", "after")  # the designs the harness implements
+# The designs the harness implements (all of impsim's, in its order).
+KNOWN_VARIANTS = tuple(harness._DESIGNS)
 
 
 class OracleError(Exception):
@@ -69,8 +70,11 @@ def run_plan(scenario, overrides=None):
     return plan
 
 
-def run_one(scenario, variant, params, python=None, timeout=120):
-    """One run in a fresh interpreter; returns the run's report dict."""
+def run_one(scenario, variant, params, python=None, timeout=120, extra=None):
+    """One run in a fresh interpreter; returns the run's report dict.
+
+    extra: more harness config keys ("time", "python_walk": see harness.py).
+    """
     python = python or sys.executable
     tmp = tempfile.mkdtemp(prefix="impsim_cc_")
     try:
@@ -78,8 +82,10 @@ def run_one(scenario, variant, params, python=None, timeout=120):
         write_tree(scenario.get("tree", {}), root)
         config = os.path.join(tmp, "config.json")
         with open(config, "w") as f:
-            json.dump({"scenario": scenario, "variant": variant,
-                       "params": params, "tree_root": root}, f)
+            config_dict = {"scenario": scenario, "variant": variant,
+                           "params": params, "tree_root": root}
+            config_dict.update(extra or {})
+            json.dump(config_dict, f)
         try:
             proc = subprocess.run([python, "-S", "-I", "-B", HARNESS, config],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE,

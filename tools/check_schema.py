@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""docs/scenario.schema.json and impsim's loader agree.
+
+- the schema is a valid draft 2020-12 schema;
+- every shipped scenario (scenarios/*.json) passes both the schema and
+  `impsim validate`;
+- every error case of tests/bad/cases.json is refused by impsim with its
+  exit status, and by the schema exactly when the case says "rejects"; the
+  "loader-only" cases must pass the schema (so that list stays the exact list
+  of what only the loader catches) and "not-json" ones must not parse;
+- the schema's variant names are the loader's.
+
+Needs python3-jsonschema >= 4 (Debian bookworm: 4.10.3); tools/setup installs it.
+Usage: tools/check_schema.py [--impsim build/impsim]
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+
+import jsonschema
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--impsim", default=os.path.join(ROOT, "build", "impsim"))
+    args = ap.parse_args()
+    failures = []
+
+    def fail(msg):
+        failures.append(msg)
+        print("FAIL", msg)
+
+    with open(os.path.join(ROOT, "docs", "scenario.schema.json")) as f:
+        schema = json.load(f)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+
+    def schema_errors(doc):
+        return [f"{'/' + '/'.join(map(str, e.absolute_path))}: {e.message[:120]}" for e in validator.iter_errors(doc)]
+
+    def impsim(argv):
+        r = subprocess.run([args.impsim] + argv, capture_output=True, text=True)
+        return r.returncode, r.stdout + r.stderr
+
+    shipped = sorted(glob.glob(os.path.join(ROOT, "scenarios", "**", "*.json"), recursive=True))
+    if not shipped:
+        fail("no shipped scenarios found")
+    for path in shipped:
+        rel = os.path.relpath(path, ROOT)
+        with open(path) as f:
+            doc = json.load(f)
+        errs = schema_errors(doc)
+        if errs:
+            fail(f"{rel}: the schema rejects a shipped scenario: {errs[:3]}")
+        want = os.path.relpath(os.path.join(ROOT, "docs", "scenario.schema.json"), os.path.dirname(path))
+        if doc.get("$schema") != want:
+            fail(f'{rel}: "$schema" should be "{want}"')
+        status, out = impsim(["validate", path])
+        if status != 0:
+            fail(f"{rel}: impsim validate exits {status}: {out.strip()}")
+        print(f"ok   {rel}: schema and loader accept it")
+
+    with open(os.path.join(ROOT, "tests", "bad", "cases.json")) as f:
+        cases = json.load(f)["cases"]
+    counts = {}
+    for c in cases:
+        path = os.path.join(ROOT, "tests", "bad", c["file"])
+        kind = c["schema"]
+        counts[kind] = counts.get(kind, 0) + 1
+        status, out = impsim(["run", path] + shlex.split(c.get("args", "")))
+        if status != c["status"] or c["message"] not in out:
+            fail(f"{c['file']}: impsim exits {status} (want {c['status']}), output: {out.strip()[:200]}")
+        with open(path, "rb") as f:
+            raw = f.read()
+        try:
+            doc = json.loads(raw)
+        except (ValueError, RecursionError) as e:
+            if kind != "not-json":
+                fail(f"{c['file']}: Python's json refuses it ({e}), but the case says {kind}")
+            else:
+                print(f"ok   {c['file']}: not JSON for either")
+            continue
+        if kind == "not-json":
+            fail(f"{c['file']}: Python's json parses it, but the case says not-json")
+            continue
+        errs = schema_errors(doc)
+        if kind == "rejects" and not errs:
+            fail(f"{c['file']}: the loader refuses it but the schema accepts it")
+        elif kind == "loader-only" and errs:
+            fail(f"{c['file']}: listed as loader-only, but the schema rejects it too: {errs[:2]} (mark it \"rejects\")")
+        elif kind not in ("rejects", "loader-only"):
+            fail(f"{c['file']}: unknown schema verdict {kind!r}")
+        else:
+            print(f"ok   {c['file']}: {kind}")
+
+    # The variant names: the loader lists its own in the error for an unknown one.
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as t:
+        t.write('{"impsim": 1, "tree": {}, "program": [], "variants": ["?"]}')
+    try:
+        _, out = impsim(["validate", t.name])
+    finally:
+        os.unlink(t.name)
+    m = re.search(r"expected one of: ([^\n]*)", out) or re.search(r"expected (before or after)", out)
+    loader_variants = re.split(r", | or ", m.group(1).strip()) if m else []
+    schema_variants = schema["$defs"]["variant"]["enum"]
+    if sorted(loader_variants) != sorted(schema_variants):
+        fail(f"variants: the loader knows {loader_variants}, the schema {schema_variants}")
+    else:
+        print(f"ok   variants: {', '.join(schema_variants)}")
+
+    only = [c["file"] for c in cases if c["schema"] == "loader-only"]
+    print(f"\n{len(shipped)} shipped scenarios; {len(cases)} error cases: "
+          + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
+    print("caught only by the loader or the run: " + ", ".join(only))
+    if failures:
+        print(f"\n{len(failures)} disagreement(s)")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -10,7 +10,7 @@ namespace impsim {
 namespace {
 
 constexpr double kWidth = 820, kHeight = 500;
-constexpr double kLeft = 90, kRight = 190, kTop = 78, kBottom = 62;
+constexpr double kLeft = 90, kRight = 190, kTop = 82, kBottom = 62;
 constexpr const char* kFont = "DejaVu Sans, Helvetica, Arial, sans-serif";
 constexpr const char* kPalette[] = {"#d62728", "#1f77b4", "#ff7f0e", "#2ca02c",
                                     "#9467bd", "#17becf", "#8c564b", "#7f7f7f"};
@@ -31,9 +31,12 @@ std::string esc(const std::string& s) {
 }
 
 std::string grouped_num(uint64_t n) {
-  std::string s = std::to_string(n);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
-  return s;
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
 }
 
 std::string decade_label(int e) {
@@ -65,10 +68,13 @@ std::string svg_line_chart(const ChartSpec& spec) {
   int elo = static_cast<int>(std::floor(std::log10(static_cast<double>(vmin)) + 1e-9));
   int ehi = static_cast<int>(std::ceil(std::log10(static_cast<double>(vmax)) - 1e-9));
   if (ehi <= elo) ehi = elo + 1;
+  // The decades span the frame less a margin at both ends, so points on the
+  // lowest and highest decade keep room for their labels; 0 sits on the frame.
+  const double margin = 22, span = ph - 2 * margin;
+  auto ydec = [&](double e) { return y0 - margin - (e - elo) / (ehi - elo) * span; };
   auto ypos = [&](uint64_t v) {
     if (v == 0) return y0;
-    double t = (std::log10(static_cast<double>(v)) - elo) / (ehi - elo);
-    return y0 - t * ph;
+    return ydec(std::log10(static_cast<double>(v)));
   };
   // X: linear over the values, a little room at both ends.
   int64_t xmin = spec.x.empty() ? 0 : *std::min_element(spec.x.begin(), spec.x.end());
@@ -88,21 +94,42 @@ std::string svg_line_chart(const ChartSpec& spec) {
   o += fmt::format("<rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"#ffffff\"/>\n", kWidth, kHeight);
   o += fmt::format("<text x=\"{}\" y=\"28\" font-size=\"18\" font-weight=\"bold\" fill=\"#222222\">{}</text>\n",
                    num(kLeft), esc(spec.title));
-  if (!spec.subtitle.empty())
-    o += fmt::format("<text x=\"{}\" y=\"50\" font-size=\"13\" fill=\"#555555\">{}</text>\n", num(kLeft),
-                     esc(spec.subtitle));
+  // The subtitle, wrapped at word boundaries onto at most two lines.
+  {
+    std::vector<std::string> lines(1);
+    const size_t width = 100;
+    size_t pos = 0;
+    while (pos < spec.subtitle.size()) {
+      size_t end = spec.subtitle.find(' ', pos);
+      if (end == std::string::npos) end = spec.subtitle.size();
+      std::string word = spec.subtitle.substr(pos, end - pos);
+      if (!lines.back().empty() && lines.back().size() + 1 + word.size() > width) {
+        if (lines.size() == 2) {
+          lines.back() += " ...";
+          break;
+        }
+        lines.emplace_back();
+      }
+      lines.back() += (lines.back().empty() ? "" : " ") + word;
+      pos = end + 1;
+    }
+    for (size_t i = 0; i < lines.size(); ++i)
+      if (!lines[i].empty())
+        o += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" fill=\"#555555\">{}</text>\n", num(kLeft),
+                         48 + 15 * i, esc(lines[i]));
+  }
 
   // Grid and y axis: a labelled line per decade, light lines at 2..9.
   o += "<g stroke-width=\"1\">\n";
   for (int e = elo; e <= ehi; ++e) {
-    double y = y0 - (static_cast<double>(e - elo) / (ehi - elo)) * ph;
+    double y = ydec(e);
     o += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#cccccc\"/>\n", num(x0), num(y),
                      num(x0 + pw), num(y));
     o += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"end\" fill=\"#333333\">{}</text>\n",
                      num(x0 - 8), num(y + 4), decade_label(e));
     if (e < ehi && ehi - elo <= 8)
       for (int m = 2; m <= 9; ++m) {
-        double ym = y - (std::log10(static_cast<double>(m)) / (ehi - elo)) * ph;
+        double ym = ydec(e + std::log10(static_cast<double>(m)));
         o += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#eeeeee\"/>\n", num(x0), num(ym),
                          num(x0 + pw), num(ym));
       }
@@ -155,8 +182,10 @@ std::string svg_line_chart(const ChartSpec& spec) {
                        zero ? " fill=\"#ffffff\" stroke-width=\"2\"" : "", esc(s.name), spec.x[i],
                        grouped_num(*s.values[i]));
       double ly = s.labels_below ? y + 17 : y - 9;
-      o += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\" stroke=\"none\">{}</text>\n",
-                       num(x), num(ly), grouped_num(*s.values[i]));
+      o += fmt::format(
+          "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\" stroke=\"#ffffff\" stroke-width=\"3\" "
+          "paint-order=\"stroke\">{}</text>\n",
+          num(x), num(ly), grouped_num(*s.values[i]));
     }
     o += "</g>\n";
   }

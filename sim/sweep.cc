@@ -60,7 +60,7 @@ SweepResult run_sweep(const Scenario& sc, const SweepOptions& options) {
                           options.param));
   if (options.values.empty()) throw bad("--values: no values");
   for (auto& c : options.counters) {
-    if (!is_counter_name(c))
+    if (!is_counter_name(c.substr(c.find('.') == std::string::npos ? 0 : c.find('.') + 1)))
       throw bad(fmt::format("--counter {}: unknown counter; expected asks, suppressed, lookups, toggles, walks, "
                             "comparisons or max_depth, optionally after \"LABEL.\"",
                             c));
@@ -156,8 +156,10 @@ ChartSpec sweep_chart(const SweepResult& result) {
   ChartSpec spec;
   spec.title = sc.name.empty() ? sc.file : sc.name;
   spec.subtitle = sc.description;
-  spec.x_label = sc.sweep->title == sc.sweep->param ? sc.sweep->param
-                                                    : fmt::format("{} ({})", sc.sweep->title, sc.sweep->param);
+  const std::string& t = sc.sweep->title;
+  spec.x_label = t == sc.sweep->param || t.find("(" + sc.sweep->param + ")") != std::string::npos
+                     ? t
+                     : fmt::format("{} ({})", t, sc.sweep->param);
   spec.x = run.sweep_values;
   std::vector<ReportRow> rows = sc.report;
   if (rows.empty()) rows.push_back({"lookups", "lookups"});

@@ -93,11 +93,18 @@ class DotWriter : public TraceWriter {
   void step_begin(const Engine&, const CStep& s) override { steps_.push_back({++serial_, &s}); }
   void step_end(const Engine&, const CStep&, const char*) override { steps_.pop_back(); }
 
-  void ask_begin(const Engine&, NameId, FinderKind, int64_t index, int64_t) override { asks_.push_back(index); }
+  void ask_begin(const Engine&, NameId, FinderKind, int64_t index, int64_t) override {
+    asks_.push_back(index);
+    leaf_ = true;
+  }
   void ask_end(const Engine&, NameId name, FinderKind, AskAnswer a) override {
     int64_t index = asks_.back();
     asks_.pop_back();
-    if (a != AskAnswer::Suppressed) return;
+    // A suppressed ask returns at once; the engine reports Suppressed for
+    // any ask during which a suppression happened, nested ones included.
+    bool leaf = leaf_;
+    leaf_ = false;
+    if (a != AskAnswer::Suppressed || !leaf) return;
     Node n;
     n.name = name;
     n.suppressed = true;
@@ -108,6 +115,7 @@ class DotWriter : public TraceWriter {
   }
 
   void lookup_begin(const Engine&, NameId name, uint64_t depth, uint8_t) override {
+    leaf_ = false;
     Node n;
     n.name = name;
     n.depth = depth;
@@ -122,10 +130,11 @@ class DotWriter : public TraceWriter {
     out_ << "  edge [color=\"#555555\", arrowsize=0.6];\n";
     std::string notes;
     for (size_t v = 0; v < trees_.size(); ++v) notes += draw_variant(v);
-    out_ << fmt::format("  label=\"{}\";\n",
+    out_ << fmt::format("  label=\"{}{}\";\n",
                         dot_escape(fmt::format("lookup recursion tree of {} ({}): one node per lookup, labelled "
-                                               "with its name and depth; dashed grey boxes are suppressed asks{}",
-                                               name_, params_, notes)));
+                                               "with its name and depth; dashed grey boxes are suppressed asks",
+                                               name_, params_)),
+                        notes);
     out_ << "}\n";
   }
 
@@ -225,8 +234,8 @@ class DotWriter : public TraceWriter {
     std::string me = new_id();
     std::string label = node_label(n);
     if (times > 1) {
-      label += fmt::format("\\nx {} in a row", grouped(times));
-      merged_runs_ += times - 1;
+      label += fmt::format("\\nx {} identical siblings", grouped(times));
+      ++merged_runs_;
     }
     if (compress_ && !n.children.empty() && drawn_subtrees_.count(id)) {
       node(me, fmt::format("{}\\nsame subtree as drawn above\\n({} lookups)", label, grouped(n.lookups)),
@@ -273,13 +282,13 @@ class DotWriter : public TraceWriter {
       edge(root, sid);
       draw_children(sid, t.groups[g].children);
     }
-    out_ << fmt::format("  subgraph cluster_{} {{\n    label=\"{}\";\n    color=\"#bbbbbb\";\n", t.title, t.title);
+    out_ << fmt::format("  subgraph \"cluster_{}\" {{\n    label=\"{}\";\n    color=\"#bbbbbb\";\n", t.title, t.title);
     out_ << body_;
     out_ << "  }\n";
     if (!compress_) return "";
     std::string note = fmt::format("\\n{}: {} nodes in full, more than --max-nodes {}, so drawn compressed:", t.title,
                                    grouped(full), max_nodes_);
-    note += fmt::format(" {} identical siblings merged into 'x N' nodes,", grouped(merged_runs_));
+    note += fmt::format(" {} runs of identical siblings drawn once each and marked 'x N',", grouped(merged_runs_));
     note += fmt::format(" {} repeated subtrees collapsed,", grouped(cut_identical_));
     note += fmt::format(" {} subtrees past the limit left out", grouped(cut_limit_));
     return note;
@@ -296,6 +305,7 @@ class DotWriter : public TraceWriter {
   std::vector<std::pair<int64_t, const CStep*>> steps_;
   std::vector<int64_t> asks_;
   int64_t serial_ = 0, last_group_serial_ = -1;
+  bool leaf_ = false;  // nothing happened since the last ask began
 
   bool compress_ = false;
   uint64_t drawn_ = 0, drawn_total_ = 0, merged_runs_ = 0, cut_identical_ = 0, cut_limit_ = 0;

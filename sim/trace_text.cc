@@ -56,11 +56,11 @@ class TextWriter : public TraceWriter {
                           max_, grouped(omitted_), kinds);
     }
     const Counters& c = e.counters();
-    out_ << fmt::format(
-        "totals: {} asks of P, {} suppressed, {} lookups (deepest {}), {} toggles, {} walks, {} names compared; "
-        "clock {} ticks\n",
-        grouped(c.asks), grouped(c.suppressed), grouped(c.lookups), c.max_depth, grouped(c.toggles), grouped(c.walks),
-        grouped(c.comparisons), grouped(clock_.now));
+    auto n = [](uint64_t x, const char* one, const char* many) { return grouped(x) + " " + (x == 1 ? one : many); };
+    out_ << fmt::format("totals: {} of P, {} suppressed, {} (deepest {}), {}, {}, {} compared; clock {}\n",
+                        n(c.asks, "ask", "asks"), grouped(c.suppressed), n(c.lookups, "lookup", "lookups"), c.max_depth,
+                        n(c.toggles, "toggle", "toggles"), n(c.walks, "walk", "walks"),
+                        n(c.comparisons, "name", "names"), n(clock_.now, "tick", "ticks"));
     Outcome o = outcome_of(e);
     std::string marks;
     for (auto& [k, v] : o.marks) marks += fmt::format("{}{} {}", marks.empty() ? "" : ", ", k, v);
@@ -101,6 +101,9 @@ class TextWriter : public TraceWriter {
   void ask_end(const Engine&, NameId name, FinderKind, AskAnswer a) override {
     std::string who = asks_.back();
     asks_.pop_back();
+    // A suppressed ask returns at once; the engine reports Suppressed for
+    // any ask during which a suppression happened, nested ones included.
+    if (a == AskAnswer::Suppressed && !pending_) a = AskAnswer::None;
     const char* r = a == AskAnswer::Spec         ? "spec"
                     : a == AskAnswer::Suppressed ? "None (suppressed: the fix sees this name is being resolved)"
                                                  : "None";

@@ -1,0 +1,148 @@
+// `impsim sweep`: values, the table, expectations re-aligned, the SVG chart.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "impsim/loader.h"
+#include "impsim/report.h"
+#include "impsim/sweep.h"
+#include "test_util.h"
+
+using namespace impsim;
+
+namespace {
+
+const std::string kNested = std::string(IMPSIM_SOURCE_DIR) + "/tests/golden/nested_guards.json";
+
+std::string squash(const std::string& s) {
+  std::string out;
+  for (char c : s)
+    if (!(c == ' ' && !out.empty() && out.back() == ' ')) out += c;
+  return out;
+}
+
+std::vector<uint64_t> row(const SweepResult& r, Variant v, const std::string& label, const std::string& counter) {
+  std::vector<uint64_t> out;
+  for (auto& run : r.run.runs)
+    if (run.variant == v)
+      for (auto& [name, c] : run.labels)
+        if (name == label) out.push_back(counter_value(c, counter));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("sweep values: A..B, A,B,C and both; bad ones refused") {
+  CHECK(parse_sweep_values("1..4") == std::vector<int64_t>{1, 2, 3, 4});
+  CHECK(parse_sweep_values("3") == std::vector<int64_t>{3});
+  CHECK(parse_sweep_values("1,2,5") == std::vector<int64_t>{1, 2, 5});
+  CHECK(parse_sweep_values("1..3,8,10..11") == std::vector<int64_t>{1, 2, 3, 8, 10, 11});
+  CHECK(parse_sweep_values("-1..1") == std::vector<int64_t>{-1, 0, 1});
+  for (std::string bad : {"", "4..2", "1..", "a", "1,,2", "1..2..3", "1.5", "0..100000"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_AS(parse_sweep_values(bad), InputError);
+  }
+}
+
+TEST_CASE("sweep over k = 1..8: the probe's lookups grow as k(l(k-1)+1) before, as k after") {
+  Scenario sc = load_scenario_file(kNested);
+  SweepOptions o;
+  o.param = "k";
+  o.values = parse_sweep_values("1..8");
+  SweepResult r = run_sweep(sc, o);
+  CHECK(row(r, Variant::Before, "probe", "lookups") ==
+        std::vector<uint64_t>{1, 4, 15, 64, 325, 1956, 13699, 109600});
+  CHECK(row(r, Variant::After, "probe", "lookups") == std::vector<uint64_t>{1, 2, 3, 4, 5, 6, 7, 8});
+  // The scenario's expectations (k = 1..4) are checked where they apply.
+  size_t checked = 0;
+  for (auto& run : r.run.runs) {
+    checked += run.expectations.size();
+    if (run.params.at("k") > 4) CHECK(run.expectations.empty());
+  }
+  CHECK(checked == 8);
+  CHECK(r.run.exit_status() == 0);
+  std::string text = squash(report_text(r.run));
+  CHECK(text.find("finder registrations in sys.meta_path 1 2 3 4 5 6 7 8\n") != std::string::npos);
+  CHECK(text.find("lookups per probe, before 1 4 15 64 325 1956 13699 109600\n") != std::string::npos);
+  CHECK(text.find("lookups per probe, after 1 2 3 4 5 6 7 8\n") != std::string::npos);
+  CHECK(text.find("expectations: 8/8 hold") != std::string::npos);
+}
+
+TEST_CASE("sweep over k = 1..4 prints what impsim run prints for the seed table") {
+  auto run = test::impsim("run " + kNested);
+  auto sweep = test::impsim("sweep " + kNested + " --param k --values 1..4");
+  CHECK(run.status == 0);
+  CHECK(sweep.status == 0);
+  CHECK(sweep.out == run.out);
+}
+
+TEST_CASE("sweep: a value whose expectation fails still fails; --counter picks the rows") {
+  Scenario sc = load_scenario_file(kNested);
+  for (auto& e : sc.expect)
+    if (e.variant == "before" && e.counter == "probe.lookups") e.values[1] = 5;  // k=2: really 4
+  SweepOptions o;
+  o.param = "k";
+  o.values = {2, 3};
+  o.counters = {"lookups", "probe.toggles"};
+  SweepResult r = run_sweep(sc, o);
+  CHECK(r.run.exit_status() == 1);
+  std::string text = squash(report_text(r.run));
+  CHECK(text.find("lookups, before ") != std::string::npos);
+  CHECK(text.find("probe.toggles, after 4 6\n") != std::string::npos);
+  CHECK(text.find("FAILED before probe.lookups [k=2]: expected 5, got 4") != std::string::npos);
+
+  o.counters = {"nope"};
+  CHECK_THROWS_AS(run_sweep(sc, o), InputError);
+  o.counters = {"nolabel.lookups"};
+  CHECK_THROWS_AS(run_sweep(sc, o), InputError);
+  o.counters = {};
+  o.param = "q";
+  CHECK_THROWS_AS(run_sweep(sc, o), InputError);
+  o.param = "k";
+  o.run.overrides["k"] = 2;
+  CHECK_THROWS_AS(run_sweep(sc, o), InputError);
+}
+
+TEST_CASE("sweep --svg writes a well-formed, deterministic SVG chart") {
+  std::string svg = test::write_temp("sweep.svg", "");
+  auto r = test::impsim("sweep " + kNested + " --param k --values 1..8 --svg " + svg);
+  CHECK(r.status == 0);
+  std::ifstream in(svg);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  CHECK(text.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0) == 0);
+  for (const char* want : {">109,600<", ">13,699<", ">before<", ">after<", ">1,000<", "(log scale)",
+                           "finder registrations in sys.meta_path (k)"}) {
+    CAPTURE(want);
+    CHECK(text.find(want) != std::string::npos);
+  }
+  CHECK(text.find("<script") == std::string::npos);
+  CHECK(text.find("href") == std::string::npos);  // self-contained
+  if (std::system("command -v python3 >/dev/null 2>&1") == 0) {
+    int rc = std::system(("python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' " + svg).c_str());
+    CHECK(rc == 0);
+  } else {
+    MESSAGE("python3 is not installed: the SVG's XML is not parsed");
+  }
+  // The same chart twice, byte for byte.
+  Scenario sc = load_scenario_file(kNested);
+  SweepOptions o;
+  o.param = "k";
+  o.values = parse_sweep_values("1..8");
+  CHECK(svg_line_chart(sweep_chart(run_sweep(sc, o))) == text);
+}
+
+TEST_CASE("svg chart: zero values, a missing point and one x value still draw") {
+  ChartSpec spec;
+  spec.title = "t <&>";
+  spec.x = {3};
+  spec.series.push_back({"zero", {uint64_t{0}}, 0, 0, false});
+  spec.series.push_back({"none", {std::nullopt}, 1, 1, true});
+  std::string s = svg_line_chart(spec);
+  CHECK(s.find("t &lt;&amp;&gt;") != std::string::npos);
+  CHECK(s.find("fill=\"#ffffff\" stroke-width=\"2\"") != std::string::npos);  // the hollow zero point
+  CHECK(s.find("</svg>") != std::string::npos);
+}

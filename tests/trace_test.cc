@@ -1,0 +1,219 @@
+// `impsim trace`: golden text, chrome and importtime traces, the DOT output
+// through Graphviz, the importtime lines through tuna's regex.
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "impsim/loader.h"
+#include "impsim/trace_formats.h"
+#include "test_util.h"
+
+using namespace impsim;
+
+namespace {
+
+const std::string kGolden = std::string(IMPSIM_SOURCE_DIR) + "/tests/golden/";
+
+std::string trace(const std::string& scenario, TraceFormat format, Params set = {}, TraceOptions topt = {},
+                  std::vector<std::string> variants = {}) {
+  Scenario sc = load_scenario_file(scenario);
+  RunOptions options;
+  options.overrides = std::move(set);
+  options.variants = std::move(variants);
+  topt.format = format;
+  std::ostringstream out;
+  write_trace(out, sc, options, topt);
+  return out.str();
+}
+
+std::string read(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Compares with tests/golden/NAME, or rewrites it when IMPSIM_UPDATE_GOLDEN is set.
+void check_golden(const std::string& name, const std::string& actual) {
+  std::string path = kGolden + name;
+  if (std::getenv("IMPSIM_UPDATE_GOLDEN")) {
+    std::ofstream(path, std::ios::binary) << actual;
+    MESSAGE("rewrote " << path);
+    return;
+  }
+  std::string expected = read(path);
+  if (expected != actual) {
+    std::string got = test::write_temp(name, actual);
+    FAIL_CHECK("trace differs from " << path << "; the new one is in " << got << " (diff them; if the change is "
+                                     << "meant, regenerate: IMPSIM_UPDATE_GOLDEN=1 impsim_tests -tc='golden*')");
+  }
+}
+
+bool have(const std::string& tool) { return std::system(("command -v " + tool + " >/dev/null 2>&1").c_str()) == 0; }
+
+}  // namespace
+
+TEST_CASE("golden text trace: nested_guards at k=2, both variants") {
+  check_golden("nested_guards_k2.txt", trace(kGolden + "nested_guards.json", TraceFormat::Text, {{"k", 2}}));
+}
+
+TEST_CASE("golden text trace: blocked_marks_differ (a blocked module; the variants end differently)") {
+  check_golden("blocked_marks_differ.txt", trace(kGolden + "blocked_marks_differ.json", TraceFormat::Text));
+}
+
+TEST_CASE("golden chrome trace: nested_guards at k=1") {
+  std::string text = trace(kGolden + "nested_guards.json", TraceFormat::Chrome, {{"k", 1}});
+  check_golden("nested_guards_k1.chrome.json", text);
+}
+
+TEST_CASE("golden importtime: blocked_marks_differ") {
+  check_golden("blocked_marks_differ.importtime", trace(kGolden + "blocked_marks_differ.json", TraceFormat::ImportTime));
+}
+
+TEST_CASE("text: the walk-through a newcomer reads") {
+  std::string t = trace(kGolden + "nested_guards.json", TraceFormat::Text, {{"k", 2}});
+  CHECK(t.find("ask i=1 [P *P | Builtin Frozen Path]: P (copy 2 of 2).find_spec('pkg.missing')") != std::string::npos);
+  CHECK(t.find("lookup 'pkg.missing' (depth 2)") != std::string::npos);
+  CHECK(t.find("enable: walk over 201 names of sys.modules; P inserted at 0 -> [P | Builtin Frozen Path]") !=
+        std::string::npos);
+  CHECK(t.find("body of pkg runs") != std::string::npos);
+  // Only the asks the fix itself answers are marked suppressed: after, k=2,
+  // 1 while importing pkg and 2 in the probe.
+  std::string after = t.substr(t.find("== variant after"));
+  size_t marked = 0;
+  for (size_t at = after.find("suppressed:"); at != std::string::npos; at = after.find("suppressed:", at + 1)) ++marked;
+  CHECK(marked == 3);
+  CHECK(after.find("totals: 6 asks of P, 3 suppressed, 3 lookups") != std::string::npos);
+  // Deterministic.
+  CHECK(t == trace(kGolden + "nested_guards.json", TraceFormat::Text, {{"k", 2}}));
+}
+
+TEST_CASE("text: a long trace is cut at --max-lines and says what it left out") {
+  TraceOptions o;
+  o.max_lines = 20;
+  std::string t = trace(kGolden + "nested_guards.json", TraceFormat::Text, {{"k", 4}}, o, {"before"});
+  CHECK(t.find("... cut at --max-lines 20: ") != std::string::npos);
+  CHECK(t.find(" lookups, ") != std::string::npos);
+  CHECK(t.find("totals: 68 asks of P, 0 suppressed, 68 lookups (deepest 4)") != std::string::npos);
+  size_t lines = 0;
+  for (char c : t) lines += c == '\n';
+  CHECK(lines < 20 + 12);
+  o.max_lines = 0;
+  std::string full = trace(kGolden + "nested_guards.json", TraceFormat::Text, {{"k", 4}}, o, {"before"});
+  CHECK(full.find("cut at") == std::string::npos);
+  CHECK(full.size() > t.size() * 5);
+}
+
+TEST_CASE("chrome: valid Trace Event JSON, balanced and monotonic per process, cut past --max-lines events") {
+  for (uint64_t cap : {uint64_t{0}, uint64_t{50}}) {
+    CAPTURE(cap);
+    TraceOptions o;
+    o.max_lines = cap;
+    auto j = nlohmann::json::parse(trace(kGolden + "nested_guards.json", TraceFormat::Chrome, {{"k", 3}}, o));
+    REQUIRE(j.contains("traceEvents"));
+    std::map<int, std::vector<std::string>> open;
+    std::map<int, uint64_t> last;
+    size_t timed = 0;
+    for (auto& e : j["traceEvents"]) {
+      std::string ph = e["ph"];
+      if (ph == "M") continue;
+      ++timed;
+      int pid = e["pid"];
+      uint64_t ts = e["ts"];
+      CHECK(ts >= last[pid]);
+      last[pid] = ts;
+      if (ph == "B") open[pid].push_back(e["name"]);
+      else if (ph == "E") {
+        REQUIRE(!open[pid].empty());
+        open[pid].pop_back();
+      } else {
+        CHECK(ph == "X");
+        CHECK(e.contains("dur"));
+      }
+    }
+    for (auto& [pid, stack] : open) CHECK(stack.empty());
+    uint64_t left = j["otherData"]["variants"]["before"]["events_left_out"];
+    if (cap == 0) CHECK(left == 0);
+    else {
+      CHECK(left > 0);
+      CHECK(timed <= 2 * (50 + 50));  // the cap per variant, plus the ends of what was open
+    }
+    // The clock: one tick per finder asked and per name a walk examines.
+    CHECK(j["otherData"]["variants"]["after"]["ticks"] > j["otherData"]["variants"]["after"]["comparisons"]);
+  }
+}
+
+TEST_CASE("importtime: every line parses with tuna's regex and nests as tuna reads it") {
+  std::regex re(R"(import time:\s+(\d+) \|\s+(\d+) \|(\s+)(.*))");
+  for (std::string file : {kGolden + "nested_guards.json", std::string(IMPSIM_SOURCE_DIR) + "/scenarios/import_chain.json"}) {
+    CAPTURE(file);
+    std::string t = trace(file, TraceFormat::ImportTime, {{"k", 2}});
+    std::istringstream in(t);
+    std::string line;
+    std::getline(in, line);
+    CHECK(line == "import time: self [us] | cumulative | imported package");
+    std::vector<std::pair<size_t, std::pair<uint64_t, uint64_t>>> entries;  // level, (self, cumulative)
+    while (std::getline(in, line)) {
+      std::smatch m;
+      REQUIRE(std::regex_match(line, m, re));
+      size_t spaces = m[3].str().size();
+      CHECK(spaces % 2 == 1);  // "| " then two spaces per level
+      entries.push_back({(spaces - 1) / 2, {std::stoull(m[1]), std::stoull(m[2])}});
+    }
+    REQUIRE(!entries.empty());
+    // tuna reads the lines bottom-up: each must be at most one level below
+    // the one before it, starting from level 0 (the variant's line).
+    size_t prev = 0;
+    bool first = true;
+    for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
+      if (first) CHECK(it->first == 0);
+      else CHECK(it->first <= prev + 1);
+      CHECK(it->second.first <= it->second.second);
+      prev = it->first;
+      first = false;
+    }
+  }
+}
+
+TEST_CASE("dot: Graphviz accepts the lookup tree, drawn in full or compressed") {
+  if (!have("dot")) {
+    MESSAGE("Graphviz `dot` is not installed: DOT output not checked (apt-get install graphviz)");
+    return;
+  }
+  for (int64_t k : {2, 7}) {
+    CAPTURE(k);
+    std::string d = trace(kGolden + "nested_guards.json", TraceFormat::Dot, {{"k", k}});
+    CHECK(d.find("suppressed ask") != std::string::npos);
+    if (k == 7) {
+      CHECK(d.find("drawn compressed") != std::string::npos);
+      CHECK(d.find("x 7 identical siblings") != std::string::npos);
+    } else {
+      CHECK(d.find("drawn compressed") == std::string::npos);
+    }
+    std::string path = test::write_temp("k" + std::to_string(k) + ".dot", d);
+    int rc = std::system(("dot -Tsvg " + path + " -o " + path + ".svg 2>" + path + ".err").c_str());
+    CHECK(rc == 0);
+    if (rc != 0) MESSAGE(read(path + ".err"));
+    CHECK(read(path + ".svg").find("<svg") != std::string::npos);
+  }
+}
+
+TEST_CASE("impsim trace on the command line") {
+  std::string f = kGolden + "nested_guards.json";
+  auto r = test::impsim("trace " + f + " --set k=2");
+  CHECK(r.status == 0);
+  CHECK(r.out == trace(f, TraceFormat::Text, {{"k", 2}}));
+  std::string out = test::write_temp("cli_trace.json", "");
+  r = test::impsim("trace " + f + " --set k=1 --format chrome -o " + out);
+  CHECK(r.status == 0);
+  CHECK(read(out) == trace(f, TraceFormat::Chrome, {{"k", 1}}));
+  CHECK(test::impsim("trace " + f + " --format svg").status == 2);
+  CHECK(test::impsim("trace " + f + " --set q=1").status == 2);
+  CHECK(test::impsim("trace " + f + " --variant sideways").status == 2);
+  CHECK(test::impsim("trace " + f + " --set k=3 --max-lookup-depth 2").status == 3);
+}

@@ -52,6 +52,7 @@ void Engine::set_up() {
   finder_ = FinderState{};
   finder_.blocked = model_.blocked;
   finder_.resolving.assign(names_.size(), 0);
+  path_cache_.assign(names_.size(), {kNoPath, kNoSpec});
   labels_.assign(model_.labels.size(), LabelTotals{});
   auto preload = [&](NameId name, bool torch) {
     TreeId t = model_.find_tree(name);
@@ -129,13 +130,22 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
     SpecId spec;
     if (i < finder_.copies) {
       if (trace_) trace_->ask_begin(*this, name, FinderKind::Proxy, i, finder_.copies);
-      uint64_t suppressed = counters_.suppressed;
+      const Counters before = counters_;
       spec = proxy_find_spec(name);
+      // Suppressed: this ask, and nothing nested in it, was answered by the fix.
+      const bool suppressed = counters_.asks == before.asks + 1 && counters_.suppressed == before.suppressed + 1;
       if (trace_)
         trace_->ask_end(*this, name, FinderKind::Proxy,
-                        spec != kNoSpec                         ? AskAnswer::Spec
-                        : counters_.suppressed != suppressed ? AskAnswer::Suppressed
-                                                               : AskAnswer::None);
+                        spec != kNoSpec ? AskAnswer::Spec : suppressed ? AskAnswer::Suppressed : AskAnswer::None);
+    } else if (!trace_) {
+      // BuiltinImporter and FrozenImporter answer None without touching
+      // anything, so the loop reaches PathFinder at index copies + 2 and ends.
+      SpecId spec = path_finder_find_spec(name, path);
+      if (spec != kNoSpec && !is_reload && sys_modules_.contains(name)) {
+        SpecId existing = modules_[sys_modules_.get(name)].spec;
+        return existing == kNoSpec ? spec : existing;
+      }
+      return spec;
     } else {
       int64_t which = i - finder_.copies;  // 0 BuiltinImporter, 1 FrozenImporter, 2 PathFinder
       auto kind = which == 0 ? FinderKind::Builtin : which == 1 ? FinderKind::Frozen : FinderKind::Path;
@@ -161,7 +171,11 @@ SpecId Engine::path_finder_find_spec(NameId name, PathRef path) {
     t = model_.tree_of_top[name];
   } else {
     if (path < 0) return kNoSpec;  // None or []
+    // A probe for a missing name asks again and again with the same path.
+    auto& cached = path_cache_[static_cast<size_t>(name)];
+    if (cached.first == path) return kNoSpec;
     t = model_.find_child(path, name);
+    if (t < 0) cached.first = path;
   }
   if (t < 0) return kNoSpec;
   LoaderId loader = new_loader(Loader{LoaderKind::Source, false, 0, t});

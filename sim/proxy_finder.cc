@@ -13,9 +13,9 @@ SpecId Engine::proxy_find_spec(NameId name) {
     ++counters_.suppressed;
     return kNoSpec;
   }
-  if (sets_.covers(names_, finder_.blocked, name))
+  if (covers(finder_.blocked, name))
     return _find_spec_for_specific_module(name, /*exec_enable=*/false, kMarkDisabled);
-  if (sets_.covers(names_, finder_.scope, name))
+  if (covers(finder_.scope, name))
     return _find_spec_for_specific_module(name, /*exec_enable=*/true, kMarkEnabled);
   if (!names_.is_torch(name)) return kNoSpec;
   if (called_by_module_marked(kMarkDisabled))
@@ -23,6 +23,16 @@ SpecId Engine::proxy_find_spec(NameId name) {
   if (!finder_.globally_enabled && !called_by_module_marked(kMarkEnabled))
     return cache_.contains(name) ? _find_spec_for_cached_torch_module(name) : kNoSpec;
   return _find_spec_for_torch_module(name);
+}
+
+bool Engine::covers(SetId set, NameId name) {
+  if (set == kEmptySet) return false;
+  if (static_cast<size_t>(set) >= covers_.size()) covers_.resize(static_cast<size_t>(set) + 1);
+  std::vector<int8_t>& row = covers_[static_cast<size_t>(set)];
+  if (row.empty()) row.assign(names_.size(), -1);
+  int8_t& v = row[static_cast<size_t>(name)];
+  if (v < 0) v = sets_.covers(names_, set, name) ? 1 : 0;
+  return v != 0;
 }
 
 // _is_called_by_module_with_specific_dunder_attr: any frame on the stack

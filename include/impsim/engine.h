@@ -184,6 +184,9 @@ class Engine {
 
   void count_event();
   void count_walk();
+  // SetTable::covers, remembered per (set, name): the scope and blocked
+  // tests run on every ask, against a handful of distinct sets.
+  bool covers(SetId set, NameId name);
   [[noreturn]] void raise(std::string type, std::string message);
 
   ModuleId new_module(NameId name, bool proxy, PathRef path, SpecId spec);
@@ -197,6 +200,8 @@ class Engine {
   Design design_;
   EngineLimits limits_;
   SetTable sets_;  // a copy: scope unions intern new sets while running
+  std::vector<std::vector<int8_t>> covers_;  // by SetId, by NameId: -1 unknown, 0, 1
+  std::vector<std::pair<PathRef, SpecId>> path_cache_;  // by NameId: PathFinder's last miss
 
   SysModules sys_modules_;
   TorchCache cache_;

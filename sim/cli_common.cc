@@ -11,12 +11,42 @@ void RunFlags::add(CLI::App* cmd, bool with_variant) {
   cmd->add_option("--set", sets, "Override a parameter, NAME=N (repeatable); setting the swept one runs that value only");
   if (with_variant)
     cmd->add_option("--variant", variants, "Run this variant (repeatable): before, after (default: the scenario's)");
+  cmd->add_option("--engine", engine,
+                  "step: replay every event (the reference); fast: answer asks seen before from memory, exact "
+                  "counts far past what stepping can reach (k = 20 and beyond)")
+      ->check(CLI::IsMember({"step", "fast"}))
+      ->capture_default_str();
   cmd->add_option("--max-events", run.limits.max_events, "Stop (exit 3) after this many simulated finder asks + toggles")
       ->capture_default_str();
-  cmd->add_option("--max-lookup-depth", run.limits.max_lookup_depth, "Stop (exit 3) past this lookup nesting")
-      ->capture_default_str();
+  // The depth limits bound the C++ stack too: 1000 is safe with 8 MiB of
+  // stack even under AddressSanitizer (docs/limits.md).
+  cmd->add_option("--max-lookup-depth", run.limits.max_lookup_depth, "Stop (exit 3) past this lookup nesting (1-1000)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
   cmd->add_option("--max-body-depth", run.limits.max_body_depth,
-                  "Stop (exit 3) past this nesting of module bodies and calls")
+                  "Stop (exit 3) past this nesting of module bodies and calls (1-1000)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--max-repeat", run.model_limits.max_repeat, "Stop (exit 3) when a \"repeat\" is larger")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-nest", run.model_limits.max_nest, "Stop (exit 3) when a guard's \"nest\" is larger")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{0}, int64_t{10000}));
+  cmd->add_option("--max-filler", run.model_limits.max_filler, "Stop (exit 3) when sys_modules.filler is larger")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+}
+
+void add_input_limits(CLI::App* cmd, InputLimits& limits) {
+  cmd->add_option("--max-file-bytes", limits.max_file_bytes, "Refuse (exit 3) a scenario file larger than this")
+      ->capture_default_str();
+  cmd->add_option("--max-json-depth", limits.max_json_depth, "Refuse (exit 3) JSON nested deeper than this (1-1000)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--max-tree-entries", limits.max_tree_entries, "Refuse (exit 3) a tree with more entries")
+      ->capture_default_str();
+  cmd->add_option("--max-name-length", limits.max_name_length, "Refuse (exit 3) a module name longer than this")
       ->capture_default_str();
 }
 
@@ -37,13 +67,17 @@ RunOptions RunFlags::options() const {
     }
   }
   o.variants = variants;
+  o.engine = engine == "fast" ? EngineKind::Fast : EngineKind::Step;
   return o;
 }
 
 int guarded(const std::string& file, const std::function<int()>& body) {
   try {
     return body();
-  } catch (const InputError& e) {
+  } catch (const InputLimitError& e) {
+    print_error(e.what());
+    return kExitLimit;
+} catch (const InputError& e) {
     print_error(e.what());
     return kExitInvalid;
   } catch (const ModelLimitError& e) {

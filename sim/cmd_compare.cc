@@ -6,6 +6,7 @@
 #include "impsim/cli.h"
 #include "impsim/compare.h"
 #include "impsim/loader.h"
+#include "impsim/report.h"
 
 namespace impsim::cli {
 
@@ -57,7 +58,7 @@ Action add_compare(CLI::App& app) {
       Scenario sc = load_scenario_file(st->file);
       ScenarioRun result = run_scenario(sc, options);
       Comparison c{&result, *baseline};
-      if (st->format == "json") std::cout << compare_json(c).dump(2) << "\n";
+      if (st->format == "json") std::cout << dump_json(compare_json(c)) << "\n";
       else std::cout << compare_text(c, st->format == "markdown" ? CompareFormat::Markdown : CompareFormat::Text);
       return result.limit_reached() ? kExitLimit : kExitOk;
     });

@@ -63,7 +63,7 @@ Action add_sweep(CLI::App& app) {
         out.close();
         if (!out) throw InputError("<command line>", {}, "", fmt::format("--svg {}: cannot write", st->svg));
       }
-      if (st->json) std::cout << report_json(result.run).dump(2) << "\n";
+      if (st->json) std::cout << dump_json(report_json(result.run)) << "\n";
       else std::cout << report_text(result.run);
       return result.run.exit_status();
     });

@@ -11,24 +11,24 @@ namespace impsim {
 
 using nlohmann::ordered_json;
 
-std::string ratio_text(uint64_t value, uint64_t baseline) {
+std::string ratio_text(Count value, Count baseline) {
   if (value == baseline) return "=";
   if (baseline == 0) return "n/a";
   if (value == 0) return "0";
   double r = static_cast<double>(value) / static_cast<double>(baseline);
   if (r > 1) return fmt::format("x{:.2f}", r);
   double inv = 1.0 / r;
-  return inv >= 100 ? "1/" + grouped(static_cast<uint64_t>(std::llround(inv))) : fmt::format("1/{:.2f}", inv);
+  return inv >= 100 ? "1/" + grouped(static_cast<Count>(std::llround(inv))) : fmt::format("1/{:.2f}", inv);
 }
 
 namespace {
 
 struct Row {
   std::string counter;
-  std::vector<uint64_t> values;  // per variant
+  std::vector<Count> values;  // per variant
 };
 
-uint64_t value_of(const VariantRun& r, const std::string& label, std::string_view counter) {
+Count value_of(const VariantRun& r, const std::string& label, std::string_view counter) {
   if (label.empty()) return counter_value(r.counters, counter);
   for (auto& [name, c] : r.labels)
     if (name == label) return counter_value(c, counter);
@@ -55,7 +55,7 @@ std::vector<Row> rows_of(const ScenarioRun& run, const std::vector<const Variant
     for (auto name : kCounterNames) {
       Row row{label.empty() ? std::string(name) : label + "." + std::string(name), {}};
       for (auto* r : block) row.values.push_back(value_of(*r, label, name));
-      bool all_zero = std::all_of(row.values.begin(), row.values.end(), [](uint64_t x) { return x == 0; });
+      bool all_zero = std::all_of(row.values.begin(), row.values.end(), [](Count x) { return x == 0; });
       if (!label.empty() && all_zero) continue;
       rows.push_back(std::move(row));
     }
@@ -169,7 +169,7 @@ ordered_json compare_json(const Comparison& c) {
       r["counter"] = row.counter;
       ordered_json values = ordered_json::object(), ratios = ordered_json::object();
       for (size_t v = 0; v < row.values.size(); ++v) {
-        values[variant_name(run.variants[v])] = row.values[v];
+        values[variant_name(run.variants[v])] = count_json(row.values[v]);
         if (row.values[base] != 0)
           ratios[variant_name(run.variants[v])] = static_cast<double>(row.values[v]) / static_cast<double>(row.values[base]);
         else

@@ -10,11 +10,12 @@ namespace {
 std::string repr(const std::string& s) { return "'" + s + "'"; }
 }  // namespace
 
-Engine::Engine(const Model& model, Variant variant, EngineLimits limits)
+Engine::Engine(const Model& model, Variant variant, EngineLimits limits, EngineKind kind)
     : model_(model),
       names_(model.names),
       variant_(variant),
       design_(design_of(variant)),
+      fast_(kind == EngineKind::Fast),
       limits_(limits),
       sets_(model.sets) {}
 
@@ -29,16 +30,19 @@ void Engine::count_event() {
 }
 
 ModuleId Engine::new_module(NameId name, bool proxy, PathRef path, SpecId spec) {
+  ++epoch_;
   modules_.push_back(Module{name, proxy, path, 0, spec, current_step(), nullptr});
   return static_cast<ModuleId>(modules_.size() - 1);
 }
 
 SpecId Engine::new_spec(NameId name, LoaderId loader, PathRef search) {
+  ++epoch_;
   specs_.push_back(Spec{name, loader, search});
   return static_cast<SpecId>(specs_.size() - 1);
 }
 
 LoaderId Engine::new_loader(Loader l) {
+  ++epoch_;
   loaders_.push_back(l);
   return static_cast<LoaderId>(loaders_.size() - 1);
 }
@@ -188,6 +192,7 @@ ModuleId Engine::module_from_spec(SpecId spec) {
   ModuleId m = create_module(specs_[spec].loader, spec);
   if (m == kNoModule) m = new_module(specs_[spec].name, false, kNoPath, spec);
   Module& mod = modules_[m];
+  ++epoch_;
   mod.spec = spec;
   if (mod.path == kNoPath && specs_[spec].search != kNoPath) mod.path = specs_[spec].search;
   return m;
@@ -230,6 +235,7 @@ void Engine::exec_module(LoaderId loader, ModuleId module) {
     case LoaderKind::Proxy:
       // Copies the paddle module's __dict__, its marks included.
       if (modules_[l.ref].marks) {
+        ++epoch_;
         modules_[module].marks |= modules_[l.ref].marks;
         modules_[module].marked_by = current_step();
       }
@@ -245,6 +251,7 @@ void Engine::exec_module(LoaderId loader, ModuleId module) {
         throw;
       }
       guard_exit(g);
+      ++epoch_;
       modules_[module].marks |= l.mark;
       modules_[module].marked_by = current_step();
       return;

@@ -66,7 +66,7 @@ class Compiler {
     }
     if (v > max)
       throw ModelLimitError{std::string(what), f.pointer,
-                            fmt::format("{} is {}; the limit is {}", what, v, max)};
+                            fmt::format("{} is {}; the limit is {} (--max-{})", what, v, max, what)};
     return v;
   }
 

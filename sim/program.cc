@@ -32,17 +32,21 @@ void Engine::run_body(ModuleId frame, const std::vector<CStep>& body, bool is_ca
                        {}};
   }
   frames_.push_back(frame);
+  const uint64_t outer_frames = frames_id_;
+  frames_id_ = ++next_frames_id_;
   NameId name = modules_[frame].name;
   if (trace_) trace_->body_begin(*this, name, is_call);
   try {
     run_steps(body);
   } catch (PyError&) {
     frames_.pop_back();
+    frames_id_ = outer_frames;
     --body_depth_;
     if (trace_) trace_->body_end(*this, name, is_call);
     throw;
   }
   frames_.pop_back();
+  frames_id_ = outer_frames;
   --body_depth_;
   if (trace_) trace_->body_end(*this, name, is_call);
 }
@@ -98,6 +102,7 @@ void Engine::run_step_once(const CStep& step) {
         break;
       case StepKind::Block:
         finder_.blocked = sets_.unite(finder_.blocked, step.block);
+        covers_.clear();
         break;
       case StepKind::Guard:
         run_guard_levels(step, 1);

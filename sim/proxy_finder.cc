@@ -3,10 +3,93 @@
 // enable_torch_proxy, disable_torch_proxy, use_torch_proxy_guard.
 #include "impsim/engine.h"
 
+#include <algorithm>
+
 namespace impsim {
 
-// TorchProxyMetaFinder.find_spec
+size_t Engine::MemoKeyHash::operator()(const MemoKey& k) const {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&](uint64_t x) { h = (h ^ x) * 1099511628211ull; };
+  mix(static_cast<uint64_t>(k.name));
+  mix(static_cast<uint64_t>(k.copies));
+  mix(static_cast<uint64_t>(k.scope));
+  mix(k.global);
+  mix(static_cast<uint64_t>(k.blocked));
+  mix(k.epoch);
+  mix(k.frames);
+  for (NameId n : k.resolving) mix(static_cast<uint64_t>(n));
+  return h;
+}
+
+Engine::MemoKey Engine::memo_key(NameId name) const {
+  MemoKey k{name, finder_.copies, finder_.scope, finder_.globally_enabled, finder_.blocked, epoch(), frames_id_,
+            finder_.resolving_list};
+  std::sort(k.resolving.begin(), k.resolving.end());
+  return k;
+}
+
+// The fast engine's ask. An ask is a function of the whole interpreter
+// state: the key holds every part an ask can read (the finder's copies,
+// scope, flag, blocked list and resolving set, the frame stack, and the
+// versions of sys.modules, the cache and every module, spec and loader). An
+// ask that left all of them as it found it, and raised nothing, changed only
+// the counters; when the same key comes again it is answered with those
+// deltas. Anything else (an import that ran a body, a torch module moved)
+// changes a version and is stepped.
 SpecId Engine::proxy_find_spec(NameId name) {
+  if (!fast_ || trace_) return proxy_find_spec_stepped(name);
+  MemoKey key = memo_key(name);
+  if (auto it = memo_.find(key); it != memo_.end()) {
+    const MemoValue& v = it->second;
+    if (depth_ + v.rel_depth <= static_cast<uint64_t>(limits_.max_lookup_depth)) {
+      ++memo_hits_;
+      Counters& c = counters_;
+      c.asks += v.delta.asks;
+      c.suppressed += v.delta.suppressed;
+      c.lookups += v.delta.lookups;
+      c.toggles += v.delta.toggles;
+      c.walks += v.delta.walks;
+      c.comparisons += v.delta.comparisons;
+      replayed_events_ += v.events;
+      if (v.rel_depth > 0) {
+        uint64_t deepest = depth_ + v.rel_depth;
+        if (deepest > c.max_depth) c.max_depth = deepest;
+        label_high_ = std::max(label_high_, deepest);
+        fast_high_ = std::max(fast_high_, deepest);
+      }
+      if (v.delta.walks > 0) {
+        uint64_t n = design_.indexed_walk ? sys_modules_.torch_count() : sys_modules_.size();
+        walk_peak_ = std::max(walk_peak_, n);
+      }
+      if (v.moved_copies) {
+        ++copies_moves_;
+        copies_changed_by_ = current_step();
+      }
+      return v.result;
+    }
+  }
+  const Counters start = counters_;
+  const Count start_events = events();
+  const uint64_t start_moves = copies_moves_;
+  const uint64_t saved_high = fast_high_;
+  fast_high_ = depth_;
+  SpecId result = proxy_find_spec_stepped(name);  // an exception skips the memo
+  const uint64_t rel_depth = fast_high_ - depth_;
+  fast_high_ = std::max(saved_high, fast_high_);
+  if (memo_key(name) == key) {
+    MemoValue v{};
+    v.delta.add_delta(counters_, start);
+    v.events = events() - start_events;
+    v.rel_depth = rel_depth;
+    v.moved_copies = copies_moves_ != start_moves;
+    v.result = result;
+    memo_.emplace(std::move(key), v);
+  }
+  return result;
+}
+
+// TorchProxyMetaFinder.find_spec
+SpecId Engine::proxy_find_spec_stepped(NameId name) {
   ++counters_.asks;
   count_event();
   if (design_.resolving_fix && finder_.resolving[name]) {
@@ -23,6 +106,17 @@ SpecId Engine::proxy_find_spec(NameId name) {
   if (!finder_.globally_enabled && !called_by_module_marked(kMarkEnabled))
     return cache_.contains(name) ? _find_spec_for_cached_torch_module(name) : kNoSpec;
   return _find_spec_for_torch_module(name);
+}
+
+void Engine::resolving_add(NameId name) {
+  finder_.resolving[name] = 1;
+  finder_.resolving_list.push_back(name);
+}
+
+void Engine::resolving_discard(NameId name) {
+  finder_.resolving[name] = 0;
+  auto& l = finder_.resolving_list;
+  l.erase(std::find(l.begin(), l.end(), name));
 }
 
 bool Engine::covers(SetId set, NameId name) {
@@ -50,6 +144,7 @@ SpecId Engine::_find_spec_for_specific_module(NameId name, bool exec_enable, uin
   ++depth_;
   if (depth_ > counters_.max_depth) counters_.max_depth = depth_;
   if (depth_ > label_high_) label_high_ = depth_;
+  if (depth_ > fast_high_) fast_high_ = depth_;
   if (depth_ > static_cast<uint64_t>(limits_.max_lookup_depth))
     throw LimitReached{"lookup-depth",
                        "lookups nested " + std::to_string(depth_) + " deep; raise it with --max-lookup-depth", {}};
@@ -58,14 +153,14 @@ SpecId Engine::_find_spec_for_specific_module(NameId name, bool exec_enable, uin
   GuardEntry g = guard_enter(false, std::nullopt);
   SpecId spec;
   try {
-    if (fix) finder_.resolving[name] = 1;
+    if (fix) resolving_add(name);
     try {
       spec = find_spec(name);
     } catch (PyError&) {
-      if (fix) finder_.resolving[name] = 0;
+      if (fix) resolving_discard(name);
       throw;
     }
-    if (fix) finder_.resolving[name] = 0;
+    if (fix) resolving_discard(name);
     if (spec != kNoSpec) {
       LoaderId original = specs_[spec].loader;
       specs_[spec].loader = new_loader(Loader{LoaderKind::Specific, exec_enable, mark, original});
@@ -140,6 +235,7 @@ void Engine::enable(std::optional<SetId> scope) {
   _modify_scope(scope);
   if (!design_.idempotent_enable || finder_.copies == 0) {
     ++finder_.copies;
+    ++copies_moves_;
     copies_changed_by_ = current_step();
   }
   if (trace_) trace_->toggle(*this, true, last_walk_, finder_.copies);
@@ -150,6 +246,7 @@ void Engine::enable(std::optional<SetId> scope) {
 void Engine::disable() {
   if (finder_.copies == 0) return;  // only a warning
   finder_.copies = design_.disable_all ? 0 : finder_.copies - 1;
+  ++copies_moves_;
   copies_changed_by_ = current_step();
   count_walk();
   sys_modules_.for_each_torch([&](NameId n) {

@@ -5,16 +5,36 @@ namespace impsim {
 using nlohmann::ordered_json;
 
 namespace {
+constexpr std::string_view kBigCount = "\u0001count:";
+}  // namespace
+
+ordered_json count_json(Count n) {
+  if (n <= UINT64_MAX) return static_cast<uint64_t>(n);
+  return std::string(kBigCount) + count_text(n);
+}
+
+std::string dump_json(const ordered_json& j) {
+  std::string text = j.dump(2);
+  // nlohmann escapes U+0001 as \u0001: replace "\u0001count:DIGITS" by DIGITS.
+  const std::string marker = "\"\\u0001count:";
+  for (size_t at = text.find(marker); at != std::string::npos; at = text.find(marker, at)) {
+    size_t end = text.find('"', at + marker.size());
+    text.replace(at, end + 1 - at, text.substr(at + marker.size(), end - at - marker.size()));
+  }
+  return text;
+}
+
+namespace {
 
 ordered_json counters_json(const Counters& c) {
   ordered_json j;
-  j["asks"] = c.asks;
-  j["suppressed"] = c.suppressed;
-  j["lookups"] = c.lookups;
-  j["toggles"] = c.toggles;
-  j["walks"] = c.walks;
-  j["comparisons"] = c.comparisons;
-  j["max_depth"] = c.max_depth;
+  j["asks"] = count_json(c.asks);
+  j["suppressed"] = count_json(c.suppressed);
+  j["lookups"] = count_json(c.lookups);
+  j["toggles"] = count_json(c.toggles);
+  j["walks"] = count_json(c.walks);
+  j["comparisons"] = count_json(c.comparisons);
+  j["max_depth"] = count_json(c.max_depth);
   return j;
 }
 
@@ -58,7 +78,7 @@ ordered_json report_json(const ScenarioRun& run) {
     jr["outcome"] = outcome;
     ordered_json ex = ordered_json::array();
     for (auto& e : r.expectations)
-      ex.push_back({{"counter", e.counter}, {"expected", e.expected}, {"actual", e.actual}, {"ok", e.ok}});
+      ex.push_back({{"counter", e.counter}, {"expected", e.expected}, {"actual", count_json(e.actual)}, {"ok", e.ok}});
     jr["expectations"] = ex;
     if (!r.verdict.empty()) jr["verdict"] = r.verdict;
     if (r.verdict_expected)

@@ -6,22 +6,13 @@
 
 namespace impsim {
 
-std::string grouped(uint64_t n) {
-  std::string s = std::to_string(n);
+std::string grouped(Count n) {
+  std::string s = count_text(n);
   for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
   return s;
 }
 
 namespace {
-
-uint64_t value_of(const VariantRun& r, const std::string& counter) {
-  auto dot = counter.find('.');
-  if (dot == std::string::npos) return counter_value(r.counters, counter);
-  std::string label = counter.substr(0, dot);
-  for (auto& [name, c] : r.labels)
-    if (name == label) return counter_value(c, counter.substr(dot + 1));
-  return 0;
-}
 
 std::string table(const std::vector<std::vector<std::string>>& rows) {
   std::vector<size_t> width;
@@ -94,7 +85,7 @@ std::string report_text(const ScenarioRun& run) {
         std::vector<std::string> line{fmt::format("{}, {}", row.title, variant_name(run.variants[v]))};
         for (size_t s = 0; s < nsweep; ++s) {
           const VariantRun& r = run_at(s, v);
-          line.push_back(r.limit ? "limit" : std::to_string(value_of(r, row.counter)));
+          line.push_back(r.limit ? "limit" : count_text(counter_of(r, row.counter)));
         }
         t.push_back(line);
       }
@@ -108,11 +99,11 @@ std::string report_text(const ScenarioRun& run) {
     auto add_rows = [&](const std::string& prefix, auto get) {
       for (auto name : kCounterNames) {
         std::vector<std::string> line{prefix + std::string(name)};
-        std::vector<uint64_t> vals;
+        std::vector<Count> vals;
         for (size_t v = 0; v < nv; ++v) vals.push_back(get(run_at(0, v), std::string(name)));
         // A labelled step's all-zero counters say nothing: leave them out.
-        if (!prefix.empty() && std::all_of(vals.begin(), vals.end(), [](uint64_t x) { return x == 0; })) continue;
-        for (uint64_t x : vals) line.push_back(grouped(x));
+        if (!prefix.empty() && std::all_of(vals.begin(), vals.end(), [](Count x) { return x == 0; })) continue;
+        for (Count x : vals) line.push_back(grouped(x));
         if (nv == 2) {
           if (vals[1] == 0 || vals[0] == 0) line.push_back(vals[0] == vals[1] ? "-" : "n/a");
           else line.push_back(fmt::format("{:.2f}x", static_cast<double>(vals[0]) / static_cast<double>(vals[1])));
@@ -122,7 +113,7 @@ std::string report_text(const ScenarioRun& run) {
     };
     add_rows("", [](const VariantRun& r, const std::string& c) { return counter_value(r.counters, c); });
     for (const std::string& label : sc.labels)
-      add_rows(label + ".", [&](const VariantRun& r, const std::string& c) { return value_of(r, label + "." + c); });
+      add_rows(label + ".", [&](const VariantRun& r, const std::string& c) { return counter_of(r, label + "." + c); });
     out += table(t);
   }
 

@@ -19,6 +19,15 @@ bool Outcome::operator==(const Outcome& o) const {
          same_error(error, o.error);
 }
 
+Count counter_of(const VariantRun& r, const std::string& counter) {
+  auto dot = counter.find('.');
+  if (dot == std::string::npos) return counter_value(r.counters, counter);
+  std::string label = counter.substr(0, dot);
+  for (auto& [name, c] : r.labels)
+    if (name == label) return counter_value(c, counter.substr(dot + 1));
+  return 0;
+}
+
 Outcome outcome_of(const Engine& engine) {
   Outcome out;
   const Model& model = engine.model();
@@ -168,7 +177,7 @@ ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options) {
     Model model = compile_model(sc, params, options.model_limits);
     size_t first = out.runs.size();
     for (Variant variant : out.variants) {
-      Engine engine(model, variant, options.limits);
+      Engine engine(model, variant, options.limits, options.engine);
       auto t0 = std::chrono::steady_clock::now();
       engine.run();
       auto t1 = std::chrono::steady_clock::now();
@@ -182,6 +191,7 @@ ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options) {
       r.outcome = outcome_of(engine);
       r.limit = engine.limit();
       r.events = engine.events();
+      r.memo_hits = engine.memo_hits();
       r.peak_modules = engine.walk_peak();
       r.seconds = std::chrono::duration<double>(t1 - t0).count();
       if (r.expect_index) {
@@ -189,14 +199,7 @@ ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options) {
           if (e.variant != variant_name(variant)) continue;
           size_t idx = e.values.size() == 1 ? 0 : *r.expect_index;
           if (!e.values[idx]) continue;
-          uint64_t actual;
-          if (auto dot = e.counter.find('.'); dot != std::string::npos) {
-            std::string label = e.counter.substr(0, dot);
-            auto it = std::find_if(r.labels.begin(), r.labels.end(), [&](auto& p) { return p.first == label; });
-            actual = counter_value(it->second, e.counter.substr(dot + 1));
-          } else {
-            actual = counter_value(r.counters, e.counter);
-          }
+          Count actual = counter_of(r, e.counter);
           r.expectations.push_back({e.counter, *e.values[idx], actual, actual == *e.values[idx]});
         }
       }

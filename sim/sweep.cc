@@ -139,14 +139,6 @@ SweepResult run_sweep(const Scenario& sc, const SweepOptions& options) {
 
 namespace {
 
-uint64_t value_of(const VariantRun& r, const std::string& counter) {
-  auto dot = counter.find('.');
-  if (dot == std::string::npos) return counter_value(r.counters, counter);
-  std::string label = counter.substr(0, dot);
-  for (auto& [name, c] : r.labels)
-    if (name == label) return counter_value(c, counter.substr(dot + 1));
-  return 0;
-}
 
 }  // namespace
 
@@ -176,7 +168,7 @@ ChartSpec sweep_chart(const SweepResult& result) {
       for (size_t i = 0; i < run.sweep_values.size(); ++i) {
         const VariantRun& vr = run.runs[i * nv + v];
         if (vr.limit) s.values.push_back(std::nullopt);
-        else s.values.push_back(value_of(vr, rows[r].counter));
+        else s.values.push_back(static_cast<uint64_t>(counter_of(vr, rows[r].counter)));
       }
       spec.series.push_back(std::move(s));
     }

@@ -41,6 +41,8 @@ void SysModules::unlink(NameId n) {
 }
 
 void SysModules::set(NameId n, ModuleId m) {
+  if (module_[n] == m) return;  // sys.modules[n] = the same object: nothing changes
+  ++version_;
   if (module_[n] == kNoModule) {
     link(n);
     ++count_;
@@ -50,12 +52,15 @@ void SysModules::set(NameId n, ModuleId m) {
 
 void SysModules::erase(NameId n) {
   if (module_[n] == kNoModule) return;
+  ++version_;
   unlink(n);
   module_[n] = kNoModule;
   --count_;
 }
 
 void SysModules::move_to_end(NameId n) {
+  if (tail_ == n) return;
+  ++version_;
   unlink(n);
   link(n);
 }

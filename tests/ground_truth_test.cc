@@ -7,18 +7,6 @@ using namespace impsim;
 
 namespace {
 
-const char* kProbe = R"({
-  "impsim": 1, "params": {"k": 1},
-  "sys_modules": {"preloaded": ["numpy"], "filler": 200},
-  "tree": {"pkg": {"package": true}},
-  "program": [
-    {"nest": "$k", "guard": {"enable": true, "scope": ["pkg", "other{i}"]}, "body": [
-      {"import": "pkg"},
-      {"find_spec": "pkg.missing", "label": "probe"}
-    ]}
-  ]
-})";
-
 const char* kChain = R"({
   "impsim": 1, "params": {"k": 1},
   "tree": {
@@ -48,7 +36,7 @@ TEST_CASE("MODEL.md table 1: one probe for a missing submodule under k copies") 
     CAPTURE(row.k);
     RunOptions o;
     o.overrides["k"] = row.k;
-    auto r = test::run_json(kProbe, o);
+    auto r = test::run_json(test::kProbeScenario, o);
     const Counters& b = test::variant_run(r->run, Variant::Before).labels[0].second;
     const Counters& a = test::variant_run(r->run, Variant::After).labels[0].second;
     CHECK(b.lookups == row.lookups_b);
@@ -66,7 +54,7 @@ TEST_CASE("MODEL.md table 1: one probe for a missing submodule under k copies") 
 TEST_CASE("MODEL.md: k = 7 gives 13,699 lookups and 27,398 walks before") {
   RunOptions o;
   o.overrides["k"] = 7;
-  auto r = test::run_json(kProbe, o);
+  auto r = test::run_json(test::kProbeScenario, o);
   const Counters& b = test::variant_run(r->run, Variant::Before).labels[0].second;
   CHECK(b.lookups == 13699);
   CHECK(b.walks == 27398);
@@ -79,7 +67,7 @@ TEST_CASE("MODEL.md: lookups(k) = k x (lookups(k-1) + 1) before, k after") {
     CAPTURE(k);
     RunOptions o;
     o.overrides["k"] = k;
-    auto r = test::run_json(kProbe, o);
+    auto r = test::run_json(test::kProbeScenario, o);
     CHECK(test::variant_run(r->run, Variant::Before).labels[0].second.lookups == expected);
     CHECK(test::variant_run(r->run, Variant::After).labels[0].second.lookups == static_cast<uint64_t>(k));
   }

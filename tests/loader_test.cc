@@ -66,7 +66,8 @@ TEST_CASE("JSON nested thousands of levels deep is refused, not a stack overflow
                      std::string(100000, ']') + "}";
   std::string path = test::write_temp("deep.json", deep);
   test::Command r = test::impsim("run " + path);
-  CHECK(r.status == 2);
+  CHECK(r.status == 3);  // a limit (--max-json-depth), docs/limits.md
+  CHECK(r.out.find("limit max-json-depth reached") != std::string::npos);
   CHECK(r.out.find("nested deeper than") != std::string::npos);
 }
 

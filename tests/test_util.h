@@ -2,7 +2,10 @@
 // impsim binary and capture what it prints.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <filesystem>
+#include <vector>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -15,6 +18,29 @@
 #include "impsim/run.h"
 
 namespace impsim::test {
+
+// MODEL.md's first program: k nested scoped guards, then one probe for a
+// missing submodule of the scoped package (labelled "probe").
+inline constexpr const char* kProbeScenario = R"({
+  "impsim": 1, "params": {"k": 1},
+  "sys_modules": {"preloaded": ["numpy"], "filler": 200},
+  "tree": {"pkg": {"package": true}},
+  "program": [
+    {"nest": "$k", "guard": {"enable": true, "scope": ["pkg", "other{i}"]}, "body": [
+      {"import": "pkg"},
+      {"find_spec": "pkg.missing", "label": "probe"}
+    ]}
+  ]
+})";
+
+// Every scenario shipped under scenarios/, sorted.
+inline std::vector<std::string> shipped_scenarios() {
+  std::vector<std::string> out;
+  for (auto& e : std::filesystem::recursive_directory_iterator(std::string(IMPSIM_SOURCE_DIR) + "/scenarios"))
+    if (e.path().extension() == ".json") out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
 struct Ran {
   Scenario scenario;

@@ -24,6 +24,7 @@ using Action = std::function<int()>;
 struct RunFlags {
   std::vector<std::string> sets;
   std::vector<std::string> variants;
+  std::string engine = "step";
   RunOptions run;
   void add(CLI::App* cmd, bool with_variant = true);
   RunOptions options() const;  // throws InputError for a bad --set

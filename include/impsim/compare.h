@@ -21,6 +21,6 @@ std::string compare_text(const Comparison& c, CompareFormat format);
 nlohmann::ordered_json compare_json(const Comparison& c);
 
 // "x1.50", "1/2,494", "=", "0", "n/a": a counter against the baseline's.
-std::string ratio_text(uint64_t value, uint64_t baseline);
+std::string ratio_text(Count value, Count baseline);
 
 }  // namespace impsim

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "impsim/counters.h"
@@ -19,6 +20,11 @@
 
 namespace impsim {
 
+
+// step: every event replayed (the reference). fast: an ask whose whole state
+// was seen before, and which then changed nothing but the counters, is
+// answered from memory with its counter deltas (docs/performance.md).
+enum class EngineKind { Step, Fast };
 
 struct EngineLimits {
   uint64_t max_events = 500'000'000;  // finder asks + toggles
@@ -93,6 +99,7 @@ struct FinderState {
   bool globally_enabled = false;
   SetId blocked = kEmptySet;
   std::vector<char> resolving;  // the fix's _resolving_names, by NameId
+  std::vector<NameId> resolving_list;  // the same names, in the order they were added
 };
 
 // What a guard remembered on entry, for its exit.
@@ -110,7 +117,7 @@ struct LabelTotals {
 
 class Engine {
  public:
-  Engine(const Model& model, Variant variant, EngineLimits limits = {});
+  Engine(const Model& model, Variant variant, EngineLimits limits = {}, EngineKind kind = EngineKind::Step);
 
   // Runs the program. Returns normally, or with error/limit set.
   void run();
@@ -126,7 +133,11 @@ class Engine {
   const FinderState& finder() const { return finder_; }
   const Module& module(ModuleId m) const { return modules_[m]; }
   const Model& model() const { return model_; }
-  uint64_t events() const { return events_; }
+  // Simulated events (asks + toggles), replayed ones included.
+  Count events() const { return events_ + replayed_events_; }
+  // Fast engine: asks answered from memory, and how many states it remembers.
+  uint64_t memo_hits() const { return memo_hits_; }
+  size_t memo_size() const { return memo_.size(); }
   uint64_t walk_peak() const { return walk_peak_; }
   uint64_t lookup_depth() const { return depth_; }
   // The innermost step that last changed the number of copies in sys.meta_path.
@@ -153,8 +164,9 @@ class Engine {
   SpecId path_finder_find_spec(NameId name, PathRef path);
 
   // --- The proxy finder (python/paddle/compat/proxy.py) ------------------
-  // TorchProxyMetaFinder.find_spec: one ask.
+  // TorchProxyMetaFinder.find_spec: one ask (the fast engine's memo first).
   SpecId proxy_find_spec(NameId name);
+  SpecId proxy_find_spec_stepped(NameId name);
   // _find_spec_for_specific_module: one lookup.
   SpecId _find_spec_for_specific_module(NameId name, bool exec_enable, uint8_t mark);
   SpecId _find_spec_for_cached_torch_module(NameId name);
@@ -187,7 +199,34 @@ class Engine {
   // SetTable::covers, remembered per (set, name): the scope and blocked
   // tests run on every ask, against a handful of distinct sets.
   bool covers(SetId set, NameId name);
+  void resolving_add(NameId name);
+  void resolving_discard(NameId name);
   [[noreturn]] void raise(std::string type, std::string message);
+
+  // The fast engine's memo of pure asks.
+  struct MemoKey {
+    NameId name;
+    int64_t copies;
+    SetId scope;
+    bool global;
+    SetId blocked;
+    uint64_t epoch;         // engine + sys.modules + cache versions
+    uint64_t frames;        // identity of the frame stack
+    std::vector<NameId> resolving;  // sorted
+    bool operator==(const MemoKey&) const = default;
+  };
+  struct MemoKeyHash {
+    size_t operator()(const MemoKey& k) const;
+  };
+  struct MemoValue {
+    Counters delta;
+    Count events;
+    uint64_t rel_depth;  // deepest lookup nesting below the ask
+    bool moved_copies;   // the number of copies changed (and came back) inside
+    SpecId result;
+  };
+  MemoKey memo_key(NameId name) const;
+  uint64_t epoch() const { return epoch_ + sys_modules_.version() + cache_.version(); }
 
   ModuleId new_module(NameId name, bool proxy, PathRef path, SpecId spec);
   SpecId new_spec(NameId name, LoaderId loader, PathRef search);
@@ -198,6 +237,15 @@ class Engine {
   TraceSink* trace_ = nullptr;
   Variant variant_;
   Design design_;
+  bool fast_;
+  std::unordered_map<MemoKey, MemoValue, MemoKeyHash> memo_;
+  uint64_t memo_hits_ = 0;
+  Count replayed_events_ = 0;
+  uint64_t epoch_ = 0;          // bumped by every change of modules, specs, loaders, marks
+  uint64_t frames_id_ = 0;      // identity of the current frame stack
+  uint64_t next_frames_id_ = 0;
+  uint64_t fast_high_ = 0;      // deepest lookup since the innermost memo recording began
+  uint64_t copies_moves_ = 0;   // times the number of copies changed
   EngineLimits limits_;
   SetTable sets_;  // a copy: scope unions intern new sets while running
   std::vector<std::vector<int8_t>> covers_;  // by SetId, by NameId: -1 unknown, 0, 1

@@ -21,8 +21,18 @@ class InputError : public std::runtime_error {
   const std::string message;
 };
 
+// A scenario past one of the InputLimits (exit status 3): `limit` is the
+// flag's name without dashes ("max-file-bytes", "max-json-depth",
+// "max-tree-entries", "max-name-length").
+class InputLimitError : public InputError {
+ public:
+  InputLimitError(std::string limit, std::string file, SourcePos pos, std::string pointer, std::string message);
+  const std::string limit;
+};
+
 // Hard bounds on what a scenario may ask for, so that no input can make the
 // engine allocate without limit or overflow the C++ stack.
+// Each has a command-line flag of the same name (--max-file-bytes, ...).
 struct InputLimits {
   size_t max_file_bytes = 16u << 20;
   int max_json_depth = 256;

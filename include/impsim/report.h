@@ -13,6 +13,12 @@ nlohmann::ordered_json report_json(const ScenarioRun& run);
 std::string report_text(const ScenarioRun& run);
 
 // 13699 -> "13,699"
-std::string grouped(uint64_t n);
+std::string grouped(Count n);
+
+// A count as JSON: a number. Past 2^64 nlohmann cannot hold it, so it
+// becomes a placeholder that dump_json() writes back as exact digits.
+nlohmann::ordered_json count_json(Count n);
+// j.dump(2), with every count written exactly.
+std::string dump_json(const nlohmann::ordered_json& j);
 
 }  // namespace impsim

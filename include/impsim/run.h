@@ -19,12 +19,13 @@ struct RunOptions {
   std::vector<std::string> variants;  // --variant; empty: the scenario's
   EngineLimits limits;
   ModelLimits model_limits;
+  EngineKind engine = EngineKind::Step;
 };
 
 struct ExpectationResult {
   std::string counter;
   uint64_t expected = 0;
-  uint64_t actual = 0;
+  Count actual = 0;
   bool ok = false;
 };
 
@@ -58,7 +59,8 @@ struct VariantRun {
   std::optional<std::string> verdict_expected;
   std::string verdict;  // "identical" or "differs" (empty for the first variant)
   std::optional<LimitReached> limit;
-  uint64_t events = 0;
+  Count events = 0;
+  uint64_t memo_hits = 0;      // fast engine: asks answered from memory
   uint64_t peak_modules = 0;   // largest len(sys.modules) a walk saw
   double seconds = 0;          // engine time
 };
@@ -81,6 +83,10 @@ struct ScenarioRun {
 
 // Throws InputError (bad --set or --variant) or ModelLimitError.
 ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options);
+
+// A counter of a run by name: a total ("lookups") or a labelled step's
+// share ("probe.lookups"); 0 for a label the run does not have.
+Count counter_of(const VariantRun& r, const std::string& counter);
 
 // Outcome of one finished engine.
 Outcome outcome_of(const Engine& engine);

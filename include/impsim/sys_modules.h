@@ -32,6 +32,8 @@ class SysModules {
   uint64_t torch_count() const { return torch_count_; }
   // Names in dict order, filler left out.
   std::vector<NameId> names() const;
+  // Bumped by every change: equal versions mean an identical dict.
+  uint64_t version() const { return version_; }
 
   // Calls f(name) for each torch name in dict order; f may erase that name.
   template <class F>
@@ -51,6 +53,7 @@ class SysModules {
   int64_t filler_ = 0;
   uint64_t count_ = 0;
   uint64_t torch_count_ = 0;
+  uint64_t version_ = 0;
   std::vector<ModuleId> module_;
   std::vector<NameId> prev_, next_, torch_prev_, torch_next_;
   NameId head_ = kNoName, tail_ = kNoName, torch_head_ = kNoName, torch_tail_ = kNoName;
@@ -65,14 +68,18 @@ class TorchCache {
   bool contains(NameId n) const { return module_[n] != kNoModule; }
   ModuleId get(NameId n) const { return module_[n]; }
   void set(NameId n, ModuleId m) {
+    if (module_[n] == m) return;
     if (module_[n] == kNoModule) order_.push_back(n);
     module_[n] = m;
+    ++version_;
   }
+  uint64_t version() const { return version_; }
   const std::vector<NameId>& order() const { return order_; }
 
  private:
   std::vector<ModuleId> module_;
   std::vector<NameId> order_;
+  uint64_t version_ = 0;
 };
 
 }  // namespace impsim

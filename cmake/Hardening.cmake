@@ -1,0 +1,19 @@
+# Build options for hostile-input work (docs/limits.md, docs/fuzzing.md).
+#   IMPSIM_SANITIZE=ON  everything built with AddressSanitizer + UBSan
+#   IMPSIM_FUZZ=ON      clang only: also the libFuzzer target fuzz_scenario
+# Included before any target is defined, so the flags reach every target.
+option(IMPSIM_SANITIZE "Build everything with -fsanitize=address,undefined" OFF)
+option(IMPSIM_FUZZ "Build the libFuzzer target fuzz/fuzz_scenario (clang only)" OFF)
+
+if(IMPSIM_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "IMPSIM_FUZZ=ON needs clang: configure with -DCMAKE_CXX_COMPILER=clang++")
+  endif()
+  set(IMPSIM_SANITIZE ON)
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()
+
+if(IMPSIM_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined -fno-sanitize-recover=undefined)
+endif()

@@ -1,0 +1,37 @@
+// The same scenario and flags print the same bytes on every run, as text and
+// as JSON: every shipped scenario, run twice by the real binary.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <map>
+
+#include "test_util.h"
+
+using namespace impsim;
+
+TEST_CASE("every shipped scenario prints identical bytes twice, text and JSON") {
+  int seen = 0;
+  for (auto& e : std::filesystem::recursive_directory_iterator(std::string(IMPSIM_SOURCE_DIR) + "/scenarios")) {
+    if (e.path().extension() != ".json") continue;
+    ++seen;
+    std::string path = e.path().string();
+    CAPTURE(path);
+    for (const char* flags : {"", " --json"}) {
+      CAPTURE(flags);
+      test::Command a = test::impsim("run " + path + flags);
+      test::Command b = test::impsim("run " + path + flags);
+      CHECK(a.status == b.status);
+      CHECK(!a.out.empty());
+      CHECK(a.out == b.out);
+    }
+  }
+  CHECK(seen >= 6);
+}
+
+TEST_CASE("the bad inputs' messages are deterministic too") {
+  std::string dir = std::string(IMPSIM_SOURCE_DIR) + "/tests/bad/";
+  for (const char* f : {"json_syntax.json", "duplicate_key.json", "unknown_step.json", "body_depth_limit.json"}) {
+    CAPTURE(f);
+    CHECK(test::impsim(std::string("run ") + dir + f).out == test::impsim(std::string("run ") + dir + f).out);
+  }
+}

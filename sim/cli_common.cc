@@ -27,6 +27,12 @@ void RunFlags::add(CLI::App* cmd, bool with_variant) {
                   "Stop (exit 3) past this nesting of module bodies and calls (1-1000)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
+  cmd->add_option("--max-guard-depth", run.limits.max_guard_depth,
+                  "Stop (exit 3) past this many guards open at once, nest levels included (1-10000)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 10000));
+  cmd->add_option("--max-steps", run.limits.max_steps, "Stop (exit 3) after this many scenario steps (repeats counted)")
+      ->capture_default_str();
   cmd->add_option("--max-repeat", run.model_limits.max_repeat, "Stop (exit 3) when a \"repeat\" is larger")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);

@@ -17,6 +17,7 @@ Action add_compare(CLI::App& app) {
     std::string baseline = "before";
     std::string format = "text";
     RunFlags flags;
+    InputLimits input;
   };
   auto st = std::make_shared<State>();
   auto* cmd = app.add_subcommand("compare", "Compare finder designs on one scenario: counters, ratios, outcome verdicts");
@@ -27,6 +28,7 @@ Action add_compare(CLI::App& app) {
       ->check(CLI::IsMember({"text", "markdown", "json"}))
       ->capture_default_str();
   st->flags.add(cmd, /*with_variant=*/false);
+  add_input_limits(cmd, st->input);
   cmd->footer(
       "Examples:\n"
       "  impsim compare scenarios/seed_incident.json\n"
@@ -55,7 +57,7 @@ Action add_compare(CLI::App& app) {
                          fmt::format("--baseline {}: unknown design; expected one of: {}", st->baseline, variant_list()));
       if (std::find(names.begin(), names.end(), st->baseline) == names.end()) names.insert(names.begin(), st->baseline);
       options.variants = names;
-      Scenario sc = load_scenario_file(st->file);
+      Scenario sc = load_scenario_file(st->file, st->input);
       ScenarioRun result = run_scenario(sc, options);
       Comparison c{&result, *baseline};
       if (st->format == "json") std::cout << dump_json(compare_json(c)) << "\n";

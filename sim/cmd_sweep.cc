@@ -22,6 +22,7 @@ Action add_sweep(CLI::App& app) {
     std::string svg;
     bool json = false;
     RunFlags flags;
+    InputLimits input;
   };
   auto st = std::make_shared<State>();
   auto* cmd = app.add_subcommand("sweep", "Run a scenario over the values of one parameter; print the table, chart it");
@@ -34,6 +35,7 @@ Action add_sweep(CLI::App& app) {
   cmd->add_option("--svg", st->svg, "Also write an SVG line chart (log-scale y, one line per variant) to this file");
   cmd->add_flag("--json", st->json, "Print the JSON report of docs/scenario-format.md instead of the table");
   st->flags.add(cmd);
+  add_input_limits(cmd, st->input);
   cmd->footer(
       "The scenario's own expectations are checked at the values its sweep shares with these.\n\n"
       "Examples:\n"
@@ -48,7 +50,7 @@ Action add_sweep(CLI::App& app) {
       o.values = parse_sweep_values(st->values);
       o.counters = st->counters;
       o.run = st->flags.options();
-      Scenario sc = load_scenario_file(st->file);
+      Scenario sc = load_scenario_file(st->file, st->input);
       const bool tty = isatty(STDERR_FILENO) != 0;
       if (tty)
         o.progress = [&](size_t i, size_t n, int64_t v) {

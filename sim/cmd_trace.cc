@@ -19,6 +19,7 @@ Action add_trace(CLI::App& app) {
     uint64_t max_nodes = 300;
     std::string output;
     RunFlags flags;
+    InputLimits input;
   };
   auto st = std::make_shared<State>();
   auto* cmd = app.add_subcommand("trace", "Run a scenario once per variant and show every step of the resolution");
@@ -36,6 +37,7 @@ Action add_trace(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("-o,--output", st->output, "Write to this file instead of standard output");
   st->flags.add(cmd);
+  add_input_limits(cmd, st->input);
   cmd->footer(
       "The scenario runs at its default parameters (its sweep is not run); --set picks others.\n"
       "chrome and importtime use a simulated clock: one tick per name a sys.modules walk examines\n"
@@ -53,7 +55,7 @@ Action add_trace(CLI::App& app) {
       topt.format = *parse_trace_format(st->format);
       topt.max_lines = st->max_lines;
       topt.max_nodes = st->max_nodes;
-      Scenario sc = load_scenario_file(st->file);
+      Scenario sc = load_scenario_file(st->file, st->input);
       if (st->output.empty()) return write_trace(std::cout, sc, options, topt).status;
       std::ofstream out(st->output, std::ios::binary);
       if (!out) throw InputError("<command line>", {}, "", fmt::format("-o {}: cannot open for writing", st->output));

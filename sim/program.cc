@@ -66,6 +66,11 @@ void Engine::run_step(const CStep& step) {
 }
 
 void Engine::run_step_once(const CStep& step) {
+  // Steps that cost no event (a repeated disable, say) still take time and
+  // memory (a labelled step's results): they have a bound of their own.
+  if (++steps_run_ > limits_.max_steps)
+    throw LimitReached{"max-steps",
+                       fmt::format("{} scenario steps run; raise it with --max-steps", limits_.max_steps), {}};
   Counters start;
   uint64_t saved_high = 0;
   if (step.label >= 0) {
@@ -134,15 +139,25 @@ void Engine::run_guard_levels(const CStep& step, int64_t level) {
     run_steps(step.body);
     return;
   }
+  // Each open guard is a C++ frame here: guards nested in guards multiply.
+  if (++guard_depth_ > limits_.max_guard_depth) {
+    --guard_depth_;
+    throw LimitReached{"guard-depth",
+                       fmt::format("{} guards open at once (nest levels included); raise it with --max-guard-depth",
+                                   limits_.max_guard_depth),
+                       {}};
+  }
   std::optional<SetId> scope;
   if (step.has_scope) scope = step.scopes[static_cast<size_t>(level - 1)];
   GuardEntry g = guard_enter(step.guard_enable, scope);
   try {
     run_guard_levels(step, level + 1);
   } catch (PyError&) {
+    --guard_depth_;
     guard_exit(g);
     throw;
   }
+  --guard_depth_;
   guard_exit(g);
 }
 

@@ -127,4 +127,13 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # jsonschema validates recursively: tests/bad/deep_guards.json nests a few
+    # hundred levels, so run on a thread with room for a deep Python stack.
+    import threading
+    sys.setrecursionlimit(100000)
+    threading.stack_size(512 * 1024 * 1024)
+    result = []
+    t = threading.Thread(target=lambda: result.append(main()))
+    t.start()
+    t.join()
+    sys.exit(result[0] if result else 1)

@@ -29,7 +29,9 @@ enum class EngineKind { Step, Fast };
 struct EngineLimits {
   uint64_t max_events = 500'000'000;  // finder asks + toggles
   int max_lookup_depth = 200;         // nested _find_spec_for_specific_module
-  int max_body_depth = 200;           // nested module bodies, calls and guards
+  int max_body_depth = 200;           // nested module bodies and calls
+  int max_guard_depth = 5000;         // guards open at once (nest levels included)
+  uint64_t max_steps = 10'000'000;    // scenario steps run (repeats counted), events or not
 };
 
 // A Python exception in flight through the simulated interpreter.
@@ -268,6 +270,8 @@ class Engine {
   uint64_t depth_ = 0;       // current lookup nesting
   uint64_t label_high_ = 0;  // deepest lookup since the innermost label began
   int body_depth_ = 0;
+  int guard_depth_ = 0;
+  uint64_t steps_run_ = 0;
   std::vector<LabelTotals> labels_;
   std::optional<PyError> error_;
   std::optional<LimitReached> limit_;

@@ -108,6 +108,9 @@ SweepResult run_sweep(const Scenario& sc, const SweepOptions& options) {
   // one ScenarioRun exactly as run_scenario lays them out.
   Scenario one = s;
   one.expect_equivalent.reset();
+  // A verdict list is aligned with the scenario's own sweep, not with these
+  // values: only verdicts that hold for every value carry over.
+  std::erase_if(one.expect_outcome, [](const Scenario::OutcomeExpectation& e) { return e.verdicts.size() != 1; });
   out.run.scenario = &s;
   out.run.sweep_values = options.values;
   for (size_t i = 0; i < options.values.size(); ++i) {

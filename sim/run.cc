@@ -219,11 +219,14 @@ ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options) {
     out.equivalent_at.push_back(eq);
     out.equivalent = out.equivalent && eq;
   }
-  if (sc.expect_equivalent && out.variants.size() > 1 && *sc.expect_equivalent != out.equivalent)
-    out.equivalence_failure = fmt::format("the scenario expects the variants to end {}, but they end {}",
-                                          *sc.expect_equivalent ? "identical" : "different",
-                                          out.equivalent ? "identical" : "different");
+  out.equivalence_failure = equivalence_failure(sc, out);
   return out;
+}
+
+std::optional<std::string> equivalence_failure(const Scenario& sc, const ScenarioRun& run) {
+  if (!sc.expect_equivalent || run.variants.size() < 2 || *sc.expect_equivalent == run.equivalent) return std::nullopt;
+  return fmt::format("the scenario expects the variants to end {}, but they end {}",
+                     *sc.expect_equivalent ? "identical" : "different", run.equivalent ? "identical" : "different");
 }
 
 }  // namespace impsim

@@ -133,10 +133,7 @@ SweepResult run_sweep(const Scenario& sc, const SweepOptions& options) {
     out.run.equivalent_at.push_back(r.equivalent_at.at(0));
     out.run.equivalent = out.run.equivalent && r.equivalent;
   }
-  if (s.expect_equivalent && out.run.variants.size() > 1 && *s.expect_equivalent != out.run.equivalent)
-    out.run.equivalence_failure = fmt::format("the scenario expects the variants to end {}, but they end {}",
-                                              *s.expect_equivalent ? "identical" : "different",
-                                              out.run.equivalent ? "identical" : "different");
+  out.run.equivalence_failure = equivalence_failure(s, out.run);
   return out;
 }
 

@@ -88,6 +88,9 @@ ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options);
 // share ("probe.lookups"); 0 for a label the run does not have.
 Count counter_of(const VariantRun& r, const std::string& counter);
 
+// expect_equivalent not met by `run`: the message, else nullopt.
+std::optional<std::string> equivalence_failure(const Scenario& sc, const ScenarioRun& run);
+
 // Outcome of one finished engine.
 Outcome outcome_of(const Engine& engine);
 

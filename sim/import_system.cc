@@ -19,7 +19,9 @@ Engine::Engine(const Model& model, Variant variant, EngineLimits limits, EngineK
       snapshot_meta_path_(find_spec_iterates_snapshot(model.axes.cpython)),
       fast_(kind == EngineKind::Fast),
       limits_(limits),
-      sets_(model.sets) {}
+      sets_(model.sets) {
+  sets_.pin_all();
+}
 
 void Engine::raise(std::string type, std::string message) { throw PyError{std::move(type), std::move(message), {}}; }
 

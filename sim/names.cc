@@ -50,40 +50,6 @@ bool is_or_inside(const NameTable& names, NameId name, NameId module) {
   return false;
 }
 
-SetTable::SetTable() { sets_.emplace_back(); index_.emplace("", kEmptySet); }
-
-SetId SetTable::intern(std::vector<NameId> members) {
-  std::sort(members.begin(), members.end());
-  members.erase(std::unique(members.begin(), members.end()), members.end());
-  std::string key;
-  for (NameId m : members) key += std::to_string(m) + ",";
-  if (auto it = index_.find(key); it != index_.end()) return it->second;
-  SetId id = static_cast<SetId>(sets_.size());
-  sets_.push_back(std::move(members));
-  index_.emplace(std::move(key), id);
-  return id;
-}
-
-SetId SetTable::unite(SetId a, SetId b) {
-  if (a == b || b == kEmptySet) return a;
-  if (a == kEmptySet) return b;
-  std::vector<NameId> all = sets_[a];
-  all.insert(all.end(), sets_[b].begin(), sets_[b].end());
-  return intern(std::move(all));
-}
-
-bool SetTable::contains(SetId id, NameId name) const {
-  const auto& m = sets_[id];
-  return std::binary_search(m.begin(), m.end(), name);
-}
-
-bool SetTable::covers(const NameTable& names, SetId id, NameId name) const {
-  if (sets_[id].empty()) return false;
-  for (NameId n = name; n != kNoName; n = names.parent(n))
-    if (contains(id, n)) return true;
-  return false;
-}
-
 static bool is_keyword(std::string_view s) {
   static constexpr std::string_view kKeywords[] = {
       "False", "None", "True", "and", "as", "assert", "async", "await", "break",

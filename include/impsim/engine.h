@@ -152,6 +152,8 @@ class Engine {
   uint64_t memo_hits() const { return memo_hits_; }
   size_t memo_size() const { return memo_.size(); }
   uint64_t walk_peak() const { return walk_peak_; }
+  // Name sets alive now: the scenario's, and the unions something still holds.
+  size_t live_sets() const { return sets_.live(); }
   uint64_t lookup_depth() const { return depth_; }
   // The innermost step that last changed the number of copies in sys.meta_path.
   const CStep* copies_changed_by() const { return copies_changed_by_; }
@@ -211,6 +213,10 @@ class Engine {
 
   // `_local_enabled_scope |= scope`: in place, seen by every holder of the object.
   void scope_ior(SetId scope);
+  // `slot = value` for a set the engine holds (the finder's scope and blocked
+  // list, a 04efefd set object's value); the old value is released.
+  void assign_set(SetId& slot, SetId value);
+  void release_set(SetId set);
   // 04efefd's set objects: allocation, and one holder less.
   int32_t new_scope_object(SetId value);
   void release_scope_object(int32_t object);
@@ -228,10 +234,10 @@ class Engine {
   struct MemoKey {
     NameId name;
     int64_t copies;
-    SetId scope;
+    uint64_t scope;        // SetTable::identity: ids of freed sets are reused
     int32_t scope_object;  // 04efefd: which set object (-1 under b52ce17)
     bool global;
-    SetId blocked;
+    uint64_t blocked;
     uint64_t epoch;         // engine + sys.modules + cache versions
     uint64_t frames;        // identity of the frame stack
     std::vector<NameId> resolving;  // sorted

@@ -6,16 +6,6 @@
 
 namespace impsim {
 
-std::string count_text(Count n) {
-  if (n == 0) return "0";
-  std::string s;
-  while (n > 0) {
-    s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(n % 10)));
-    n /= 10;
-  }
-  return s;
-}
-
 NameId NameTable::intern(std::string_view name) {
   if (auto it = index_.find(std::string(name)); it != index_.end()) return it->second;
   NameId parent = kNoName;

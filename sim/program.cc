@@ -140,7 +140,7 @@ void Engine::run_step_once(const CStep& step) {
     t.counters.add_delta(counters_, start);
     if (label_high_ > t.counters.max_depth) t.counters.max_depth = label_high_;
     label_high_ = std::max(saved_high, label_high_);
-    t.results.push_back(std::move(result));
+    append_result(t.results, std::move(result));
   };
   std::string result = "ok";
   try {

@@ -49,7 +49,10 @@ SpecId Engine::proxy_find_spec(NameId name) {
   MemoKey key = memo_key(name);
   if (auto it = memo_.find(key); it != memo_.end()) {
     const MemoValue& v = it->second;
-    if (depth_ + v.rel_depth <= static_cast<uint64_t>(limits_.max_lookup_depth)) {
+    // A replay that would cross a limit is stepped instead, so the run stops
+    // at the very event the step engine stops at (docs/limits.md).
+    if (depth_ + v.rel_depth <= static_cast<uint64_t>(limits_.max_lookup_depth) &&
+        (max_events_ == kNoEventLimit || events() + v.events <= Count(max_events_))) {
       ++memo_hits_;
       Counters& c = counters_;
       c.asks += v.delta.asks;
@@ -59,6 +62,7 @@ SpecId Engine::proxy_find_spec(NameId name) {
       c.walks += v.delta.walks;
       c.comparisons += v.delta.comparisons;
       replayed_events_ += v.events;
+      update_step_limit();
       if (v.rel_depth > 0) {
         uint64_t deepest = depth_ + v.rel_depth;
         if (deepest > c.max_depth) c.max_depth = deepest;

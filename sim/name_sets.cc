@@ -59,11 +59,8 @@ SetId SetTable::unite(SetId a, SetId b) {
   return add(std::move(all), h);
 }
 
-void SetTable::hold(SetId id) { ++holders_[static_cast<size_t>(id)]; }
-
-bool SetTable::release(SetId id) {
+void SetTable::free_set(SetId id) {
   auto i = static_cast<size_t>(id);
-  if (--holders_[i] > 0 || i < pinned_) return false;
   auto [first, last] = index_.equal_range(hash_of(sets_[i]));
   for (auto it = first; it != last; ++it)
     if (it->second == id) {
@@ -73,7 +70,6 @@ bool SetTable::release(SetId id) {
   std::vector<NameId>().swap(sets_[i]);
   ++generation_[i];
   free_.push_back(id);
-  return true;
 }
 
 bool SetTable::contains(SetId id, NameId name) const {

@@ -239,15 +239,8 @@ void Engine::scope_ior(SetId scope) {
   if (!rules_.guard_saves_copy) assign_set(scope_objects_[static_cast<size_t>(finder_.scope_object)].value, finder_.scope);
 }
 
-void Engine::assign_set(SetId& slot, SetId value) {
-  sets_.hold(value);
-  release_set(slot);
-  slot = value;
-}
-
-void Engine::release_set(SetId set) {
-  if (sets_.release(set) && static_cast<size_t>(set) < covers_.size())
-    std::vector<int8_t>().swap(covers_[static_cast<size_t>(set)]);
+void Engine::forget_covers(SetId set) {
+  if (static_cast<size_t>(set) < covers_.size()) std::vector<int8_t>().swap(covers_[static_cast<size_t>(set)]);
 }
 
 int32_t Engine::new_scope_object(SetId value) {

@@ -231,8 +231,16 @@ class Engine {
   void scope_ior(SetId scope);
   // `slot = value` for a set the engine holds (the finder's scope and blocked
   // list, a 04efefd set object's value); the old value is released.
-  void assign_set(SetId& slot, SetId value);
-  void release_set(SetId set);
+  void assign_set(SetId& slot, SetId value) {
+    sets_.hold(value);
+    release_set(slot);
+    slot = value;
+  }
+  void release_set(SetId set) {
+    if (sets_.release(set)) [[unlikely]]
+      forget_covers(set);
+  }
+  void forget_covers(SetId set);
   // 04efefd's set objects: allocation, and one holder less.
   int32_t new_scope_object(SetId value);
   void release_scope_object(int32_t object);

@@ -31,10 +31,18 @@ class SetTable {
   // Every set made so far is kept for good (the scenario's own); later ones
   // live while held.
   void pin_all() { pinned_ = sets_.size(); }
-  void hold(SetId id);
+  // Inline: the engine holds and releases a set on every guard.
+  void hold(SetId id) {
+    if (static_cast<size_t>(id) >= pinned_) ++holders_[static_cast<size_t>(id)];
+  }
   // One holder less; returns true when that freed the set (its id may be
   // handed out again, with a new generation).
-  bool release(SetId id);
+  bool release(SetId id) {
+    auto i = static_cast<size_t>(id);
+    if (i < pinned_ || --holders_[i] > 0) return false;
+    free_set(id);
+    return true;
+  }
   // Id and generation together: unique over the table's life even when ids
   // are reused (the fast engine's memo keys hold it).
   uint64_t identity(SetId id) const {
@@ -44,6 +52,7 @@ class SetTable {
 
  private:
   SetId add(std::vector<NameId> sorted, uint64_t hash);
+  void free_set(SetId id);
 
   std::vector<std::vector<NameId>> sets_;
   std::vector<int32_t> holders_;

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <memory>
 #include <stdexcept>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <string>
@@ -77,6 +78,31 @@ inline Command impsim(const std::string& args) {
   int raw = pclose(p);
   c.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   return c;
+}
+
+// Peak resident memory (KB) of `body` run in a forked child, read with
+// wait4's rusage: the measure is the child's own, whatever the test
+// process has touched before. The child's exit status is returned too.
+struct ChildRun {
+  int status;
+  long peak_rss_kb;
+};
+template <class F>
+ChildRun in_child(F body) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    int status = 0;
+    try {
+      status = body();
+    } catch (...) {
+      status = 99;
+    }
+    _exit(status);
+  }
+  int raw = 0;
+  rusage usage{};
+  wait4(pid, &raw, 0, &usage);
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, usage.ru_maxrss};
 }
 
 inline std::string write_temp(const std::string& name, const std::string& text) {

@@ -3,6 +3,7 @@
 // lookup, and peak memory. Timings are the median of several runs; this is a
 // benchmark, not a test, and asserts nothing about speed.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -93,6 +94,8 @@ int bench_load() {
     double t = times[times.size() / 2];
     fmt::print("{:<44} {:>12.3f} {:>12.1f}\n", name, t * 1000, static_cast<double>(text.size()) / t / 1e6);
   };
+  time("  of which: JsonSource::scan (depth, duplicates)", [&] { JsonSource(text).scan(256); });
+  time("  of which: nlohmann::json::parse", [&] { (void)nlohmann::json::parse(text); });
   time(fmt::format("50,000-module tree ({} KB): load", text.size() / 1024),
        [&] { load_scenario_text(text, "tree.json"); });
   time("50,000-module tree: load + compile", [&] { compile_model(load_scenario_text(text, "tree.json"), {}); });

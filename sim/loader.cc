@@ -88,12 +88,16 @@ class Reader {
                                       limits_.max_name_length));
   }
 
-  void expect_keys(const json& obj, const std::string& ptr, const std::set<std::string>& allowed,
+  // A list, not a std::set built per call: this runs once per tree entry
+  // and step, and the set's allocations were a visible part of load time.
+  void expect_keys(const json& obj, const std::string& ptr, std::initializer_list<std::string_view> allowed,
                    const std::string& what) const {
     for (auto& [k, _] : obj.items()) {
-      if (!allowed.count(k)) {
+      if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
+        std::vector<std::string_view> sorted(allowed);
+        std::sort(sorted.begin(), sorted.end());
         std::string list;
-        for (auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+        for (auto& a : sorted) list += (list.empty() ? "" : ", ") + std::string(a);
         fail(ptr + "/" + pointer_token(k), fmt::format("unknown key \"{}\" in {}; expected one of: {}", k, what, list));
       }
     }
@@ -220,18 +224,18 @@ Step Reader::step(const json& v, const std::string& ptr) {
         fail(ptr + "/" + pointer_token(k), fmt::format("unknown step \"{}\"; expected one of: import, find_spec, enable, disable, guard, block, call", k));
     fail(ptr, "a step needs one of: import, find_spec, enable, disable, guard, block, call");
   }
-  std::set<std::string> allowed = {kind, "label", "repeat"};
+  std::vector<std::string_view> allowed = {kind, "label", "repeat"};
   const std::string kp = ptr + "/" + kind;
   const json& body = v[kind];
   if (kind == "import" || kind == "find_spec") {
     st.kind = kind == "import" ? StepKind::Import : StepKind::FindSpec;
     st.target = name(body, kp, "a module name");
-    allowed.insert("optional");
+    allowed.push_back("optional");
     if (v.contains("optional")) st.optional = boolean(v["optional"], ptr + "/optional", "\"optional\"");
   } else if (kind == "call") {
     st.kind = StepKind::Call;
     st.target = name(body, kp, "the module the function is defined in");
-    allowed.insert("body");
+    allowed.push_back("body");
     if (!v.contains("body")) fail(ptr, "a call step needs a \"body\" (the steps the function runs)");
   } else if (kind == "enable") {
     st.kind = StepKind::Enable;
@@ -249,15 +253,15 @@ Step Reader::step(const json& v, const std::string& ptr) {
     if (body.contains("enable")) st.guard_enable = boolean(body["enable"], kp + "/enable", "\"enable\"");
     if (body.contains("scope") && !body["scope"].is_null())
       st.scope = scope(body["scope"], kp + "/scope", v.contains("nest"));
-    allowed.insert("body");
-    allowed.insert("nest");
+    allowed.push_back("body");
+    allowed.push_back("nest");
     if (!v.contains("body")) fail(ptr, "a guard step needs a \"body\" (the steps inside the with block)");
   } else if (kind == "block") {
     st.kind = StepKind::Block;
     st.block = names(body, kp, "a list of module names to block");
   }
   for (auto& [k, _] : v.items()) {
-    if (!allowed.count(k)) {
+    if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
       std::string why = (k == "optional") ? "\"optional\" only goes with import and find_spec"
                         : (k == "nest")   ? "\"nest\" only goes with guard"
                         : (k == "body")   ? "\"body\" only goes with guard and call"
@@ -392,17 +396,22 @@ Scenario load_scenario_text(const std::string& text, const std::string& file, co
       throw InputLimitError("max-tree-entries", file, src.position_of("/tree"), "/tree",
                             fmt::format("the tree has {} entries; the limit is {} (--max-tree-entries)", t.size(),
                                         limits.max_tree_entries));
-    std::unordered_map<std::string, bool> packages;
-    std::unordered_map<std::string, std::string> key_of;  // normalised name -> the key that gave it
+    // normalised name -> (is a package, the key that gave it); sized up
+    // front, as growing these tables was a visible part of load time.
+    std::unordered_map<std::string, std::pair<bool, const std::string*>> packages;
+    packages.reserve(t.size());
+    sc.tree.reserve(t.size());
     std::vector<std::string> pointers;
+    pointers.reserve(t.size());
     for (auto& [k, v] : t.items()) {
       std::string ptr = "/tree/" + pointer_token(k);
       if (characters(k) > limits.max_name_length) r.too_long(ptr, "a tree key", characters(k));
       std::optional<std::string> name = python_module_name(k);
       if (!name) r.fail(ptr, fmt::format("a tree key must be a Python dotted module name, found \"{}\"", k));
-      if (auto [it, fresh] = key_of.emplace(*name, k); !fresh)
+      auto [entry, fresh] = packages.try_emplace(*name, false, &k);
+      if (!fresh)
         r.fail(ptr, fmt::format("{} and {} are the same module, \"{}\", once normalised as Python "
-                                "normalises identifiers (NFKC)", ascii_quoted(it->second), ascii_quoted(k), *name));
+                                "normalises identifiers (NFKC)", ascii_quoted(*entry->second.second), ascii_quoted(k), *name));
       if (name->starts_with("_impsim_filler_")) r.fail(ptr, "names starting with _impsim_filler_ are reserved for filler modules");
       r.object(v, ptr, "a tree entry {\"package\": bool, \"body\": [steps]}");
       r.expect_keys(v, ptr, {"package", "body"}, "a tree entry");
@@ -411,7 +420,7 @@ Scenario load_scenario_text(const std::string& text, const std::string& file, co
       pointers.push_back(ptr);
       if (v.contains("package")) e.package = r.boolean(v["package"], ptr + "/package", "\"package\"");
       if (v.contains("body")) e.body = r.steps(v["body"], ptr + "/body");
-      packages[k] = e.package;
+      entry->second.first = e.package;
       sc.tree.push_back(std::move(e));
     }
     for (size_t i = 0; i < sc.tree.size(); ++i) {
@@ -423,7 +432,7 @@ Scenario load_scenario_text(const std::string& text, const std::string& file, co
       const std::string& ptr = pointers[i];
       if (it == packages.end())
         r.fail(ptr, fmt::format("\"{}\" needs its parent \"{}\" in the tree (as a package)", e.name, parent));
-      if (!it->second)
+      if (!it->second.first)
         r.fail(ptr, fmt::format("\"{}\" is inside \"{}\", which is not a package; give \"{}\" \"package\": true",
                                 e.name, parent, parent));
     }

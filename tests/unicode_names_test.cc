@@ -87,10 +87,10 @@ TEST_CASE("a 100,000-part name interns without recursion, in memory linear in it
 
 TEST_CASE("a Unicode scenario runs, under the names CPython would import") {
   std::string path = test::write_temp("unicode.json", R"({"impsim": 1,
-    "tree": {"模块": {"package": true}, "模块.子模块": {}, "ｐｋｇ": {}},
-    "program": [{"import": "模块.子模块"}, {"import": "pkg", "label": "p"}]})");
+    "tree": {"模块": {"package": true}, "模块.子模块": {}, "ｐｋｇ": {"package": true}, "pkg.ｓｕｂ": {}},
+    "program": [{"import": "模块.子模块"}, {"import": "pkg.sub", "label": "p"}]})");
   test::Command r = test::impsim("run " + path + " --json");
   CHECK(r.status == 0);
   auto modules = nlohmann::json::parse(r.out)["runs"][0]["outcome"]["modules"];
-  CHECK(modules == nlohmann::json::array({"模块", "模块.子模块", "pkg"}));
+  CHECK(modules == nlohmann::json::array({"模块", "模块.子模块", "pkg", "pkg.sub"}));
 }

@@ -29,7 +29,6 @@ NameId NameTable::add(NameId parent, int32_t atom, std::string_view text) {
   parent_.push_back(parent);
   last_atom_.push_back(atom);
   is_torch_.push_back(parent == kNoName ? atom == torch_atom_ : is_torch_[parent]);
-  text_.emplace_back();
   child_.emplace((static_cast<uint64_t>(static_cast<uint32_t>(parent + 1)) << 32) | static_cast<uint32_t>(atom), id);
   return id;
 }
@@ -81,9 +80,9 @@ NameId NameTable::find(std::string_view name) const {
 }
 
 const std::string& NameTable::text(NameId id) const {
-  std::string& t = text_[id];
-  if (t.empty()) t = view_[id];
-  return t;
+  auto [it, fresh] = text_.try_emplace(id);
+  if (fresh) it->second = view_[id];
+  return it->second;
 }
 
 NameId NameTable::top(NameId id) const {

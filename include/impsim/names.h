@@ -51,7 +51,9 @@ class NameTable {
   std::vector<NameId> parent_;
   std::vector<int32_t> last_atom_;
   std::vector<char> is_torch_;
-  mutable std::vector<std::string> text_;  // filled by text()
+  // Filled by text(), only for the names asked for: a slot per name would
+  // cost 32 bytes for every ancestor of every name.
+  mutable std::unordered_map<NameId, std::string> text_;
   std::unordered_map<uint64_t, NameId> child_;  // (parent + 1, atom) -> name
   std::unordered_map<std::string_view, int32_t> atoms_;  // views into storage_
   std::vector<std::string_view> atom_text_;

@@ -66,6 +66,9 @@ void RunFlags::add(CLI::App* cmd, bool with_variant) {
   add_limit(cmd, "--max-nest", run.model_limits.max_nest, 0, 10000, "Stop (exit 3) when a guard's \"nest\" is larger");
   add_limit(cmd, "--max-filler", run.model_limits.max_filler, 0, kI64Max,
             "Stop (exit 3) when sys_modules.filler is larger");
+  // About 190 bytes a name: the maximum is about 2 GB.
+  add_limit(cmd, "--max-scope-names", run.model_limits.max_scope_names, 0, 10'000'000,
+            "Stop (exit 3) when the scopes, every nest level counted, name more modules");
 }
 
 void add_input_limits(CLI::App* cmd, InputLimits& limits) {

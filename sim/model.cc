@@ -101,6 +101,14 @@ class Compiler {
     c.has_scope = s.scope.has_value();
     if (c.has_scope) {
       int64_t levels = c.nest < 0 ? 1 : c.nest;
+      // levels <= max-nest (10,000) and the scope's size <= the file's:
+      // the product cannot overflow.
+      scope_names_ += levels * static_cast<int64_t>(s.scope->size());
+      if (scope_names_ > limits_.max_scope_names)
+        throw ModelLimitError{"scope-names", s.pointer,
+                              fmt::format("the scopes of the guards and enables so far expand to {} names (nest "
+                                          "levels x scope names); the limit is {} (--max-scope-names)",
+                                          scope_names_, limits_.max_scope_names)};
       for (int64_t level = 1; level <= levels; ++level) c.scopes.push_back(scope_set(*s.scope, level));
     }
     if (s.kind == StepKind::Block) {
@@ -116,6 +124,7 @@ class Compiler {
   const Scenario& sc_;
   Model& m_;
   const ModelLimits& limits_;
+  int64_t scope_names_ = 0;
 };
 
 }  // namespace

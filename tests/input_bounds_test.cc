@@ -96,6 +96,25 @@ TEST_CASE("sweep values are bounded: the scenario's (in the loader) and --values
   CHECK(r.out.find("limit max-sweep-values reached: --values 1..10001: more than 10000 values") != std::string::npos);
 }
 
+TEST_CASE("scopes expanded per nest level are bounded (--max-scope-names)") {
+  // 20,000 scope names under nest 1000 (229 KB) interned 20 million names:
+  // 3.75 GB and 98 s. Now exit 3 before interning any.
+  std::string scope;
+  for (int i = 0; i < 20000; ++i) scope += fmt::format("{}\"s{}{{i}}\"", i ? "," : "", i);
+  std::string text = R"({"impsim": 1, "tree": {}, "program": [{"nest": 1000, "guard": {"enable": true, "scope": [)" +
+                     scope + R"(]}, "body": []}]})";
+  std::string path = test::write_temp("wide_scope.json", text);
+  for (const char* cmd : {"validate ", "run "}) {
+    test::Command r = test::impsim(cmd + path);
+    CHECK(r.status == 3);
+    CHECK(r.out.find("at /program/0: limit scope-names reached: the scopes of the guards and enables so far expand "
+                     "to 20000000 names") != std::string::npos);
+  }
+  test::ChildRun c = load_in_child(text);
+  CHECK(c.status == 99);  // ModelLimitError is not an InputError: the child's catch-all
+  CHECK(c.peak_rss_kb < 150 * 1024);
+}
+
 TEST_CASE("a sweep range at the ends of int64 ends: no overflow, no endless loop") {
   std::string nested = scenario_dir() + "nested_guards.json";
   test::Command r = test::impsim("sweep " + nested + " --param k --values 9223372036854775807..9223372036854775807");

@@ -45,7 +45,7 @@ TEST_CASE("positions cost nothing per value: deep long keys around many values s
   text += std::string(250, '}') + "}";
   test::ChildRun r = load_in_child(text);
   CHECK(r.status == 2);  // a description must be a string
-  CHECK(r.peak_rss_kb < 150 * 1024);
+  if (test::kMemoryMeasurable) CHECK(r.peak_rss_kb < 150 * 1024);
 }
 
 TEST_CASE("a byte-order mark switches nothing off: depth and duplicate keys are still checked") {
@@ -74,7 +74,7 @@ TEST_CASE("long dotted names are interned once, not once per ancestor") {
   text += "]}";
   test::ChildRun r = load_in_child(text);
   CHECK(r.status == 0);
-  CHECK(r.peak_rss_kb < 150 * 1024);
+  if (test::kMemoryMeasurable) CHECK(r.peak_rss_kb < 150 * 1024);
 }
 
 TEST_CASE("sweep values are bounded: the scenario's (in the loader) and --values") {
@@ -89,7 +89,7 @@ TEST_CASE("sweep values are bounded: the scenario's (in the loader) and --values
                    "10000 (--max-sweep-values)") != std::string::npos);
   test::ChildRun c = load_in_child(text);
   CHECK(c.status == 3);
-  CHECK(c.peak_rss_kb < 400 * 1024);  // the parsed document of a 6.9 MB file, not a million runs
+  if (test::kMemoryMeasurable) CHECK(c.peak_rss_kb < 400 * 1024);  // the parsed document of a 6.9 MB file, not a million runs
   std::remove(path.c_str());
   r = test::impsim("sweep " + scenario_dir() + "nested_guards.json --param k --values 1..10001");
   CHECK(r.status == 3);
@@ -112,7 +112,7 @@ TEST_CASE("scopes expanded per nest level are bounded (--max-scope-names)") {
   }
   test::ChildRun c = load_in_child(text);
   CHECK(c.status == 99);  // ModelLimitError is not an InputError: the child's catch-all
-  CHECK(c.peak_rss_kb < 150 * 1024);
+  if (test::kMemoryMeasurable) CHECK(c.peak_rss_kb < 150 * 1024);
 }
 
 TEST_CASE("a sweep range at the ends of int64 ends: no overflow, no endless loop") {

@@ -80,6 +80,14 @@ inline Command impsim(const std::string& args) {
   return c;
 }
 
+// Peak-RSS bounds mean nothing under AddressSanitizer (shadow memory, the
+// quarantine): there the memory tests check exit statuses only.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kMemoryMeasurable = false;
+#else
+inline constexpr bool kMemoryMeasurable = true;
+#endif
+
 // Peak resident memory (KB) of `body` run in a forked child, read with
 // wait4's rusage: the measure is the child's own, whatever the test
 // process has touched before. The child's exit status is returned too.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <new>
 
 #include "impsim/cli.h"
 #include "impsim/loader.h"
@@ -117,6 +118,14 @@ int guarded(const std::string& file, const std::function<int()>& body) {
     return kExitInvalid;
   } catch (const ModelLimitError& e) {
     print_error(fmt::format("{}: at {}: limit {} reached: {}", file, e.pointer, e.limit, e.detail));
+    return kExitLimit;
+  } catch (const std::bad_alloc&) {
+    // The limits bound memory by the input's size (docs/limits.md), but
+    // their ceilings can still ask for more than a machine (or ulimit -v)
+    // gives: say so, rather than abort.
+    print_error(fmt::format("{}: out of memory: the scenario and the limits ask for more memory than is available; "
+                            "lower --max-file-bytes or the limit that the scenario reaches",
+                            file));
     return kExitLimit;
   }
 }

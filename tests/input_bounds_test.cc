@@ -31,6 +31,18 @@ test::ChildRun load_in_child(const std::string& text, InputLimits limits = {}) {
   });
 }
 
+// `count` find_spec steps, each a distinct 511-character name of 256 parts
+// (about 520 bytes of JSON a step).
+std::string long_dotted_names(int count) {
+  std::string text = R"({"impsim": 1, "tree": {}, "program": [)";
+  for (int i = 0; i < count; ++i) {
+    std::string name = fmt::format("m{:04}", i);
+    while (name.size() + 2 <= 511) name += ".a";
+    text += fmt::format(R"({}{{"find_spec": "{}", "optional": true}})", i ? "," : "", name);
+  }
+  return text + "]}";
+}
+
 }  // namespace
 
 TEST_CASE("positions cost nothing per value: deep long keys around many values stay small") {
@@ -65,14 +77,7 @@ TEST_CASE("long dotted names are interned once, not once per ancestor") {
   // 2,000 find_spec steps, each a distinct 511-character name of 256 parts
   // (1 MB). Every ancestor as its own string took 130 KB a name (260 MB
   // here; 5.5 GB for a 16 MB file).
-  std::string text = R"({"impsim": 1, "tree": {}, "program": [)";
-  for (int i = 0; i < 2000; ++i) {
-    std::string name = fmt::format("m{:04}", i);
-    while (name.size() + 2 <= 511) name += ".a";
-    text += fmt::format(R"({}{{"find_spec": "{}", "optional": true}})", i ? "," : "", name);
-  }
-  text += "]}";
-  test::ChildRun r = load_in_child(text);
+  test::ChildRun r = load_in_child(long_dotted_names(2000));
   CHECK(r.status == 0);
   if (test::kMemoryMeasurable) CHECK(r.peak_rss_kb < 150 * 1024);
 }
@@ -113,6 +118,16 @@ TEST_CASE("scopes expanded per nest level are bounded (--max-scope-names)") {
   test::ChildRun c = load_in_child(text);
   CHECK(c.status == 99);  // ModelLimitError is not an InputError: the child's catch-all
   if (test::kMemoryMeasurable) CHECK(c.peak_rss_kb < 150 * 1024);
+}
+
+TEST_CASE("out of memory is exit 3 with a message, not an abort") {
+  if (!test::kMemoryMeasurable) return;  // ASan reserves terabytes of address space: ulimit -v cannot apply
+  std::string path = test::write_temp("needs_memory.json", long_dotted_names(4000));
+  // 2 MB of 256-part names need about 80 MB; 60 MB of address space is not enough.
+  test::Command r = test::shell("ulimit -v 60000; " + std::string(IMPSIM_BINARY) + " validate " + path);
+  CHECK(r.status == 3);
+  CHECK(r.out.find(path + ": out of memory: the scenario and the limits ask for more memory than is available") !=
+        std::string::npos);
 }
 
 TEST_CASE("a sweep range at the ends of int64 ends: no overflow, no endless loop") {
@@ -166,31 +181,23 @@ TEST_CASE("standard input, pipes and directories") {
     r = test::impsim("validate " + std::string(how + 4) + " < " + nested);
     CHECK(r.status == 0);
   }
-  // Through a pipe (not a redirected file): read as a stream.
+  // A device (not a regular file): read as a stream.
   test::Command r = test::impsim("run /dev/stdin < /dev/null");
   CHECK(r.status == 2);
   CHECK(r.out.find("/dev/stdin:1:1: invalid JSON") != std::string::npos);
-  std::string cat = std::string("cat ") + nested + " | " + IMPSIM_BINARY + " run - 2>&1";
-  FILE* p = popen(cat.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  CHECK(pclose(p) == 0);
-  CHECK(out == direct.out);
+  r = test::shell("cat " + nested + " | " + IMPSIM_BINARY + " run -");
+  CHECK(r.status == 0);
+  CHECK(r.out == direct.out);
   // A pipe longer than the limit: refused once it passes it, whatever the limit.
   for (const char* limit : {"", " --max-file-bytes 1073741824"}) {
     CAPTURE(limit);
-    std::string cmd = std::string("head -c 20000000 /dev/zero | ") + IMPSIM_BINARY + " run -" + limit + " 2>&1";
-    p = popen(cmd.c_str(), "r");
-    out.clear();
-    while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-    int raw = pclose(p);
+    r = test::shell(std::string("head -c 20000000 /dev/zero | ") + IMPSIM_BINARY + " run -" + limit);
     if (*limit) {
-      CHECK(WEXITSTATUS(raw) == 2);  // read whole, then refused as JSON
-      CHECK(out.find("<stdin>:1:1: invalid JSON") != std::string::npos);
+      CHECK(r.status == 2);  // read whole, then refused as JSON
+      CHECK(r.out.find("<stdin>:1:1: invalid JSON") != std::string::npos);
     } else {
-      CHECK(WEXITSTATUS(raw) == 3);
-      CHECK(out.find("<stdin>:1:1: limit max-file-bytes reached: the file is more than 16777216 bytes") !=
+      CHECK(r.status == 3);
+      CHECK(r.out.find("<stdin>:1:1: limit max-file-bytes reached: the file is more than 16777216 bytes") !=
             std::string::npos);
     }
   }
@@ -204,24 +211,15 @@ TEST_CASE("standard input, pipes and directories") {
 
 TEST_CASE("impsim_bench: --help, a bad path and a run outside the repository exit cleanly") {
   std::string bench = std::string(IMPSIM_BENCH_BINARY);
-  auto run = [](const std::string& cmd) {
-    test::Command c{0, {}};
-    FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-    char buf[4096];
-    while (size_t n = fread(buf, 1, sizeof buf, p)) c.out.append(buf, n);
-    int raw = pclose(p);
-    c.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    return c;
-  };
-  test::Command r = run(bench + " --help");
+  test::Command r = test::shell(bench + " --help");
   CHECK(r.status == 0);
   CHECK(r.out.find("usage: impsim_bench") != std::string::npos);
-  r = run(bench + " /nonexistent");
+  r = test::shell(bench + " /nonexistent");
   CHECK(r.status == 2);
   CHECK(r.out.find("/nonexistent/scenarios/seed_incident.json:1:1: cannot open the file") != std::string::npos);
-  r = run("cd / && " + bench);
+  r = test::shell("cd / && " + bench);
   CHECK(r.status == 2);
   CHECK(r.out.find("run it from the repository root, or give the root") != std::string::npos);
-  r = run(bench + " --bogus");
+  r = test::shell(bench + " --bogus");
   CHECK(r.status == 2);
 }

@@ -68,9 +68,9 @@ struct Command {
   std::string out;
 };
 
-// Runs the impsim binary with `args` (stderr folded into the output).
-inline Command impsim(const std::string& args) {
-  std::string cmd = std::string(IMPSIM_BINARY) + " " + args + " 2>&1";
+// Runs a shell command line (stderr folded into the output).
+inline Command shell(const std::string& command) {
+  std::string cmd = "(" + command + ") 2>&1";
   Command c{0, {}};
   FILE* p = popen(cmd.c_str(), "r");
   std::array<char, 4096> buf{};
@@ -79,6 +79,9 @@ inline Command impsim(const std::string& args) {
   c.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   return c;
 }
+
+// Runs the impsim binary with `args`.
+inline Command impsim(const std::string& args) { return shell(std::string(IMPSIM_BINARY) + " " + args); }
 
 // Peak-RSS bounds mean nothing under AddressSanitizer (shadow memory, the
 // quarantine): there the memory tests check exit statuses only.

@@ -60,12 +60,14 @@ bool read_hex4(std::string_view s, size_t& i, uint32_t& out) {
 bool read_string(std::string_view s, size_t& i, std::string* out) {
   ++i;
   while (i < s.size()) {
+    // The plain run up to the next quote or backslash, appended at once.
+    size_t run = i;
+    while (run < s.size() && s[run] != '"' && s[run] != '\\') ++run;
+    if (out) out->append(s.data() + i, run - i);
+    i = run;
+    if (i >= s.size()) return false;
     char c = s[i++];
     if (c == '"') return true;
-    if (c != '\\') {
-      if (out) *out += c;
-      continue;
-    }
     if (i >= s.size()) return false;
     char e = s[i++];
     if (!out) {

@@ -131,6 +131,10 @@ bool SetTable::covers(const NameTable& names, SetId id, NameId name) const {
 }
 
 static bool is_keyword(std::string_view s) {
+  // Most names are rejected on length or first letter, before the search:
+  // every keyword is 2 to 8 ASCII letters starting with a-y, F, N or T.
+  if (s.size() < 2 || s.size() > 8 || !((s[0] >= 'a' && s[0] <= 'y') || s[0] == 'F' || s[0] == 'N' || s[0] == 'T'))
+    return false;
   static constexpr std::string_view kKeywords[] = {
       "False", "None", "True", "and", "as", "assert", "async", "await", "break",
       "class", "continue", "def", "del", "elif", "else", "except", "finally", "for",

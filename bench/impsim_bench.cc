@@ -3,10 +3,12 @@
 // lookup, and peak memory. Timings are the median of several runs; this is a
 // benchmark, not a test, and asserts nothing about speed.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -68,8 +70,40 @@ std::string many_modules(int n) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  std::string root = argc > 1 ? argv[1] : ".";
+// A tree of `n` modules under one package, half of them with a body: the
+// size of a large real project, for timing the loader.
+std::string big_tree(int n) {
+  std::string tree = R"("pkg": {"package": true})";
+  for (int i = 0; i < n; ++i)
+    tree += fmt::format(R"(, "pkg.m{}": {})", i, i % 2 ? R"({"body": [{"import": "pkg"}]})" : "{}");
+  return fmt::format(R"({{"impsim": 1, "tree": {{{}}}, "program": [{{"import": "pkg.m1"}}]}})", tree);
+}
+
+// `impsim_bench --load`: what a user waits for before the engine starts.
+int bench_load() {
+  std::string text = big_tree(50000);
+  fmt::print("{:<44} {:>12} {:>12}\n", "load case (median of 11)", "ms", "MB/s");
+  auto time = [&](const std::string& name, auto body) {
+    std::vector<double> times;
+    for (int i = 0; i < 11; ++i) {
+      auto t0 = std::chrono::steady_clock::now();
+      body();
+      times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(times.begin(), times.end());
+    double t = times[times.size() / 2];
+    fmt::print("{:<44} {:>12.3f} {:>12.1f}\n", name, t * 1000, static_cast<double>(text.size()) / t / 1e6);
+  };
+  time("  of which: JsonSource::scan (depth, duplicates)", [&] { JsonSource(text).scan(256); });
+  time("  of which: nlohmann::json::parse", [&] { (void)nlohmann::json::parse(text); });
+  time(fmt::format("50,000-module tree ({} KB): load", text.size() / 1024),
+       [&] { load_scenario_text(text, "tree.json"); });
+  time("50,000-module tree: load + compile", [&] { compile_model(load_scenario_text(text, "tree.json"), {}); });
+  fmt::print("{:<44} peak RSS {} KB\n", "", peak_rss_kb());
+  return 0;
+}
+
+int bench_engine(const std::string& root) {
   fmt::print("{:<44} {:>12} {:>26} {:>14} {:>10}\n", "case", "engine ms", "lookups", "lookups/s", "ns/lookup");
   Scenario incident = load_scenario_file(root + "/scenarios/seed_incident.json");
   Scenario nested = load_scenario_file(root + "/scenarios/nested_guards.json");
@@ -104,4 +138,39 @@ int main(int argc, char** argv) {
   }
   fmt::print("\npeak RSS across nested_guards k=8..10 (0.1M to 9.9M lookups): {} KB -> {} KB\n", rss_before, rss_after);
   return 0;
+}
+
+int main(int argc, char** argv) {
+  const char* usage =
+      "usage: impsim_bench [--load] [ROOT]\n"
+      "  Times the engine alone on the scenarios docs/performance.md records (ROOT: the repository, default .).\n"
+      "  --load: times loading (and compiling) a generated 50,000-module tree instead.\n";
+  std::string root = ".";
+  bool load = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "-h" || a == "--help") {
+      fmt::print("{}", usage);
+      return 0;
+    }
+    if (a == "--load") load = true;
+    else if (a.starts_with("-")) {
+      fmt::print(stderr, "impsim_bench: unknown option {}\n{}", a, usage);
+      return 2;
+    } else root = a;
+  }
+  try {
+    if (load) return bench_load();
+    if (argc < 2 && !std::filesystem::exists(root + "/scenarios/seed_incident.json")) {
+      fmt::print(stderr, "impsim_bench: no scenarios/seed_incident.json here; run it from the repository root, or give the root\n{}", usage);
+      return 2;
+    }
+    return bench_engine(root);
+  } catch (const InputError& e) {
+    fmt::print(stderr, "impsim_bench: {}\n", e.what());
+    return dynamic_cast<const InputLimitError*>(&e) ? 3 : 2;
+  } catch (const ModelLimitError& e) {
+    fmt::print(stderr, "impsim_bench: limit {} reached at {}: {}\n", e.limit, e.pointer, e.detail);
+    return 3;
+  }
 }

@@ -1,11 +1,47 @@
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <new>
+
 #include "impsim/cli.h"
 #include "impsim/loader.h"
 
 namespace impsim::cli {
 
 void print_error(const std::string& message) { fmt::print(stderr, "impsim: error: {}\n", message); }
+
+namespace {
+
+// CLI11 turns "-1" into 18446744073709551615 for an unsigned option without
+// a word, and a negative limit would then mean "no limit": every limit flag
+// is checked on its text first, against the range that keeps it safe.
+CLI::Validator integer_in(int64_t min, uint64_t max) {
+  const std::string expected = fmt::format("expected an integer from {} to {}", min, max);
+  return CLI::Validator(
+      [min, max, expected](std::string& text) -> std::string {
+        size_t i = text.starts_with('-') ? 1 : 0;
+        if (i == text.size() || text.size() - i > 20 ||
+            !std::all_of(text.begin() + static_cast<ptrdiff_t>(i), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+          return fmt::format("\"{}\" is not an integer; {}", text, expected);
+        __int128 v = 0;
+        for (size_t k = i; k < text.size(); ++k) v = v * 10 + (text[k] - '0');
+        if (i == 1) v = -v;
+        if (v < min || v > static_cast<__int128>(max)) return fmt::format("{} is out of range; {}", text, expected);
+        return "";
+      },
+      fmt::format("{}..{}", min, max));
+}
+
+template <class T>
+void add_limit(CLI::App* cmd, const std::string& flag, T& value, int64_t min, uint64_t max, const std::string& help) {
+  cmd->add_option(flag, value, fmt::format("{} ({}..{})", help, min, max))->capture_default_str()->check(integer_in(min, max));
+}
+
+constexpr uint64_t kU64Max = UINT64_MAX;
+constexpr uint64_t kI64Max = INT64_MAX;
+
+}  // namespace
 
 void RunFlags::add(CLI::App* cmd, bool with_variant) {
   cmd->add_option("--set", sets, "Override a parameter, NAME=N (repeatable); setting the swept one runs that value only");
@@ -24,49 +60,43 @@ void RunFlags::add(CLI::App* cmd, bool with_variant) {
                   "The CPython whose importlib runs the finder: 3.9 to 3.14 (default 3.11); overrides the "
                   "scenario's \"cpython\". 3.14 iterates a snapshot of sys.meta_path")
       ->check(CLI::IsMember({"3.9", "3.10", "3.11", "3.12", "3.13", "3.14"}));
-  cmd->add_option("--max-events", run.limits.max_events,
-                  "Stop (exit 3) after this many simulated finder asks + toggles, replayed ones included (default: "
-                  "500000000 with --engine step, no bound with --engine fast)");
-  cmd->add_option("--max-work", run.limits.max_work,
-                  "Stop (exit 3) after this many asks + toggles actually stepped, not answered from memory (default: "
-                  "no bound with --engine step, where --max-events bounds the same events; 500000000 with --engine "
-                  "fast)");
-  // The depth limits bound the C++ stack too: 1000 is safe with 8 MiB of
-  // stack even under AddressSanitizer (docs/limits.md).
-  cmd->add_option("--max-lookup-depth", run.limits.max_lookup_depth, "Stop (exit 3) past this lookup nesting (1-1000)")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 1000));
-  cmd->add_option("--max-body-depth", run.limits.max_body_depth,
-                  "Stop (exit 3) past this nesting of module bodies and calls (1-1000)")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 1000));
-  cmd->add_option("--max-guard-depth", run.limits.max_guard_depth,
-                  "Stop (exit 3) past this many guards open at once, nest levels included (1-10000)")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 10000));
-  cmd->add_option("--max-steps", run.limits.max_steps, "Stop (exit 3) after this many scenario steps (repeats counted)")
-      ->capture_default_str();
-  cmd->add_option("--max-repeat", run.model_limits.max_repeat, "Stop (exit 3) when a \"repeat\" is larger")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--max-nest", run.model_limits.max_nest, "Stop (exit 3) when a guard's \"nest\" is larger")
-      ->capture_default_str()
-      ->check(CLI::Range(int64_t{0}, int64_t{10000}));
-  cmd->add_option("--max-filler", run.model_limits.max_filler, "Stop (exit 3) when sys_modules.filler is larger")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+  add_limit(cmd, "--max-events", run.limits.max_events, 0, kU64Max,
+            "Stop (exit 3) after this many simulated finder asks + toggles, replayed ones included (default: "
+            "500000000 with --engine step, no bound with --engine fast)");
+  add_limit(cmd, "--max-work", run.limits.max_work, 0, kU64Max,
+            "Stop (exit 3) after this many asks + toggles actually stepped, not answered from memory (default: "
+            "no bound with --engine step, where --max-events bounds the same events; 500000000 with --engine "
+            "fast)");
+  // The depth limits bound the C++ stack too: the engine's thread has room
+  // for 1000 of each (docs/limits.md).
+  add_limit(cmd, "--max-lookup-depth", run.limits.max_lookup_depth, 1, 1000, "Stop (exit 3) past this lookup nesting");
+  add_limit(cmd, "--max-body-depth", run.limits.max_body_depth, 1, 1000,
+            "Stop (exit 3) past this nesting of module bodies and calls");
+  add_limit(cmd, "--max-guard-depth", run.limits.max_guard_depth, 1, 10000,
+            "Stop (exit 3) past this many guards open at once, nest levels included");
+  add_limit(cmd, "--max-steps", run.limits.max_steps, 0, kU64Max,
+            "Stop (exit 3) after this many scenario steps (repeats counted)");
+  add_limit(cmd, "--max-repeat", run.model_limits.max_repeat, 0, kI64Max, "Stop (exit 3) when a \"repeat\" is larger");
+  add_limit(cmd, "--max-nest", run.model_limits.max_nest, 0, 10000, "Stop (exit 3) when a guard's \"nest\" is larger");
+  add_limit(cmd, "--max-filler", run.model_limits.max_filler, 0, kI64Max,
+            "Stop (exit 3) when sys_modules.filler is larger");
+  // About 190 bytes a name: the maximum is about 2 GB.
+  add_limit(cmd, "--max-scope-names", run.model_limits.max_scope_names, 0, 10'000'000,
+            "Stop (exit 3) when the scopes, every nest level counted, name more modules");
 }
 
 void add_input_limits(CLI::App* cmd, InputLimits& limits) {
-  cmd->add_option("--max-file-bytes", limits.max_file_bytes, "Refuse (exit 3) a scenario file larger than this")
-      ->capture_default_str();
-  cmd->add_option("--max-json-depth", limits.max_json_depth, "Refuse (exit 3) JSON nested deeper than this (1-1000)")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 1000));
-  cmd->add_option("--max-tree-entries", limits.max_tree_entries, "Refuse (exit 3) a tree with more entries")
-      ->capture_default_str();
-  cmd->add_option("--max-name-length", limits.max_name_length, "Refuse (exit 3) a module name longer than this")
-      ->capture_default_str();
+  add_limit(cmd, "--max-file-bytes", limits.max_file_bytes, 1, kMaxFileBytesCeiling,
+            "Refuse (exit 3) a scenario file larger than this");
+  add_limit(cmd, "--max-json-depth", limits.max_json_depth, 1, 1000, "Refuse (exit 3) JSON nested deeper than this");
+  // A tree entry is at least 7 bytes ("a":{},), so the file limit bounds
+  // the tree long before TreeId (int32) could overflow.
+  add_limit(cmd, "--max-tree-entries", limits.max_tree_entries, 0, uint64_t{INT32_MAX},
+            "Refuse (exit 3) a tree with more entries");
+  add_limit(cmd, "--max-name-length", limits.max_name_length, 1, kMaxFileBytesCeiling,
+            "Refuse (exit 3) a module name longer than this many characters");
+  add_limit(cmd, "--max-sweep-values", limits.max_sweep_values, 1, kMaxSweepValuesCeiling,
+            "Refuse (exit 3) a sweep (the scenario's, or sweep --values) with more values");
 }
 
 RunOptions RunFlags::options() const {
@@ -98,7 +128,7 @@ int guarded(const std::string& file, const std::function<int()>& body) {
   } catch (const InputLimitError& e) {
     print_error(e.what());
     return kExitLimit;
-} catch (const InputError& e) {
+  } catch (const InputError& e) {
     print_error(e.what());
     return kExitInvalid;
   } catch (const OutputError& e) {
@@ -106,6 +136,14 @@ int guarded(const std::string& file, const std::function<int()>& body) {
     return kExitOutput;
   } catch (const ModelLimitError& e) {
     print_error(fmt::format("{}: at {}: limit {} reached: {}", file, e.pointer, e.limit, e.detail));
+    return kExitLimit;
+  } catch (const std::bad_alloc&) {
+    // The limits bound memory by the input's size (docs/limits.md), but
+    // their ceilings can still ask for more than a machine (or ulimit -v)
+    // gives: say so, rather than abort.
+    print_error(fmt::format("{}: out of memory: the scenario and the limits ask for more memory than is available; "
+                            "lower --max-file-bytes or the limit that the scenario reaches",
+                            file));
     return kExitLimit;
   }
 }

@@ -52,7 +52,7 @@ Action add_sweep(CLI::App& app) {
     return guarded(st->file, [&] {
       SweepOptions o;
       o.param = st->param;
-      o.values = parse_sweep_values(st->values);
+      o.values = parse_sweep_values(st->values, st->input.max_sweep_values);
       o.counters = st->counters;
       o.run = st->flags.options();
       Scenario sc = load_scenario_file(st->file, st->input);

@@ -1,12 +1,17 @@
 #include "impsim/json_scan.h"
 
-#include <set>
+#include <algorithm>
+#include <cstdint>
+#include <unordered_set>
 #include <vector>
+
+#include "impsim/unicode_names.h"
 
 namespace impsim {
 
-std::string pointer_token(const std::string& key) {
+std::string pointer_token(std::string_view key) {
   std::string out;
+  out.reserve(key.size());
   for (char c : key) {
     if (c == '~') out += "~0";
     else if (c == '/') out += "~1";
@@ -15,152 +20,252 @@ std::string pointer_token(const std::string& key) {
   return out;
 }
 
+size_t bom_length(std::string_view text) { return text.starts_with("\xEF\xBB\xBF") ? 3 : 0; }
+
 namespace {
 
-struct Frame {
-  bool object;
-  int index = 0;
-  std::string pointer;
-  std::set<std::string> keys;
+// One open container on the walker's explicit stack.
+struct Level {
+  bool object = false;
+  size_t index = 0;  // arrays: the current element; objects: members so far
+  std::string key;   // objects: the current member's key, decoded
+  // Objects, when the caller checks duplicates: every key seen so far.
+  std::unordered_set<std::string> keys;
 };
 
-}  // namespace
+bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-std::optional<JsonScanProblem> JsonSource::scan(int max_depth) {
-  starts_.clear();
-  const std::string& s = text_;
-  size_t i = 0;
-  auto skip_ws = [&] {
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) ++i;
-  };
-  // Reads a string starting at s[i] == '"'; returns false on a bad one.
-  auto read_string = [&](std::string& out) {
-    ++i;
-    while (i < s.size()) {
-      char c = s[i++];
-      if (c == '"') return true;
-      if (c == '\\') {
-        if (i >= s.size()) return false;
-        char e = s[i++];
-        switch (e) {
-          case 'n': out += '\n'; break;
-          case 't': out += '\t'; break;
-          case 'r': out += '\r'; break;
-          case 'b': out += '\b'; break;
-          case 'f': out += '\f'; break;
-          case 'u': out += "\\u" + s.substr(i, 4); i += 4; break;
-          default: out += e;
-        }
-      } else {
-        out += c;
-      }
-    }
-    return false;
-  };
-  std::vector<Frame> stack;
-  std::string pending = "";  // pointer of the value about to start
-  skip_ws();
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+bool read_hex4(std::string_view s, size_t& i, uint32_t& out) {
+  if (i + 4 > s.size()) return false;
+  out = 0;
+  for (int k = 0; k < 4; ++k) {
+    int d = hex_digit(s[i + k]);
+    if (d < 0) return false;
+    out = out * 16 + static_cast<uint32_t>(d);
+  }
+  i += 4;
+  return true;
+}
+
+// Reads the string at s[i] == '"', decoding it into `out` when given (keys
+// are decoded as nlohmann decodes them, so "\u0061" and "a" are the same
+// key and pointers match the loader's). False on a malformed string.
+bool read_string(std::string_view s, size_t& i, std::string* out) {
+  ++i;
   while (i < s.size()) {
-    // A value starts here.
-    starts_.emplace(pending, i);
+    // The plain run up to the next quote or backslash, appended at once.
+    size_t run = i;
+    while (run < s.size() && s[run] != '"' && s[run] != '\\') ++run;
+    if (out) out->append(s.data() + i, run - i);
+    i = run;
+    if (i >= s.size()) return false;
+    char c = s[i++];
+    if (c == '"') return true;
+    if (i >= s.size()) return false;
+    char e = s[i++];
+    if (!out) {
+      if (e == 'u' && (i += 4) > s.size()) return false;
+      continue;
+    }
+    switch (e) {
+      case 'n': *out += '\n'; break;
+      case 't': *out += '\t'; break;
+      case 'r': *out += '\r'; break;
+      case 'b': *out += '\b'; break;
+      case 'f': *out += '\f'; break;
+      case 'u': {
+        uint32_t cp = 0;
+        if (!read_hex4(s, i, cp)) return false;
+        if (cp >= 0xD800 && cp < 0xDC00) {
+          uint32_t lo = 0;
+          if (i + 2 > s.size() || s[i] != '\\' || s[i + 1] != 'u') return false;
+          i += 2;
+          if (!read_hex4(s, i, lo) || lo < 0xDC00 || lo > 0xDFFF) return false;
+          cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+        } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+          return false;
+        }
+        append_utf8(*out, cp);
+        break;
+      }
+      default: *out += e;
+    }
+  }
+  return false;
+}
+
+std::string pointer_of(const std::vector<Level>& stack) {
+  std::string p;
+  for (const Level& l : stack) p += "/" + (l.object ? pointer_token(l.key) : std::to_string(l.index));
+  return p;
+}
+
+// Walks every value of `s` in order, without recursion, calling
+//   bool v.value(stack, offset)   as each value starts (path = the stack),
+//   bool v.open(stack, offset)    before a container is pushed,
+//   bool v.key(stack, offset)     after an object member's key is read
+//                                 (stack.back().key holds it).
+// Any of them returns false to stop. Stops quietly at a syntax error.
+template <class Visitor>
+void walk(std::string_view s, Visitor& v, bool keep_keys) {
+  std::vector<Level> stack;
+  size_t i = bom_length(s);
+  const size_t n = s.size();
+  auto skip_ws = [&] {
+    while (i < n && is_ws(s[i])) ++i;
+  };
+  // Reads `"key":` of the next member of the object on top.
+  auto member = [&] {
+    Level& top = stack.back();
+    if (i >= n || s[i] != '"') return false;
+    size_t key_at = i;
+    top.key.clear();
+    if (!read_string(s, i, &top.key)) return false;
+    if (!v.key(stack, key_at)) return false;
+    if (keep_keys) top.keys.insert(top.key);
+    skip_ws();
+    if (i >= n || s[i] != ':') return false;
+    ++i;
+    skip_ws();
+    return true;
+  };
+  skip_ws();
+  while (i < n) {
+    if (!v.value(stack, i)) return;
     char c = s[i];
     if (c == '{' || c == '[') {
-      if (static_cast<int>(stack.size()) >= max_depth)
-        return JsonScanProblem{pending, i,
-                               "JSON nested deeper than " + std::to_string(max_depth) + " levels"};
-      stack.push_back(Frame{c == '{', 0, pending, {}});
+      if (!v.open(stack, i)) return;
+      stack.emplace_back().object = c == '{';
       ++i;
       skip_ws();
-      if (i < s.size() && (s[i] == '}' || s[i] == ']')) {
+      if (i < n && (s[i] == '}' || s[i] == ']')) {
         ++i;
         stack.pop_back();
-        goto after_value;
+      } else {
+        if (stack.back().object && !member()) return;
+        continue;
       }
     } else if (c == '"') {
-      std::string tmp;
-      if (!read_string(tmp)) return std::nullopt;
-      goto after_value;
+      if (!read_string(s, i, nullptr)) return;
     } else {
-      while (i < s.size() && std::string_view(",]} \t\r\n").find(s[i]) == std::string_view::npos) ++i;
-      goto after_value;
+      while (i < n && !is_ws(s[i]) && s[i] != ',' && s[i] != ']' && s[i] != '}') ++i;
     }
-    // Inside a fresh container: read the first member's key if an object.
-    if (stack.back().object) {
-      skip_ws();
-      if (i >= s.size() || s[i] != '"') return std::nullopt;
-      size_t key_at = i;
-      std::string key;
-      if (!read_string(key)) return std::nullopt;
-      stack.back().keys.insert(key);
-      skip_ws();
-      if (i >= s.size() || s[i] != ':') return std::nullopt;
-      ++i;
-      (void)key_at;
-      pending = stack.back().pointer + "/" + pointer_token(key);
-    } else {
-      pending = stack.back().pointer + "/0";
-    }
-    skip_ws();
-    continue;
-  after_value:
+    // After a value: commas and closing brackets until the next value.
     skip_ws();
     while (true) {
-      if (stack.empty()) return std::nullopt;  // done; trailing junk is nlohmann's to report
-      Frame& f = stack.back();
-      if (i >= s.size()) return std::nullopt;
+      if (stack.empty() || i >= n) return;  // done; trailing junk is nlohmann's to report
       if (s[i] == ',') {
         ++i;
         skip_ws();
-        ++f.index;
-        if (f.object) {
-          if (i >= s.size() || s[i] != '"') return std::nullopt;
-          size_t key_at = i;
-          std::string key;
-          if (!read_string(key)) return std::nullopt;
-          if (!f.keys.insert(key).second)
-            return JsonScanProblem{f.pointer + "/" + pointer_token(key), key_at,
-                                   "duplicate key \"" + key + "\""};
-          skip_ws();
-          if (i >= s.size() || s[i] != ':') return std::nullopt;
-          ++i;
-          pending = f.pointer + "/" + pointer_token(key);
-        } else {
-          pending = f.pointer + "/" + std::to_string(f.index);
-        }
-        skip_ws();
+        ++stack.back().index;
+        if (stack.back().object && !member()) return;
         break;
       }
-      if (s[i] == '}' || s[i] == ']') {
-        ++i;
-        stack.pop_back();
-        skip_ws();
-        continue;
-      }
-      return std::nullopt;
+      if (s[i] != '}' && s[i] != ']') return;
+      ++i;
+      stack.pop_back();
+      skip_ws();
     }
   }
-  return std::nullopt;
+}
+
+struct Checker {
+  int max_depth;
+  std::optional<JsonScanProblem> problem;
+
+  bool value(const std::vector<Level>&, size_t) { return true; }
+  bool open(const std::vector<Level>& stack, size_t at) {
+    if (static_cast<int>(stack.size()) < max_depth) return true;
+    problem = JsonScanProblem{pointer_of(stack), at,
+                              "JSON nested deeper than " + std::to_string(max_depth) + " levels", true};
+    return false;
+  }
+  bool key(const std::vector<Level>& stack, size_t at) {
+    const Level& top = stack.back();
+    if (!top.keys.count(top.key)) return true;
+    problem = JsonScanProblem{pointer_of(stack), at, "duplicate key \"" + top.key + "\"", false};
+    return false;
+  }
+};
+
+// Finds where the value at a pointer (or its deepest existing ancestor)
+// starts. Between two value starts only the last token of the path is new,
+// so it keeps how many leading tokens match and compares one token a value.
+struct Locator {
+  std::vector<std::string> target;
+  size_t matched = 0;
+  size_t best_depth = 0;
+  size_t best_offset = 0;
+
+  bool value(const std::vector<Level>& stack, size_t at) {
+    size_t d = stack.size();
+    matched = std::min(matched, d == 0 ? 0 : d - 1);
+    if (d > 0 && matched == d - 1 && d - 1 < target.size()) {
+      const Level& l = stack.back();
+      if (l.object ? l.key == target[d - 1] : std::to_string(l.index) == target[d - 1]) matched = d;
+    }
+    if (matched != d) return true;
+    best_depth = d;
+    best_offset = at;
+    return d < target.size();
+  }
+  bool open(const std::vector<Level>&, size_t) { return true; }
+  bool key(const std::vector<Level>&, size_t) { return true; }
+};
+
+std::vector<std::string> pointer_tokens(const std::string& pointer) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < pointer.size()) {
+    ++i;  // the '/'
+    std::string t;
+    for (; i < pointer.size() && pointer[i] != '/'; ++i) {
+      if (pointer[i] == '~' && i + 1 < pointer.size()) {
+        t += pointer[i + 1] == '1' ? '/' : '~';
+        ++i;
+      } else {
+        t += pointer[i];
+      }
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<JsonScanProblem> JsonSource::scan(int max_depth) const {
+  Checker c{max_depth, std::nullopt};
+  walk(text_, c, /*keep_keys=*/true);
+  return c.problem;
 }
 
 SourcePos JsonSource::position_at(size_t offset) const {
   SourcePos p;
-  for (size_t k = 0; k < offset && k < text_.size(); ++k) {
-    if (text_[k] == '\n') {
+  for (size_t k = bom_length(text_); k < offset && k < text_.size(); ++k) {
+    unsigned char c = static_cast<unsigned char>(text_[k]);
+    if (c == '\n') {
       ++p.line;
       p.column = 1;
-    } else {
+    } else if ((c & 0xC0) != 0x80) {  // a UTF-8 continuation byte is not a new character
       ++p.column;
     }
   }
   return p;
 }
 
-SourcePos JsonSource::position_of(std::string pointer) const {
-  while (true) {
-    if (auto it = starts_.find(pointer); it != starts_.end()) return position_at(it->second);
-    if (pointer.empty()) return {};
-    pointer.erase(pointer.rfind('/'));
-  }
+SourcePos JsonSource::position_of(const std::string& pointer) const {
+  Locator l{pointer_tokens(pointer)};
+  l.best_offset = bom_length(text_);
+  walk(text_, l, /*keep_keys=*/false);
+  return position_at(l.best_offset);
 }
 
 }  // namespace impsim

@@ -2,13 +2,19 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
-#include <fstream>
+#include <cerrno>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
+#include <unordered_map>
 
 #include "impsim/names.h"
+#include "impsim/unicode_names.h"
 #include "impsim/variant.h"
 
 namespace impsim {
@@ -57,6 +63,14 @@ std::string quoted(const json& v) {
   return s;
 }
 
+// "cafe\u0301": two keys that print alike must not read alike in a message.
+std::string ascii_quoted(const std::string& s) { return json(s).dump(-1, ' ', /*ensure_ascii=*/true); }
+
+// Characters, not bytes: what JSON Schema's maxLength counts.
+size_t characters(std::string_view s) {
+  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
 const std::set<std::string> kStepKinds = {"import", "find_spec", "enable", "disable",
                                           "guard",  "block",     "call"};
 
@@ -74,12 +88,16 @@ class Reader {
                                       limits_.max_name_length));
   }
 
-  void expect_keys(const json& obj, const std::string& ptr, const std::set<std::string>& allowed,
+  // A list, not a std::set built per call: this runs once per tree entry
+  // and step, and the set's allocations were a visible part of load time.
+  void expect_keys(const json& obj, const std::string& ptr, std::initializer_list<std::string_view> allowed,
                    const std::string& what) const {
     for (auto& [k, _] : obj.items()) {
-      if (!allowed.count(k)) {
+      if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
+        std::vector<std::string_view> sorted(allowed);
+        std::sort(sorted.begin(), sorted.end());
         std::string list;
-        for (auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+        for (auto& a : sorted) list += (list.empty() ? "" : ", ") + std::string(a);
         fail(ptr + "/" + pointer_token(k), fmt::format("unknown key \"{}\" in {}; expected one of: {}", k, what, list));
       }
     }
@@ -112,10 +130,10 @@ class Reader {
   }
   std::string name(const json& v, const std::string& ptr, const std::string& what) const {
     std::string s = string(v, ptr, what);
-    if (s.size() > limits_.max_name_length) too_long(ptr, what, s.size());
-    if (!is_dotted_name(s))
-      fail(ptr, fmt::format("expected {} (a Python dotted module name such as \"pkg.sub\"), found \"{}\"", what, s));
-    return s;
+    if (characters(s) > limits_.max_name_length) too_long(ptr, what, characters(s));
+    std::optional<std::string> n = python_module_name(s);
+    if (!n) fail(ptr, fmt::format("expected {} (a Python dotted module name such as \"pkg.sub\"), found \"{}\"", what, s));
+    return *n;
   }
   std::vector<std::string> names(const json& v, const std::string& ptr, const std::string& what) const {
     array(v, ptr, what);
@@ -163,10 +181,21 @@ std::vector<std::string> Reader::scope(const json& v, const std::string& ptr, bo
       if (!allow_level) fail(p, "\"{i}\" is only allowed in the scope of a guard with \"nest\"");
       for (; at != std::string::npos; at = probe.find("{i}")) probe.replace(at, 3, "1");
     }
-    if (s.size() > limits_.max_name_length) too_long(p, "a module name", s.size());
+    if (characters(s) > limits_.max_name_length) too_long(p, "a module name", characters(s));
     if (!is_dotted_name(probe))
       fail(p, fmt::format("expected a Python dotted module name (\"{{i}}\" may stand for the nesting level), found \"{}\"", s));
-    out.push_back(s);
+    // Normalised piece by piece around "{i}": the level's digits join
+    // nothing under NFKC, so this is the normal form of every level's name.
+    std::string normal;
+    size_t from = 0;
+    for (size_t at = s.find("{i}"); ; at = s.find("{i}", from)) {
+      std::string_view piece = std::string_view(s).substr(from, at == std::string::npos ? at : at - from);
+      normal += nfkc_identifier(piece);
+      if (at == std::string::npos) break;
+      normal += "{i}";
+      from = at + 3;
+    }
+    out.push_back(std::move(normal));
   }
   return out;
 }
@@ -195,18 +224,18 @@ Step Reader::step(const json& v, const std::string& ptr) {
         fail(ptr + "/" + pointer_token(k), fmt::format("unknown step \"{}\"; expected one of: import, find_spec, enable, disable, guard, block, call", k));
     fail(ptr, "a step needs one of: import, find_spec, enable, disable, guard, block, call");
   }
-  std::set<std::string> allowed = {kind, "label", "repeat"};
+  std::vector<std::string_view> allowed = {kind, "label", "repeat"};
   const std::string kp = ptr + "/" + kind;
   const json& body = v[kind];
   if (kind == "import" || kind == "find_spec") {
     st.kind = kind == "import" ? StepKind::Import : StepKind::FindSpec;
     st.target = name(body, kp, "a module name");
-    allowed.insert("optional");
+    allowed.push_back("optional");
     if (v.contains("optional")) st.optional = boolean(v["optional"], ptr + "/optional", "\"optional\"");
   } else if (kind == "call") {
     st.kind = StepKind::Call;
     st.target = name(body, kp, "the module the function is defined in");
-    allowed.insert("body");
+    allowed.push_back("body");
     if (!v.contains("body")) fail(ptr, "a call step needs a \"body\" (the steps the function runs)");
   } else if (kind == "enable") {
     st.kind = StepKind::Enable;
@@ -228,15 +257,15 @@ Step Reader::step(const json& v, const std::string& ptr) {
     if (body.contains("enable")) st.guard_enable = boolean(body["enable"], kp + "/enable", "\"enable\"");
     if (body.contains("scope") && !body["scope"].is_null())
       st.scope = scope(body["scope"], kp + "/scope", v.contains("nest"));
-    allowed.insert("body");
-    allowed.insert("nest");
+    allowed.push_back("body");
+    allowed.push_back("nest");
     if (!v.contains("body")) fail(ptr, "a guard step needs a \"body\" (the steps inside the with block)");
   } else if (kind == "block") {
     st.kind = StepKind::Block;
     st.block = names(body, kp, "a list of module names to block");
   }
   for (auto& [k, _] : v.items()) {
-    if (!allowed.count(k)) {
+    if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
       std::string why = (k == "optional") ? "\"optional\" only goes with import and find_spec"
                         : (k == "nest")   ? "\"nest\" only goes with guard"
                         : (k == "body")   ? "\"body\" only goes with guard and call"
@@ -269,7 +298,7 @@ Scenario load_scenario_text(const std::string& text, const std::string& file, co
                                       limits.max_file_bytes));
   JsonSource src(text);
   std::optional<JsonScanProblem> problem = src.scan(limits.max_json_depth);
-  if (problem && problem->message.starts_with("JSON nested"))
+  if (problem && problem->too_deep)
     throw InputLimitError("max-json-depth", file, src.position_at(problem->offset), problem->pointer,
                           problem->message + " (--max-json-depth)");
   json root;
@@ -335,6 +364,11 @@ Scenario load_scenario_text(const std::string& text, const std::string& file, co
     if (!s.contains("values")) r.fail("/sweep", "the sweep needs \"values\"");
     r.array(s["values"], "/sweep/values", "the swept values");
     if (s["values"].empty()) r.fail("/sweep/values", "the sweep needs at least one value");
+    // Every value is a run of every variant, each kept for the report.
+    if (s["values"].size() > limits.max_sweep_values)
+      throw InputLimitError("max-sweep-values", file, src.position_of("/sweep/values"), "/sweep/values",
+                            fmt::format("the sweep has {} values; the limit is {} (--max-sweep-values)",
+                                        s["values"].size(), limits.max_sweep_values));
     for (size_t i = 0; i < s["values"].size(); ++i)
       sw.values.push_back(r.integer(s["values"][i], "/sweep/values/" + std::to_string(i), "a swept value", INT64_MIN));
     sw.title = s.contains("title") ? r.string(s["title"], "/sweep/title", "a title") : sw.param;
@@ -367,31 +401,43 @@ Scenario load_scenario_text(const std::string& text, const std::string& file, co
       throw InputLimitError("max-tree-entries", file, src.position_of("/tree"), "/tree",
                             fmt::format("the tree has {} entries; the limit is {} (--max-tree-entries)", t.size(),
                                         limits.max_tree_entries));
-    std::map<std::string, bool> packages;
+    // normalised name -> (is a package, the key that gave it); sized up
+    // front, as growing these tables was a visible part of load time.
+    std::unordered_map<std::string, std::pair<bool, const std::string*>> packages;
+    packages.reserve(t.size());
+    sc.tree.reserve(t.size());
+    std::vector<std::string> pointers;
+    pointers.reserve(t.size());
     for (auto& [k, v] : t.items()) {
       std::string ptr = "/tree/" + pointer_token(k);
-      if (k.size() > limits.max_name_length) r.too_long(ptr, "a tree key", k.size());
-      if (!is_dotted_name(k))
-        r.fail(ptr, fmt::format("a tree key must be a Python dotted module name, found \"{}\"", k));
-      if (k.starts_with("_impsim_filler_")) r.fail(ptr, "names starting with _impsim_filler_ are reserved for filler modules");
+      if (characters(k) > limits.max_name_length) r.too_long(ptr, "a tree key", characters(k));
+      std::optional<std::string> name = python_module_name(k);
+      if (!name) r.fail(ptr, fmt::format("a tree key must be a Python dotted module name, found \"{}\"", k));
+      auto [entry, fresh] = packages.try_emplace(*name, false, &k);
+      if (!fresh)
+        r.fail(ptr, fmt::format("{} and {} are the same module, \"{}\", once normalised as Python "
+                                "normalises identifiers (NFKC)", ascii_quoted(*entry->second.second), ascii_quoted(k), *name));
+      if (name->starts_with("_impsim_filler_")) r.fail(ptr, "names starting with _impsim_filler_ are reserved for filler modules");
       r.object(v, ptr, "a tree entry {\"package\": bool, \"body\": [steps]}");
       r.expect_keys(v, ptr, {"package", "body"}, "a tree entry");
       TreeEntry e;
-      e.name = k;
+      e.name = *name;
+      pointers.push_back(ptr);
       if (v.contains("package")) e.package = r.boolean(v["package"], ptr + "/package", "\"package\"");
       if (v.contains("body")) e.body = r.steps(v["body"], ptr + "/body");
-      packages[k] = e.package;
+      entry->second.first = e.package;
       sc.tree.push_back(std::move(e));
     }
-    for (auto& e : sc.tree) {
+    for (size_t i = 0; i < sc.tree.size(); ++i) {
+      const TreeEntry& e = sc.tree[i];
       auto dot = e.name.rfind('.');
       if (dot == std::string::npos) continue;
       std::string parent = e.name.substr(0, dot);
       auto it = packages.find(parent);
-      std::string ptr = "/tree/" + pointer_token(e.name);
+      const std::string& ptr = pointers[i];
       if (it == packages.end())
         r.fail(ptr, fmt::format("\"{}\" needs its parent \"{}\" in the tree (as a package)", e.name, parent));
-      if (!it->second)
+      if (!it->second.first)
         r.fail(ptr, fmt::format("\"{}\" is inside \"{}\", which is not a package; give \"{}\" \"package\": true",
                                 e.name, parent, parent));
     }
@@ -506,19 +552,59 @@ Scenario load_scenario_text(const std::string& text, const std::string& file, co
   return sc;
 }
 
+namespace {
+
+std::string display_name(const std::string& path) { return path == "-" ? "<stdin>" : path; }
+
+[[noreturn]] void too_large(const std::string& path, const std::string& size, size_t limit) {
+  throw InputLimitError("max-file-bytes", display_name(path), {}, "",
+                        fmt::format("the file is {} bytes; the limit is {} bytes (--max-file-bytes)", size, limit));
+}
+
+}  // namespace
+
+std::string read_scenario_file(const std::string& path, const InputLimits& limits) {
+  const std::string name = display_name(path);
+  auto system_error = [&](const char* what) {
+    return InputError(name, {}, "", fmt::format("{}: {}", what, std::strerror(errno)));
+  };
+  int fd = path == "-" ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw system_error("cannot open the file");
+  struct Closer {
+    int fd;
+    ~Closer() {
+      if (fd != STDIN_FILENO) ::close(fd);
+    }
+  } closer{fd};
+  struct stat st{};
+  if (::fstat(fd, &st) != 0) throw system_error("cannot read the file");
+  if (S_ISDIR(st.st_mode)) throw InputError(name, {}, "", "is a directory; expected a scenario file (JSON)");
+  std::string text;
+  if (S_ISREG(st.st_mode)) {
+    // A regular file is refused on its size, before a byte is read.
+    if (static_cast<uint64_t>(st.st_size) > limits.max_file_bytes)
+      too_large(path, std::to_string(st.st_size), limits.max_file_bytes);
+    text.reserve(static_cast<size_t>(st.st_size));
+  }
+  // Pipes, standard input and devices have no size: read them as streams,
+  // never holding more than the limit plus one chunk.
+  char buf[1 << 16];
+  while (true) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw system_error("cannot read the file");
+    }
+    if (n == 0) break;
+    text.append(buf, static_cast<size_t>(n));
+    if (text.size() > limits.max_file_bytes)
+      too_large(path, fmt::format("more than {}", limits.max_file_bytes), limits.max_file_bytes);
+  }
+  return text;
+}
+
 Scenario load_scenario_file(const std::string& path, const InputLimits& limits) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, {}, "", "cannot open the file");
-  in.seekg(0, std::ios::end);
-  auto size = static_cast<size_t>(in.tellg());
-  if (size > limits.max_file_bytes)
-    throw InputLimitError("max-file-bytes", path, {}, "",
-                          fmt::format("the file is {} bytes; the limit is {} bytes (--max-file-bytes)", size,
-                                      limits.max_file_bytes));
-  in.seekg(0);
-  std::string text(size, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(size));
-  return load_scenario_text(text, path, limits);
+  return load_scenario_text(read_scenario_file(path, limits), display_name(path), limits);
 }
 
 }  // namespace impsim

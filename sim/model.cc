@@ -110,6 +110,14 @@ class Compiler {
     c.has_scope = s.scope.has_value();
     if (c.has_scope) {
       int64_t levels = c.nest < 0 ? 1 : c.nest;
+      // levels <= max-nest (10,000) and the scope's size <= the file's:
+      // the product cannot overflow.
+      scope_names_ += levels * static_cast<int64_t>(s.scope->size());
+      if (scope_names_ > limits_.max_scope_names)
+        throw ModelLimitError{"scope-names", s.pointer,
+                              fmt::format("the scopes of the guards and enables so far expand to {} names (nest "
+                                          "levels x scope names); the limit is {} (--max-scope-names)",
+                                          scope_names_, limits_.max_scope_names)};
       for (int64_t level = 1; level <= levels; ++level) c.scopes.push_back(scope_set(*s.scope, level));
     }
     c.has_blocked = s.has_blocked_modules;
@@ -126,6 +134,7 @@ class Compiler {
   const Scenario& sc_;
   Model& m_;
   const ModelLimits& limits_;
+  int64_t scope_names_ = 0;
 };
 
 }  // namespace
@@ -157,16 +166,19 @@ Model compile_model(const Scenario& sc, const Params& overrides, const ModelLimi
     m.tree[i].body = c.steps(sc.tree[i].body);
     m.tree[i].pointer = nullptr;
   }
-  // A proxy spec imports the paddle twin of a torch name: intern them all now.
+  // A proxy spec imports the paddle twin of a torch name: intern them all now,
+  // each as a child of its parent's twin (ancestors have smaller ids), so a
+  // long torch name costs its length, not its length per ancestor.
+  std::vector<NameId> twin;
   for (size_t n = 0, end = m.names.size(); n < end; ++n) {
     NameId id = static_cast<NameId>(n);
-    if (m.names.is_torch(id)) m.names.intern("paddle" + m.names.text(id).substr(5));
+    twin.push_back(kNoName);
+    if (!m.names.is_torch(id)) continue;
+    NameId parent = m.names.parent(id);
+    twin[n] = parent == kNoName ? m.names.intern("paddle") : m.names.intern_child(twin[parent], m.names.last_atom(id));
   }
   m.paddle_of.assign(m.names.size(), kNoName);
-  for (size_t n = 0; n < m.names.size(); ++n) {
-    NameId id = static_cast<NameId>(n);
-    if (m.names.is_torch(id)) m.paddle_of[n] = m.names.find("paddle" + m.names.text(id).substr(5));
-  }
+  std::copy(twin.begin(), twin.end(), m.paddle_of.begin());
   m.tree_of_top.assign(m.names.size(), -1);
   for (size_t i = 0; i < m.tree.size(); ++i) {
     NameId name = m.tree[i].name;

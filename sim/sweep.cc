@@ -23,6 +23,11 @@ int64_t parse_int(const std::string& s, const std::string& whole) {
   }
 }
 
+[[noreturn]] void too_many(const std::string& text, size_t max_values) {
+  throw InputLimitError("max-sweep-values", "<command line>", {}, "",
+                        fmt::format("--values {}: more than {} values (--max-sweep-values)", text, max_values));
+}
+
 }  // namespace
 
 std::vector<int64_t> parse_sweep_values(const std::string& text, size_t max_values) {
@@ -35,13 +40,15 @@ std::vector<int64_t> parse_sweep_values(const std::string& text, size_t max_valu
     if (auto dots = item.find(".."); dots != std::string::npos) {
       int64_t a = parse_int(item.substr(0, dots), text), b = parse_int(item.substr(dots + 2), text);
       if (b < a) throw bad(fmt::format("--values {}: the range {} goes down; write it as {}..{}", text, item, b, a));
-      if (static_cast<uint64_t>(b - a) >= max_values)
-        throw bad(fmt::format("--values {}: more than {} values", text, max_values));
-      for (int64_t v = a; v <= b; ++v) out.push_back(v);
+      // b - a overflows int64 for a range such as INT64_MIN..INT64_MAX, and
+      // `v <= b; ++v` never ends when b is INT64_MAX: count in uint64 instead.
+      const uint64_t span = static_cast<uint64_t>(b) - static_cast<uint64_t>(a);
+      if (span >= max_values || out.size() + span >= max_values) too_many(text, max_values);
+      for (uint64_t k = 0; k <= span; ++k) out.push_back(static_cast<int64_t>(static_cast<uint64_t>(a) + k));
     } else {
       out.push_back(parse_int(item, text));
     }
-    if (out.size() > max_values) throw bad(fmt::format("--values {}: more than {} values", text, max_values));
+    if (out.size() > max_values) too_many(text, max_values);
     if (comma == std::string::npos) break;
     start = comma + 1;
   }

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <memory>
 #include <stdexcept>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <string>
@@ -67,8 +68,9 @@ struct Command {
   std::string out;
 };
 
-// Runs a shell command line and captures its standard output.
-inline Command shell(const std::string& cmd) {
+// Runs a shell command line (stderr folded into the output).
+inline Command shell(const std::string& command) {
+  std::string cmd = "(" + command + ") 2>&1";
   Command c{0, {}};
   FILE* p = popen(cmd.c_str(), "r");
   std::array<char, 4096> buf{};
@@ -78,8 +80,41 @@ inline Command shell(const std::string& cmd) {
   return c;
 }
 
-// Runs the impsim binary with `args` (stderr folded into the output).
-inline Command impsim(const std::string& args) { return shell(std::string(IMPSIM_BINARY) + " " + args + " 2>&1"); }
+// Runs the impsim binary with `args`.
+inline Command impsim(const std::string& args) { return shell(std::string(IMPSIM_BINARY) + " " + args); }
+
+// Peak-RSS bounds mean nothing under AddressSanitizer (shadow memory, the
+// quarantine): there the memory tests check exit statuses only.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kMemoryMeasurable = false;
+#else
+inline constexpr bool kMemoryMeasurable = true;
+#endif
+
+// Peak resident memory (KB) of `body` run in a forked child, read with
+// wait4's rusage: the measure is the child's own, whatever the test
+// process has touched before. The child's exit status is returned too.
+struct ChildRun {
+  int status;
+  long peak_rss_kb;
+};
+template <class F>
+ChildRun in_child(F body) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    int status = 0;
+    try {
+      status = body();
+    } catch (...) {
+      status = 99;
+    }
+    _exit(status);
+  }
+  int raw = 0;
+  rusage usage{};
+  wait4(pid, &raw, 0, &usage);
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, usage.ru_maxrss};
+}
 
 inline std::string write_temp(const std::string& name, const std::string& text) {
   std::string path = std::string("/tmp/impsim_test_") + std::to_string(getpid()) + "_" + name;

@@ -50,8 +50,8 @@ void add_input_limits(CLI::App* cmd, InputLimits& limits);
 
 void print_error(const std::string& message);
 
-// Runs `body`, turning InputError into exit 2, InputLimitError and
-// ModelLimitError into 3.
+// Runs `body`, turning InputError into exit 2, InputLimitError,
+// ModelLimitError and std::bad_alloc into 3.
 int guarded(const std::string& file, const std::function<int()>& body);
 
 Action add_run(CLI::App& app);

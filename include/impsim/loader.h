@@ -38,11 +38,24 @@ struct InputLimits {
   int max_json_depth = 256;
   size_t max_tree_entries = 100000;
   size_t max_name_length = 512;
+  size_t max_sweep_values = 10'000;  // the scenario's sweep.values, and `impsim sweep --values`
 };
+
+// The largest value each InputLimits flag accepts: past these a limit would
+// no longer bound memory (docs/limits.md gives the bound per limit).
+inline constexpr size_t kMaxFileBytesCeiling = size_t{1} << 30;
+inline constexpr size_t kMaxSweepValuesCeiling = 1'000'000;
 
 Scenario load_scenario_text(const std::string& text, const std::string& file,
                             const InputLimits& limits = {});
+// `path` "-" is standard input. A regular file larger than the limit is
+// refused before it is read; a pipe, standard input or a device is read as
+// a stream and refused once it passes the limit. A directory is an
+// InputError (exit 2), as is a file that cannot be opened or read (with
+// the system's reason).
 Scenario load_scenario_file(const std::string& path, const InputLimits& limits = {});
+// The bytes of a scenario file, as load_scenario_file reads them.
+std::string read_scenario_file(const std::string& path, const InputLimits& limits = {});
 
 // The counters a scenario may name in `report` and `expect`.
 bool is_counter_name(const std::string& name);

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -19,32 +21,53 @@ inline constexpr NameId kNoName = -1;
 
 class NameTable {
  public:
-  // Interns `name` and all of its dotted ancestors.
+  // Interns `name` and all of its dotted ancestors. Linear in the name's
+  // length: the text is stored once, ancestors are views into it, and the
+  // index is by (parent, last part), so no ancestor is hashed or copied whole.
   NameId intern(std::string_view name);
+  // Interns `parent` + "." + the part `atom` names (last_atom of some name).
+  NameId intern_child(NameId parent, int32_t atom);
   NameId find(std::string_view name) const;  // kNoName when unknown
 
-  const std::string& text(NameId id) const { return text_[id]; }
+  // The name as text, built on first use: reports ask for few names, and
+  // the ancestors of a long name would otherwise cost its length each.
+  // Not safe to call from two threads at once (one engine runs at a time).
+  const std::string& text(NameId id) const;
+  std::string_view view(NameId id) const { return view_[id]; }
   NameId parent(NameId id) const { return parent_[id]; }
   // The last dotted component, interned on its own ("a.b.c" -> "c").
   int32_t last_atom(NameId id) const { return last_atom_[id]; }
   // `torch` or `torch.*`: the finder's _is_torch_module.
   bool is_torch(NameId id) const { return is_torch_[id]; }
   NameId top(NameId id) const;
-  size_t size() const { return text_.size(); }
+  size_t size() const { return view_.size(); }
 
  private:
-  std::vector<std::string> text_;
+  NameId add(NameId parent, int32_t atom, std::string_view text);
+  int32_t atom_of(std::string_view part);
+
+  std::vector<std::unique_ptr<char[]>> storage_;  // each new full name once
+  std::vector<std::string_view> view_;            // into storage_
   std::vector<NameId> parent_;
   std::vector<int32_t> last_atom_;
   std::vector<char> is_torch_;
-  std::unordered_map<std::string, NameId> index_;
-  std::unordered_map<std::string, int32_t> atoms_;
+  // Filled by text(), only for the names asked for: a slot per name would
+  // cost 32 bytes for every ancestor of every name.
+  mutable std::unordered_map<NameId, std::string> text_;
+  std::unordered_map<uint64_t, NameId> child_;  // (parent + 1, atom) -> name
+  std::unordered_map<std::string_view, int32_t> atoms_;  // views into storage_
+  std::vector<std::string_view> atom_text_;
+  int32_t torch_atom_ = -1;
 };
 
 // True when `name` is `module` or inside it (name == m or name.startswith(m + ".")).
 bool is_or_inside(const NameTable& names, NameId name, NameId module);
 
-// A valid Python dotted name: identifiers joined by single dots.
-bool is_dotted_name(std::string_view s);
+// The module name CPython 3.11 uses for the dotted name `s` (UTF-8), or
+// nullopt when its parser would refuse it: each part an identifier
+// (PEP 3131, str.isidentifier()) that is not a keyword, and the whole
+// NFKC-normalised as the parser normalises identifiers ("ｍｏｄ" -> "mod").
+std::optional<std::string> python_module_name(std::string_view s);
+bool is_dotted_name(std::string_view s);  // python_module_name(s) has a value
 
 }  // namespace impsim

@@ -17,8 +17,8 @@
 namespace impsim {
 
 // "1..8", "1,2,5", "1..4,8,16": integers in the order written. Throws
-// InputError for anything else, a descending range, or more than
-// `max_values` values.
+// InputError for anything else or a descending range, InputLimitError
+// ("max-sweep-values", exit 3) for more than `max_values` values.
 std::vector<int64_t> parse_sweep_values(const std::string& text, size_t max_values = 10'000);
 
 struct SweepOptions {

@@ -79,6 +79,7 @@ Verdict run_input(const uint8_t* data, size_t size) {
       Params params;
       if (sc.sweep) params[sc.sweep->param] = sc.sweep->values[si];
       Model model = compile_model(sc, params, options.model_limits);
+      apply_axes(model, options);
       for (const std::string& v : sc.variants) {
         std::optional<Variant> variant = parse_variant(v);
         if (!variant) return Verdict::Invalid;

@@ -16,6 +16,14 @@ void RunFlags::add(CLI::App* cmd, bool with_variant) {
                   "counts far past what stepping can reach (k = 20 and beyond)")
       ->check(CLI::IsMember({"step", "fast"}))
       ->capture_default_str();
+  cmd->add_option("--revision", revision,
+                  "The finder's upstream revision: b52ce17 (default) or 04efefd; overrides the scenario's "
+                  "\"revision\" (docs/model.md)")
+      ->check(CLI::IsMember({"b52ce17", "04efefd"}));
+  cmd->add_option("--cpython", cpython,
+                  "The CPython whose importlib runs the finder: 3.9 to 3.14 (default 3.11); overrides the "
+                  "scenario's \"cpython\". 3.14 iterates a snapshot of sys.meta_path")
+      ->check(CLI::IsMember({"3.9", "3.10", "3.11", "3.12", "3.13", "3.14"}));
   cmd->add_option("--max-events", run.limits.max_events, "Stop (exit 3) after this many simulated finder asks + toggles")
       ->capture_default_str();
   // The depth limits bound the C++ stack too: 1000 is safe with 8 MiB of
@@ -73,6 +81,8 @@ RunOptions RunFlags::options() const {
     }
   }
   o.variants = variants;
+  if (!revision.empty()) o.revision = parse_revision(revision);
+  if (!cpython.empty()) o.cpython = parse_cpython(cpython);
   o.engine = engine == "fast" ? EngineKind::Fast : EngineKind::Step;
   return o;
 }

@@ -14,6 +14,7 @@ Action add_compare(CLI::App& app) {
   struct State {
     std::string file;
     std::string variants;
+    std::string revisions;
     std::string baseline = "before";
     std::string format = "text";
     RunFlags flags;
@@ -23,7 +24,12 @@ Action add_compare(CLI::App& app) {
   auto* cmd = app.add_subcommand("compare", "Compare finder designs on one scenario: counters, ratios, outcome verdicts");
   cmd->add_option("file", st->file, "The scenario file (JSON, format v1)")->required();
   cmd->add_option("--variants", st->variants, "Comma-separated designs (default: all of them): " + variant_list());
-  cmd->add_option("--baseline", st->baseline, "The design the others are measured against")->capture_default_str();
+  cmd->add_option("--revisions", st->revisions,
+                  "Comma-separated finder revisions (b52ce17, 04efefd): every design on each, side by side, "
+                  "named DESIGN@REVISION");
+  cmd->add_option("--baseline", st->baseline,
+                  "The design the others are measured against (with --revisions: on the first revision)")
+      ->capture_default_str();
   cmd->add_option("--format", st->format, "text, markdown (for a code review) or json")
       ->check(CLI::IsMember({"text", "markdown", "json"}))
       ->capture_default_str();
@@ -33,29 +39,46 @@ Action add_compare(CLI::App& app) {
       "Examples:\n"
       "  impsim compare scenarios/seed_incident.json\n"
       "  impsim compare scenarios/seed_incident.json --variants before,after,idempotent-enable --format markdown\n"
-      "  impsim compare scenarios/nested_guards.json --set k=6 --baseline after\n");
+      "  impsim compare scenarios/nested_guards.json --set k=6 --baseline after\n"
+      "  impsim compare scenarios/revisions/guard_saves_scope_object.json --variants before,after --revisions "
+      "b52ce17,04efefd\n");
   return [st, cmd]() -> int {
     if (!cmd->parsed()) return -1;
     return guarded(st->file, [&] {
       RunOptions options = st->flags.options();
-      std::vector<std::string> names;
-      if (st->variants.empty()) {
-        for (Variant v : all_variants()) names.push_back(variant_name(v));
-      } else {
+      auto split = [](const std::string& list) {
+        std::vector<std::string> out;
         size_t start = 0;
-        while (start <= st->variants.size()) {
-          size_t comma = st->variants.find(',', start);
-          std::string name = st->variants.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-          if (!name.empty()) names.push_back(name);
+        while (start <= list.size()) {
+          size_t comma = list.find(',', start);
+          std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+          if (!name.empty()) out.push_back(name);
           if (comma == std::string::npos) break;
           start = comma + 1;
         }
+        return out;
+      };
+      std::vector<std::string> names = split(st->variants);
+      if (names.empty())
+        for (Variant v : all_variants()) names.push_back(variant_name(v));
+      std::string baseline_name = st->baseline;
+      if (!st->revisions.empty()) {
+        std::vector<std::string> on_each;
+        std::vector<std::string> revisions = split(st->revisions);
+        for (const std::string& r : revisions) {
+          if (!parse_revision(r))
+            throw InputError("<command line>", {}, "",
+                             fmt::format("--revisions {}: unknown revision; expected one of: {}", r, revision_list()));
+          for (const std::string& n : names) on_each.push_back(n + "@" + r);
+        }
+        names = on_each;
+        if (baseline_name.find('@') == std::string::npos) baseline_name += "@" + revisions.front();
       }
-      auto baseline = parse_variant(st->baseline);
+      auto baseline = parse_variant(baseline_name);
       if (!baseline)
         throw InputError("<command line>", {}, "",
-                         fmt::format("--baseline {}: unknown design; expected one of: {}", st->baseline, variant_list()));
-      if (std::find(names.begin(), names.end(), st->baseline) == names.end()) names.insert(names.begin(), st->baseline);
+                         fmt::format("--baseline {}: unknown design; expected one of: {}", baseline_name, variant_list()));
+      if (std::find(names.begin(), names.end(), baseline_name) == names.end()) names.insert(names.begin(), baseline_name);
       options.variants = names;
       Scenario sc = load_scenario_file(st->file, st->input);
       ScenarioRun result = run_scenario(sc, options);

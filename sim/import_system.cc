@@ -15,6 +15,8 @@ Engine::Engine(const Model& model, Variant variant, EngineLimits limits, EngineK
       names_(model.names),
       variant_(variant),
       design_(design_of(variant)),
+      rules_(rules_of(variant.revision.value_or(model.axes.revision))),
+      snapshot_meta_path_(find_spec_iterates_snapshot(model.axes.cpython)),
       fast_(kind == EngineKind::Fast),
       limits_(limits),
       sets_(model.sets) {}
@@ -49,11 +51,14 @@ LoaderId Engine::new_loader(Loader l) {
 
 // The interpreter before the program's first line: sys.modules as the
 // scenario describes it, sys.meta_path = [BuiltinImporter, FrozenImporter,
-// PathFinder], the finder absent with an empty scope.
+// PathFinder], the finder absent, global, with an empty scope.
 void Engine::set_up() {
   sys_modules_.reset(names_, model_.filler);
   cache_.reset(names_.size());
   finder_ = FinderState{};
+  scope_objects_.clear();
+  free_scope_objects_.clear();
+  if (!rules_.guard_saves_copy) finder_.scope_object = new_scope_object(kEmptySet);
   finder_.blocked = model_.blocked;
   finder_.resolving.assign(names_.size(), 0);
   path_cache_.assign(names_.size(), {kNoPath, kNoSpec});
@@ -128,12 +133,16 @@ ModuleId Engine::find_and_load_unlocked_body(NameId name) {
 // _find_spec: `for finder in sys.meta_path` over the live list. Python's
 // list iterator keeps an index and re-reads the length at every step, so
 // copies inserted at 0 or removed while a finder runs shift what comes next.
+// CPython 3.14 (gh-130094) iterates `list(sys.meta_path)`, taken here: the
+// copies present when the loop starts, whatever happens to the list after.
 SpecId Engine::_find_spec(NameId name, PathRef path) {
+  const int64_t snapshot = finder_.copies;
+  auto copies = [&] { return snapshot_meta_path_ ? snapshot : finder_.copies; };
   bool is_reload = sys_modules_.contains(name);
-  for (int64_t i = 0; i < finder_.copies + 3; ++i) {
+  for (int64_t i = 0; i < copies() + 3; ++i) {
     SpecId spec;
-    if (i < finder_.copies) {
-      if (trace_) trace_->ask_begin(*this, name, FinderKind::Proxy, i, finder_.copies);
+    if (i < copies()) {
+      if (trace_) trace_->ask_begin(*this, name, FinderKind::Proxy, i, copies());
       const Counters before = counters_;
       spec = proxy_find_spec(name);
       // Suppressed: this ask, and nothing nested in it, was answered by the fix.
@@ -151,9 +160,9 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
       }
       return spec;
     } else {
-      int64_t which = i - finder_.copies;  // 0 BuiltinImporter, 1 FrozenImporter, 2 PathFinder
+      int64_t which = i - copies();  // 0 BuiltinImporter, 1 FrozenImporter, 2 PathFinder
       auto kind = which == 0 ? FinderKind::Builtin : which == 1 ? FinderKind::Frozen : FinderKind::Path;
-      if (trace_) trace_->ask_begin(*this, name, kind, i, finder_.copies);
+      if (trace_) trace_->ask_begin(*this, name, kind, i, copies());
       spec = which == 2 ? path_finder_find_spec(name, path) : kNoSpec;
       if (trace_) trace_->ask_end(*this, name, kind, spec != kNoSpec ? AskAnswer::Spec : AskAnswer::None);
     }
@@ -206,6 +215,8 @@ ModuleId Engine::create_module(LoaderId loader, SpecId spec) {
       return kNoModule;
     case LoaderKind::Cached:
       return l.ref;
+    case LoaderKind::CachedByName:
+      return cache_.get(l.ref);  // the cache is never emptied
     case LoaderKind::Proxy: {
       // TorchProxyLoader.create_module: a ProxyModule carrying the paddle
       // module's __path__ when the spec was made for a package.
@@ -231,6 +242,7 @@ void Engine::exec_module(LoaderId loader, ModuleId module) {
       return;
     case LoaderKind::Empty:
     case LoaderKind::Cached:
+    case LoaderKind::CachedByName:
       return;
     case LoaderKind::Proxy:
       // Copies the paddle module's __dict__, its marks included.

@@ -211,8 +211,12 @@ Step Reader::step(const json& v, const std::string& ptr) {
   } else if (kind == "enable") {
     st.kind = StepKind::Enable;
     object(body, kp, "the arguments of enable_torch_proxy");
-    expect_keys(body, kp, {"scope"}, "enable");
+    expect_keys(body, kp, {"scope", "blocked_modules"}, "enable");
     if (body.contains("scope") && !body["scope"].is_null()) st.scope = scope(body["scope"], kp + "/scope", false);
+    // b52ce17's keyword; on 04efefd passing it at all is a TypeError at run time.
+    st.has_blocked_modules = body.contains("blocked_modules");
+    if (st.has_blocked_modules && !body["blocked_modules"].is_null())
+      st.block = names(body["blocked_modules"], kp + "/blocked_modules", "a list of module names to block, or null");
   } else if (kind == "disable") {
     st.kind = StepKind::Disable;
     object(body, kp, "an empty object {}");
@@ -297,7 +301,8 @@ Scenario load_scenario_text(const std::string& text, const std::string& file, co
   r.object(root, "", "a scenario");
   r.expect_keys(root, "",
                 {"$schema", "impsim", "name", "description", "params", "sweep", "sys_modules", "tree", "blocked",
-                 "program", "variants", "report", "expect", "allow_error", "expect_equivalent", "expect_outcome"},
+                 "program", "variants", "report", "expect", "allow_error", "expect_equivalent", "expect_outcome",
+                 "revision", "cpython"},
                 "a scenario");
   if (!root.contains("impsim")) r.fail("", "missing \"impsim\": the format version, 1");
   if (!root["impsim"].is_number_integer() || root["impsim"].get<int64_t>() != 1)
@@ -456,6 +461,16 @@ Scenario load_scenario_text(const std::string& text, const std::string& file, co
         sc.expect.push_back(std::move(e));
       }
     }
+  }
+  if (root.contains("revision")) {
+    std::string v = r.string(root["revision"], "/revision", "the finder revision");
+    sc.revision = parse_revision(v);
+    if (!sc.revision) r.fail("/revision", fmt::format("unknown finder revision \"{}\"; expected one of: {}", v, revision_list()));
+  }
+  if (root.contains("cpython")) {
+    std::string v = r.string(root["cpython"], "/cpython", "the CPython version");
+    sc.cpython = parse_cpython(v);
+    if (!sc.cpython) r.fail("/cpython", fmt::format("unknown CPython version \"{}\"; expected one of: {}", v, cpython_list()));
   }
   if (root.contains("allow_error")) sc.allow_error = r.boolean(root["allow_error"], "/allow_error", "\"allow_error\"");
   if (root.contains("expect_outcome")) {

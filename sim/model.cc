@@ -33,7 +33,16 @@ std::string describe_step(const CStep& step, const Model& m) {
   switch (step.kind) {
     case StepKind::Import: what = "import " + m.names.text(step.target); break;
     case StepKind::FindSpec: what = "find_spec('" + m.names.text(step.target) + "')"; break;
-    case StepKind::Enable: what = "enable_torch_proxy(scope=" + scope(0) + ")"; break;
+    case StepKind::Enable: {
+      what = "enable_torch_proxy(scope=" + scope(0);
+      if (step.has_blocked) {
+        std::string names;
+        for (NameId n : m.sets.members(step.block)) names += (names.empty() ? "" : ", ") + ("'" + m.names.text(n) + "'");
+        what += ", blocked_modules={" + names + "}";
+      }
+      what += ")";
+      break;
+    }
     case StepKind::Disable: what = "disable_torch_proxy()"; break;
     case StepKind::Guard:
       what = fmt::format("{}with use_torch_proxy_guard(enable={}, scope={})", step.nest >= 0 ? fmt::format("{} x ", step.nest) : "",
@@ -103,7 +112,8 @@ class Compiler {
       int64_t levels = c.nest < 0 ? 1 : c.nest;
       for (int64_t level = 1; level <= levels; ++level) c.scopes.push_back(scope_set(*s.scope, level));
     }
-    if (s.kind == StepKind::Block) {
+    c.has_blocked = s.has_blocked_modules;
+    if (s.kind == StepKind::Block || s.has_blocked_modules) {
       std::vector<NameId> ids;
       for (auto& b : s.block) ids.push_back(m_.names.intern(b));
       c.block = m_.sets.intern(std::move(ids));
@@ -123,6 +133,8 @@ class Compiler {
 Model compile_model(const Scenario& sc, const Params& overrides, const ModelLimits& limits) {
   Model m;
   m.params = sc.params;
+  if (sc.revision) m.axes.revision = *sc.revision;
+  if (sc.cpython) m.axes.cpython = *sc.cpython;
   for (auto& [k, v] : overrides) m.params[k] = v;
   m.labels = sc.labels;
   Compiler c(sc, m, limits);

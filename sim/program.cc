@@ -152,6 +152,13 @@ void Engine::run_step_once(const CStep& step) {
         result = find_spec(step.target) == kNoSpec ? "none" : "found";
         break;
       case StepKind::Enable:
+        // b52ce17: extend_torch_proxy_blocked_modules(blocked_modules) first.
+        if (step.has_blocked) {
+          if (!rules_.enable_takes_blocked)
+            raise("TypeError", "enable_torch_proxy() got an unexpected keyword argument 'blocked_modules'");
+          finder_.blocked = sets_.unite(finder_.blocked, step.block);
+          covers_.clear();
+        }
         enable(step.has_scope ? std::optional<SetId>(step.scopes[0]) : std::nullopt);
         break;
       case StepKind::Disable:

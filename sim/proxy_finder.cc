@@ -13,6 +13,7 @@ size_t Engine::MemoKeyHash::operator()(const MemoKey& k) const {
   mix(static_cast<uint64_t>(k.name));
   mix(static_cast<uint64_t>(k.copies));
   mix(static_cast<uint64_t>(k.scope));
+  mix(static_cast<uint64_t>(k.scope_object));
   mix(k.global);
   mix(static_cast<uint64_t>(k.blocked));
   mix(k.epoch);
@@ -22,7 +23,7 @@ size_t Engine::MemoKeyHash::operator()(const MemoKey& k) const {
 }
 
 Engine::MemoKey Engine::memo_key(NameId name) const {
-  MemoKey k{name, finder_.copies, finder_.scope, finder_.globally_enabled, finder_.blocked, epoch(), frames_id_,
+  MemoKey k{name, finder_.copies, finder_.scope, finder_.scope_object, finder_.globally_enabled, finder_.blocked, epoch(), frames_id_,
             finder_.resolving_list};
   std::sort(k.resolving.begin(), k.resolving.end());
   return k;
@@ -177,9 +178,14 @@ SpecId Engine::_find_spec_for_specific_module(NameId name, bool exec_enable, uin
   return spec;
 }
 
-// _find_spec_for_cached_torch_module: always a package, so submodules of a
-// cached module can be found.
+// _find_spec_for_cached_torch_module. b52ce17: always a package (search
+// locations: the module's __path__, or []), so submodules of a cached module
+// can be found; the module is taken when the spec is made. 04efefd: not a
+// package (the module keeps its own __path__, if any); the loader reads the
+// cache when it creates the module.
 SpecId Engine::_find_spec_for_cached_torch_module(NameId name) {
+  if (!rules_.cached_spec_is_package)
+    return new_spec(name, new_loader(Loader{LoaderKind::CachedByName, false, 0, name}), kNoPath);
   ModuleId m = cache_.get(name);
   LoaderId loader = new_loader(Loader{LoaderKind::Cached, false, 0, m});
   PathRef path = modules_[m].path == kNoPath ? kEmptyPath : modules_[m].path;
@@ -196,19 +202,45 @@ SpecId Engine::_find_spec_for_torch_module(NameId name) {
 
 // _modify_scope_of_torch_proxy (its warnings are not modelled).
 void Engine::_modify_scope(std::optional<SetId> scope) {
-  auto set_scope = [&](std::optional<SetId> s) {
-    finder_.scope = s.value_or(kEmptySet);
-    finder_.globally_enabled = !s.has_value();
-  };
   if (finder_.copies == 0 || finder_.globally_enabled) {
-    set_scope(scope);
+    _set_scope(scope);
     return;
   }
   if (!scope) {
     finder_.globally_enabled = true;
     return;
   }
-  finder_.scope = sets_.unite(finder_.scope, *scope);
+  scope_ior(*scope);
+}
+
+// TorchProxyMetaFinder._set_scope: `scope or set()` is a set object of its
+// own (enable_torch_proxy's _parse_scope made it).
+void Engine::_set_scope(std::optional<SetId> scope) {
+  finder_.scope = scope.value_or(kEmptySet);
+  finder_.globally_enabled = !scope.has_value();
+  if (rules_.guard_saves_copy) return;
+  release_scope_object(finder_.scope_object);
+  finder_.scope_object = new_scope_object(finder_.scope);
+}
+
+void Engine::scope_ior(SetId scope) {
+  finder_.scope = sets_.unite(finder_.scope, scope);
+  if (!rules_.guard_saves_copy) scope_objects_[static_cast<size_t>(finder_.scope_object)].value = finder_.scope;
+}
+
+int32_t Engine::new_scope_object(SetId value) {
+  if (free_scope_objects_.empty()) {
+    scope_objects_.push_back(ScopeObject{value, 1});
+    return static_cast<int32_t>(scope_objects_.size() - 1);
+  }
+  int32_t o = free_scope_objects_.back();
+  free_scope_objects_.pop_back();
+  scope_objects_[static_cast<size_t>(o)] = ScopeObject{value, 1};
+  return o;
+}
+
+void Engine::release_scope_object(int32_t object) {
+  if (--scope_objects_[static_cast<size_t>(object)].holders == 0) free_scope_objects_.push_back(object);
 }
 
 // One toggle: one pass over sys.modules examining every name in it.
@@ -225,12 +257,14 @@ void Engine::count_walk() {
 
 // enable_torch_proxy: _swap_torch_modules_to_cache, the scope update, then
 // sys.meta_path.insert(0, P) whether or not P is there already.
+// 04efefd's swap caches and deletes only real torch modules: proxy modules
+// stay in sys.modules.
 void Engine::enable(std::optional<SetId> scope) {
   count_walk();
   sys_modules_.for_each_torch([&](NameId n) {
     ModuleId m = sys_modules_.get(n);
     if (!modules_[m].proxy) cache_.set(n, m);
-    sys_modules_.erase(n);
+    if (!modules_[m].proxy || rules_.swap_drops_proxies) sys_modules_.erase(n);
   });
   _modify_scope(scope);
   if (!design_.idempotent_enable || finder_.copies == 0) {
@@ -256,14 +290,17 @@ void Engine::disable() {
   if (trace_) trace_->toggle(*this, false, last_walk_, finder_.copies);
 }
 
-// use_torch_proxy_guard, entry.
+// use_torch_proxy_guard, entry. b52ce17 saves set(_local_enabled_scope);
+// 04efefd saves the set object itself, so an in-place |= while the guard is
+// open also changes what its exit restores.
 GuardEntry Engine::guard_enter(bool enable_, std::optional<SetId> scope) {
-  GuardEntry g{false, enable_, finder_.scope, finder_.globally_enabled};
+  GuardEntry g{false, enable_, finder_.scope, finder_.scope_object, finder_.globally_enabled};
   bool had = finder_.copies > 0;
   if (enable_ == had && ((g.old_global && !scope) || g.old_scope == scope.value_or(kEmptySet))) {
     g.noop = true;
     return g;
   }
+  if (!rules_.guard_saves_copy) ++scope_objects_[static_cast<size_t>(g.old_scope_object)].holders;
   if (enable_) enable(scope);
   else disable();
   return g;
@@ -272,15 +309,17 @@ GuardEntry Engine::guard_enter(bool enable_, std::optional<SetId> scope) {
 // use_torch_proxy_guard, exit (its `finally`).
 void Engine::guard_exit(const GuardEntry& g) {
   if (g.noop) return;
-  if (g.enable) {
+  if (!g.enable) enable(std::nullopt);
+  if (rules_.guard_saves_copy) {
     finder_.scope = g.old_scope;
-    finder_.globally_enabled = g.old_global;
-    disable();
   } else {
-    enable(std::nullopt);
-    finder_.scope = g.old_scope;
-    finder_.globally_enabled = g.old_global;
+    // The guard's hold on the saved object passes to the finder.
+    release_scope_object(finder_.scope_object);
+    finder_.scope_object = g.old_scope_object;
+    finder_.scope = scope_objects_[static_cast<size_t>(g.old_scope_object)].value;
   }
+  finder_.globally_enabled = g.old_global;
+  if (g.enable) disable();
 }
 
 }  // namespace impsim

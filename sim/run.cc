@@ -175,6 +175,7 @@ ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options) {
     Params params = options.overrides;
     if (!out.sweep_values.empty()) params[sc.sweep->param] = values[si];
     Model model = compile_model(sc, params, options.model_limits);
+    apply_axes(model, options);
     size_t first = out.runs.size();
     for (Variant variant : out.variants) {
       Engine engine(model, variant, options.limits, options.engine);

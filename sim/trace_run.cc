@@ -148,6 +148,7 @@ TraceResult write_trace(std::ostream& out, const Scenario& sc, const RunOptions&
     variants.push_back(*parsed);
   }
   Model model = compile_model(sc, options.overrides, options.model_limits);
+  apply_axes(model, options);
 
   std::unique_ptr<TraceWriter> w;
   switch (topt.format) {

@@ -70,6 +70,13 @@ TEST_CASE("enable always inserts - disable removes one copy, and nothing when ab
   CHECK(t.engine.counters().walks == 4);
 }
 
+TEST_CASE("the finder starts absent, global, with an empty scope (TorchProxyMetaFinder() runs _set_scope(None))") {
+  Bench t;
+  CHECK(t.f().copies == 0);
+  CHECK(t.f().globally_enabled);
+  CHECK(t.f().scope == kEmptySet);
+}
+
 TEST_CASE("guard truth table") {
   SUBCASE("absent, enable=True, scope None: enable on entry, restore then disable on exit") {
     Bench t;
@@ -79,7 +86,8 @@ TEST_CASE("guard truth table") {
     CHECK(t.f().globally_enabled);
     t.engine.guard_exit(g);
     CHECK(t.f().copies == 0);
-    CHECK_FALSE(t.f().globally_enabled);
+    // Restored to the starting flag: TorchProxyMetaFinder() ran _set_scope(None).
+    CHECK(t.f().globally_enabled);
   }
   SUBCASE("present and global, enable=True, scope None: nothing") {
     Bench t;

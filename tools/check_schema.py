@@ -108,13 +108,18 @@ def main():
         _, out = impsim(["validate", t.name])
     finally:
         os.unlink(t.name)
-    m = re.search(r"expected one of: ([^\n]*)", out) or re.search(r"expected (before or after)", out)
-    loader_variants = re.split(r", | or ", m.group(1).strip()) if m else []
-    schema_variants = schema["$defs"]["variant"]["enum"]
-    if sorted(loader_variants) != sorted(schema_variants):
-        fail(f"variants: the loader knows {loader_variants}, the schema {schema_variants}")
+    m = re.search(r"expected one of: ([^\n(]*)\(each may take @REVISION: ([^)]*)\)", out)
+    designs = [d.strip() for d in m.group(1).split(",") if d.strip()] if m else []
+    revisions = [r.strip() for r in m.group(2).split(",") if r.strip()] if m else []
+    pattern = schema["$defs"]["variant"]["pattern"]
+    names = designs + [f"{d}@{r}" for d in designs for r in revisions]
+    wrong = [n for n in names if not re.fullmatch(pattern, n)]
+    wrong += [n for n in ("fixed", "before@", "before@zzz", "@04efefd", "after@b52ce17@04efefd")
+              if re.fullmatch(pattern, n)]
+    if not designs or not revisions or wrong:
+        fail(f"variants: the loader knows {designs} on revisions {revisions}; the schema's pattern disagrees on {wrong}")
     else:
-        print(f"ok   variants: {', '.join(schema_variants)}")
+        print(f"ok   variants: {', '.join(designs)}, each also @{'/@'.join(revisions)}")
 
     only = [c["file"] for c in cases if c["schema"] == "loader-only"]
     print(f"\n{len(shipped)} shipped scenarios; {len(cases)} error cases: "

@@ -25,6 +25,8 @@ struct RunFlags {
   std::vector<std::string> sets;
   std::vector<std::string> variants;
   std::string engine = "step";
+  std::string revision;  // empty: the scenario's
+  std::string cpython;
   RunOptions run;
   void add(CLI::App* cmd, bool with_variant = true);
   RunOptions options() const;  // throws InputError for a bad --set

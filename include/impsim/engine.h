@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "impsim/axes.h"
 #include "impsim/counters.h"
 #include "impsim/model.h"
 #include "impsim/sys_modules.h"
@@ -77,7 +78,8 @@ enum class LoaderKind : uint8_t {
   Source,    // a tree file (SourceFileLoader): exec runs the entry's body
   Empty,     // a preloaded module's loader: exec does nothing
   Proxy,     // TorchProxyLoader over a paddle module
-  Cached,    // CachedTorchModuleLoader: create_module returns the cached module
+  Cached,    // CachedTorchModuleLoader (b52ce17): create_module returns the module captured with the spec
+  CachedByName,  // CachedTorchModuleLoader (04efefd): create_module returns TORCH_MODULES_CACHE[name] then
   Specific,  // SpecificModuleLoader wrapping another loader
 };
 
@@ -85,7 +87,7 @@ struct Loader {
   LoaderKind kind;
   bool exec_enable;  // Specific: the guard around exec enables the proxy
   uint8_t mark;      // Specific: the mark set after exec
-  int32_t ref;       // Source: tree entry; Proxy, Cached: module; Specific: inner loader
+  int32_t ref;       // Source: tree entry; Proxy, Cached: module; CachedByName: name; Specific: inner loader
 };
 
 struct Spec {
@@ -97,8 +99,14 @@ struct Spec {
 // The torch proxy finder's state (TORCH_PROXY_FINDER and module globals).
 struct FinderState {
   int64_t copies = 0;  // occurrences of P in sys.meta_path; they always lead the list
-  SetId scope = kEmptySet;
-  bool globally_enabled = false;
+  SetId scope = kEmptySet;  // the value of _local_enabled_scope
+  // TORCH_PROXY_FINDER = TorchProxyMetaFinder() runs _set_scope(None): the
+  // finder starts global, with an empty scope.
+  bool globally_enabled = true;
+  // 04efefd: which set object _local_enabled_scope is. Its guard saves the
+  // object, not a copy, so an in-place |= during the guard changes what the
+  // guard restores (Engine::scope_objects_). Unused by b52ce17.
+  int32_t scope_object = -1;
   SetId blocked = kEmptySet;
   std::vector<char> resolving;  // the fix's _resolving_names, by NameId
   std::vector<NameId> resolving_list;  // the same names, in the order they were added
@@ -108,7 +116,8 @@ struct FinderState {
 struct GuardEntry {
   bool noop;
   bool enable;
-  SetId old_scope;
+  SetId old_scope;             // b52ce17: set(_local_enabled_scope), a copy
+  int32_t old_scope_object;    // 04efefd: _local_enabled_scope itself
   bool old_global;
 };
 
@@ -135,6 +144,8 @@ class Engine {
   const FinderState& finder() const { return finder_; }
   const Module& module(ModuleId m) const { return modules_[m]; }
   const Model& model() const { return model_; }
+  // The current value of a set object (04efefd's scope bookkeeping).
+  SetId scope_object_value(int32_t object) const { return scope_objects_[static_cast<size_t>(object)].value; }
   // Simulated events (asks + toggles), replayed ones included.
   Count events() const { return events_ + replayed_events_; }
   // Fast engine: asks answered from memory, and how many states it remembers.
@@ -181,6 +192,8 @@ class Engine {
   void guard_exit(const GuardEntry& g);
   // _modify_scope_of_torch_proxy.
   void _modify_scope(std::optional<SetId> scope);
+  // TorchProxyMetaFinder._set_scope: a new set object (or None: global).
+  void _set_scope(std::optional<SetId> scope);
   // _is_called_by_module_with_specific_dunder_attr.
   bool called_by_module_marked(uint8_t mark) const;
 
@@ -196,6 +209,12 @@ class Engine {
   void run_guard_levels(const CStep& step, int64_t level);
   void run_body(ModuleId frame, const std::vector<CStep>& body, bool is_call);
 
+  // `_local_enabled_scope |= scope`: in place, seen by every holder of the object.
+  void scope_ior(SetId scope);
+  // 04efefd's set objects: allocation, and one holder less.
+  int32_t new_scope_object(SetId value);
+  void release_scope_object(int32_t object);
+
   void count_event();
   void count_walk();
   // SetTable::covers, remembered per (set, name): the scope and blocked
@@ -210,6 +229,7 @@ class Engine {
     NameId name;
     int64_t copies;
     SetId scope;
+    int32_t scope_object;  // 04efefd: which set object (-1 under b52ce17)
     bool global;
     SetId blocked;
     uint64_t epoch;         // engine + sys.modules + cache versions
@@ -239,6 +259,8 @@ class Engine {
   TraceSink* trace_ = nullptr;
   Variant variant_;
   Design design_;
+  RevisionRules rules_;
+  bool snapshot_meta_path_;  // _find_spec iterates list(sys.meta_path) (CPython 3.14)
   bool fast_;
   std::unordered_map<MemoKey, MemoValue, MemoKeyHash> memo_;
   uint64_t memo_hits_ = 0;
@@ -252,6 +274,12 @@ class Engine {
   SetTable sets_;  // a copy: scope unions intern new sets while running
   std::vector<std::vector<int8_t>> covers_;  // by SetId, by NameId: -1 unknown, 0, 1
   std::vector<std::pair<PathRef, SpecId>> path_cache_;  // by NameId: PathFinder's last miss
+  struct ScopeObject {
+    SetId value;
+    int32_t holders;  // the finder, and the open guards that saved it
+  };
+  std::vector<ScopeObject> scope_objects_;  // 04efefd only; slots with no holder are reused
+  std::vector<int32_t> free_scope_objects_;
 
   SysModules sys_modules_;
   TorchCache cache_;

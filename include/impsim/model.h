@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "impsim/axes.h"
 #include "impsim/names.h"
 #include "impsim/scenario.h"
 
@@ -31,7 +32,8 @@ struct CStep {
   bool guard_enable = true;
   bool has_scope = false;          // false: scope None (global)
   std::vector<SetId> scopes;       // guard: one per nesting level (level 1 first); enable: one
-  SetId block = kEmptySet;
+  SetId block = kEmptySet;          // block; enable: blocked_modules
+  bool has_blocked = false;         // enable: blocked_modules was passed (None or a set)
   std::vector<CStep> body;
   int64_t repeat = 1;
   int64_t nest = -1;               // guard: number of nested levels; -1 when not nested
@@ -60,6 +62,7 @@ struct Model {
   std::vector<CStep> program;
   std::vector<std::string> labels;
   Params params;
+  Axes axes;  // finder revision and CPython version
 
   TreeId find_child(TreeId parent, NameId name) const;
   TreeId find_tree(NameId name) const;  // by full name, for preloaded modules

@@ -20,7 +20,15 @@ struct RunOptions {
   EngineLimits limits;
   ModelLimits model_limits;
   EngineKind engine = EngineKind::Step;
+  std::optional<Revision> revision;   // --revision; unset: the scenario's, else b52ce17
+  std::optional<CPython> cpython;     // --cpython; unset: the scenario's, else 3.11
 };
+
+// The command line's axes over the scenario's (compile_model took those).
+inline void apply_axes(Model& model, const RunOptions& o) {
+  if (o.revision) model.axes.revision = *o.revision;
+  if (o.cpython) model.axes.cpython = *o.cpython;
+}
 
 struct ExpectationResult {
   std::string counter;

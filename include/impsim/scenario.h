@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "impsim/axes.h"
+
 namespace impsim {
 
 // An integer field that may read a parameter ("$k").
@@ -28,7 +30,8 @@ struct Step {
   // enable and guard: the scope; nullopt is Python's None (global).
   std::optional<std::vector<std::string>> scope;
   bool guard_enable = true;
-  std::vector<std::string> block;  // block: names to add
+  std::vector<std::string> block;  // block: names to add; enable: blocked_modules
+  bool has_blocked_modules = false;  // enable: blocked_modules was passed (null: None)
   std::vector<Step> body;          // guard and call
   std::optional<IntField> repeat;
   std::optional<IntField> nest;
@@ -77,6 +80,8 @@ struct Scenario {
   std::vector<ReportRow> report;
   std::vector<Expectation> expect;
   std::vector<std::string> labels;  // label names, by index
+  std::optional<Revision> revision;  // impsim extension: the finder revision (default b52ce17)
+  std::optional<CPython> cpython;    // impsim extension: the CPython version (default 3.11)
   bool allow_error = false;         // impsim extension: an uncaught error is the expected end
   std::optional<bool> expect_equivalent;  // impsim extension
   // impsim extension: variant -> "identical" | "differs" against the first

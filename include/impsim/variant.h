@@ -1,15 +1,18 @@
-// The finder designs impsim can run side by side. Each is the released
-// finder plus a set of changes; docs/designs.md has the one-line change
-// each makes.
+// The finder variants impsim can run side by side: a design (the released
+// finder plus a set of changes; docs/designs.md has the one-line change each
+// makes), optionally on a given upstream revision of the finder
+// ("before@04efefd"; docs/model.md, "Finder revisions").
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "impsim/axes.h"
+
 namespace impsim {
 
-enum class Variant {
+enum class DesignId {
   Before,                // as released
   After,                 // the reentrancy fix (the reference PR)
   IdempotentEnable,      // enable inserts the finder only when it is absent
@@ -17,6 +20,21 @@ enum class Variant {
   IndexedWalk,           // the fix, plus toggles that visit only torch names
   AfterIdempotentEnable  // the fix and idempotent enable together
 };
+
+// A design, on the run's revision (unset) or on a revision of its own.
+struct Variant {
+  DesignId design = DesignId::Before;
+  std::optional<Revision> revision;
+  bool operator==(const Variant&) const = default;
+
+  static const Variant Before, After, IdempotentEnable, DisableAll, IndexedWalk, AfterIdempotentEnable;
+};
+inline constexpr Variant Variant::Before{DesignId::Before, std::nullopt};
+inline constexpr Variant Variant::After{DesignId::After, std::nullopt};
+inline constexpr Variant Variant::IdempotentEnable{DesignId::IdempotentEnable, std::nullopt};
+inline constexpr Variant Variant::DisableAll{DesignId::DisableAll, std::nullopt};
+inline constexpr Variant Variant::IndexedWalk{DesignId::IndexedWalk, std::nullopt};
+inline constexpr Variant Variant::AfterIdempotentEnable{DesignId::AfterIdempotentEnable, std::nullopt};
 
 struct Design {
   bool resolving_fix = false;      // find_spec returns None for a name it is resolving
@@ -26,9 +44,11 @@ struct Design {
 };
 
 Design design_of(Variant v);
-const char* variant_name(Variant v);
+// "before", or "before@04efefd" for a design on a revision of its own.
+std::string variant_name(Variant v);
+// Accepts "DESIGN" and "DESIGN@REVISION".
 std::optional<Variant> parse_variant(const std::string& s);
-// Every variant, in the order the docs list them.
+// Every design on the run's revision, in the order the docs list them.
 const std::vector<Variant>& all_variants();
 // "before, after, idempotent-enable, ..." for messages.
 std::string variant_list();

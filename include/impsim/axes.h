@@ -1,0 +1,47 @@
+// The model's two axes besides the finder design (variant.h): which upstream
+// revision of paddle/compat/proxy.py the finder is, and which CPython's
+// importlib runs it. docs/model.md lists what each value changes.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace impsim {
+
+// PaddlePaddle/Paddle python/paddle/compat/proxy.py at two commits.
+enum class Revision {
+  B52ce17,  // b52ce176e538: the guard saves a copy of the scope, enable takes blocked_modules
+  R04efefd  // 04efefd5130d: the guard saves the scope object itself
+};
+
+// Behaviour of the finder revision (docs/model.md, "Finder revisions").
+struct RevisionRules {
+  bool guard_saves_copy;       // use_torch_proxy_guard: set(scope) (else the same set object)
+  bool swap_drops_proxies;     // _swap_torch_modules_to_cache also deletes ProxyModules
+  bool cached_spec_is_package; // _find_spec_for_cached_torch_module: is_package=True
+  bool enable_takes_blocked;   // enable_torch_proxy(blocked_modules=...)
+};
+
+RevisionRules rules_of(Revision r);
+const char* revision_name(Revision r);
+std::optional<Revision> parse_revision(const std::string& s);
+std::string revision_list();  // "b52ce17, 04efefd"
+
+// CPython minor versions impsim models. Only what a scenario can observe
+// differs between them (docs/model.md, "CPython versions").
+enum class CPython { V3_9, V3_10, V3_11, V3_12, V3_13, V3_14 };
+
+// importlib._bootstrap._find_spec iterates a snapshot, list(sys.meta_path),
+// instead of the live list (gh-130094: 3.14; 3.13 here means 3.13.0).
+bool find_spec_iterates_snapshot(CPython v);
+const char* cpython_name(CPython v);
+std::optional<CPython> parse_cpython(const std::string& s);
+std::string cpython_list();  // "3.9, 3.10, ..."
+
+// What one run of the engine simulates, besides the design.
+struct Axes {
+  Revision revision = Revision::B52ce17;
+  CPython cpython = CPython::V3_11;
+};
+
+}  // namespace impsim

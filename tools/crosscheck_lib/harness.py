@@ -5,7 +5,8 @@
 #
 # CONFIG: {"scenario": {...}, "variant": NAME, "params": {...},
 #          "tree_root": "/tmp/.../tree"}   (the tree's .py files already written)
-# NAME: one of _DESIGNS below (impsim's include/impsim/variant.h).
+# NAME: one of _DESIGNS below (impsim's include/impsim/variant.h), or
+# "DESIGN@REVISION": a design on a revision of its own.
 # "revision": "b52ce17" (default) or "04efefd": the upstream revision the
 # re-statement follows (the two differ in use_torch_proxy_guard's saved
 # scope, _swap_torch_modules_to_cache, the cached-module spec and
@@ -34,7 +35,8 @@
 #
 # The finder behind the step interpreter is a backend (_Restated here,
 # real_finder.RealFinder for a real proxy.py) with: .finder (the object in
-# sys.meta_path), enable(scope, blocked_modules), disable(), block(names)
+# sys.meta_path), enable(scope, extra) (extra: {} or {"blocked_modules": X},
+# the keyword passed, None included), disable(), block(names)
 # and guard(enable, scope) (a context manager).  Both count through the
 # runtime: rt.counts, rt.count_walk_of / rt.enter_lookup / rt.leave_lookup.
 #
@@ -254,8 +256,8 @@ class _Restated:
         self.rt = rt
         self.finder = rt.finder
 
-    def enable(self, scope, blocked_modules=None):
-        self.rt.enable(scope, blocked_modules)
+    def enable(self, scope, extra):
+        self.rt.enable(scope, extra)
 
     def disable(self):
         self.rt.disable()
@@ -281,10 +283,11 @@ class _Runtime:
     def __init__(self, config):
         scenario = config["scenario"]
         self.scenario = scenario
-        if config["variant"] not in _DESIGNS:
+        name, _, revision = config["variant"].partition("@")
+        if name not in _DESIGNS:
             raise SystemExit("harness: no oracle for variant %r" % config["variant"])
-        design = _DESIGNS[config["variant"]]
-        self.revision = config.get("revision", "b52ce17")
+        design = _DESIGNS[name]
+        self.revision = revision or config.get("revision", "b52ce17")
         if self.revision not in _REVISIONS:
             raise SystemExit("harness: unknown revision %r" % self.revision)
         self.resolving_fix = "resolving_fix" in design
@@ -403,12 +406,13 @@ class _Runtime:
         return found
 
     # -- the finder's API -------------------------------------------------------
-    def enable(self, scope, blocked_modules=None):
-        if blocked_modules is not None:
+    def enable(self, scope, extra=None):
+        if extra:  # blocked_modules=X passed (X may be None)
             if self.revision == "04efefd":
                 raise TypeError("enable_torch_proxy() got an unexpected "
                                 "keyword argument 'blocked_modules'")
-            self.blocked.extend(blocked_modules)
+            if extra["blocked_modules"] is not None:
+                self.blocked.extend(extra["blocked_modules"])
         modules = _sys.modules
         keep_proxies = self.revision == "04efefd"
         for name in self.count_walk():
@@ -565,10 +569,13 @@ class _Runtime:
                 spec = _util.find_spec(name)
             return "none" if spec is None else "found"
         if "enable" in step:
-            scope = (step["enable"] or {}).get("scope")
-            blocked = (step["enable"] or {}).get("blocked_modules")
-            self.backend.enable(None if scope is None else set(scope),
-                                None if blocked is None else list(blocked))
+            body = step["enable"] or {}
+            scope = body.get("scope")
+            extra = {}
+            if "blocked_modules" in body:
+                blocked = body["blocked_modules"]
+                extra["blocked_modules"] = None if blocked is None else list(blocked)
+            self.backend.enable(None if scope is None else set(scope), extra)
             return "ok"
         if "disable" in step:
             self.backend.disable()

@@ -155,12 +155,8 @@ class RealFinder:
         proxy.disable_torch_proxy = counted_disable
 
     # -- the backend interface (harness.py) -----------------------------------
-    def enable(self, scope, blocked_modules=None):
-        if blocked_modules is None:
-            self.proxy.enable_torch_proxy(scope=scope)
-        else:
-            self.proxy.enable_torch_proxy(scope=scope,
-                                          blocked_modules=blocked_modules)
+    def enable(self, scope, extra):
+        self.proxy.enable_torch_proxy(scope=scope, **extra)
 
     def disable(self):
         self.proxy.disable_torch_proxy()

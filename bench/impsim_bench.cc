@@ -34,7 +34,7 @@ Result time_engine(const Model& model, Variant v, EngineKind kind, int reps) {
   std::vector<double> times;
   Result r{};
   for (int i = 0; i < reps; ++i) {
-    Engine e(model, v, EngineLimits{.max_events = UINT64_MAX}, kind);
+    Engine e(model, v, EngineLimits{.max_events = kNoEventLimit, .max_work = kNoEventLimit}, kind);
     auto t0 = std::chrono::steady_clock::now();
     e.run();
     auto t1 = std::chrono::steady_clock::now();
@@ -48,7 +48,7 @@ Result time_engine(const Model& model, Variant v, EngineKind kind, int reps) {
 }
 
 void row(const std::string& name, const Result& r) {
-  double lookups = static_cast<double>(r.lookups);
+  double lookups = r.lookups.to_double();
   fmt::print("{:<44} {:>12.6f} {:>26} {:>14.3g} {:>10.1f}\n", name, r.seconds * 1000, grouped(r.lookups),
              r.seconds > 0 ? lookups / r.seconds : 0.0, lookups > 0 ? r.seconds * 1e9 / lookups : 0.0);
 }

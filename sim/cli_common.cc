@@ -24,8 +24,13 @@ void RunFlags::add(CLI::App* cmd, bool with_variant) {
                   "The CPython whose importlib runs the finder: 3.9 to 3.14 (default 3.11); overrides the "
                   "scenario's \"cpython\". 3.14 iterates a snapshot of sys.meta_path")
       ->check(CLI::IsMember({"3.9", "3.10", "3.11", "3.12", "3.13", "3.14"}));
-  cmd->add_option("--max-events", run.limits.max_events, "Stop (exit 3) after this many simulated finder asks + toggles")
-      ->capture_default_str();
+  cmd->add_option("--max-events", run.limits.max_events,
+                  "Stop (exit 3) after this many simulated finder asks + toggles, replayed ones included (default: "
+                  "500000000 with --engine step, no bound with --engine fast)");
+  cmd->add_option("--max-work", run.limits.max_work,
+                  "Stop (exit 3) after this many asks + toggles actually stepped, not answered from memory (default: "
+                  "no bound with --engine step, where --max-events bounds the same events; 500000000 with --engine "
+                  "fast)");
   // The depth limits bound the C++ stack too: 1000 is safe with 8 MiB of
   // stack even under AddressSanitizer (docs/limits.md).
   cmd->add_option("--max-lookup-depth", run.limits.max_lookup_depth, "Stop (exit 3) past this lookup nesting (1-1000)")
@@ -96,6 +101,9 @@ int guarded(const std::string& file, const std::function<int()>& body) {
 } catch (const InputError& e) {
     print_error(e.what());
     return kExitInvalid;
+  } catch (const OutputError& e) {
+    print_error(e.what());
+    return kExitOutput;
   } catch (const ModelLimitError& e) {
     print_error(fmt::format("{}: at {}: limit {} reached: {}", file, e.pointer, e.limit, e.detail));
     return kExitLimit;

@@ -17,6 +17,7 @@ Action add_compare(CLI::App& app) {
     std::string revisions;
     std::string baseline = "before";
     std::string format = "text";
+    JsonOptions json_options;
     RunFlags flags;
     InputLimits input;
   };
@@ -34,6 +35,8 @@ Action add_compare(CLI::App& app) {
       ->check(CLI::IsMember({"text", "markdown", "json"}))
       ->capture_default_str();
   st->flags.add(cmd, /*with_variant=*/false);
+  cmd->add_flag("--json-big-as-strings", st->json_options.big_as_strings,
+                "JSON: write counts past 2^53 as strings of digits (exact in jq and JavaScript, whose numbers are doubles)");
   add_input_limits(cmd, st->input);
   cmd->footer(
       "Examples:\n"
@@ -83,7 +86,7 @@ Action add_compare(CLI::App& app) {
       Scenario sc = load_scenario_file(st->file, st->input);
       ScenarioRun result = run_scenario(sc, options);
       Comparison c{&result, *baseline};
-      if (st->format == "json") std::cout << dump_json(compare_json(c)) << "\n";
+      if (st->format == "json") std::cout << dump_json(compare_json(c), st->json_options) << "\n";
       else std::cout << compare_text(c, st->format == "markdown" ? CompareFormat::Markdown : CompareFormat::Text);
       return result.limit_reached() ? kExitLimit : kExitOk;
     });

@@ -13,6 +13,7 @@ Action add_run(CLI::App& app) {
   struct State {
     std::string file;
     bool json = false;
+    JsonOptions json_options;
     bool stats = false;
     RunFlags flags;
     InputLimits input;
@@ -21,6 +22,8 @@ Action add_run(CLI::App& app) {
   auto* cmd = app.add_subcommand("run", "Run a scenario and print its counters, table and outcome");
   cmd->add_option("file", st->file, "The scenario file (JSON, format v1)")->required();
   cmd->add_flag("--json", st->json, "Print the JSON report of docs/scenario-format.md instead of text");
+  cmd->add_flag("--json-big-as-strings", st->json_options.big_as_strings,
+                "JSON: write counts past 2^53 as strings of digits (exact in jq and JavaScript, whose numbers are doubles)");
   st->flags.add(cmd);
   cmd->add_flag("--stats", st->stats, "Print engine time, events and events per second to stderr");
   add_input_limits(cmd, st->input);
@@ -36,13 +39,13 @@ Action add_run(CLI::App& app) {
       RunOptions options = st->flags.options();
       Scenario sc = load_scenario_file(st->file, st->input);
       ScenarioRun result = run_scenario(sc, options);
-      if (st->json) std::cout << dump_json(report_json(result)) << "\n";
+      if (st->json) std::cout << dump_json(report_json(result), st->json_options) << "\n";
       else std::cout << report_text(result);
       if (st->stats) {
         for (const VariantRun& r : result.runs) {
           std::string params;
           for (auto& [k, v] : r.params) params += fmt::format(" {}={}", k, v);
-          double eps = r.seconds > 0 ? static_cast<double>(r.events) / r.seconds : 0;
+          double eps = r.seconds > 0 ? r.events.to_double() / r.seconds : 0;
           fmt::print(stderr, "stats: {}{}: engine {:.6f} s, {} events (asks + toggles), {:.3g} events/s, {} lookups{}\n",
                      variant_name(r.variant), params, r.seconds, grouped(r.events), eps, grouped(r.counters.lookups),
                      options.engine == EngineKind::Fast ? fmt::format(", {} asks answered from memory", r.memo_hits) : "");

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 
@@ -21,6 +23,7 @@ Action add_sweep(CLI::App& app) {
     std::vector<std::string> counters;
     std::string svg;
     bool json = false;
+    JsonOptions json_options;
     RunFlags flags;
     InputLimits input;
   };
@@ -34,6 +37,8 @@ Action add_sweep(CLI::App& app) {
                   "scenario's report rows)");
   cmd->add_option("--svg", st->svg, "Also write an SVG line chart (log-scale y, one line per variant) to this file");
   cmd->add_flag("--json", st->json, "Print the JSON report of docs/scenario-format.md instead of the table");
+  cmd->add_flag("--json-big-as-strings", st->json_options.big_as_strings,
+                "JSON: write counts past 2^53 as strings of digits (exact in jq and JavaScript, whose numbers are doubles)");
   st->flags.add(cmd);
   add_input_limits(cmd, st->input);
   cmd->footer(
@@ -60,12 +65,19 @@ Action add_sweep(CLI::App& app) {
       SweepResult result = run_sweep(sc, o);
       if (tty) fmt::print(stderr, "\r\033[K");
       if (!st->svg.empty()) {
+        std::string svg;
+        try {
+          svg = svg_line_chart(sweep_chart(result));
+        } catch (const ChartTooBig& e) {
+          print_error(e.what());
+          return kExitLimit;
+        }
         std::ofstream out(st->svg, std::ios::binary);
-        out << svg_line_chart(sweep_chart(result));
+        out << svg;
         out.close();
-        if (!out) throw InputError("<command line>", {}, "", fmt::format("--svg {}: cannot write", st->svg));
+        if (!out) throw OutputError(fmt::format("--svg {}: cannot write: {}", st->svg, std::strerror(errno)));
       }
-      if (st->json) std::cout << dump_json(report_json(result.run)) << "\n";
+      if (st->json) std::cout << dump_json(report_json(result.run), st->json_options) << "\n";
       else std::cout << report_text(result.run);
       return result.run.exit_status();
     });

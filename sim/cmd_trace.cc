@@ -2,6 +2,8 @@
 // a Graphviz lookup tree or `python -X importtime` lines.
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 
@@ -51,6 +53,13 @@ Action add_trace(CLI::App& app) {
     if (!cmd->parsed()) return -1;
     return guarded(st->file, [&] {
       RunOptions options = st->flags.options();
+      // A trace shows every event, and the fast engine's point is not to
+      // step them: it would trace only what it steps, and say nothing else.
+      if (options.engine == EngineKind::Fast)
+        throw InputError("<command line>", {}, "",
+                         "--engine fast: trace shows every event, so it always steps them (the fast engine answers "
+                         "repeated asks from memory and would have nothing to show); use `impsim run --engine fast` "
+                         "for the counts, or trace a smaller --set");
       TraceOptions topt;
       topt.format = *parse_trace_format(st->format);
       topt.max_lines = st->max_lines;
@@ -58,10 +67,10 @@ Action add_trace(CLI::App& app) {
       Scenario sc = load_scenario_file(st->file, st->input);
       if (st->output.empty()) return write_trace(std::cout, sc, options, topt).status;
       std::ofstream out(st->output, std::ios::binary);
-      if (!out) throw InputError("<command line>", {}, "", fmt::format("-o {}: cannot open for writing", st->output));
+      if (!out) throw OutputError(fmt::format("-o {}: cannot open for writing: {}", st->output, std::strerror(errno)));
       int status = write_trace(out, sc, options, topt).status;
       out.close();
-      if (!out) throw InputError("<command line>", {}, "", fmt::format("-o {}: write failed", st->output));
+      if (!out) throw OutputError(fmt::format("-o {}: write failed: {}", st->output, std::strerror(errno)));
       return status;
     });
   };

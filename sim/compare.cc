@@ -15,10 +15,8 @@ std::string ratio_text(Count value, Count baseline) {
   if (value == baseline) return "=";
   if (baseline == 0) return "n/a";
   if (value == 0) return "0";
-  double r = static_cast<double>(value) / static_cast<double>(baseline);
-  if (r > 1) return fmt::format("x{:.2f}", r);
-  double inv = 1.0 / r;
-  return inv >= 100 ? "1/" + grouped(static_cast<Count>(std::llround(inv))) : fmt::format("1/{:.2f}", inv);
+  if (value > baseline) return "x" + ratio_number(value, baseline);
+  return "1/" + inverse_ratio_number(value, baseline);
 }
 
 namespace {
@@ -45,6 +43,14 @@ std::vector<std::vector<const VariantRun*>> blocks(const ScenarioRun& run) {
     out.push_back(b);
   }
   return out;
+}
+
+// A ratio as a JSON number (a double: ratios are approximate by nature);
+// past the largest double, its scientific text ("3.31e400") as a string.
+ordered_json ratio_json(const Count& a, const Count& b) {
+  Count::Scientific r = Count::ratio(a, b);
+  if (r.exponent < 300) return a.to_double() / b.to_double();
+  return fmt::format("{:.2f}e{}", r.mantissa, r.exponent);
 }
 
 std::vector<Row> rows_of(const ScenarioRun& run, const std::vector<const VariantRun*>& block) {
@@ -96,13 +102,18 @@ std::string compare_text(const Comparison& c, CompareFormat format) {
                 : fmt::format("at {} (ratio to {} in brackets)\n", params_text(block[0]->params), variant_name(c.baseline));
     std::vector<std::vector<std::string>> table;
     std::vector<std::string> head{"counter"};
-    for (Variant v : run.variants) head.push_back(variant_name(v));
+    bool stopped = false;
+    for (size_t v = 0; v < block.size(); ++v) {
+      head.push_back(std::string(variant_name(run.variants[v])) + (block[v]->limit ? " (stopped: partial)" : ""));
+      stopped = stopped || block[v]->limit.has_value();
+    }
     table.push_back(head);
     for (const Row& row : rows_of(run, block)) {
       std::vector<std::string> line{row.counter};
       for (size_t v = 0; v < row.values.size(); ++v) {
         std::string cell = grouped(row.values[v]);
-        if (v != base) cell += fmt::format(" ({})", ratio_text(row.values[v], row.values[base]));
+        // Counts a limit cut short have no meaningful ratio.
+        if (v != base) cell += fmt::format(" ({})", stopped ? "partial" : ratio_text(row.values[v], row.values[base]));
         line.push_back(cell);
       }
       table.push_back(line);
@@ -137,7 +148,11 @@ std::string compare_text(const Comparison& c, CompareFormat format) {
       if (v == base) continue;
       std::string name = variant_name(run.variants[v]);
       std::string p = problem(*block[v]);
-      auto diffs = describe_differences(block[base]->outcome, block[v]->outcome, variant_name(c.baseline), name, 20);
+      if (p.empty() && block[base]->limit) p = "not compared: the baseline " + problem(*block[base]);
+      else if (!p.empty()) p = "not compared: " + p;
+      // A stopped run's outcome (guards never exited) is not behaviour.
+      std::vector<std::string> diffs;
+      if (p.empty()) diffs = describe_differences(block[base]->outcome, block[v]->outcome, variant_name(c.baseline), name);
       std::string verdict = !p.empty() ? p : diffs.empty() ? "identical" : "differs";
       out += md ? fmt::format("- `{}`: {}\n", name, verdict) : fmt::format("  {}: {}\n", name, verdict);
       for (auto& d : diffs) out += md ? "  - " + d + "\n" : "    - " + d + "\n";
@@ -164,16 +179,20 @@ ordered_json compare_json(const Comparison& c) {
     for (auto& [k, v] : block[0]->params) params[k] = v;
     b["params"] = params;
     ordered_json rows = ordered_json::array();
+    const bool stopped = std::any_of(block.begin(), block.end(), [](auto* r) { return r->limit.has_value(); });
+    // A limit stopped a run: its counts are what it reached, and no ratio is given.
+    ordered_json partial = ordered_json::array();
+    for (size_t v = 0; v < block.size(); ++v)
+      if (block[v]->limit) partial.push_back(variant_name(run.variants[v]));
+    if (stopped) b["partial"] = partial;
     for (const Row& row : rows_of(run, block)) {
       ordered_json r;
       r["counter"] = row.counter;
       ordered_json values = ordered_json::object(), ratios = ordered_json::object();
       for (size_t v = 0; v < row.values.size(); ++v) {
         values[variant_name(run.variants[v])] = count_json(row.values[v]);
-        if (row.values[base] != 0)
-          ratios[variant_name(run.variants[v])] = static_cast<double>(row.values[v]) / static_cast<double>(row.values[base]);
-        else
-          ratios[variant_name(run.variants[v])] = nullptr;
+        ratios[variant_name(run.variants[v])] = row.values[base] == 0 || stopped ? ordered_json(nullptr)
+                                                                                 : ratio_json(row.values[v], row.values[base]);
       }
       r["values"] = values;
       r["ratios"] = ratios;
@@ -183,10 +202,13 @@ ordered_json compare_json(const Comparison& c) {
     ordered_json verdicts = ordered_json::object();
     for (size_t v = 0; v < block.size(); ++v) {
       if (v == base) continue;
-      auto diffs = describe_differences(block[base]->outcome, block[v]->outcome, variant_name(c.baseline),
-                                        variant_name(run.variants[v]), 1000);
+      std::vector<std::string> diffs;
+      if (!stopped)
+        diffs = describe_differences(block[base]->outcome, block[v]->outcome, variant_name(c.baseline),
+                                     variant_name(run.variants[v]));
       ordered_json verdict;
-      verdict["identical"] = diffs.empty() && !block[v]->limit;
+      // null: not compared, because a limit stopped this run or the baseline's.
+      verdict["identical"] = stopped ? ordered_json(nullptr) : ordered_json(diffs.empty());
       verdict["differences"] = diffs;
       verdict["limit"] = block[v]->limit ? ordered_json(block[v]->limit->limit) : ordered_json(nullptr);
       verdicts[variant_name(run.variants[v])] = verdict;

@@ -1,9 +1,30 @@
 // impsim's command line. Each subcommand lives in its own sim/cmd_*.cc.
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+
 #include "impsim/cli.h"
 
 using namespace impsim;
+
+int cli::finish_output(int status) {
+  errno = 0;
+  std::cout.flush();
+  bool failed = !std::cout;
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) failed = true;
+  if (!failed) return status;
+  const int err = errno;
+  try {
+    print_error(fmt::format("cannot write the report to standard output: {}",
+                            err != 0 ? std::strerror(err) : "write error"));
+  } catch (const std::exception&) {
+    // Standard error is unwritable too: the status alone says it.
+  }
+  return kExitOutput;
+}
 
 int main(int argc, char** argv) {
   CLI::App app{"impsim: a deterministic simulator of Python import resolution (CPython 3.11) with the torch proxy\n"
@@ -18,7 +39,7 @@ int main(int argc, char** argv) {
       "  impsim run scenarios/nested_guards.json --set k=6 --variant after\n"
       "  impsim validate scenarios/*.json\n\n"
       "Exit status: 0 ran and every expectation holds; 1 an expectation failed or the program raised;\n"
-      "2 invalid scenario or command line; 3 a limit was reached.\n");
+      "2 invalid scenario or command line; 3 a limit was reached; 4 the report could not be written.\n");
 
   std::vector<cli::Action> actions = {
       cli::add_run(app),
@@ -34,6 +55,6 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : cli::kExitInvalid;
   }
   for (auto& action : actions)
-    if (int status = action(); status >= 0) return status;
+    if (int status = action(); status >= 0) return cli::finish_output(status);
   return cli::kExitInvalid;
 }

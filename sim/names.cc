@@ -6,16 +6,6 @@
 
 namespace impsim {
 
-std::string count_text(Count n) {
-  if (n == 0) return "0";
-  std::string s;
-  while (n > 0) {
-    s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(n % 10)));
-    n /= 10;
-  }
-  return s;
-}
-
 NameId NameTable::intern(std::string_view name) {
   if (auto it = index_.find(std::string(name)); it != index_.end()) return it->second;
   NameId parent = kNoName;
@@ -47,40 +37,6 @@ NameId NameTable::top(NameId id) const {
 bool is_or_inside(const NameTable& names, NameId name, NameId module) {
   for (NameId n = name; n != kNoName; n = names.parent(n))
     if (n == module) return true;
-  return false;
-}
-
-SetTable::SetTable() { sets_.emplace_back(); index_.emplace("", kEmptySet); }
-
-SetId SetTable::intern(std::vector<NameId> members) {
-  std::sort(members.begin(), members.end());
-  members.erase(std::unique(members.begin(), members.end()), members.end());
-  std::string key;
-  for (NameId m : members) key += std::to_string(m) + ",";
-  if (auto it = index_.find(key); it != index_.end()) return it->second;
-  SetId id = static_cast<SetId>(sets_.size());
-  sets_.push_back(std::move(members));
-  index_.emplace(std::move(key), id);
-  return id;
-}
-
-SetId SetTable::unite(SetId a, SetId b) {
-  if (a == b || b == kEmptySet) return a;
-  if (a == kEmptySet) return b;
-  std::vector<NameId> all = sets_[a];
-  all.insert(all.end(), sets_[b].begin(), sets_[b].end());
-  return intern(std::move(all));
-}
-
-bool SetTable::contains(SetId id, NameId name) const {
-  const auto& m = sets_[id];
-  return std::binary_search(m.begin(), m.end(), name);
-}
-
-bool SetTable::covers(const NameTable& names, SetId id, NameId name) const {
-  if (sets_[id].empty()) return false;
-  for (NameId n = name; n != kNoName; n = names.parent(n))
-    if (contains(id, n)) return true;
   return false;
 }
 

@@ -140,7 +140,7 @@ void Engine::run_step_once(const CStep& step) {
     t.counters.add_delta(counters_, start);
     if (label_high_ > t.counters.max_depth) t.counters.max_depth = label_high_;
     label_high_ = std::max(saved_high, label_high_);
-    t.results.push_back(std::move(result));
+    append_result(t.results, std::move(result));
   };
   std::string result = "ok";
   try {
@@ -156,7 +156,7 @@ void Engine::run_step_once(const CStep& step) {
         if (step.has_blocked) {
           if (!rules_.enable_takes_blocked)
             raise("TypeError", "enable_torch_proxy() got an unexpected keyword argument 'blocked_modules'");
-          finder_.blocked = sets_.unite(finder_.blocked, step.block);
+          assign_set(finder_.blocked, sets_.unite(finder_.blocked, step.block));
           covers_.clear();
         }
         enable(step.has_scope ? std::optional<SetId>(step.scopes[0]) : std::nullopt);
@@ -165,7 +165,7 @@ void Engine::run_step_once(const CStep& step) {
         disable();
         break;
       case StepKind::Block:
-        finder_.blocked = sets_.unite(finder_.blocked, step.block);
+        assign_set(finder_.blocked, sets_.unite(finder_.blocked, step.block));
         covers_.clear();
         break;
       case StepKind::Guard:

@@ -23,7 +23,14 @@ size_t Engine::MemoKeyHash::operator()(const MemoKey& k) const {
 }
 
 Engine::MemoKey Engine::memo_key(NameId name) const {
-  MemoKey k{name, finder_.copies, finder_.scope, finder_.scope_object, finder_.globally_enabled, finder_.blocked, epoch(), frames_id_,
+  MemoKey k{name,
+            finder_.copies,
+            sets_.identity(finder_.scope),
+            finder_.scope_object,
+            finder_.globally_enabled,
+            sets_.identity(finder_.blocked),
+            epoch(),
+            frames_id_,
             finder_.resolving_list};
   std::sort(k.resolving.begin(), k.resolving.end());
   return k;
@@ -42,7 +49,10 @@ SpecId Engine::proxy_find_spec(NameId name) {
   MemoKey key = memo_key(name);
   if (auto it = memo_.find(key); it != memo_.end()) {
     const MemoValue& v = it->second;
-    if (depth_ + v.rel_depth <= static_cast<uint64_t>(limits_.max_lookup_depth)) {
+    // A replay that would cross a limit is stepped instead, so the run stops
+    // at the very event the step engine stops at (docs/limits.md).
+    if (depth_ + v.rel_depth <= static_cast<uint64_t>(limits_.max_lookup_depth) &&
+        (max_events_ == kNoEventLimit || events() + v.events <= Count(max_events_))) {
       ++memo_hits_;
       Counters& c = counters_;
       c.asks += v.delta.asks;
@@ -52,6 +62,7 @@ SpecId Engine::proxy_find_spec(NameId name) {
       c.walks += v.delta.walks;
       c.comparisons += v.delta.comparisons;
       replayed_events_ += v.events;
+      update_step_limit();
       if (v.rel_depth > 0) {
         uint64_t deepest = depth_ + v.rel_depth;
         if (deepest > c.max_depth) c.max_depth = deepest;
@@ -216,7 +227,7 @@ void Engine::_modify_scope(std::optional<SetId> scope) {
 // TorchProxyMetaFinder._set_scope: `scope or set()` is a set object of its
 // own (enable_torch_proxy's _parse_scope made it).
 void Engine::_set_scope(std::optional<SetId> scope) {
-  finder_.scope = scope.value_or(kEmptySet);
+  assign_set(finder_.scope, scope.value_or(kEmptySet));
   finder_.globally_enabled = !scope.has_value();
   if (rules_.guard_saves_copy) return;
   release_scope_object(finder_.scope_object);
@@ -224,11 +235,23 @@ void Engine::_set_scope(std::optional<SetId> scope) {
 }
 
 void Engine::scope_ior(SetId scope) {
-  finder_.scope = sets_.unite(finder_.scope, scope);
-  if (!rules_.guard_saves_copy) scope_objects_[static_cast<size_t>(finder_.scope_object)].value = finder_.scope;
+  assign_set(finder_.scope, sets_.unite(finder_.scope, scope));
+  if (!rules_.guard_saves_copy) assign_set(scope_objects_[static_cast<size_t>(finder_.scope_object)].value, finder_.scope);
+}
+
+void Engine::assign_set(SetId& slot, SetId value) {
+  sets_.hold(value);
+  release_set(slot);
+  slot = value;
+}
+
+void Engine::release_set(SetId set) {
+  if (sets_.release(set) && static_cast<size_t>(set) < covers_.size())
+    std::vector<int8_t>().swap(covers_[static_cast<size_t>(set)]);
 }
 
 int32_t Engine::new_scope_object(SetId value) {
+  sets_.hold(value);
   if (free_scope_objects_.empty()) {
     scope_objects_.push_back(ScopeObject{value, 1});
     return static_cast<int32_t>(scope_objects_.size() - 1);
@@ -240,7 +263,10 @@ int32_t Engine::new_scope_object(SetId value) {
 }
 
 void Engine::release_scope_object(int32_t object) {
-  if (--scope_objects_[static_cast<size_t>(object)].holders == 0) free_scope_objects_.push_back(object);
+  ScopeObject& o = scope_objects_[static_cast<size_t>(object)];
+  if (--o.holders > 0) return;
+  release_set(o.value);
+  free_scope_objects_.push_back(object);
 }
 
 // One toggle: one pass over sys.modules examining every name in it.
@@ -300,7 +326,8 @@ GuardEntry Engine::guard_enter(bool enable_, std::optional<SetId> scope) {
     g.noop = true;
     return g;
   }
-  if (!rules_.guard_saves_copy) ++scope_objects_[static_cast<size_t>(g.old_scope_object)].holders;
+  if (rules_.guard_saves_copy) sets_.hold(g.old_scope);
+  else ++scope_objects_[static_cast<size_t>(g.old_scope_object)].holders;
   if (enable_) enable(scope);
   else disable();
   return g;
@@ -311,12 +338,13 @@ void Engine::guard_exit(const GuardEntry& g) {
   if (g.noop) return;
   if (!g.enable) enable(std::nullopt);
   if (rules_.guard_saves_copy) {
-    finder_.scope = g.old_scope;
+    assign_set(finder_.scope, g.old_scope);
+    release_set(g.old_scope);  // the guard's own hold
   } else {
     // The guard's hold on the saved object passes to the finder.
     release_scope_object(finder_.scope_object);
     finder_.scope_object = g.old_scope_object;
-    finder_.scope = scope_objects_[static_cast<size_t>(g.old_scope_object)].value;
+    assign_set(finder_.scope, scope_objects_[static_cast<size_t>(g.old_scope_object)].value);
   }
   finder_.globally_enabled = g.old_global;
   if (g.enable) disable();

@@ -5,23 +5,74 @@ namespace impsim {
 using nlohmann::ordered_json;
 
 namespace {
-constexpr std::string_view kBigCount = "\u0001count:";
-}  // namespace
 
-ordered_json count_json(Count n) {
-  if (n <= UINT64_MAX) return static_cast<uint64_t>(n);
-  return std::string(kBigCount) + count_text(n);
+// JavaScript (and jq) numbers are doubles: integers are exact up to 2^53.
+const Count kExactInDouble = Count(uint64_t{1} << 53);
+
+// A count past 2^53 travels through the JSON tree as a binary value holding
+// its decimal digits: nlohmann has no integer type for it, and a binary
+// value is never anything else in a report (names and labels are strings),
+// so no text of the scenario's can be mistaken for it.
+void write(std::string& out, const ordered_json& j, int indent, const JsonOptions& o) {
+  const std::string pad(static_cast<size_t>(indent) + 2, ' ');
+  switch (j.type()) {
+    case nlohmann::json::value_t::object: {
+      if (j.empty()) {
+        out += "{}";
+        return;
+      }
+      out += "{\n";
+      bool first = true;
+      for (auto it = j.begin(); it != j.end(); ++it) {
+        if (!first) out += ",\n";
+        first = false;
+        out += pad;
+        out += ordered_json(it.key()).dump();
+        out += ": ";
+        write(out, it.value(), indent + 2, o);
+      }
+      out += "\n" + std::string(static_cast<size_t>(indent), ' ') + "}";
+      return;
+    }
+    case nlohmann::json::value_t::array: {
+      if (j.empty()) {
+        out += "[]";
+        return;
+      }
+      out += "[\n";
+      bool first = true;
+      for (const auto& v : j) {
+        if (!first) out += ",\n";
+        first = false;
+        out += pad;
+        write(out, v, indent + 2, o);
+      }
+      out += "\n" + std::string(static_cast<size_t>(indent), ' ') + "]";
+      return;
+    }
+    case nlohmann::json::value_t::binary: {
+      const auto& digits = j.get_binary();
+      std::string text(digits.begin(), digits.end());
+      out += o.big_as_strings ? "\"" + text + "\"" : text;
+      return;
+    }
+    default:
+      out += j.dump();
+  }
 }
 
-std::string dump_json(const ordered_json& j) {
-  std::string text = j.dump(2);
-  // nlohmann escapes U+0001 as \u0001: replace "\u0001count:DIGITS" by DIGITS.
-  const std::string marker = "\"\\u0001count:";
-  for (size_t at = text.find(marker); at != std::string::npos; at = text.find(marker, at)) {
-    size_t end = text.find('"', at + marker.size());
-    text.replace(at, end + 1 - at, text.substr(at + marker.size(), end - at - marker.size()));
-  }
-  return text;
+}  // namespace
+
+ordered_json count_json(const Count& n) {
+  if (n <= kExactInDouble) return n.u64();
+  std::string digits = n.text();
+  return ordered_json::binary(std::vector<uint8_t>(digits.begin(), digits.end()));
+}
+
+std::string dump_json(const ordered_json& j, const JsonOptions& options) {
+  std::string out;
+  write(out, j, 0, options);
+  return out;
 }
 
 namespace {
@@ -36,6 +87,25 @@ ordered_json counters_json(const Counters& c) {
   j["comparisons"] = count_json(c.comparisons);
   j["max_depth"] = count_json(c.max_depth);
   return j;
+}
+
+// A label's results. Up to kPlainResults results (repeats counted): the
+// plain list of strings, as the format has always had them. Past that, a
+// result repeated n > 1 times in a row is {"result": R, "times": n}, so a
+// step repeated a million times is one entry, not a million.
+constexpr uint64_t kPlainResults = 100;
+
+ordered_json results_json(const Results& rs) {
+  uint64_t total = 0;
+  for (const ResultRun& x : rs) total += x.times;
+  ordered_json out = ordered_json::array();
+  for (const ResultRun& x : rs) {
+    if (total <= kPlainResults)
+      for (uint64_t i = 0; i < x.times; ++i) out.push_back(x.result);
+    else if (x.times == 1) out.push_back(x.result);
+    else out.push_back({{"result", x.result}, {"times", x.times}});
+  }
+  return out;
 }
 
 ordered_json error_json(const std::optional<PyError>& e) {
@@ -62,6 +132,8 @@ ordered_json report_json(const ScenarioRun& run) {
     for (auto& [k, v] : r.params) params[k] = v;
     jr["params"] = params;
     jr["counters"] = counters_json(r.counters);
+    // A limit stopped the run: every count below is what it reached so far.
+    if (r.limit) jr["counts"] = "partial";
     ordered_json labels = ordered_json::object();
     for (auto& [name, c] : r.labels) labels[name] = counters_json(c);
     jr["labels"] = labels;
@@ -71,14 +143,14 @@ ordered_json report_json(const ScenarioRun& run) {
     for (auto& [k, v] : r.outcome.marks) marks[k] = v;
     outcome["marks"] = marks;
     ordered_json results = ordered_json::object();
-    for (auto& [k, v] : r.outcome.results) results[k] = v;
+    for (auto& [k, v] : r.outcome.results) results[k] = results_json(v);
     outcome["results"] = results;
     outcome["proxy_copies"] = r.outcome.proxy_copies;
     outcome["error"] = error_json(r.outcome.error);
     jr["outcome"] = outcome;
     ordered_json ex = ordered_json::array();
     for (auto& e : r.expectations)
-      ex.push_back({{"counter", e.counter}, {"expected", e.expected}, {"actual", count_json(e.actual)}, {"ok", e.ok}});
+      ex.push_back({{"counter", e.counter}, {"expected", count_json(e.expected)}, {"actual", count_json(e.actual)}, {"ok", e.ok}});
     jr["expectations"] = ex;
     if (!r.verdict.empty()) jr["verdict"] = r.verdict;
     if (r.verdict_expected)
@@ -94,7 +166,10 @@ ordered_json report_json(const ScenarioRun& run) {
     runs.push_back(jr);
   }
   j["runs"] = runs;
-  j["equivalent"] = run.equivalent;
+  // null: no compared sweep value differs, but a limit stopped a run
+  // somewhere, so its outcome was not compared.
+  if (run.equivalent && !run.all_compared()) j["equivalent"] = nullptr;
+  else j["equivalent"] = run.equivalent;
   if (run.equivalence_failure) j["equivalence_failure"] = *run.equivalence_failure;
   j["exit_status"] = run.exit_status();
   return j;

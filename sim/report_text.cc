@@ -1,15 +1,37 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "impsim/report.h"
 
 namespace impsim {
 
-std::string grouped(Count n) {
+std::string grouped(const Count& n) {
   std::string s = count_text(n);
   for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
   return s;
+}
+
+namespace {
+
+constexpr int64_t kScientificFrom = 9;  // ratios from 10^9 on: mantissa and power of ten
+
+std::string scientific(const Count::Scientific& r) { return fmt::format("{:.2f}e{}", r.mantissa, r.exponent); }
+
+}  // namespace
+
+std::string ratio_number(const Count& a, const Count& b) {
+  Count::Scientific r = Count::ratio(a, b);
+  if (r.exponent >= kScientificFrom) return scientific(r);
+  return fmt::format("{:.2f}", a.to_double() / b.to_double());
+}
+
+std::string inverse_ratio_number(const Count& a, const Count& b) {
+  Count::Scientific r = Count::ratio(b, a);
+  if (r.exponent >= kScientificFrom) return scientific(r);
+  double inv = b.to_double() / a.to_double();
+  return inv >= 100 ? grouped(static_cast<uint64_t>(std::llround(inv))) : fmt::format("{:.2f}", inv);
 }
 
 namespace {
@@ -93,7 +115,9 @@ std::string report_text(const ScenarioRun& run) {
   } else {
     std::vector<std::vector<std::string>> t;
     std::vector<std::string> head{"counter"};
-    for (Variant v : run.variants) head.push_back(variant_name(v));
+    for (size_t v = 0; v < nv; ++v)
+      head.push_back(std::string(variant_name(run.variants[v])) + (run_at(0, v).limit ? " (stopped: partial)" : ""));
+    const bool any_stopped = std::any_of(run.runs.begin(), run.runs.end(), [](auto& r) { return r.limit.has_value(); });
     if (nv == 2) head.push_back(fmt::format("{}/{}", variant_name(run.variants[0]), variant_name(run.variants[1])));
     t.push_back(head);
     auto add_rows = [&](const std::string& prefix, auto get) {
@@ -105,8 +129,9 @@ std::string report_text(const ScenarioRun& run) {
         if (!prefix.empty() && std::all_of(vals.begin(), vals.end(), [](Count x) { return x == 0; })) continue;
         for (Count x : vals) line.push_back(grouped(x));
         if (nv == 2) {
-          if (vals[1] == 0 || vals[0] == 0) line.push_back(vals[0] == vals[1] ? "-" : "n/a");
-          else line.push_back(fmt::format("{:.2f}x", static_cast<double>(vals[0]) / static_cast<double>(vals[1])));
+          if (any_stopped) line.push_back("partial");
+          else if (vals[1] == 0 || vals[0] == 0) line.push_back(vals[0] == vals[1] ? "-" : "n/a");
+          else line.push_back(ratio_number(vals[0], vals[1]) + "x");
         }
         t.push_back(line);
       }
@@ -145,9 +170,10 @@ std::string report_text(const ScenarioRun& run) {
     const VariantRun& r = run_at(nsweep - 1, v);
     // indexed-walk toggles examine the torch names only, not all of sys.modules.
     const bool indexed = design_of(r.variant).indexed_walk;
-    out += fmt::format("cost model, {}{}: comparisons = sum over {} walks of {} = {} <= walks x max "
+    out += fmt::format("cost model, {}{}{}: comparisons = sum over {} walks of {} = {} <= walks x max "
                        "{} = {} x {} = {}\n",
                        variant_name(r.variant), run.sweep_values.empty() ? "" : " at " + params_text(r.params),
+                       r.limit ? " (stopped by a limit: counts so far)" : "",
                        grouped(r.counters.walks), indexed ? "the torch names in sys.modules" : "len(sys.modules)",
                        grouped(r.counters.comparisons), indexed ? "torch names" : "modules", grouped(r.counters.walks),
                        grouped(r.peak_modules), grouped(r.counters.walks * r.peak_modules));
@@ -157,11 +183,20 @@ std::string report_text(const ScenarioRun& run) {
   if (nv > 1) {
     for (size_t s = 0; s < nsweep; ++s) {
       std::string at = run.sweep_values.empty() ? "" : " at " + params_text(run_at(s, 0).params);
+      if (!run.compared_at[s]) {
+        out += fmt::format("outcome{}: not compared: a limit stopped ", at);
+        std::string who;
+        for (size_t v = 0; v < nv; ++v)
+          if (run_at(s, v).limit) who += (who.empty() ? "" : " and ") + std::string(variant_name(run.variants[v]));
+        out += who + " before the end of the program\n";
+        continue;
+      }
       if (run.equivalent_at[s]) {
         if (run.sweep_values.empty() || s == nsweep - 1)
-          out += run.equivalent ? fmt::format("outcome: identical in every variant{}\n",
-                                              run.sweep_values.empty() ? "" : " at every sweep value")
-                                : "";
+          out += run.equivalent && run.all_compared()
+                     ? fmt::format("outcome: identical in every variant{}\n",
+                                   run.sweep_values.empty() ? "" : " at every sweep value")
+                     : "";
         continue;
       }
       for (size_t v = 1; v < nv; ++v) {

@@ -131,6 +131,7 @@ SweepResult run_sweep(const Scenario& sc, const SweepOptions& options) {
       out.run.runs.push_back(std::move(vr));
     }
     out.run.equivalent_at.push_back(r.equivalent_at.at(0));
+    out.run.compared_at.push_back(r.compared_at.at(0));
     out.run.equivalent = out.run.equivalent && r.equivalent;
   }
   out.run.equivalence_failure = equivalence_failure(s, out.run);
@@ -168,7 +169,14 @@ ChartSpec sweep_chart(const SweepResult& result) {
       for (size_t i = 0; i < run.sweep_values.size(); ++i) {
         const VariantRun& vr = run.runs[i * nv + v];
         if (vr.limit) s.values.push_back(std::nullopt);
-        else s.values.push_back(static_cast<uint64_t>(counter_of(vr, rows[r].counter)));
+        else {
+          Count c = counter_of(vr, rows[r].counter);
+          if (!c.fits_u64())
+            throw ChartTooBig(fmt::format("--svg: {} reaches {} at {}={}, past what the chart draws (2^64); drop "
+                                          "--svg or sweep smaller values",
+                                          rows[r].counter, count_text(c), sc.sweep->param, run.sweep_values[i]));
+          s.values.push_back(c.u64());
+        }
       }
       spec.series.push_back(std::move(s));
     }

@@ -85,9 +85,10 @@ class DotWriter : public TraceWriter {
     // A limit may stop the run with lookups open: close them as not found.
     while (!frames_.empty()) finish_lookup(false);
     VariantTree& t = trees_.back();
-    t.lookups = e.counters().lookups;
-    t.max_depth = e.counters().max_depth;
-    t.suppressed = e.counters().suppressed;
+    // A trace steps every event (no --engine fast), so its counts stay in 64 bits.
+    t.lookups = e.counters().lookups.u64();
+    t.max_depth = e.counters().max_depth.u64();
+    t.suppressed = e.counters().suppressed.u64();
   }
 
   void step_begin(const Engine&, const CStep& s) override { steps_.push_back({++serial_, &s}); }

@@ -56,7 +56,7 @@ class TextWriter : public TraceWriter {
                           max_, grouped(omitted_), kinds);
     }
     const Counters& c = e.counters();
-    auto n = [](uint64_t x, const char* one, const char* many) { return grouped(x) + " " + (x == 1 ? one : many); };
+    auto n = [](const Count& x, const char* one, const char* many) { return grouped(x) + " " + (x == 1 ? one : many); };
     out_ << fmt::format("totals: {} of P, {} suppressed, {} (deepest {}), {}, {}, {} compared; clock {}\n",
                         n(c.asks, "ask", "asks"), grouped(c.suppressed), n(c.lookups, "lookup", "lookups"), c.max_depth,
                         n(c.toggles, "toggle", "toggles"), n(c.walks, "walk", "walks"),

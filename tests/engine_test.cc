@@ -191,8 +191,8 @@ TEST_CASE("a global proxy serves torch from the paddle tree, and disable clears 
     ], "variants": ["before"]})";
   auto r = test::run_json(json);
   const VariantRun& v = r->run.runs[0];
-  CHECK(v.outcome.results[0].second == std::vector<std::string>{"ok"});
-  CHECK(v.outcome.results[1].second == std::vector<std::string>{"ModuleNotFoundError"});
+  CHECK(v.outcome.results[0].second == Results{{"ok", 1}});
+  CHECK(v.outcome.results[1].second == Results{{"ModuleNotFoundError", 1}});
   // The proxies are gone, their paddle sources stay.
   CHECK(v.outcome.modules == std::vector<std::string>{"paddle", "paddle.nn"});
   CHECK_FALSE(v.outcome.error.has_value());
@@ -215,7 +215,7 @@ TEST_CASE("a body that raises is removed from sys.modules - optional catches Imp
   const VariantRun& v = r->run.runs[0];
   CHECK_FALSE(v.outcome.error.has_value());
   CHECK(v.outcome.modules.empty());
-  CHECK(v.outcome.results[0].second == std::vector<std::string>{"ModuleNotFoundError"});
+  CHECK(v.outcome.results[0].second == Results{{"ModuleNotFoundError", 1}});
 }
 
 TEST_CASE("an uncaught exception ends the run with its traceback of steps") {
@@ -246,8 +246,8 @@ TEST_CASE("call: frames of a module marked disabled stop the proxy") {
   auto r = test::run_json(json);
   const VariantRun& v = r->run.runs[0];
   CHECK(v.outcome.marks.at("blk") == "disabled");
-  CHECK(v.outcome.results[0].second == std::vector<std::string>{"ModuleNotFoundError"});
-  CHECK(v.outcome.results[1].second == std::vector<std::string>{"ok"});
+  CHECK(v.outcome.results[0].second == Results{{"ModuleNotFoundError", 1}});
+  CHECK(v.outcome.results[1].second == Results{{"ok", 1}});
 }
 
 TEST_CASE("labels sum every run of a step, with one result per run") {
@@ -261,7 +261,7 @@ TEST_CASE("labels sum every run of a step, with one result per run") {
   // The first probe imports pkg (one lookup) then probes (one lookup).
   CHECK(v.labels[0].second.lookups == 4);
   CHECK(v.labels[0].second.max_depth == 1);
-  CHECK(v.outcome.results[0].second == std::vector<std::string>{"none", "none", "none"});
+  CHECK(v.outcome.results[0].second == Results{{"none", 3}});
 }
 
 TEST_CASE("the fix suppresses the name being resolved, and only that name") {

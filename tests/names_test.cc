@@ -36,19 +36,6 @@ TEST_CASE("is, or is inside: name == m or name.startswith(m + '.')") {
   CHECK_FALSE(is_or_inside(t, t.intern("other.pkg"), pkg));
 }
 
-TEST_CASE("interned sets: equal sets share an id - covers is the scope test") {
-  NameTable t;
-  SetTable s;
-  NameId a = t.intern("a"), b = t.intern("b");
-  SetId ab = s.intern({a, b});
-  CHECK(s.intern({b, a, a}) == ab);
-  CHECK(s.intern({}) == kEmptySet);
-  CHECK(s.unite(s.intern({a}), s.intern({b})) == ab);
-  CHECK(s.covers(t, ab, t.intern("a.x.y")));
-  CHECK_FALSE(s.covers(t, ab, t.intern("c.a")));
-  CHECK_FALSE(s.covers(t, kEmptySet, a));
-}
-
 TEST_CASE("dotted names: identifiers joined by dots, no keywords") {
   CHECK(is_dotted_name("pkg"));
   CHECK(is_dotted_name("_a.b2.C"));

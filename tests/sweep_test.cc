@@ -28,7 +28,7 @@ std::vector<uint64_t> row(const SweepResult& r, Variant v, const std::string& la
   for (auto& run : r.run.runs)
     if (run.variant == v)
       for (auto& [name, c] : run.labels)
-        if (name == label) out.push_back(counter_value(c, counter));
+        if (name == label) out.push_back(counter_value(c, counter).u64());
   return out;
 }
 

@@ -67,9 +67,8 @@ struct Command {
   std::string out;
 };
 
-// Runs the impsim binary with `args` (stderr folded into the output).
-inline Command impsim(const std::string& args) {
-  std::string cmd = std::string(IMPSIM_BINARY) + " " + args + " 2>&1";
+// Runs a shell command line and captures its standard output.
+inline Command shell(const std::string& cmd) {
   Command c{0, {}};
   FILE* p = popen(cmd.c_str(), "r");
   std::array<char, 4096> buf{};
@@ -78,6 +77,9 @@ inline Command impsim(const std::string& args) {
   c.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   return c;
 }
+
+// Runs the impsim binary with `args` (stderr folded into the output).
+inline Command impsim(const std::string& args) { return shell(std::string(IMPSIM_BINARY) + " " + args + " 2>&1"); }
 
 inline std::string write_temp(const std::string& name, const std::string& text) {
   std::string path = std::string("/tmp/impsim_test_") + std::to_string(getpid()) + "_" + name;

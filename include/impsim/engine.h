@@ -15,6 +15,7 @@
 #include "impsim/axes.h"
 #include "impsim/counters.h"
 #include "impsim/model.h"
+#include "impsim/results.h"
 #include "impsim/sys_modules.h"
 #include "impsim/trace.h"
 #include "impsim/variant.h"
@@ -27,8 +28,23 @@ namespace impsim {
 // answered from memory with its counter deltas (docs/performance.md).
 enum class EngineKind { Step, Fast };
 
+// No bound on simulated events.
+inline constexpr uint64_t kNoEventLimit = UINT64_MAX;
+inline constexpr uint64_t kDefaultMaxEvents = 500'000'000;
+
 struct EngineLimits {
-  uint64_t max_events = 500'000'000;  // finder asks + toggles
+  // Simulated finder asks + toggles, replayed ones included: one meaning in
+  // both engines, so the same flag stops both at the same event. Unset: 500
+  // million for the step engine, no bound for the fast one (a replayed ask
+  // costs nothing; max_work bounds what it does).
+  std::optional<uint64_t> max_events;
+  // Events actually stepped (not answered from memory): the work done.
+  // Unset: no bound for the step engine (it steps every event, so
+  // max_events bounds it), 500 million for the fast one.
+  std::optional<uint64_t> max_work;
+  // What an unset bound means (a field so tests can reach "the default was
+  // hit" without stepping 500 million events).
+  uint64_t default_bound = kDefaultMaxEvents;
   int max_lookup_depth = 200;         // nested _find_spec_for_specific_module
   int max_body_depth = 200;           // nested module bodies and calls
   int max_guard_depth = 5000;         // guards open at once (nest levels included)
@@ -123,7 +139,7 @@ struct GuardEntry {
 
 struct LabelTotals {
   Counters counters;
-  std::vector<std::string> results;
+  Results results;
 };
 
 class Engine {
@@ -152,6 +168,8 @@ class Engine {
   uint64_t memo_hits() const { return memo_hits_; }
   size_t memo_size() const { return memo_.size(); }
   uint64_t walk_peak() const { return walk_peak_; }
+  // Name sets alive now: the scenario's, and the unions something still holds.
+  size_t live_sets() const { return sets_.live(); }
   uint64_t lookup_depth() const { return depth_; }
   // The innermost step that last changed the number of copies in sys.meta_path.
   const CStep* copies_changed_by() const { return copies_changed_by_; }
@@ -211,11 +229,24 @@ class Engine {
 
   // `_local_enabled_scope |= scope`: in place, seen by every holder of the object.
   void scope_ior(SetId scope);
+  // `slot = value` for a set the engine holds (the finder's scope and blocked
+  // list, a 04efefd set object's value); the old value is released.
+  void assign_set(SetId& slot, SetId value);
+  void release_set(SetId set);
   // 04efefd's set objects: allocation, and one holder less.
   int32_t new_scope_object(SetId value);
   void release_scope_object(int32_t object);
 
-  void count_event();
+  void count_event() {
+    if (++events_ > step_limit_) [[unlikely]]
+      event_limit_reached();
+  }
+  [[noreturn]] void event_limit_reached();
+  uint64_t max_events_;  // limits_.max_events resolved for this engine kind
+  uint64_t max_work_;
+  // The events_ value past which count_event stops the run: max_work, or
+  // what max_events leaves after the replayed events, whichever is less.
+  void update_step_limit();
   void count_walk();
   // SetTable::covers, remembered per (set, name): the scope and blocked
   // tests run on every ask, against a handful of distinct sets.
@@ -228,10 +259,10 @@ class Engine {
   struct MemoKey {
     NameId name;
     int64_t copies;
-    SetId scope;
+    uint64_t scope;        // SetTable::identity: ids of freed sets are reused
     int32_t scope_object;  // 04efefd: which set object (-1 under b52ce17)
     bool global;
-    SetId blocked;
+    uint64_t blocked;
     uint64_t epoch;         // engine + sys.modules + cache versions
     uint64_t frames;        // identity of the frame stack
     std::vector<NameId> resolving;  // sorted
@@ -292,7 +323,8 @@ class Engine {
   const CStep* copies_changed_by_ = nullptr;
 
   Counters counters_;
-  uint64_t events_ = 0;
+  uint64_t events_ = 0;         // events stepped
+  uint64_t step_limit_ = 0;     // update_step_limit()
   uint64_t walk_peak_ = 0;
   uint64_t last_walk_ = 0;
   uint64_t depth_ = 0;       // current lookup nesting

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "impsim/axes.h"
+#include "impsim/name_sets.h"
 #include "impsim/names.h"
 #include "impsim/scenario.h"
 

@@ -44,26 +44,6 @@ class NameTable {
 // True when `name` is `module` or inside it (name == m or name.startswith(m + ".")).
 bool is_or_inside(const NameTable& names, NameId name, NameId module);
 
-using SetId = int32_t;
-inline constexpr SetId kEmptySet = 0;
-
-// Interned sets of names, each stored once as a sorted vector.
-class SetTable {
- public:
-  SetTable();
-  SetId intern(std::vector<NameId> members);
-  SetId unite(SetId a, SetId b);
-  const std::vector<NameId>& members(SetId id) const { return sets_[id]; }
-  bool contains(SetId id, NameId name) const;
-  // True when `name` is, or is inside, a member: the finder's scope and
-  // blocked tests.
-  bool covers(const NameTable& names, SetId id, NameId name) const;
-
- private:
-  std::vector<std::vector<NameId>> sets_;
-  std::unordered_map<std::string, SetId> index_;
-};
-
 // A valid Python dotted name: identifiers joined by single dots.
 bool is_dotted_name(std::string_view s);
 

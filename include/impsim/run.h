@@ -3,6 +3,7 @@
 // variants. What the report printers read.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -41,7 +42,7 @@ struct ExpectationResult {
 struct Outcome {
   std::vector<std::string> modules;                // sys.modules, filler left out, in order
   std::map<std::string, std::string> marks;        // name -> enabled | disabled | enabled+disabled
-  std::vector<std::pair<std::string, std::vector<std::string>>> results;  // by label, in label order
+  std::vector<std::pair<std::string, Results>> results;  // by label, in label order
   int64_t proxy_copies = 0;
   std::optional<PyError> error;
 
@@ -65,7 +66,9 @@ struct VariantRun {
   std::vector<ExpectationResult> expectations;
   // expect_outcome: "identical"/"differs" against the first variant.
   std::optional<std::string> verdict_expected;
-  std::string verdict;  // "identical" or "differs" (empty for the first variant)
+  // "identical", "differs", or "not compared" when this run or the first
+  // variant's was stopped by a limit (empty for the first variant).
+  std::string verdict;
   std::optional<LimitReached> limit;
   Count events = 0;
   uint64_t memo_hits = 0;      // fast engine: asks answered from memory
@@ -78,8 +81,12 @@ struct ScenarioRun {
   std::vector<int64_t> sweep_values;  // empty without a sweep
   std::vector<Variant> variants;
   std::vector<VariantRun> runs;       // sweep values outer, variants inner
-  std::vector<bool> equivalent_at;    // per sweep value
-  bool equivalent = true;
+  std::vector<bool> equivalent_at;    // per sweep value (true when not compared)
+  // Per sweep value: false when a variant was stopped by a limit, so its
+  // outcome (guards never exited, say) says nothing and is not compared.
+  std::vector<bool> compared_at;
+  bool equivalent = true;             // no compared sweep value differs
+  bool all_compared() const;
   std::optional<std::string> equivalence_failure;  // expect_equivalent not met
 
   bool expectations_ok() const;
@@ -102,9 +109,9 @@ std::optional<std::string> equivalence_failure(const Scenario& sc, const Scenari
 // Outcome of one finished engine.
 Outcome outcome_of(const Engine& engine);
 
-// "the first differences" between two outcomes, in words, at most `max`.
+// The differences between two outcomes, in words, at most `max`.
 // Each names the step that produced it; `a_name`, `b_name` are the variants.
 std::vector<std::string> describe_differences(const Outcome& a, const Outcome& b, const std::string& a_name,
-                                              const std::string& b_name, size_t max = 5);
+                                              const std::string& b_name, size_t max = SIZE_MAX);
 
 }  // namespace impsim

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -45,7 +46,13 @@ struct SweepResult {
 // parameter, bad --variant) or ModelLimitError.
 SweepResult run_sweep(const Scenario& sc, const SweepOptions& options);
 
+// A count past 2^64 cannot be charted (the chart's axis is 64-bit).
+struct ChartTooBig : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // The chart of a sweep: one line per counter and variant, y on a log scale.
+// Throws ChartTooBig.
 ChartSpec sweep_chart(const SweepResult& result);
 
 }  // namespace impsim

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Seeded random impsim scenarios (format version 1) for tools/crosscheck.
 
-    import gen_random; gen_random.generate(seed, index) -> scenario dict
-    tools/gen_random.py [--seed S] [--count N] [--first I] [--out DIR]
+    import gen_random; gen_random.generate(seed, index, kind="classic") -> dict
+    tools/gen_random.py [--kind classic|revisions] [--seed S] [--count N]
+                        [--first I] [--out DIR]
 
 Program `index` of seed `seed` is always the same scenario (the RNG is seeded
 with the string "impsim:SEED:INDEX"), so a mismatch found by
@@ -21,6 +22,16 @@ filler and cached torch modules.  About 30% of the programs name their
 rest run impsim's default, before and after).  Nesting and copies of the finder are
 bounded so that CPython runs each program well under a second (before the
 fix, lookups grow like k!).
+
+--kind revisions (`revisions_sS_I`): program `random_sS_I` plus, drawn from a
+second RNG (so the classic programs are unchanged), steps that exercise what
+the finder revisions and its starting state differ on: a scoped guard
+holding another scoped guard or a scoped enable (04efefd's saved scope is the
+set an in-place `|=` extends), then imports of the inner scope; proxy torch
+modules in sys.modules when a scoped enable walks it (b52ce17 deletes them,
+04efefd keeps them); real torch modules moved into the cache and imported
+back, then their children (b52ce17's cached spec is a package);
+enable with blocked_modules (a TypeError on 04efefd).
 """
 
 import argparse
@@ -49,6 +60,7 @@ CACHED_TORCH = [["torch"], ["torch", "torch.cuda"], ["torch", "torch.nn"]]
 # "before" and one to three of the others, a few all six.
 DESIGNS = ["before", "after", "idempotent-enable", "disable-all",
            "indexed-walk", "after+idempotent-enable"]
+KINDS = ("classic", "revisions")
 
 if hasattr(sys, "stdlib_module_names"):
     for _n in TOP_NAMES + ORDINARY_PRELOADED + ["nomod", "paddle", "torch"]:
@@ -272,8 +284,109 @@ class _Gen:
         return [d for d in DESIGNS if d in chosen]
 
 
-def generate(seed, index):
-    """Scenario `index` of seed `seed` (a dict in scenario format version 1)."""
+def _revision_steps(scenario, rng):
+    """--kind revisions: add steps where the revisions and the start differ."""
+    tree = scenario["tree"]
+    program = scenario["program"]
+    labels = iter("R%d" % i for i in range(100))
+    own = [n for n in tree if not n.startswith(("paddle", "torch"))]
+    pool = [n for n in own if n.count(".") <= 1]
+
+    def scope():
+        return rng.sample(pool, min(len(pool), rng.randint(1, 2)))
+
+    def under(names):
+        """A tree module inside one of names (an import a scope changes)."""
+        inside = [n for n in own if any(n == s or n.startswith(s + ".")
+                                        for s in names)]
+        return rng.choice(inside or own)
+
+    def labelled(step):
+        step["label"] = next(labels)
+        return step
+
+    if "paddle" not in tree and rng.random() < 0.7:
+        for name, entry in PADDLE_TREE.items():
+            tree[name] = dict(entry)
+    end = []
+    for _ in range(rng.randint(1, 3)):
+        r = rng.random()
+        if r < 0.35:
+            # A scoped guard holding a scoped guard (or a scoped enable),
+            # then an import inside the inner scope only.
+            outer, inner = scope(), scope()
+            if rng.random() < 0.6:
+                first = {"guard": {"enable": True, "scope": inner},
+                         "body": [{"find_spec": "nomod", "optional": True}]}
+            else:
+                first = {"enable": {"scope": inner}}
+            body = [first, labelled({"import": under(inner), "optional": True})]
+            if rng.random() < 0.5:
+                body.append(labelled({"find_spec": rng.choice(inner) + ".missing",
+                                      "optional": True}))
+            step = {"guard": {"enable": True, "scope": outer}, "body": body}
+            if "enable" in first:
+                end.append(step)
+            else:
+                program.insert(rng.randint(0, len(program)), step)
+        elif r < 0.65:
+            # Proxy torch modules in sys.modules when a scoped enable walks.
+            torch = rng.choice(TORCH_NAMES[:4])
+            steps = [{"enable": {"scope": None}} if rng.random() < 0.5 else
+                     {"guard": {"enable": True, "scope": None},
+                      "body": [labelled({"import": torch, "optional": True})]},
+                     labelled({"import": torch, "optional": True}),
+                     {"enable": {"scope": scope()}},
+                     labelled({"import": rng.choice(TORCH_NAMES[:4]), "optional": True}),
+                     {"disable": {}}]
+            end.extend(steps)
+        elif r < 0.9:
+            # Real torch modules moved into the cache, imported back, then
+            # their children.
+            if rng.random() < 0.5 and "torch" not in tree:
+                for name, entry in TORCH_TREE.items():
+                    tree[name] = dict(entry)
+            if "torch" in tree:
+                program.insert(0, {"import": "torch.hub", "optional": True})
+                parent = "torch.hub"
+            else:
+                cached = scenario.setdefault("sys_modules", {}).setdefault(
+                    "torch", ["torch"])
+                parent = rng.choice(cached)
+            end.extend([
+                {"enable": {"scope": scope()}},
+                labelled({"import": parent, "optional": True}),
+                labelled({"import": parent + ".child", "optional": True}),
+                labelled({"find_spec": parent + ".child", "optional": True}),
+            ])
+        else:
+            blocked = rng.choice(pool)
+            end.extend([
+                {"enable": {"scope": scope(), "blocked_modules": [blocked]}},
+                labelled({"import": under([blocked]), "optional": True}),
+            ])
+    program.extend(end)
+
+
+def generate(seed, index, kind="classic"):
+    """Scenario `index` of seed `seed` (a dict in scenario format version 1).
+
+    kind "revisions": the classic program plus _revision_steps, drawn from
+    a second RNG.
+    """
+    if kind not in KINDS:
+        raise ValueError("unknown kind %r" % kind)
+    scenario = _classic(seed, index)
+    if kind == "revisions":
+        rng = random.Random("impsim-revisions:%s:%s" % (seed, index))
+        _revision_steps(scenario, rng)
+        scenario["name"] = "revisions_s%s_%d" % (seed, index)
+        scenario["description"] = ("tools/gen_random.py --kind revisions --seed "
+                                   "%s --first %d --count 1" % (seed, index))
+    return scenario
+
+
+def _classic(seed, index):
     rng = random.Random("impsim:%s:%s" % (seed, index))
     g = _Gen(rng)
     tree = g.tree()
@@ -316,6 +429,7 @@ def generate(seed, index):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--kind", choices=KINDS, default="classic")
     ap.add_argument("--seed", default="1")
     ap.add_argument("--count", type=int, default=1)
     ap.add_argument("--first", type=int, default=0)
@@ -323,7 +437,7 @@ def main(argv=None):
                     "(default: print them, one per line)")
     args = ap.parse_args(argv)
     for i in range(args.first, args.first + args.count):
-        sc = generate(args.seed, i)
+        sc = generate(args.seed, i, kind=args.kind)
         if args.out:
             os.makedirs(args.out, exist_ok=True)
             with open(os.path.join(args.out, sc["name"] + ".json"), "w") as f:

@@ -43,8 +43,10 @@ def differences(impsim, cpython):
     iresults = iout.get("results") or {}
     cresults = cout.get("results") or {}
     for label in _union(cresults, iresults):
-        check("outcome.results." + label, iresults.get(label, []),
-              cresults.get(label, []))
+        a = iresults.get(label, [])
+        b = cresults.get(label, [])
+        if _runs(a) != _runs(b):
+            diffs.append(("outcome.results." + label, a, b))
     check("outcome.proxy_copies", iout.get("proxy_copies"),
           cout.get("proxy_copies"))
     ierr = iout.get("error")
@@ -52,6 +54,22 @@ def differences(impsim, cpython):
     check("outcome.error.type", _get(ierr, "type"), _get(cerr, "type"))
     check("outcome.error.step", _get(ierr, "step"), _get(cerr, "step"))
     return diffs
+
+
+def _runs(results):
+    """[(result, times)] of a results list, plain or run-length encoded
+    (impsim writes {"result": R, "times": N} past 100 results)."""
+    runs = []
+    for item in results:
+        if isinstance(item, dict):
+            result, times = item.get("result"), item.get("times")
+        else:
+            result, times = item, 1
+        if runs and runs[-1][0] == result:
+            runs[-1][1] += times
+        else:
+            runs.append([result, times])
+    return runs
 
 
 def _union(first, second):

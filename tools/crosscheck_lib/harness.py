@@ -5,7 +5,18 @@
 #
 # CONFIG: {"scenario": {...}, "variant": NAME, "params": {...},
 #          "tree_root": "/tmp/.../tree"}   (the tree's .py files already written)
-# NAME: one of _DESIGNS below (impsim's include/impsim/variant.h).
+# NAME: one of _DESIGNS below (impsim's include/impsim/variant.h), or
+# "DESIGN@REVISION": a design on a revision of its own.
+# "revision": "b52ce17" (default) or "04efefd": the upstream revision the
+# re-statement follows (the two differ in use_torch_proxy_guard's saved
+# scope, _swap_torch_modules_to_cache, the cached-module spec and
+# enable_torch_proxy's blocked_modules).
+# "cpython": "3.14" runs the program with importlib._bootstrap._find_spec
+# iterating a snapshot of sys.meta_path (gh-130094), emulated on this
+# interpreter (_snapshot_meta_path below); any other value must be this
+# interpreter's X.Y.
+# "finder_source": PATH runs the real finder (that proxy.py, unmodified)
+# instead of the re-statement: tools/crosscheck_lib/real_finder.py.
 # Optional keys (tools/time_cpython): "time": true adds "program_seconds",
 # the wall time of the program alone (perf_counter around it: no start-up,
 # no tree set-up, no report); "python_walk": true makes every walk a Python
@@ -21,6 +32,13 @@
 #
 # The program runs with __main__'s globals, so every module-level name of this
 # file starts with an underscore (scenario top-level names do not).
+#
+# The finder behind the step interpreter is a backend (_Restated here,
+# real_finder.RealFinder for a real proxy.py) with: .finder (the object in
+# sys.meta_path), enable(scope, extra) (extra: {} or {"blocked_modules": X},
+# the keyword passed, None included), disable(), block(names)
+# and guard(enable, scope) (a context manager).  Both count through the
+# runtime: rt.counts, rt.count_walk_of / rt.enter_lookup / rt.leave_lookup.
 #
 # Must run on Python >= 3.9, standard library only.
 
@@ -46,6 +64,8 @@ _ASKS, _SUPPRESSED, _LOOKUPS, _TOGGLES, _WALKS, _COMPARISONS = range(6)
 #   idempotent_enable  enable inserts P only when P is absent
 #   disable_all        disable removes every occurrence of P, not the first
 #   indexed_walk       a toggle's walk examines only the torch names
+_REVISIONS = ("b52ce17", "04efefd")
+
 _DESIGNS = {
     "before": (),
     "after": ("resolving_fix",),
@@ -147,8 +167,11 @@ class _ProxyFinder:
 
     def __init__(self, rt):
         self.rt = rt
+        # TORCH_PROXY_FINDER = TorchProxyMetaFinder() runs _set_scope(None):
+        # an empty scope, enabled globally (it matters once P is inserted
+        # while its scope is kept, e.g. the first enable inside a guard).
         self.scope = set()
-        self.globally_enabled = False
+        self.globally_enabled = True
 
     def find_spec(self, name, path=None, target=None):
         rt = self.rt
@@ -192,7 +215,11 @@ class _Guard:
     def __enter__(self):
         finder = self.rt.finder
         had = finder in _sys.meta_path
-        self.old_scope = set(finder.scope)
+        # b52ce17 saves a copy; 04efefd saves the set object itself, which
+        # an in-place `|=` during the guard (enable with a scope while P is
+        # present and not global) also changes.
+        self.old_scope = finder.scope if self.rt.revision == "04efefd" \
+            else set(finder.scope)
         self.old_global = finder.globally_enabled
         given = self.scope
         if self.enable == had and (
@@ -222,6 +249,26 @@ class _Guard:
         return False
 
 
+class _Restated:
+    """The backend of the re-statement: _ProxyFinder and _Guard above."""
+
+    def __init__(self, rt):
+        self.rt = rt
+        self.finder = rt.finder
+
+    def enable(self, scope, extra):
+        self.rt.enable(scope, extra)
+
+    def disable(self):
+        self.rt.disable()
+
+    def block(self, names):
+        self.rt.blocked.extend(names)
+
+    def guard(self, enable, scope):
+        return _Guard(self.rt, enable, scope)
+
+
 def _escape(token):
     return token.replace("~", "~0").replace("/", "~1")
 
@@ -236,9 +283,13 @@ class _Runtime:
     def __init__(self, config):
         scenario = config["scenario"]
         self.scenario = scenario
-        if config["variant"] not in _DESIGNS:
+        name, _, revision = config["variant"].partition("@")
+        if name not in _DESIGNS:
             raise SystemExit("harness: no oracle for variant %r" % config["variant"])
-        design = _DESIGNS[config["variant"]]
+        design = _DESIGNS[name]
+        self.revision = revision or config.get("revision", "b52ce17")
+        if self.revision not in _REVISIONS:
+            raise SystemExit("harness: unknown revision %r" % self.revision)
         self.resolving_fix = "resolving_fix" in design
         self.idempotent_enable = "idempotent_enable" in design
         self.disable_all = "disable_all" in design
@@ -253,6 +304,7 @@ class _Runtime:
         self.resolving = set()
         self.cache = {}
         self.finder = _ProxyFinder(self)
+        self.backend = _Restated(self)
         self.stack = []        # pointers of the steps running, outermost first
         self.where = {}        # id(exception) -> (exception, stack when raised)
         self.active = []       # label frames of the labelled steps running
@@ -302,6 +354,26 @@ class _Runtime:
                              if n.partition(".")[0] not in owned)
         self.static = frozenset(self.foreign) | self.fillers
 
+    def count_walk_of(self):
+        """One walk over sys.modules (all its names), counted before it starts."""
+        counts = self.counts
+        counts[_WALKS] += 1
+        counts[_COMPARISONS] += self.owned_count()
+
+    def enter_lookup(self):
+        """A lookup (`specific`) starts: lookups, depth, labels' max depth."""
+        self.counts[_LOOKUPS] += 1
+        self.depth += 1
+        depth = self.depth
+        if depth > self.max_depth:
+            self.max_depth = depth
+        for frame in self.active:
+            if depth > frame[2]:
+                frame[2] = depth
+
+    def leave_lookup(self):
+        self.depth -= 1
+
     def count_walk(self):
         """One toggle: one walk over sys.modules, counted before it starts.
 
@@ -334,12 +406,21 @@ class _Runtime:
         return found
 
     # -- the finder's API -------------------------------------------------------
-    def enable(self, scope):
+    def enable(self, scope, extra=None):
+        if extra:  # blocked_modules=X passed (X may be None)
+            if self.revision == "04efefd":
+                raise TypeError("enable_torch_proxy() got an unexpected "
+                                "keyword argument 'blocked_modules'")
+            if extra["blocked_modules"] is not None:
+                self.blocked.extend(extra["blocked_modules"])
         modules = _sys.modules
+        keep_proxies = self.revision == "04efefd"
         for name in self.count_walk():
             module = modules[name]
             if not isinstance(module, _ProxyModule):
                 self.cache[name] = module
+            elif keep_proxies:
+                continue  # 04efefd moves only real torch modules
             del modules[name]
         finder = self.finder
         if finder not in _sys.meta_path or finder.globally_enabled:
@@ -368,14 +449,7 @@ class _Runtime:
             modules[name] = module
 
     def specific(self, name, exec_enable, mark):
-        self.counts[_LOOKUPS] += 1
-        self.depth += 1
-        depth = self.depth
-        if depth > self.max_depth:
-            self.max_depth = depth
-        for frame in self.active:
-            if depth > frame[2]:
-                frame[2] = depth
+        self.enter_lookup()
         try:
             with _Guard(self, False, None):
                 if self.resolving_fix:
@@ -390,13 +464,17 @@ class _Runtime:
                 spec.loader = _SpecificLoader(self, spec.loader, exec_enable, mark)
             return spec
         finally:
-            self.depth -= 1
+            self.leave_lookup()
 
     def cached_spec(self, name):
         if name not in self.cache:
             return None
         module = self.cache[name]
-        spec = _util.spec_from_loader(name, _CachedLoader(module), is_package=True)
+        origin = getattr(module, "__file__", None)
+        if self.revision == "04efefd":  # not a package spec
+            return _util.spec_from_loader(name, _CachedLoader(module), origin=origin)
+        spec = _util.spec_from_loader(name, _CachedLoader(module), origin=origin,
+                                      is_package=True)
         spec.submodule_search_locations = list(getattr(module, "__path__", []))
         return spec
 
@@ -491,14 +569,19 @@ class _Runtime:
                 spec = _util.find_spec(name)
             return "none" if spec is None else "found"
         if "enable" in step:
-            scope = (step["enable"] or {}).get("scope")
-            self.enable(None if scope is None else set(scope))
+            body = step["enable"] or {}
+            scope = body.get("scope")
+            extra = {}
+            if "blocked_modules" in body:
+                blocked = body["blocked_modules"]
+                extra["blocked_modules"] = None if blocked is None else list(blocked)
+            self.backend.enable(None if scope is None else set(scope), extra)
             return "ok"
         if "disable" in step:
-            self.disable()
+            self.backend.disable()
             return "ok"
         if "block" in step:
-            self.blocked.extend(step["block"])
+            self.backend.block(list(step["block"]))
             return "ok"
         if "guard" in step:
             guard = step["guard"]
@@ -508,7 +591,7 @@ class _Runtime:
             if "nest" in step:
                 self.nest(1, self.num(step["nest"]), enable, scope, body, ptr, g)
             else:
-                with _Guard(self, enable, None if scope is None else set(scope)):
+                with self.backend.guard(enable, None if scope is None else set(scope)):
                     self.block(body, ptr + "/body", g)
             return "ok"
         if "call" in step:
@@ -526,7 +609,7 @@ class _Runtime:
         given = None
         if scope is not None:
             given = set(s.replace("{i}", str(level)) for s in scope)
-        with _Guard(self, enable, given):
+        with self.backend.guard(enable, given):
             self.nest(level + 1, levels, enable, scope, body, ptr, g)
 
 
@@ -566,9 +649,10 @@ def _report(rt, error):
         marks = [text for key, text in _MARK_NAMES.items() if key in d]
         if marks:
             marked.append((name, "+".join(marks)))
-    copies = sum(1 for f in _sys.meta_path if f is rt.finder)
-    while rt.finder in _sys.meta_path:
-        _sys.meta_path.remove(rt.finder)
+    finder = rt.backend.finder
+    copies = sum(1 for f in _sys.meta_path if f is finder)
+    while finder in _sys.meta_path:
+        _sys.meta_path.remove(finder)
     counters = dict(zip(_COUNTERS, counts))
     counters["max_depth"] = max_depth
     labels = {}
@@ -596,9 +680,88 @@ def _report(rt, error):
     }
 
 
+_SNAPSHOT = """\
+    # gh-130094: Copy sys.meta_path so that we have a consistent view of the
+    # list while iterating over it.
+    meta_path = list(meta_path)
+"""
+
+
+def _snapshot_meta_path():
+    """CPython 3.14's meta path iteration, emulated on this interpreter.
+
+    From gh-130094 on, importlib._bootstrap._find_spec iterates a copy of
+    sys.meta_path.  This interpreter's own _find_spec, read from its
+    Lib/importlib/_bootstrap.py, gets that one line and replaces the global
+    in importlib._bootstrap (which import statements reach through
+    _find_and_load) and importlib.util (which bound the name at import).
+    A probe checks that both paths now run the new code.
+    """
+    bootstrap = _sys.modules["importlib._bootstrap"]
+    folder = getattr(_sys, "_stdlib_dir", None)
+    if folder:
+        path = folder + "/importlib/_bootstrap.py"
+    else:
+        path = _importlib.__file__.rpartition("/")[0] + "/_bootstrap.py"
+    with open(path) as f:
+        lines = f.read().split("\n")
+    start = lines.index("def _find_spec(name, path, target=None):")
+    end = start + 1
+    while end < len(lines) and (not lines[end] or lines[end][0] in " \t#"):
+        end += 1
+    body = lines[start:end]
+    anchor = [i for i, line in enumerate(body) if line == "    if not meta_path:"]
+    if len(anchor) != 1 or "meta_path = list(meta_path)" in "\n".join(body):
+        raise SystemExit("harness: cannot find where to copy sys.meta_path "
+                         "in %s" % path)
+    source = "\n".join(body[:anchor[0]]) + "\n" + _SNAPSHOT \
+        + "\n".join(body[anchor[0]:]) + "\n"
+    exec(compile(source, "<impsim: %s _find_spec, snapshot of sys.meta_path>"
+                 % path, "exec"), bootstrap.__dict__)
+    new = bootstrap.__dict__["_find_spec"]
+    _util._find_spec = new
+    seen = []
+
+    class Probe:
+        def find_spec(self, name, path=None, target=None):
+            seen.append(_sys._getframe(1).f_code is new.__code__)
+            return None
+
+    probe = Probe()
+    _sys.meta_path.insert(0, probe)
+    try:
+        try:
+            exec("import _impsim_snapshot_probe", {})
+        except ImportError:
+            pass
+        _util.find_spec("_impsim_snapshot_probe")
+    finally:
+        _sys.meta_path.remove(probe)
+    if seen != [True, True]:
+        raise SystemExit("harness: the snapshot _find_spec is not the one "
+                         "imports run (%r)" % seen)
+
+
+def _load_real_finder(rt, source):
+    """tools/crosscheck_lib/real_finder.py (not on sys.path: -I)."""
+    here = __file__.rpartition("/")[0] or "."
+    spec = _util.spec_from_file_location("_impsim_real_finder",
+                                         here + "/real_finder.py")
+    module = _util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.RealFinder(rt, source)
+
+
 def _main(argv):
     with open(argv[1]) as f:
         config = _json.load(f)
+    cpython = config.get("cpython")
+    here = "%d.%d" % _sys.version_info[:2]
+    if cpython == "3.14":
+        _snapshot_meta_path()
+    elif cpython is not None and cpython != here:
+        raise SystemExit("harness: CPython %s asked for, this is %s (only 3.14 "
+                         "is emulated)" % (cpython, here))
     expected = [_machinery.BuiltinImporter, _machinery.FrozenImporter,
                 _machinery.PathFinder]
     if len(_sys.meta_path) != 3 or any(a is not b for a, b in
@@ -606,6 +769,8 @@ def _main(argv):
         raise SystemExit("harness: unexpected sys.meta_path %r" % (_sys.meta_path,))
     _sys.setrecursionlimit(int(config.get("recursion_limit", 1000)))
     rt = _Runtime(config)
+    if config.get("finder_source"):
+        rt.backend = _load_real_finder(rt, config["finder_source"])
     root = config["tree_root"]
     _sys.path.insert(0, root)
     rt.preload(root)

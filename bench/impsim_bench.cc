@@ -2,8 +2,8 @@
 // the scenarios docs/performance.md records: lookups per second, ns per
 // lookup, and peak memory. Timings are the median of several runs; this is a
 // benchmark, not a test, and asserts nothing about speed.
+// `impsim_bench ROOT memory`: peak RSS against simulated events instead.
 #include <fmt/format.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -11,18 +11,13 @@
 #include <vector>
 
 #include "impsim/engine.h"
+#include "impsim/peak_rss.h"
 #include "impsim/loader.h"
 #include "impsim/report.h"
 
 using namespace impsim;
 
 namespace {
-
-long peak_rss_kb() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_maxrss;
-}
 
 struct Result {
   double seconds;  // median engine time of one run
@@ -66,10 +61,40 @@ std::string many_modules(int n) {
                      preloaded);
 }
 
+// Peak RSS against simulated events on bench/scenarios/found_lookups.json:
+// every probe finds a fresh spec and every proxy import makes a module, the
+// records that used to pile up. Sizes go up, so each row's peak is that of
+// the largest run so far.
+int memory_mode(const std::string& root) {
+  Scenario sc = load_scenario_file(root + "/bench/scenarios/found_lookups.json");
+  fmt::print("{:<34} {:>14} {:>12} {:>14} {:>14}\n", "found_lookups, k=4, before+after", "events", "engine ms",
+             "record slots", "peak RSS KB");
+  for (EngineKind kind : {EngineKind::Step, EngineKind::Fast}) {
+    for (int n : {1000, 10000, 100000, 1000000}) {
+      Model m = model_of(sc, {{"k", 4}, {"n", n}});
+      Count events = 0;
+      size_t slots = 0;
+      auto t0 = std::chrono::steady_clock::now();
+      for (Variant v : {Variant::Before, Variant::After}) {
+        Engine e(m, v, EngineLimits{.max_events = UINT64_MAX}, kind);
+        e.run();
+        events += e.events();
+        slots = std::max(slots, e.record_slots());
+      }
+      auto t1 = std::chrono::steady_clock::now();
+      fmt::print("{:<34} {:>14} {:>12.1f} {:>14} {:>14}\n",
+                 fmt::format("n={} ({})", n, kind == EngineKind::Fast ? "fast" : "step"), grouped(events),
+                 std::chrono::duration<double>(t1 - t0).count() * 1000, grouped(slots), peak_rss_kb());
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string root = argc > 1 ? argv[1] : ".";
+  if (argc > 2 && std::string(argv[2]) == "memory") return memory_mode(root);
   fmt::print("{:<44} {:>12} {:>26} {:>14} {:>10}\n", "case", "engine ms", "lookups", "lookups/s", "ns/lookup");
   Scenario incident = load_scenario_file(root + "/scenarios/seed_incident.json");
   Scenario nested = load_scenario_file(root + "/scenarios/nested_guards.json");

@@ -123,6 +123,7 @@ void Engine::run_step_once(const CStep& step) {
   if (++steps_run_ > limits_.max_steps)
     throw LimitReached{"max-steps",
                        fmt::format("{} scenario steps run; raise it with --max-steps", limits_.max_steps), {}};
+  maybe_collect();
   Counters start;
   uint64_t saved_high = 0;
   if (step.label >= 0) {

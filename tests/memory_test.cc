@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "impsim/engine.h"
-#include "impsim/peak_rss.h"
+#include "impsim/resources.h"
 #include "impsim/report.h"
 #include "test_util.h"
 

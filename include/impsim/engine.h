@@ -146,7 +146,8 @@ class Engine {
   size_t records_live() const { return modules_.live() + specs_.live() + loaders_.live(); }
   size_t record_slots() const { return modules_.slots() + specs_.slots() + loaders_.slots(); }
   // Collect once `n` new records were made since the last collection.
-  // Tests set 1, to reuse every slot at the first chance; at kMinCollect or
+  // Tests set 0: collect at every chance, so every slot is reused at the
+  // first chance, even when nothing new was made; at kMinCollect or
   // more the interval also grows with what is alive, so collecting costs
   // O(1) per record made.
   void set_collect_interval(uint64_t n) { collect_interval_ = n; }

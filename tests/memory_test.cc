@@ -125,8 +125,14 @@ TEST_CASE("memory: records are reused, so a million found probes keep a few thou
       // Before reuse: over 5 million slots (a spec and a loader per probe,
       // one more loader per wrapping, a module per proxy import).
       CHECK(e.record_slots() < 100000);
-      // Before reuse the peak grew by about 95 MB per variant here.
+      // Before reuse the peak grew by about 95 MB per variant here. Not under
+      // AddressSanitizer: it keeps freed memory in quarantine (256 MB by
+      // default), and the fast engine frees its memo at every new epoch.
+#if !defined(__SANITIZE_ADDRESS__)
       CHECK(peak_rss_kb() - rss0 < 24 * 1024);
+#else
+      (void)rss0;
+#endif
     }
   }
 }

@@ -2,6 +2,7 @@
 // the scenarios docs/performance.md records: lookups per second, ns per
 // lookup, and peak memory. Timings are the median of several runs; this is a
 // benchmark, not a test, and asserts nothing about speed.
+// `impsim_bench ROOT memory`: peak RSS against simulated events instead.
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <sys/resource.h>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "impsim/engine.h"
+#include "impsim/resources.h"
 #include "impsim/loader.h"
 #include "impsim/report.h"
 
@@ -20,39 +22,39 @@ using namespace impsim;
 
 namespace {
 
-long peak_rss_kb() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_maxrss;
-}
-
 struct Result {
-  double seconds;  // median engine time of one run
+  double seconds;      // median engine time of one run (wall)
+  double cpu_seconds;  // median CPU time of one run (the process: engine thread and hand-off)
   Count lookups;
   Count events;
 };
 
 Result time_engine(const Model& model, Variant v, EngineKind kind, int reps) {
-  std::vector<double> times;
+  std::vector<double> times, cpu;
   Result r{};
   for (int i = 0; i < reps; ++i) {
     Engine e(model, v, EngineLimits{.max_events = kNoEventLimit, .max_work = kNoEventLimit}, kind);
     auto t0 = std::chrono::steady_clock::now();
+    double c0 = process_cpu_seconds();
     e.run();
+    double c1 = process_cpu_seconds();
     auto t1 = std::chrono::steady_clock::now();
     times.push_back(std::chrono::duration<double>(t1 - t0).count());
+    cpu.push_back(c1 - c0);
     r.lookups = e.counters().lookups;
     r.events = e.events();
   }
   std::sort(times.begin(), times.end());
+  std::sort(cpu.begin(), cpu.end());
   r.seconds = times[times.size() / 2];
+  r.cpu_seconds = cpu[cpu.size() / 2];
   return r;
 }
 
 void row(const std::string& name, const Result& r) {
   double lookups = r.lookups.to_double();
-  fmt::print("{:<44} {:>12.6f} {:>26} {:>14.3g} {:>10.1f}\n", name, r.seconds * 1000, grouped(r.lookups),
-             r.seconds > 0 ? lookups / r.seconds : 0.0, lookups > 0 ? r.seconds * 1e9 / lookups : 0.0);
+  fmt::print("{:<44} {:>12.6f} {:>10.6f} {:>26} {:>14.3g} {:>10.1f}\n", name, r.seconds * 1000, r.cpu_seconds * 1000,
+             grouped(r.lookups), r.seconds > 0 ? lookups / r.seconds : 0.0, lookups > 0 ? r.seconds * 1e9 / lookups : 0.0);
 }
 
 Model model_of(const Scenario& sc, Params p) { return compile_model(sc, p); }
@@ -66,6 +68,35 @@ std::string many_modules(int n) {
     "program": [{{"nest": "$k", "guard": {{"enable": true, "scope": ["pkg", "o{{i}}"]}}, "body": [
       {{"import": "pkg"}}, {{"find_spec": "pkg.missing", "label": "probe"}}]}}]}})",
                      preloaded);
+}
+
+// Peak RSS against simulated events on bench/scenarios/found_lookups.json:
+// every probe finds a fresh spec and every proxy import makes a module, the
+// records that used to pile up. Sizes go up, so each row's peak is that of
+// the largest run so far.
+int memory_mode(const std::string& root) {
+  Scenario sc = load_scenario_file(root + "/bench/scenarios/found_lookups.json");
+  fmt::print("{:<34} {:>14} {:>12} {:>14} {:>14}\n", "found_lookups, k=4, before+after", "events", "engine ms",
+             "record slots", "peak RSS KB");
+  for (EngineKind kind : {EngineKind::Step, EngineKind::Fast}) {
+    for (int n : {1000, 10000, 100000, 1000000}) {
+      Model m = model_of(sc, {{"k", 4}, {"n", n}});
+      Count events = 0;
+      size_t slots = 0;
+      auto t0 = std::chrono::steady_clock::now();
+      for (Variant v : {Variant::Before, Variant::After}) {
+        Engine e(m, v, EngineLimits{.max_events = UINT64_MAX}, kind);
+        e.run();
+        events += e.events();
+        slots = std::max(slots, e.record_slots());
+      }
+      auto t1 = std::chrono::steady_clock::now();
+      fmt::print("{:<34} {:>14} {:>12.1f} {:>14} {:>14}\n",
+                 fmt::format("n={} ({})", n, kind == EngineKind::Fast ? "fast" : "step"), grouped(events),
+                 std::chrono::duration<double>(t1 - t0).count() * 1000, grouped(slots), peak_rss_kb());
+    }
+  }
+  return 0;
 }
 
 }  // namespace
@@ -104,7 +135,8 @@ int bench_load() {
 }
 
 int bench_engine(const std::string& root) {
-  fmt::print("{:<44} {:>12} {:>26} {:>14} {:>10}\n", "case", "engine ms", "lookups", "lookups/s", "ns/lookup");
+  fmt::print("{:<44} {:>12} {:>10} {:>26} {:>14} {:>10}\n", "case", "engine ms", "cpu ms", "lookups", "lookups/s",
+             "ns/lookup");
   Scenario incident = load_scenario_file(root + "/scenarios/seed_incident.json");
   Scenario nested = load_scenario_file(root + "/scenarios/nested_guards.json");
   Scenario chain = load_scenario_file(root + "/scenarios/import_chain.json");
@@ -142,11 +174,12 @@ int bench_engine(const std::string& root) {
 
 int main(int argc, char** argv) {
   const char* usage =
-      "usage: impsim_bench [--load] [ROOT]\n"
+      "usage: impsim_bench [--load | --memory] [ROOT]\n"
       "  Times the engine alone on the scenarios docs/performance.md records (ROOT: the repository, default .).\n"
-      "  --load: times loading (and compiling) a generated 50,000-module tree instead.\n";
+      "  --load: times loading (and compiling) a generated 50,000-module tree instead.\n"
+      "  --memory (or ROOT memory): peak memory against events on bench/scenarios/found_lookups.json.\n";
   std::string root = ".";
-  bool load = false;
+  bool load = false, memory = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-h" || a == "--help") {
@@ -154,6 +187,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (a == "--load") load = true;
+    else if (a == "--memory" || (a == "memory" && i > 1)) memory = true;
     else if (a.starts_with("-")) {
       fmt::print(stderr, "impsim_bench: unknown option {}\n{}", a, usage);
       return 2;
@@ -161,6 +195,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (load) return bench_load();
+    if (memory) return memory_mode(root);
     if (argc < 2 && !std::filesystem::exists(root + "/scenarios/seed_incident.json")) {
       fmt::print(stderr, "impsim_bench: no scenarios/seed_incident.json here; run it from the repository root, or give the root\n{}", usage);
       return 2;

@@ -25,7 +25,7 @@ Action add_run(CLI::App& app) {
   cmd->add_flag("--json-big-as-strings", st->json_options.big_as_strings,
                 "JSON: write counts past 2^53 as strings of digits (exact in jq and JavaScript, whose numbers are doubles)");
   st->flags.add(cmd);
-  cmd->add_flag("--stats", st->stats, "Print engine time, events and events per second to stderr");
+  cmd->add_flag("--stats", st->stats, "Print engine time (wall and CPU), events and events per second to stderr");
   add_input_limits(cmd, st->input);
   cmd->footer(
       "Examples:\n"
@@ -46,8 +46,11 @@ Action add_run(CLI::App& app) {
           std::string params;
           for (auto& [k, v] : r.params) params += fmt::format(" {}={}", k, v);
           double eps = r.seconds > 0 ? r.events.to_double() / r.seconds : 0;
-          fmt::print(stderr, "stats: {}{}: engine {:.6f} s, {} events (asks + toggles), {:.3g} events/s, {} lookups{}\n",
-                     variant_name(r.variant), params, r.seconds, grouped(r.events), eps, grouped(r.counters.lookups),
+          fmt::print(stderr,
+                     "stats: {}{}: engine {:.6f} s, cpu {:.6f} s, {} events (asks + toggles), {:.3g} events/s, {} "
+                     "lookups{}\n",
+                     variant_name(r.variant), params, r.seconds, r.cpu_seconds, grouped(r.events), eps,
+                     grouped(r.counters.lookups),
                      options.engine == EngineKind::Fast ? fmt::format(", {} asks answered from memory", r.memo_hits) : "");
         }
       }

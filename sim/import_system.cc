@@ -51,20 +51,17 @@ void Engine::event_limit_reached() {
 
 ModuleId Engine::new_module(NameId name, bool proxy, PathRef path, SpecId spec) {
   ++epoch_;
-  modules_.push_back(Module{name, proxy, path, 0, spec, current_step(), nullptr});
-  return static_cast<ModuleId>(modules_.size() - 1);
+  return modules_.alloc(Module{name, proxy, path, 0, spec, current_step(), nullptr});
 }
 
 SpecId Engine::new_spec(NameId name, LoaderId loader, PathRef search) {
   ++epoch_;
-  specs_.push_back(Spec{name, loader, search});
-  return static_cast<SpecId>(specs_.size() - 1);
+  return specs_.alloc(Spec{name, loader, search});
 }
 
 LoaderId Engine::new_loader(Loader l) {
   ++epoch_;
-  loaders_.push_back(l);
-  return static_cast<LoaderId>(loaders_.size() - 1);
+  return loaders_.alloc(l);
 }
 
 // The interpreter before the program's first line: sys.modules as the
@@ -160,6 +157,7 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
   for (int64_t i = 0; i < copies() + 3; ++i) {
     SpecId spec;
     if (i < copies()) {
+      maybe_collect();
       if (trace_) trace_->ask_begin(*this, name, FinderKind::Proxy, i, copies());
       // Only a trace reads these: copying counters on every ask costs the
       // step engine a third of its speed.

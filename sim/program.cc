@@ -1,60 +1,11 @@
 // The scenario's steps, each run as the Python statement it stands for
 // (SCENARIO_FORMAT.md, "Steps"), with labels and the traceback of steps.
 #include <fmt/format.h>
-#include <pthread.h>
-
-#include <exception>
-#include <functional>
 
 #include "impsim/engine.h"
+#include "impsim/engine_thread.h"
 
 namespace impsim {
-
-namespace {
-
-// The engine recurses once per nested body, lookup and guard, and each level
-// is several C++ frames (larger still under AddressSanitizer): the default
-// 8 MiB main stack overflows before --max-body-depth 200 under ASan. The run
-// gets a thread of its own with a stack sized for the largest depth limits
-// (1000 bodies, 1000 lookups, 10000 guards); the memory is only reserved,
-// and pages are touched only as deep as a run goes.
-// AddressSanitizer mishandles exceptions unwinding on stacks past 64 MiB
-// (google/sanitizers#189), so a sanitized build stays just under that.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr size_t kEngineStack = size_t{63} << 20;
-#else
-constexpr size_t kEngineStack = size_t{1} << 30;
-#endif
-
-void run_on_engine_stack(const std::function<void()>& body) {
-  struct Context {
-    const std::function<void()>* body;
-    std::exception_ptr error;
-  } ctx{&body, nullptr};
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, kEngineStack);
-  pthread_t thread;
-  auto trampoline = [](void* p) -> void* {
-    auto* c = static_cast<Context*>(p);
-    try {
-      (*c->body)();
-    } catch (...) {
-      c->error = std::current_exception();
-    }
-    return nullptr;
-  };
-  int rc = pthread_create(&thread, &attr, trampoline, &ctx);
-  pthread_attr_destroy(&attr);
-  if (rc != 0) {
-    body();  // no thread to be had: the caller's stack, as before
-    return;
-  }
-  pthread_join(thread, nullptr);
-  if (ctx.error) std::rethrow_exception(ctx.error);
-}
-
-}  // namespace
 
 void Engine::run() {
   run_on_engine_stack([this] {
@@ -123,6 +74,7 @@ void Engine::run_step_once(const CStep& step) {
   if (++steps_run_ > limits_.max_steps)
     throw LimitReached{"max-steps",
                        fmt::format("{} scenario steps run; raise it with --max-steps", limits_.max_steps), {}};
+  maybe_collect();
   Counters start;
   uint64_t saved_high = 0;
   if (step.label >= 0) {

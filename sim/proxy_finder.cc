@@ -46,6 +46,7 @@ Engine::MemoKey Engine::memo_key(NameId name) const {
 // changes a version and is stepped.
 SpecId Engine::proxy_find_spec(NameId name) {
   if (!fast_ || trace_) return proxy_find_spec_stepped(name);
+  forget_stale_memo();
   MemoKey key = memo_key(name);
   if (auto it = memo_.find(key); it != memo_.end()) {
     const MemoValue& v = it->second;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "impsim/axes.h"
+#include "impsim/arena.h"
 #include "impsim/counters.h"
 #include "impsim/model.h"
 #include "impsim/results.h"
@@ -170,6 +171,15 @@ class Engine {
   uint64_t walk_peak() const { return walk_peak_; }
   // Name sets alive now: the scenario's, and the unions something still holds.
   size_t live_sets() const { return sets_.live(); }
+  // Module, spec and loader records alive now / slots ever needed at once.
+  size_t records_live() const { return modules_.live() + specs_.live() + loaders_.live(); }
+  size_t record_slots() const { return modules_.slots() + specs_.slots() + loaders_.slots(); }
+  // Collect once `n` new records were made since the last collection.
+  // Tests set 0: collect at every chance, so every slot is reused at the
+  // first chance, even when nothing new was made; at kMinCollect or
+  // more the interval also grows with what is alive, so collecting costs
+  // O(1) per record made.
+  void set_collect_interval(uint64_t n) { collect_interval_ = n; }
   uint64_t lookup_depth() const { return depth_; }
   // The innermost step that last changed the number of copies in sys.meta_path.
   const CStep* copies_changed_by() const { return copies_changed_by_; }
@@ -287,7 +297,24 @@ class Engine {
     SpecId result;
   };
   MemoKey memo_key(NameId name) const;
+  // epoch() never decreases, so an entry of an older epoch can never match
+  // again: dropping those keeps the memo to one epoch's asks instead of
+  // growing with the run (docs/performance.md, memory).
+  void forget_stale_memo() {
+    if (memo_epoch_ == epoch()) return;
+    if (!memo_.empty()) memo_ = {};
+    memo_epoch_ = epoch();
+  }
   uint64_t epoch() const { return epoch_ + sys_modules_.version() + cache_.version(); }
+
+  // Frees the modules, specs and loaders nothing can reach any more. Runs
+  // only where no C++ frame holds a record that nothing else refers to: at
+  // the start of a scenario step and before each proxy ask (sim/collect.cc).
+  void collect();
+  void maybe_collect() {
+    if (records_made() >= next_collect_) collect();
+  }
+  uint64_t records_made() const { return modules_.allocated() + specs_.allocated() + loaders_.allocated(); }
 
   ModuleId new_module(NameId name, bool proxy, PathRef path, SpecId spec);
   SpecId new_spec(NameId name, LoaderId loader, PathRef search);
@@ -303,6 +330,7 @@ class Engine {
   bool fast_;
   std::unordered_map<MemoKey, MemoValue, MemoKeyHash> memo_;
   uint64_t memo_hits_ = 0;
+  uint64_t memo_epoch_ = 0;     // the epoch every entry of memo_ was made in
   Count replayed_events_ = 0;
   uint64_t epoch_ = 0;          // bumped by every change of modules, specs, loaders, marks
   uint64_t frames_id_ = 0;      // identity of the current frame stack
@@ -323,9 +351,13 @@ class Engine {
   SysModules sys_modules_;
   TorchCache cache_;
   FinderState finder_;
-  std::vector<Module> modules_;
-  std::vector<Spec> specs_;
-  std::vector<Loader> loaders_;
+  // Records nothing refers to any more are reused (collect, sim/collect.cc).
+  Arena<Module> modules_;
+  Arena<Spec> specs_;
+  Arena<Loader> loaders_;
+  uint64_t next_collect_ = 0;  // records made (ever) at which collect runs next
+  static constexpr uint64_t kMinCollect = 16384;  // at most ~0.5 MB of garbage between collections
+  uint64_t collect_interval_ = kMinCollect;
   std::vector<ModuleId> frames_;  // module bodies and calls on the Python stack
   std::vector<const CStep*> steps_;  // scenario steps running, outermost first
   const CStep* copies_changed_by_ = nullptr;

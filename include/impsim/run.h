@@ -73,7 +73,8 @@ struct VariantRun {
   Count events = 0;
   uint64_t memo_hits = 0;      // fast engine: asks answered from memory
   uint64_t peak_modules = 0;   // largest len(sys.modules) a walk saw
-  double seconds = 0;          // engine time
+  double seconds = 0;          // engine time (wall)
+  double cpu_seconds = 0;      // CPU time of the process during the run
 };
 
 struct ScenarioRun {

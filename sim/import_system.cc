@@ -177,12 +177,12 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
     } else if (!trace_) {
       // BuiltinImporter and FrozenImporter answer None without touching
       // anything, so the loop reaches PathFinder at index copies + 2 and ends.
-      SpecId spec = path_finder_find_spec(name, path);
-      if (spec != kNoSpec && !is_reload && sys_modules_.contains(name)) {
+      SpecId found = path_finder_find_spec(name, path);
+      if (found != kNoSpec && !is_reload && sys_modules_.contains(name)) {
         SpecId existing = modules_[sys_modules_.get(name)].spec;
-        return existing == kNoSpec ? spec : existing;
+        return existing == kNoSpec ? found : existing;
       }
-      return spec;
+      return found;
     } else {
       int64_t which = i - copies();  // 0 BuiltinImporter, 1 FrozenImporter, 2 PathFinder
       auto kind = which == 0 ? FinderKind::Builtin : which == 1 ? FinderKind::Frozen : FinderKind::Path;

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <iostream>
 
-#include "impsim/cli.h"
+#include "cli.h"
 
 using namespace impsim;
 

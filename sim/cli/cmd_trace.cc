@@ -7,7 +7,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "impsim/cli.h"
+#include "cli.h"
 #include "impsim/loader.h"
 #include "impsim/trace_formats.h"
 

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "impsim/cli.h"
+#include "cli.h"
 #include "impsim/loader.h"
 #include "impsim/report.h"
 #include "impsim/sweep.h"

@@ -3,7 +3,7 @@
 
 #include <iostream>
 
-#include "impsim/cli.h"
+#include "cli.h"
 #include "impsim/loader.h"
 #include "impsim/report.h"
 

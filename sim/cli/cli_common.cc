@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <new>
 
-#include "impsim/cli.h"
+#include "cli.h"
 #include "impsim/loader.h"
 
 namespace impsim::cli {

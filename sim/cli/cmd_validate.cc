@@ -1,7 +1,7 @@
 // `impsim validate FILE...`: check scenarios without running them.
 #include <fmt/format.h>
 
-#include "impsim/cli.h"
+#include "cli.h"
 #include "impsim/loader.h"
 
 namespace impsim::cli {

@@ -137,9 +137,9 @@ bool ScenarioRun::limit_reached() const {
 }
 
 int ScenarioRun::exit_status() const {
-  if (limit_reached()) return 3;
-  if (!expectations_ok() || raised_unexpectedly()) return 1;
-  return 0;
+  if (limit_reached()) return kExitLimit;
+  if (!expectations_ok() || raised_unexpectedly()) return kExitFailed;
+  return kExitOk;
 }
 
 namespace {
@@ -165,15 +165,15 @@ RunPlan plan_runs(const Scenario& sc, const RunOptions& options, SweepMode mode)
     if (!sc.params.count(k)) {
       std::string known;
       for (auto& p : sc.param_order) known += (known.empty() ? "" : ", ") + p;
-      throw InputError(sc.file, {}, "", fmt::format("--set {}: the scenario has no parameter \"{}\" ({})", k, k,
+      throw UsageError(sc.file, fmt::format("--set {}: the scenario has no parameter \"{}\" ({})", k, k,
                                                     known.empty() ? "it has none" : "it has: " + known));
     }
   const std::vector<std::string>& vnames = options.variants.empty() ? sc.variants : options.variants;
   for (auto& v : vnames) {
     auto parsed = parse_variant(v);
-    if (!parsed) throw InputError(sc.file, {}, "", fmt::format("--variant {}: unknown variant; expected one of: {}", v, variant_list()));
+    if (!parsed) throw UsageError(sc.file, fmt::format("--variant {}: unknown variant; expected one of: {}", v, variant_list()));
     if (std::find(plan.variants.begin(), plan.variants.end(), *parsed) != plan.variants.end())
-      throw InputError(sc.file, {}, "", fmt::format("--variant {} is given twice", v));
+      throw UsageError(sc.file, fmt::format("--variant {} is given twice", v));
     plan.variants.push_back(*parsed);
   }
   const Sweep* sweep = mode == SweepMode::Follow && sc.sweep ? &*sc.sweep : nullptr;

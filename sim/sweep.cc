@@ -10,7 +10,7 @@ namespace impsim {
 
 namespace {
 
-InputError bad(const std::string& message) { return InputError("<command line>", {}, "", message); }
+UsageError bad(const std::string& message) { return UsageError("<command line>", message); }
 
 int64_t parse_int(const std::string& s, const std::string& whole) {
   try {

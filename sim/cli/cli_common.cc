@@ -104,7 +104,7 @@ RunOptions RunFlags::options() const {
   for (const std::string& s : sets) {
     auto eq = s.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw InputError("<command line>", {}, "", fmt::format("--set {}: expected NAME=N, such as --set k=4", s));
+      throw UsageError("<command line>", fmt::format("--set {}: expected NAME=N, such as --set k=4", s));
     std::string name = s.substr(0, eq), value = s.substr(eq + 1);
     try {
       size_t used = 0;
@@ -112,7 +112,7 @@ RunOptions RunFlags::options() const {
       if (used != value.size()) throw std::invalid_argument(value);
       o.overrides[name] = v;
     } catch (const std::exception&) {
-      throw InputError("<command line>", {}, "", fmt::format("--set {}: \"{}\" is not an integer", s, value));
+      throw UsageError("<command line>", fmt::format("--set {}: \"{}\" is not an integer", s, value));
     }
   }
   o.variants = variants;

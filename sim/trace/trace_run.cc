@@ -153,8 +153,8 @@ TraceResult write_trace(std::ostream& out, const Scenario& sc, const RunOptions&
     w->begin_variant(model, plan.variants[i], i);
     VariantRun r = run_one(plan, model, 0, plan.variants[i], options, w.get(),
                            [&](const Engine& engine) { w->end_variant(engine); });
-    if (r.limit) result.status = 3;
-    else if (r.outcome.error && !sc.allow_error && result.status == 0) result.status = 1;
+    if (r.limit) result.status = kExitLimit;
+    else if (r.outcome.error && !sc.allow_error && result.status == kExitOk) result.status = kExitFailed;
   }
   w->end();
   return result;

@@ -46,7 +46,7 @@ constexpr uint64_t kI64Max = INT64_MAX;
 void RunFlags::add(CLI::App* cmd, bool with_variant) {
   cmd->add_option("--set", sets, "Override a parameter, NAME=N (repeatable); setting the swept one runs that value only");
   if (with_variant)
-    cmd->add_option("--variant", variants, "Run this variant (repeatable): before, after (default: the scenario's)");
+    cmd->add_option("--variant", variants, "Run this variant (repeatable): " + variant_list() + " (default: the scenario's)");
   cmd->add_option("--engine", engine,
                   "step: replay every event (the reference); fast: answer asks seen before from memory, exact "
                   "counts far past what stepping can reach (k = 20 and beyond)")

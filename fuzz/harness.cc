@@ -8,31 +8,10 @@
 #include "impsim/loader.h"
 #include "impsim/report.h"
 #include "impsim/run.h"
-#include "impsim/trace.h"
 
 namespace impsim::fuzz {
 
 namespace {
-
-// The engine bounds finder asks, toggles and nesting, but not the number of
-// scenario steps a program runs (a `repeat` of a cached import costs no
-// event), so the harness counts steps itself and stops a run past a budget,
-// the way the engine stops at a limit.
-class StepBudget : public TraceSink {
- public:
-  explicit StepBudget(uint64_t budget) : left_(budget) {}
-  void step_begin(const Engine&, const CStep&) override {
-    if (left_ == 0) {
-      exhausted = true;
-      throw LimitReached{"fuzz-steps", "the fuzz harness's step budget", {}};
-    }
-    --left_;
-  }
-  bool exhausted = false;
-
- private:
-  uint64_t left_;
-};
 
 RunOptions fuzz_options() {
   RunOptions o;
@@ -42,10 +21,12 @@ RunOptions fuzz_options() {
   o.model_limits.max_repeat = 40;
   o.model_limits.max_nest = 40;
   o.model_limits.max_filler = 5000;
+  // A `repeat` of a cached import costs no event: steps have a budget of
+  // their own, well under the engine's default.
+  o.limits.max_steps = 20000;
   return o;
 }
 
-constexpr uint64_t kStepBudget = 20000;
 constexpr size_t kMaxRuns = 24;  // sweep values x variants
 
 }  // namespace
@@ -72,26 +53,16 @@ Verdict run_input(const uint8_t* data, size_t size) {
   }
   RunOptions options = fuzz_options();
   options.engine = EngineKind::Step;
-  size_t sweep = sc.sweep ? sc.sweep->values.size() : 1;
-  if (sweep * sc.variants.size() > kMaxRuns) return Verdict::StepBudget;
-
-  // First pass: every sweep value and variant under the step budget.
   try {
-    for (size_t si = 0; si < sweep; ++si) {
-      Params params;
-      if (sc.sweep) params[sc.sweep->param] = sc.sweep->values[si];
-      Model model = compile_model(sc, params, options.model_limits);
+    RunPlan plan = plan_runs(sc, options);
+    if (plan.runs() > kMaxRuns) return Verdict::StepBudget;
+    // First pass: every run under the step budget, before the reports.
+    for (size_t p = 0; p < plan.points(); ++p) {
+      Model model = compile_model(sc, plan.params[p], options.model_limits);
       apply_axes(model, options);
-      for (const std::string& v : sc.variants) {
-        std::optional<Variant> variant = parse_variant(v);
-        if (!variant) return Verdict::Invalid;
-        StepBudget budget(kStepBudget);
-        Engine engine(model, *variant, options.limits);
-        engine.set_trace(&budget);
-        engine.run();
-        if (budget.exhausted) return Verdict::StepBudget;
-        (void)outcome_of(engine);
-      }
+      for (Variant v : plan.variants)
+        if (VariantRun r = run_one(plan, model, p, v, options); r.limit && r.limit->limit == "max-steps")
+          return Verdict::StepBudget;
     }
   } catch (const InputError&) {
     return Verdict::Invalid;

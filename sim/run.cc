@@ -137,9 +137,9 @@ bool ScenarioRun::limit_reached() const {
 }
 
 int ScenarioRun::exit_status() const {
-  if (limit_reached()) return 3;
-  if (!expectations_ok() || raised_unexpectedly()) return 1;
-  return 0;
+  if (limit_reached()) return kExitLimit;
+  if (!expectations_ok() || raised_unexpectedly()) return kExitFailed;
+  return kExitOk;
 }
 
 namespace {
@@ -158,86 +158,106 @@ std::string fast_engine_hint(const Model& model, Variant variant, const EngineLi
 
 }  // namespace
 
-ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options) {
-  ScenarioRun out;
-  out.scenario = &sc;
+RunPlan plan_runs(const Scenario& sc, const RunOptions& options, SweepMode mode) {
+  RunPlan plan;
+  plan.scenario = &sc;
   for (auto& [k, v] : options.overrides)
     if (!sc.params.count(k)) {
       std::string known;
       for (auto& p : sc.param_order) known += (known.empty() ? "" : ", ") + p;
-      throw InputError(sc.file, {}, "", fmt::format("--set {}: the scenario has no parameter \"{}\" ({})", k, k,
+      throw UsageError(sc.file, fmt::format("--set {}: the scenario has no parameter \"{}\" ({})", k, k,
                                                     known.empty() ? "it has none" : "it has: " + known));
     }
   const std::vector<std::string>& vnames = options.variants.empty() ? sc.variants : options.variants;
   for (auto& v : vnames) {
     auto parsed = parse_variant(v);
-    if (!parsed) throw InputError(sc.file, {}, "", fmt::format("--variant {}: unknown variant; expected one of: {}", v, variant_list()));
-    if (std::find(out.variants.begin(), out.variants.end(), *parsed) != out.variants.end())
-      throw InputError(sc.file, {}, "", fmt::format("--variant {} is given twice", v));
-    out.variants.push_back(*parsed);
+    if (!parsed) throw UsageError(sc.file, fmt::format("--variant {}: unknown variant; expected one of: {}", v, variant_list()));
+    if (std::find(plan.variants.begin(), plan.variants.end(), *parsed) != plan.variants.end())
+      throw UsageError(sc.file, fmt::format("--variant {} is given twice", v));
+    plan.variants.push_back(*parsed);
   }
+  const Sweep* sweep = mode == SweepMode::Follow && sc.sweep ? &*sc.sweep : nullptr;
   // A --set of the swept parameter runs that one value instead of the sweep.
-  std::vector<int64_t> values;
-  std::vector<std::optional<size_t>> expect_at;
-  if (sc.sweep && !options.overrides.count(sc.sweep->param)) {
-    values = sc.sweep->values;
-    for (size_t i = 0; i < values.size(); ++i) expect_at.push_back(i);
-    out.sweep_values = values;
+  if (sweep && !options.overrides.count(sweep->param)) {
+    plan.sweep_values = sweep->values;
+    for (size_t i = 0; i < sweep->values.size(); ++i) {
+      plan.params.push_back(options.overrides);
+      plan.params.back()[sweep->param] = sweep->values[i];
+      plan.expect_at.push_back(i);
+    }
   } else {
-    values.push_back(0);
-    if (sc.sweep) {
-      int64_t v = options.overrides.at(sc.sweep->param);
-      auto it = std::find(sc.sweep->values.begin(), sc.sweep->values.end(), v);
-      expect_at.push_back(it == sc.sweep->values.end() ? std::nullopt
-                                                      : std::optional<size_t>(it - sc.sweep->values.begin()));
+    plan.params.push_back(options.overrides);
+    if (sweep) {
+      auto it = std::find(sweep->values.begin(), sweep->values.end(), options.overrides.at(sweep->param));
+      plan.expect_at.push_back(it == sweep->values.end() ? std::nullopt
+                                                         : std::optional<size_t>(it - sweep->values.begin()));
     } else {
-      expect_at.push_back(0);
+      plan.expect_at.push_back(0);
     }
   }
+  return plan;
+}
+
+VariantRun run_one(const RunPlan& plan, const Model& model, size_t point, Variant variant, const RunOptions& options,
+                   TraceSink* trace, const std::function<void(const Engine&)>& finished) {
+  const Scenario& sc = *plan.scenario;
+  Engine engine(model, variant, options.limits, options.engine);
+  engine.set_trace(trace);
+  auto t0 = std::chrono::steady_clock::now();
+  double cpu0 = process_cpu_seconds();
+  engine.run();
+  double cpu1 = process_cpu_seconds();
+  auto t1 = std::chrono::steady_clock::now();
+  engine.set_trace(nullptr);
+  if (finished) finished(engine);
+  VariantRun r;
+  r.variant = variant;
+  r.params = model.params;
+  r.sweep_index = point;
+  r.expect_index = plan.expect_at[point];
+  r.counters = engine.counters();
+  for (size_t i = 0; i < model.labels.size(); ++i) r.labels.emplace_back(model.labels[i], engine.labels()[i].counters);
+  r.outcome = outcome_of(engine);
+  r.limit = engine.limit();
+  r.events = engine.events();
+  r.memo_hits = engine.memo_hits();
+  r.peak_modules = engine.walk_peak();
+  r.seconds = std::chrono::duration<double>(t1 - t0).count();
+  r.cpu_seconds = cpu1 - cpu0;
+  // A stopped run's counts are partial: checking them says nothing.
+  if (r.expect_index && !r.limit) {
+    for (const Expectation& e : sc.expect) {
+      if (e.variant != variant_name(variant)) continue;
+      size_t idx = e.values.size() == 1 ? 0 : *r.expect_index;
+      if (!e.values[idx]) continue;
+      Count actual = counter_of(r, e.counter);
+      r.expectations.push_back({e.counter, *e.values[idx], actual, actual == *e.values[idx]});
+    }
+  }
+  return r;
+}
+
+ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options) {
+  RunPlan plan = plan_runs(sc, options);
+  ScenarioRun out;
+  out.scenario = &sc;
+  out.sweep_values = plan.sweep_values;
+  out.variants = plan.variants;
   // The engine thread starts on first use: start it here, so its creation
   // is not timed as part of the first run.
   run_on_engine_stack([] {});
-  for (size_t si = 0; si < values.size(); ++si) {
-    Params params = options.overrides;
-    if (!out.sweep_values.empty()) params[sc.sweep->param] = values[si];
-    Model model = compile_model(sc, params, options.model_limits);
+  for (size_t si = 0; si < plan.points(); ++si) {
+    if (options.progress && !plan.sweep_values.empty())
+      options.progress(si, plan.sweep_values.size(), plan.sweep_values[si]);
+    Model model = compile_model(sc, plan.params[si], options.model_limits);
     apply_axes(model, options);
-    size_t first = out.runs.size();
-    for (Variant variant : out.variants) {
-      Engine engine(model, variant, options.limits, options.engine);
-      auto t0 = std::chrono::steady_clock::now();
-      double cpu0 = process_cpu_seconds();
-      engine.run();
-      double cpu1 = process_cpu_seconds();
-      auto t1 = std::chrono::steady_clock::now();
-      VariantRun r;
-      r.variant = variant;
-      r.params = model.params;
-      r.sweep_index = si;
-      r.expect_index = expect_at[si];
-      r.counters = engine.counters();
-      for (size_t i = 0; i < model.labels.size(); ++i) r.labels.emplace_back(model.labels[i], engine.labels()[i].counters);
-      r.outcome = outcome_of(engine);
-      r.limit = engine.limit();
+    for (Variant variant : plan.variants) {
+      VariantRun r = run_one(plan, model, si, variant, options);
       if (r.limit && r.limit->limit == "max-events" && options.engine == EngineKind::Step && !options.limits.max_events)
         r.limit->detail += fast_engine_hint(model, variant, options.limits);
-      r.events = engine.events();
-      r.memo_hits = engine.memo_hits();
-      r.peak_modules = engine.walk_peak();
-      r.seconds = std::chrono::duration<double>(t1 - t0).count();
-      r.cpu_seconds = cpu1 - cpu0;
-      // A stopped run's counts are partial: checking them says nothing.
-      if (r.expect_index && !r.limit) {
-        for (const Expectation& e : sc.expect) {
-          if (e.variant != variant_name(variant)) continue;
-          size_t idx = e.values.size() == 1 ? 0 : *r.expect_index;
-          if (!e.values[idx]) continue;
-          Count actual = counter_of(r, e.counter);
-          r.expectations.push_back({e.counter, *e.values[idx], actual, actual == *e.values[idx]});
-        }
-      }
       out.runs.push_back(std::move(r));
     }
+    const size_t first = plan.index(si, 0);
     bool eq = true;
     bool compared = std::none_of(out.runs.begin() + static_cast<ptrdiff_t>(first), out.runs.end(),
                                  [](const VariantRun& r) { return r.limit.has_value(); });

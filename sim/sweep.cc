@@ -10,7 +10,7 @@ namespace impsim {
 
 namespace {
 
-InputError bad(const std::string& message) { return InputError("<command line>", {}, "", message); }
+UsageError bad(const std::string& message) { return UsageError("<command line>", message); }
 
 int64_t parse_int(const std::string& s, const std::string& whole) {
   try {
@@ -111,44 +111,18 @@ SweepResult run_sweep(const Scenario& sc, const SweepOptions& options) {
   }
   s.expect = std::move(kept);
 
-  // One value at a time, so progress can be shown; the runs are merged into
-  // one ScenarioRun exactly as run_scenario lays them out.
+  // What runs is `s` but for its verdict lists: one is aligned with the
+  // scenario's own sweep, not with these values, so only verdicts that hold
+  // for every value carry over. The report still shows `s`.
   Scenario one = s;
-  one.expect_equivalent.reset();
-  // A verdict list is aligned with the scenario's own sweep, not with these
-  // values: only verdicts that hold for every value carry over.
   std::erase_if(one.expect_outcome, [](const Scenario::OutcomeExpectation& e) { return e.verdicts.size() != 1; });
+  RunOptions run = options.run;
+  run.progress = options.progress;
+  out.run = run_scenario(one, run);
   out.run.scenario = &s;
-  out.run.sweep_values = options.values;
-  for (size_t i = 0; i < options.values.size(); ++i) {
-    if (options.progress) options.progress(i, options.values.size(), options.values[i]);
-    one.sweep = Sweep{options.param, {options.values[i]}, title};
-    one.expect.clear();
-    for (const Expectation& e : s.expect) {
-      if (!e.values[i]) continue;
-      Expectation x = e;
-      x.values = {e.values[i]};
-      one.expect.push_back(std::move(x));
-    }
-    ScenarioRun r = run_scenario(one, options.run);
-    if (i == 0) out.run.variants = r.variants;
-    for (VariantRun& vr : r.runs) {
-      vr.sweep_index = i;
-      if (vr.expect_index) vr.expect_index = i;
-      out.run.runs.push_back(std::move(vr));
-    }
-    out.run.equivalent_at.push_back(r.equivalent_at.at(0));
-    out.run.compared_at.push_back(r.compared_at.at(0));
-    out.run.equivalent = out.run.equivalent && r.equivalent;
-  }
   out.run.equivalence_failure = equivalence_failure(s, out.run);
   return out;
 }
-
-namespace {
-
-
-}  // namespace
 
 ChartSpec sweep_chart(const SweepResult& result) {
   const Scenario& sc = *result.scenario;
@@ -174,7 +148,7 @@ ChartSpec sweep_chart(const SweepResult& result) {
       s.dash = static_cast<int>(r);
       s.labels_below = v > 0;
       for (size_t i = 0; i < run.sweep_values.size(); ++i) {
-        const VariantRun& vr = run.runs[i * nv + v];
+        const VariantRun& vr = run.at(i, v);
         if (vr.limit) s.values.push_back(std::nullopt);
         else {
           Count c = counter_of(vr, rows[r].counter);

@@ -3,32 +3,13 @@
 // pointer and what was expected. Nothing runs before a scenario is valid.
 #pragma once
 
-#include <stdexcept>
 #include <string>
 
+#include "impsim/errors.h"
 #include "impsim/json_scan.h"
 #include "impsim/scenario.h"
 
 namespace impsim {
-
-// A scenario or command line the user must fix (exit status 2).
-class InputError : public std::runtime_error {
- public:
-  InputError(std::string file, SourcePos pos, std::string pointer, std::string message);
-  const std::string file;
-  const SourcePos pos;
-  const std::string pointer;
-  const std::string message;
-};
-
-// A scenario past one of the InputLimits (exit status 3): `limit` is the
-// flag's name without dashes ("max-file-bytes", "max-json-depth",
-// "max-tree-entries", "max-name-length").
-class InputLimitError : public InputError {
- public:
-  InputLimitError(std::string limit, std::string file, SourcePos pos, std::string pointer, std::string message);
-  const std::string limit;
-};
 
 // Hard bounds on what a scenario may ask for, so that no input can make the
 // engine allocate without limit or overflow the C++ stack.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -23,6 +24,9 @@ struct RunOptions {
   EngineKind engine = EngineKind::Step;
   std::optional<Revision> revision;   // --revision; unset: the scenario's, else b52ce17
   std::optional<CPython> cpython;     // --cpython; unset: the scenario's, else 3.11
+  // Called before each sweep value compiles (index, count, value), so a
+  // long sweep can show progress.
+  std::function<void(size_t, size_t, int64_t)> progress;
 };
 
 // The command line's axes over the scenario's (compile_model took those).
@@ -81,13 +85,14 @@ struct ScenarioRun {
   const Scenario* scenario = nullptr;
   std::vector<int64_t> sweep_values;  // empty without a sweep
   std::vector<Variant> variants;
-  std::vector<VariantRun> runs;       // sweep values outer, variants inner
+  std::vector<VariantRun> runs;       // sweep values outer, variants inner: use at()
   std::vector<bool> equivalent_at;    // per sweep value (true when not compared)
   // Per sweep value: false when a variant was stopped by a limit, so its
   // outcome (guards never exited, say) says nothing and is not compared.
   std::vector<bool> compared_at;
   bool equivalent = true;             // no compared sweep value differs
   bool all_compared() const;
+  const VariantRun& at(size_t point, size_t variant) const { return runs[point * variants.size() + variant]; }
   std::optional<std::string> equivalence_failure;  // expect_equivalent not met
 
   bool expectations_ok() const;
@@ -96,6 +101,35 @@ struct ScenarioRun {
   bool limit_reached() const;
   int exit_status() const;  // 0, 1 or 3 (SCENARIO_FORMAT.md, "Exit status")
 };
+
+// What running a scenario means, decided before anything runs: every
+// point (a sweep value, or the one run without a sweep) times every
+// variant. run, sweep, trace and the fuzzer all run from a plan, so the
+// flag checks and the sweep/expectation alignment exist once.
+struct RunPlan {
+  const Scenario* scenario = nullptr;
+  std::vector<int64_t> sweep_values;             // empty without a sweep
+  std::vector<Variant> variants;
+  std::vector<Params> params;                    // per point: what compile_model gets
+  std::vector<std::optional<size_t>> expect_at;  // per point: where its expectations sit
+
+  size_t points() const { return params.size(); }
+  size_t runs() const { return points() * variants.size(); }
+  // Where the run of (point, variant) sits in ScenarioRun::runs.
+  size_t index(size_t point, size_t variant) const { return point * variants.size() + variant; }
+};
+
+// Whether a plan follows the scenario's sweep; trace runs the defaults.
+enum class SweepMode { Follow, Ignore };
+
+// Throws InputError (bad --set or --variant).
+RunPlan plan_runs(const Scenario& sc, const RunOptions& options, SweepMode mode = SweepMode::Follow);
+
+// Runs `variant` of the plan's `point` on `model` (compiled for that
+// point) and checks its expectations. `trace`, when given, hears the run;
+// `finished` sees the engine before it goes (a trace writer's last word).
+VariantRun run_one(const RunPlan& plan, const Model& model, size_t point, Variant variant, const RunOptions& options,
+                   TraceSink* trace = nullptr, const std::function<void(const Engine&)>& finished = {});
 
 // Throws InputError (bad --set or --variant) or ModelLimitError.
 ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options);

@@ -13,17 +13,6 @@
 
 namespace impsim::cli {
 
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailed = 1;
-inline constexpr int kExitInvalid = 2;
-inline constexpr int kExitLimit = 3;
-inline constexpr int kExitOutput = 4;  // the report could not be written (disk full, closed pipe, -o)
-
-// The report could not be written: exit status 4, never a silent 0.
-struct OutputError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
 // Flushes standard output; on a write error prints why and returns
 // kExitOutput, else `status`. Every subcommand ends through it.
 int finish_output(int status);

@@ -46,7 +46,7 @@ constexpr uint64_t kI64Max = INT64_MAX;
 void RunFlags::add(CLI::App* cmd, bool with_variant) {
   cmd->add_option("--set", sets, "Override a parameter, NAME=N (repeatable); setting the swept one runs that value only");
   if (with_variant)
-    cmd->add_option("--variant", variants, "Run this variant (repeatable): before, after (default: the scenario's)");
+    cmd->add_option("--variant", variants, "Run this variant (repeatable): " + variant_list() + " (default: the scenario's)");
   cmd->add_option("--engine", engine,
                   "step: replay every event (the reference); fast: answer asks seen before from memory, exact "
                   "counts far past what stepping can reach (k = 20 and beyond)")
@@ -104,7 +104,7 @@ RunOptions RunFlags::options() const {
   for (const std::string& s : sets) {
     auto eq = s.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw InputError("<command line>", {}, "", fmt::format("--set {}: expected NAME=N, such as --set k=4", s));
+      throw UsageError("<command line>", fmt::format("--set {}: expected NAME=N, such as --set k=4", s));
     std::string name = s.substr(0, eq), value = s.substr(eq + 1);
     try {
       size_t used = 0;
@@ -112,7 +112,7 @@ RunOptions RunFlags::options() const {
       if (used != value.size()) throw std::invalid_argument(value);
       o.overrides[name] = v;
     } catch (const std::exception&) {
-      throw InputError("<command line>", {}, "", fmt::format("--set {}: \"{}\" is not an integer", s, value));
+      throw UsageError("<command line>", fmt::format("--set {}: \"{}\" is not an integer", s, value));
     }
   }
   o.variants = variants;

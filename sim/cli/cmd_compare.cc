@@ -70,7 +70,7 @@ Action add_compare(CLI::App& app) {
         std::vector<std::string> revisions = split(st->revisions);
         for (const std::string& r : revisions) {
           if (!parse_revision(r))
-            throw InputError("<command line>", {}, "",
+            throw UsageError("<command line>",
                              fmt::format("--revisions {}: unknown revision; expected one of: {}", r, revision_list()));
           for (const std::string& n : names) on_each.push_back(n + "@" + r);
         }
@@ -79,7 +79,7 @@ Action add_compare(CLI::App& app) {
       }
       auto baseline = parse_variant(baseline_name);
       if (!baseline)
-        throw InputError("<command line>", {}, "",
+        throw UsageError("<command line>",
                          fmt::format("--baseline {}: unknown design; expected one of: {}", baseline_name, variant_list()));
       if (std::find(names.begin(), names.end(), baseline_name) == names.end()) names.insert(names.begin(), baseline_name);
       options.variants = names;

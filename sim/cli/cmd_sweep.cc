@@ -49,7 +49,7 @@ Action add_sweep(CLI::App& app) {
       "  impsim sweep scenarios/import_chain.json --param k --values 1,2,4 --counter lookups --counter toggles\n");
   return [st, cmd]() -> int {
     if (!cmd->parsed()) return -1;
-    return guarded(st->file, [&] {
+    return guarded(st->file, [&]() -> int {
       SweepOptions o;
       o.param = st->param;
       o.values = parse_sweep_values(st->values, st->input.max_sweep_values);

@@ -56,7 +56,7 @@ Action add_trace(CLI::App& app) {
       // A trace shows every event, and the fast engine's point is not to
       // step them: it would trace only what it steps, and say nothing else.
       if (options.engine == EngineKind::Fast)
-        throw InputError("<command line>", {}, "",
+        throw UsageError("<command line>",
                          "--engine fast: trace shows every event, so it always steps them (the fast engine answers "
                          "repeated asks from memory and would have nothing to show); use `impsim run --engine fast` "
                          "for the counts, or trace a smaller --set");

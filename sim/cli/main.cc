@@ -52,9 +52,9 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
-    return code == 0 ? 0 : cli::kExitInvalid;
+    return code == 0 ? 0 : kExitInvalid;
   }
   for (auto& action : actions)
     if (int status = action(); status >= 0) return cli::finish_output(status);
-  return cli::kExitInvalid;
+  return kExitInvalid;
 }

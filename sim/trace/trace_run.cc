@@ -136,18 +136,8 @@ std::string json_escape(const std::string& s) {
 }  // namespace trace_detail
 
 TraceResult write_trace(std::ostream& out, const Scenario& sc, const RunOptions& options, const TraceOptions& topt) {
-  for (auto& [k, v] : options.overrides)
-    if (!sc.params.count(k))
-      throw InputError(sc.file, {}, "", fmt::format("--set {}: the scenario has no parameter \"{}\"", k, k));
-  std::vector<Variant> variants;
-  for (auto& v : options.variants.empty() ? sc.variants : options.variants) {
-    auto parsed = parse_variant(v);
-    if (!parsed) throw InputError(sc.file, {}, "", fmt::format("--variant {}: unknown variant; expected before or after", v));
-    if (std::find(variants.begin(), variants.end(), *parsed) != variants.end())
-      throw InputError(sc.file, {}, "", fmt::format("--variant {} is given twice", v));
-    variants.push_back(*parsed);
-  }
-  Model model = compile_model(sc, options.overrides, options.model_limits);
+  RunPlan plan = plan_runs(sc, options, SweepMode::Ignore);
+  Model model = compile_model(sc, plan.params[0], options.model_limits);
   apply_axes(model, options);
 
   std::unique_ptr<TraceWriter> w;
@@ -158,16 +148,13 @@ TraceResult write_trace(std::ostream& out, const Scenario& sc, const RunOptions&
     case TraceFormat::ImportTime: w = make_importtime_writer(out, topt); break;
   }
   TraceResult result;
-  w->begin(sc, model, variants);
-  for (size_t i = 0; i < variants.size(); ++i) {
-    w->begin_variant(model, variants[i], i);
-    Engine engine(model, variants[i], options.limits);
-    engine.set_trace(w.get());
-    engine.run();
-    engine.set_trace(nullptr);
-    w->end_variant(engine);
-    if (engine.limit()) result.status = 3;
-    else if (engine.error() && !sc.allow_error && result.status == 0) result.status = 1;
+  w->begin(sc, model, plan.variants);
+  for (size_t i = 0; i < plan.variants.size(); ++i) {
+    w->begin_variant(model, plan.variants[i], i);
+    VariantRun r = run_one(plan, model, 0, plan.variants[i], options, w.get(),
+                           [&](const Engine& engine) { w->end_variant(engine); });
+    if (r.limit) result.status = kExitLimit;
+    else if (r.outcome.error && !sc.allow_error && result.status == kExitOk) result.status = kExitFailed;
   }
   w->end();
   return result;

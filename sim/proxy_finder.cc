@@ -164,29 +164,23 @@ SpecId Engine::_find_spec_for_specific_module(NameId name, bool exec_enable, uin
   const bool fix = design_.resolving_fix;
   if (trace_) trace_->lookup_begin(*this, name, depth_, mark);
   GuardEntry g = guard_enter(false, std::nullopt);
-  SpecId spec;
-  try {
-    if (fix) resolving_add(name);
-    try {
-      spec = find_spec(name);
-    } catch (PyError&) {
-      if (fix) resolving_discard(name);
-      throw;
-    }
-    if (fix) resolving_discard(name);
-    if (spec != kNoSpec) {
-      LoaderId original = specs_[spec].loader;
-      specs_[spec].loader = new_loader(Loader{LoaderKind::Specific, exec_enable, mark, original});
-    }
-  } catch (PyError&) {
-    guard_exit(g);
-    if (trace_) trace_->lookup_end(*this, name, depth_, false);
-    --depth_;
-    throw;
-  }
-  guard_exit(g);
-  if (trace_) trace_->lookup_end(*this, name, depth_, spec != kNoSpec);
-  --depth_;
+  SpecId spec = kNoSpec;
+  try_finally(
+      [&] {
+        if (fix) resolving_add(name);
+        spec = try_finally([&] { return find_spec(name); }, [&] {
+          if (fix) resolving_discard(name);
+        });
+        if (spec != kNoSpec) {
+          LoaderId original = specs_[spec].loader;
+          specs_[spec].loader = new_loader(Loader{LoaderKind::Specific, exec_enable, mark, original});
+        }
+      },
+      [&] {
+        guard_exit(g);
+        if (trace_) trace_->lookup_end(*this, name, depth_, spec != kNoSpec);
+        --depth_;
+      });
   return spec;
 }
 

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -66,6 +67,40 @@ struct LimitReached {
   std::string detail;
   std::vector<std::string> traceback;
 };
+
+// Python's `try: body() finally: cleanup()`. Only the simulated exception
+// runs `finally`: a LimitReached stops the run where it is, skipping every
+// `finally` (its state is reported as found), so no destructor-based guard.
+// A cleanup taking a bool learns whether the body raised (for the trace).
+template <class Body, class Cleanup>
+decltype(auto) try_finally(Body&& body, Cleanup&& cleanup) {
+  auto finally = [&](bool raised) {
+    if constexpr (std::is_invocable_v<Cleanup&, bool>)
+      cleanup(raised);
+    else
+      cleanup();
+  };
+  if constexpr (std::is_void_v<decltype(body())>) {
+    try {
+      body();
+    } catch (PyError&) {
+      finally(true);
+      throw;
+    }
+    finally(false);
+  } else {
+    auto result = [&] {
+      try {
+        return body();
+      } catch (PyError&) {
+        finally(true);
+        throw;
+      }
+    }();
+    finally(false);
+    return result;
+  }
+}
 
 enum Mark : uint8_t { kMarkEnabled = 1, kMarkDisabled = 2 };
 
@@ -194,7 +229,6 @@ class Engine {
   // _gcd_import / importlib.import_module: _find_and_load.
   ModuleId _find_and_load(NameId name);
   ModuleId _find_and_load_unlocked(NameId name);
-  ModuleId find_and_load_unlocked_body(NameId name);
   // _find_spec(name, path): ask each finder of the live sys.meta_path.
   SpecId _find_spec(NameId name, PathRef path);
   ModuleId _load_unlocked(SpecId spec);

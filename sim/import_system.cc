@@ -212,8 +212,7 @@ SpecId Engine::path_finder_find_spec(NameId name, PathRef path) {
 ModuleId Engine::module_from_spec(SpecId spec) {
   ModuleId m = create_module(specs_[spec].loader, spec);
   if (m == kNoModule) m = new_module(specs_[spec].name, false, kNoPath, spec);
-  Module& mod = modules_[m];
-  ++epoch_;
+  Module& mod = write_module(m);
   mod.spec = spec;
   if (mod.path == kNoPath && specs_[spec].search != kNoPath) mod.path = specs_[spec].search;
   return m;
@@ -258,10 +257,10 @@ void Engine::exec_module(LoaderId loader, ModuleId module) {
       return;
     case LoaderKind::Proxy:
       // Copies the paddle module's __dict__, its marks included.
-      if (modules_[l.ref].marks) {
-        ++epoch_;
-        modules_[module].marks |= modules_[l.ref].marks;
-        modules_[module].marked_by = current_step();
+      if (const uint8_t marks = modules_[l.ref].marks) {
+        Module& m = write_module(module);
+        m.marks |= marks;
+        m.marked_by = current_step();
       }
       return;
     case LoaderKind::Specific: {
@@ -269,9 +268,9 @@ void Engine::exec_module(LoaderId loader, ModuleId module) {
       // then the mark.
       GuardEntry g = guard_enter(l.exec_enable, std::nullopt);
       try_finally([&] { exec_module(l.ref, module); }, [&] { guard_exit(g); });
-      ++epoch_;
-      modules_[module].marks |= l.mark;
-      modules_[module].marked_by = current_step();
+      Module& m = write_module(module);
+      m.marks |= l.mark;
+      m.marked_by = current_step();
       return;
     }
   }

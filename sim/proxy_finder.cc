@@ -56,12 +56,7 @@ SpecId Engine::proxy_find_spec(NameId name) {
         (max_events_ == kNoEventLimit || events() + v.events <= Count(max_events_))) {
       ++memo_hits_;
       Counters& c = counters_;
-      c.asks += v.delta.asks;
-      c.suppressed += v.delta.suppressed;
-      c.lookups += v.delta.lookups;
-      c.toggles += v.delta.toggles;
-      c.walks += v.delta.walks;
-      c.comparisons += v.delta.comparisons;
+      c += v.delta;
       replayed_events_ += v.events;
       update_step_limit();
       if (v.rel_depth > 0) {
@@ -173,7 +168,7 @@ SpecId Engine::_find_spec_for_specific_module(NameId name, bool exec_enable, uin
         });
         if (spec != kNoSpec) {
           LoaderId original = specs_[spec].loader;
-          specs_[spec].loader = new_loader(Loader{LoaderKind::Specific, exec_enable, mark, original});
+          write_spec(spec).loader = new_loader(Loader{LoaderKind::Specific, exec_enable, mark, original});
         }
       },
       [&] {

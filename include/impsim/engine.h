@@ -350,6 +350,17 @@ class Engine {
   }
   uint64_t records_made() const { return modules_.allocated() + specs_.allocated() + loaders_.allocated(); }
 
+  // Every change of a module, spec, loader or mark goes through these or
+  // new_*: the version they bump is part of every memo key, so a write that
+  // skipped it would let the fast engine answer from a state that is gone.
+  Module& write_module(ModuleId m) {
+    ++epoch_;
+    return modules_[m];
+  }
+  Spec& write_spec(SpecId s) {
+    ++epoch_;
+    return specs_[s];
+  }
   ModuleId new_module(NameId name, bool proxy, PathRef path, SpecId spec);
   SpecId new_spec(NameId name, LoaderId loader, PathRef search);
   LoaderId new_loader(Loader l);

@@ -109,40 +109,34 @@ ModuleId Engine::_find_and_load(NameId name) {
   return _find_and_load_unlocked(name);
 }
 
+// _find_and_load_unlocked (the trace sees the whole import, raising or not).
 ModuleId Engine::_find_and_load_unlocked(NameId name) {
-  if (!trace_) return find_and_load_unlocked_body(name);
-  trace_->import_begin(*this, name);
-  ModuleId m;
-  try {
-    m = find_and_load_unlocked_body(name);
-  } catch (PyError&) {
-    trace_->import_end(*this, name, false);
-    throw;
-  }
-  trace_->import_end(*this, name, true);
-  return m;
-}
-
-ModuleId Engine::find_and_load_unlocked_body(NameId name) {
-  PathRef path = kNoPath;  // None: a top-level search of sys.path
-  NameId parent = names_.parent(name);
-  if (parent != kNoName) {
-    if (!sys_modules_.contains(parent)) _find_and_load(parent);
-    // "Crazy side-effects!": the parent's import may have imported us.
-    if (sys_modules_.contains(name)) return sys_modules_.get(name);
-    if (!sys_modules_.contains(parent)) raise("KeyError", repr(names_.text(parent)));
-    const Module& pm = modules_[sys_modules_.get(parent)];
-    if (pm.path == kNoPath)
-      raise("ModuleNotFoundError", fmt::format("No module named {}; {} is not a package",
-                                               repr(names_.text(name)), repr(names_.text(parent))));
-    path = pm.path;
-  }
-  SpecId spec = _find_spec(name, path);
-  if (spec == kNoSpec) raise("ModuleNotFoundError", fmt::format("No module named {}", repr(names_.text(name))));
-  ModuleId module = _load_unlocked(spec);
-  // setattr(sys.modules[parent], child, module)
-  if (parent != kNoName && !sys_modules_.contains(parent)) raise("KeyError", repr(names_.text(parent)));
-  return module;
+  if (trace_) trace_->import_begin(*this, name);
+  return try_finally(
+      [&] {
+        PathRef path = kNoPath;  // None: a top-level search of sys.path
+        NameId parent = names_.parent(name);
+        if (parent != kNoName) {
+          if (!sys_modules_.contains(parent)) _find_and_load(parent);
+          // "Crazy side-effects!": the parent's import may have imported us.
+          if (sys_modules_.contains(name)) return sys_modules_.get(name);
+          if (!sys_modules_.contains(parent)) raise("KeyError", repr(names_.text(parent)));
+          const Module& pm = modules_[sys_modules_.get(parent)];
+          if (pm.path == kNoPath)
+            raise("ModuleNotFoundError", fmt::format("No module named {}; {} is not a package",
+                                                     repr(names_.text(name)), repr(names_.text(parent))));
+          path = pm.path;
+        }
+        SpecId spec = _find_spec(name, path);
+        if (spec == kNoSpec) raise("ModuleNotFoundError", fmt::format("No module named {}", repr(names_.text(name))));
+        ModuleId module = _load_unlocked(spec);
+        // setattr(sys.modules[parent], child, module)
+        if (parent != kNoName && !sys_modules_.contains(parent)) raise("KeyError", repr(names_.text(parent)));
+        return module;
+      },
+      [&](bool raised) {
+        if (trace_) trace_->import_end(*this, name, !raised);
+      });
 }
 
 // _find_spec: `for finder in sys.meta_path` over the live list. Python's
@@ -174,18 +168,12 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
         trace_->ask_end(*this, name, FinderKind::Proxy,
                         spec != kNoSpec ? AskAnswer::Spec : suppressed ? AskAnswer::Suppressed : AskAnswer::None);
       }
-    } else if (!trace_) {
-      // BuiltinImporter and FrozenImporter answer None without touching
-      // anything, so the loop reaches PathFinder at index copies + 2 and ends.
-      SpecId found = path_finder_find_spec(name, path);
-      if (found != kNoSpec && !is_reload && sys_modules_.contains(name)) {
-        SpecId existing = modules_[sys_modules_.get(name)].spec;
-        return existing == kNoSpec ? found : existing;
-      }
-      return found;
     } else {
-      int64_t which = i - copies();  // 0 BuiltinImporter, 1 FrozenImporter, 2 PathFinder
-      auto kind = which == 0 ? FinderKind::Builtin : which == 1 ? FinderKind::Frozen : FinderKind::Path;
+      // BuiltinImporter and FrozenImporter answer None without touching
+      // anything: untraced, the loop goes straight to PathFinder, the last.
+      if (!trace_) i = copies() + 2;
+      const int64_t which = i - copies();
+      const FinderKind kind = which == 0 ? FinderKind::Builtin : which == 1 ? FinderKind::Frozen : FinderKind::Path;
       if (trace_) trace_->ask_begin(*this, name, kind, i, copies());
       spec = which == 2 ? path_finder_find_spec(name, path) : kNoSpec;
       if (trace_) trace_->ask_end(*this, name, kind, spec != kNoSpec ? AskAnswer::Spec : AskAnswer::None);
@@ -224,8 +212,7 @@ SpecId Engine::path_finder_find_spec(NameId name, PathRef path) {
 ModuleId Engine::module_from_spec(SpecId spec) {
   ModuleId m = create_module(specs_[spec].loader, spec);
   if (m == kNoModule) m = new_module(specs_[spec].name, false, kNoPath, spec);
-  Module& mod = modules_[m];
-  ++epoch_;
+  Module& mod = write_module(m);
   mod.spec = spec;
   if (mod.path == kNoPath && specs_[spec].search != kNoPath) mod.path = specs_[spec].search;
   return m;
@@ -270,26 +257,20 @@ void Engine::exec_module(LoaderId loader, ModuleId module) {
       return;
     case LoaderKind::Proxy:
       // Copies the paddle module's __dict__, its marks included.
-      if (modules_[l.ref].marks) {
-        ++epoch_;
-        modules_[module].marks |= modules_[l.ref].marks;
-        modules_[module].marked_by = current_step();
+      if (const uint8_t marks = modules_[l.ref].marks) {
+        Module& m = write_module(module);
+        m.marks |= marks;
+        m.marked_by = current_step();
       }
       return;
     case LoaderKind::Specific: {
       // SpecificModuleLoader.exec_module: the body under its own guard,
       // then the mark.
       GuardEntry g = guard_enter(l.exec_enable, std::nullopt);
-      try {
-        exec_module(l.ref, module);
-      } catch (PyError&) {
-        guard_exit(g);
-        throw;
-      }
-      guard_exit(g);
-      ++epoch_;
-      modules_[module].marks |= l.mark;
-      modules_[module].marked_by = current_step();
+      try_finally([&] { exec_module(l.ref, module); }, [&] { guard_exit(g); });
+      Module& m = write_module(module);
+      m.marks |= l.mark;
+      m.marked_by = current_step();
       return;
     }
   }

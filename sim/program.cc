@@ -39,19 +39,13 @@ void Engine::run_body(ModuleId frame, const std::vector<CStep>& body, bool is_ca
   frames_id_ = ++next_frames_id_;
   NameId name = modules_[frame].name;
   if (trace_) trace_->body_begin(*this, name, is_call);
-  try {
-    run_steps(body);
-  } catch (PyError&) {
-    frames_.pop_back();
-    frames_id_ = outer_frames;
-    --body_depth_;
-    if (trace_) trace_->body_end(*this, name, is_call);
-    throw;
-  }
-  frames_.pop_back();
-  frames_id_ = outer_frames;
-  --body_depth_;
-  if (trace_) trace_->body_end(*this, name, is_call);
+  try_finally([&] { run_steps(body); },
+              [&] {
+                frames_.pop_back();
+                frames_id_ = outer_frames;
+                --body_depth_;
+                if (trace_) trace_->body_end(*this, name, is_call);
+              });
 }
 
 void Engine::run_step(const CStep& step) {
@@ -161,15 +155,11 @@ void Engine::run_guard_levels(const CStep& step, int64_t level) {
   std::optional<SetId> scope;
   if (step.has_scope) scope = step.scopes[static_cast<size_t>(level - 1)];
   GuardEntry g = guard_enter(step.guard_enable, scope);
-  try {
-    run_guard_levels(step, level + 1);
-  } catch (PyError&) {
-    --guard_depth_;
-    guard_exit(g);
-    throw;
-  }
-  --guard_depth_;
-  guard_exit(g);
+  try_finally([&] { run_guard_levels(step, level + 1); },
+              [&] {
+                --guard_depth_;
+                guard_exit(g);
+              });
 }
 
 }  // namespace impsim

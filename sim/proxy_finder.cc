@@ -56,12 +56,7 @@ SpecId Engine::proxy_find_spec(NameId name) {
         (max_events_ == kNoEventLimit || events() + v.events <= Count(max_events_))) {
       ++memo_hits_;
       Counters& c = counters_;
-      c.asks += v.delta.asks;
-      c.suppressed += v.delta.suppressed;
-      c.lookups += v.delta.lookups;
-      c.toggles += v.delta.toggles;
-      c.walks += v.delta.walks;
-      c.comparisons += v.delta.comparisons;
+      c += v.delta;
       replayed_events_ += v.events;
       update_step_limit();
       if (v.rel_depth > 0) {
@@ -164,29 +159,23 @@ SpecId Engine::_find_spec_for_specific_module(NameId name, bool exec_enable, uin
   const bool fix = design_.resolving_fix;
   if (trace_) trace_->lookup_begin(*this, name, depth_, mark);
   GuardEntry g = guard_enter(false, std::nullopt);
-  SpecId spec;
-  try {
-    if (fix) resolving_add(name);
-    try {
-      spec = find_spec(name);
-    } catch (PyError&) {
-      if (fix) resolving_discard(name);
-      throw;
-    }
-    if (fix) resolving_discard(name);
-    if (spec != kNoSpec) {
-      LoaderId original = specs_[spec].loader;
-      specs_[spec].loader = new_loader(Loader{LoaderKind::Specific, exec_enable, mark, original});
-    }
-  } catch (PyError&) {
-    guard_exit(g);
-    if (trace_) trace_->lookup_end(*this, name, depth_, false);
-    --depth_;
-    throw;
-  }
-  guard_exit(g);
-  if (trace_) trace_->lookup_end(*this, name, depth_, spec != kNoSpec);
-  --depth_;
+  SpecId spec = kNoSpec;
+  try_finally(
+      [&] {
+        if (fix) resolving_add(name);
+        spec = try_finally([&] { return find_spec(name); }, [&] {
+          if (fix) resolving_discard(name);
+        });
+        if (spec != kNoSpec) {
+          LoaderId original = specs_[spec].loader;
+          write_spec(spec).loader = new_loader(Loader{LoaderKind::Specific, exec_enable, mark, original});
+        }
+      },
+      [&] {
+        guard_exit(g);
+        if (trace_) trace_->lookup_end(*this, name, depth_, spec != kNoSpec);
+        --depth_;
+      });
   return spec;
 }
 

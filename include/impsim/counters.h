@@ -22,7 +22,17 @@ struct Counters {
   Count comparisons = 0;  // names examined by those passes
   Count max_depth = 0;    // deepest nesting of lookups
 
-  // Adds the additive counters of `end - start` (max_depth is not additive).
+  // Adds the additive counters of `d` (max_depth is not additive).
+  Counters& operator+=(const Counters& d) {
+    asks += d.asks;
+    suppressed += d.suppressed;
+    lookups += d.lookups;
+    toggles += d.toggles;
+    walks += d.walks;
+    comparisons += d.comparisons;
+    return *this;
+  }
+  // Adds the additive counters of `end - start`.
   void add_delta(const Counters& end, const Counters& start) {
     asks += end.asks - start.asks;
     suppressed += end.suppressed - start.suppressed;

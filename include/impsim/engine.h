@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -66,6 +67,40 @@ struct LimitReached {
   std::string detail;
   std::vector<std::string> traceback;
 };
+
+// Python's `try: body() finally: cleanup()`. Only the simulated exception
+// runs `finally`: a LimitReached stops the run where it is, skipping every
+// `finally` (its state is reported as found), so no destructor-based guard.
+// A cleanup taking a bool learns whether the body raised (for the trace).
+template <class Body, class Cleanup>
+decltype(auto) try_finally(Body&& body, Cleanup&& cleanup) {
+  auto finally = [&](bool raised) {
+    if constexpr (std::is_invocable_v<Cleanup&, bool>)
+      cleanup(raised);
+    else
+      cleanup();
+  };
+  if constexpr (std::is_void_v<decltype(body())>) {
+    try {
+      body();
+    } catch (PyError&) {
+      finally(true);
+      throw;
+    }
+    finally(false);
+  } else {
+    auto result = [&] {
+      try {
+        return body();
+      } catch (PyError&) {
+        finally(true);
+        throw;
+      }
+    }();
+    finally(false);
+    return result;
+  }
+}
 
 enum Mark : uint8_t { kMarkEnabled = 1, kMarkDisabled = 2 };
 
@@ -194,7 +229,6 @@ class Engine {
   // _gcd_import / importlib.import_module: _find_and_load.
   ModuleId _find_and_load(NameId name);
   ModuleId _find_and_load_unlocked(NameId name);
-  ModuleId find_and_load_unlocked_body(NameId name);
   // _find_spec(name, path): ask each finder of the live sys.meta_path.
   SpecId _find_spec(NameId name, PathRef path);
   ModuleId _load_unlocked(SpecId spec);
@@ -316,6 +350,17 @@ class Engine {
   }
   uint64_t records_made() const { return modules_.allocated() + specs_.allocated() + loaders_.allocated(); }
 
+  // Every change of a module, spec, loader or mark goes through these or
+  // new_*: the version they bump is part of every memo key, so a write that
+  // skipped it would let the fast engine answer from a state that is gone.
+  Module& write_module(ModuleId m) {
+    ++epoch_;
+    return modules_[m];
+  }
+  Spec& write_spec(SpecId s) {
+    ++epoch_;
+    return specs_[s];
+  }
   ModuleId new_module(NameId name, bool proxy, PathRef path, SpecId spec);
   SpecId new_spec(NameId name, LoaderId loader, PathRef search);
   LoaderId new_loader(Loader l);

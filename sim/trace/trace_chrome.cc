@@ -77,9 +77,6 @@ class ChromeWriter : public TraceWriter {
                      meta_path_text(copies, index)));
   }
   void ask_end(const Engine&, NameId, FinderKind, AskAnswer a) override {
-    // A suppressed ask returns at once; the engine reports Suppressed for
-    // any ask during which a suppression happened, nested ones included.
-    if (a == AskAnswer::Suppressed && last_open_ != open_.size()) a = AskAnswer::None;
     close(fmt::format(R"({{"answer":"{}"}})", a == AskAnswer::Spec         ? "spec"
                                                : a == AskAnswer::Suppressed ? "None (suppressed)"
                                                                             : "None"));
@@ -95,7 +92,6 @@ class ChromeWriter : public TraceWriter {
   void toggle(const Engine&, bool enable, uint64_t walked, int64_t copies) override {
     uint64_t ts = clock_.now;
     clock_.walk(walked);
-    last_open_ = 0;
     if (!room()) return;
     event(fmt::format(R"({{"name":"{}","cat":"toggle","ph":"X","ts":{},"dur":{},"pid":{},"tid":1,)"
                       R"("args":{{"walked":{},"copies_after":{},"meta_path":"{}"}}}})",
@@ -125,7 +121,6 @@ class ChromeWriter : public TraceWriter {
   void open(const char* cat, const std::string& name, const std::string& args) {
     // Nothing inside an event that was left out is written either, so
     // every B written gets its E.
-    last_open_ = open_.size() + 1;
     bool shown = (open_.empty() || open_.back()) && room();
     if (!shown && !(open_.empty() || open_.back())) ++omitted_;
     open_.push_back(shown);
@@ -134,7 +129,6 @@ class ChromeWriter : public TraceWriter {
                       cat, clock_.now, pid_, args));
   }
   void close(const std::string& args) {
-    last_open_ = 0;
     bool shown = open_.back();
     open_.pop_back();
     if (!shown) return;
@@ -150,7 +144,6 @@ class ChromeWriter : public TraceWriter {
   SimClock clock_;
   uint64_t events_ = 0, omitted_ = 0;
   std::vector<bool> open_;
-  size_t last_open_ = 0;  // open_.size() just after the last begin, if nothing happened since
   std::vector<std::string> summaries_;
 };
 

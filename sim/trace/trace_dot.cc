@@ -96,16 +96,11 @@ class DotWriter : public TraceWriter {
 
   void ask_begin(const Engine&, NameId, FinderKind, int64_t index, int64_t) override {
     asks_.push_back(index);
-    leaf_ = true;
   }
   void ask_end(const Engine&, NameId name, FinderKind, AskAnswer a) override {
     int64_t index = asks_.back();
     asks_.pop_back();
-    // A suppressed ask returns at once; the engine reports Suppressed for
-    // any ask during which a suppression happened, nested ones included.
-    bool leaf = leaf_;
-    leaf_ = false;
-    if (a != AskAnswer::Suppressed || !leaf) return;
+    if (a != AskAnswer::Suppressed) return;
     Node n;
     n.name = name;
     n.suppressed = true;
@@ -116,7 +111,6 @@ class DotWriter : public TraceWriter {
   }
 
   void lookup_begin(const Engine&, NameId name, uint64_t depth, uint8_t) override {
-    leaf_ = false;
     Node n;
     n.name = name;
     n.depth = depth;
@@ -306,7 +300,6 @@ class DotWriter : public TraceWriter {
   std::vector<std::pair<int64_t, const CStep*>> steps_;
   std::vector<int64_t> asks_;
   int64_t serial_ = 0, last_group_serial_ = -1;
-  bool leaf_ = false;  // nothing happened since the last ask began
 
   bool compress_ = false;
   uint64_t drawn_ = 0, drawn_total_ = 0, merged_runs_ = 0, cut_identical_ = 0, cut_limit_ = 0;

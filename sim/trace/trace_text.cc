@@ -101,9 +101,6 @@ class TextWriter : public TraceWriter {
   void ask_end(const Engine&, NameId name, FinderKind, AskAnswer a) override {
     std::string who = asks_.back();
     asks_.pop_back();
-    // A suppressed ask returns at once; the engine reports Suppressed for
-    // any ask during which a suppression happened, nested ones included.
-    if (a == AskAnswer::Suppressed && !pending_) a = AskAnswer::None;
     const char* r = a == AskAnswer::Spec         ? "spec"
                     : a == AskAnswer::Suppressed ? "None (suppressed: the fix sees this name is being resolved)"
                                                  : "None";

@@ -66,7 +66,7 @@ TEST_CASE("--max-events means simulated events in both engines: the same flag st
   CHECK(dump_json(report_json(a->run)) == dump_json(report_json(b->run)));
 }
 
-TEST_CASE("--max-work bounds what the fast engine steps; replayed asks cost none of it") {
+TEST_CASE("--max-work bounds what the fast engine steps - replayed asks cost none of it") {
   RunOptions o;
   o.engine = EngineKind::Fast;
   o.overrides["k"] = 12;

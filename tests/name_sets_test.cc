@@ -25,7 +25,7 @@ TEST_CASE("interned sets: equal sets share an id - covers is the scope test") {
   CHECK_FALSE(s.covers(t, kEmptySet, a));
 }
 
-TEST_CASE("a set the engine made is freed when its last holder lets go; its id comes back with a new generation") {
+TEST_CASE("a set the engine made is freed when its last holder lets go, and its id comes back with a new generation") {
   NameTable t;
   SetTable s;
   NameId a = t.intern("a"), b = t.intern("b"), c = t.intern("c");
@@ -106,5 +106,6 @@ TEST_CASE("enables with distinct scopes keep one scope alive, not every union (#
   // and the process: 20,000 enables took 2.7 GB of RSS when every union was kept
   std::string file = test::write_temp("distinct_enables.json", distinct_enables(20000));
   long kib = peak_kib_of_impsim({"run", file, "--variant", "before"});
-  CHECK_MESSAGE(kib < 256 * 1024, "peak RSS " << kib << " KiB");
+  // Under AddressSanitizer the quarantine keeps freed sets: RSS says nothing there.
+  if (test::kMemoryMeasurable) CHECK_MESSAGE(kib < 256 * 1024, "peak RSS " << kib << " KiB");
 }

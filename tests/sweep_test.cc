@@ -34,7 +34,7 @@ std::vector<uint64_t> row(const SweepResult& r, Variant v, const std::string& la
 
 }  // namespace
 
-TEST_CASE("sweep values: A..B, A,B,C and both; bad ones refused") {
+TEST_CASE("sweep values: A..B, A,B,C and both - bad ones refused") {
   CHECK(parse_sweep_values("1..4") == std::vector<int64_t>{1, 2, 3, 4});
   CHECK(parse_sweep_values("3") == std::vector<int64_t>{3});
   CHECK(parse_sweep_values("1,2,5") == std::vector<int64_t>{1, 2, 5});
@@ -78,7 +78,7 @@ TEST_CASE("sweep over k = 1..4 prints what impsim run prints for the seed table"
   CHECK(sweep.out == run.out);
 }
 
-TEST_CASE("sweep: a value whose expectation fails still fails; --counter picks the rows") {
+TEST_CASE("sweep: a value whose expectation fails still fails - --counter picks the rows") {
   Scenario sc = load_scenario_file(kNested);
   for (auto& e : sc.expect)
     if (e.variant == "before" && e.counter == "probe.lookups") e.values[1] = 5;  // k=2: really 4

@@ -89,17 +89,20 @@ TEST_CASE("for_each_torch visits the torch names in dict order and may erase the
   CHECK(s.torch_count() == 1);
 }
 
-TEST_CASE("every change bumps the version; reading does not") {
+TEST_CASE("every change bumps the version - reading does not") {
   NameTable names;
-  NameId a = names.intern("a");
+  NameId a = names.intern("a"), b = names.intern("b");
   SysModules s;
   s.reset(names, 0);
   uint64_t v = s.version();
   s.set(a, 1);
+  s.set(b, 2);
   CHECK(s.version() != v);
   v = s.version();
   (void)s.names();
   (void)s.contains(a);
+  CHECK(s.version() == v);
+  s.move_to_end(b);  // already last: the dict is unchanged, and so is its version
   CHECK(s.version() == v);
   s.move_to_end(a);
   CHECK(s.version() != v);

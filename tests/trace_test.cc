@@ -62,7 +62,7 @@ TEST_CASE("golden text trace: nested_guards at k=2, both variants") {
   check_golden("nested_guards_k2.txt", trace(kGolden + "nested_guards.json", TraceFormat::Text, {{"k", 2}}));
 }
 
-TEST_CASE("golden text trace: blocked_marks_differ (a blocked module; the variants end differently)") {
+TEST_CASE("golden text trace: blocked_marks_differ (a blocked module - the variants end differently)") {
   check_golden("blocked_marks_differ.txt", trace(kGolden + "blocked_marks_differ.json", TraceFormat::Text));
 }
 

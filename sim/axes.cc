@@ -4,7 +4,7 @@ namespace impsim {
 
 namespace {
 struct RevisionEntry {
-  Revision revision;
+  Revision key;
   const char* name;
   RevisionRules rules;
 };
@@ -19,7 +19,7 @@ const RevisionEntry kRevisions[] = {
 };
 
 struct CPythonEntry {
-  CPython version;
+  CPython key;
   const char* name;
   bool snapshot;
 };
@@ -27,54 +27,53 @@ const CPythonEntry kVersions[] = {
     {CPython::V3_9, "3.9", false},   {CPython::V3_10, "3.10", false}, {CPython::V3_11, "3.11", false},
     {CPython::V3_12, "3.12", false}, {CPython::V3_13, "3.13", false}, {CPython::V3_14, "3.14", true},
 };
+
+// The two tables share one shape: a key, its name, what it switches.
+template <class Table, class Key>
+const auto* entry_of(const Table& table, Key key) {
+  for (auto& e : table)
+    if (e.key == key) return &e;
+  return &table[0];
+}
+
+template <class Table>
+const auto* entry_named(const Table& table, const std::string& name) {
+  for (auto& e : table)
+    if (name == e.name) return &e;
+  return static_cast<decltype(&table[0])>(nullptr);
+}
+
+template <class Table>
+std::vector<std::string> names_of(const Table& table) {
+  std::vector<std::string> out;
+  for (auto& e : table) out.emplace_back(e.name);
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string s;
+  for (auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
 }  // namespace
 
-RevisionRules rules_of(Revision r) {
-  for (auto& e : kRevisions)
-    if (e.revision == r) return e.rules;
-  return kRevisions[0].rules;
-}
-
-const char* revision_name(Revision r) {
-  for (auto& e : kRevisions)
-    if (e.revision == r) return e.name;
-  return "?";
-}
-
+RevisionRules rules_of(Revision r) { return entry_of(kRevisions, r)->rules; }
+const char* revision_name(Revision r) { return entry_of(kRevisions, r)->name; }
 std::optional<Revision> parse_revision(const std::string& s) {
-  for (auto& e : kRevisions)
-    if (s == e.name) return e.revision;
+  if (auto* e = entry_named(kRevisions, s)) return e->key;
   return std::nullopt;
 }
+std::vector<std::string> revision_names() { return names_of(kRevisions); }
+std::string revision_list() { return joined(revision_names()); }
 
-std::string revision_list() {
-  std::string s;
-  for (auto& e : kRevisions) s += (s.empty() ? "" : ", ") + std::string(e.name);
-  return s;
-}
-
-bool find_spec_iterates_snapshot(CPython v) {
-  for (auto& e : kVersions)
-    if (e.version == v) return e.snapshot;
-  return false;
-}
-
-const char* cpython_name(CPython v) {
-  for (auto& e : kVersions)
-    if (e.version == v) return e.name;
-  return "?";
-}
-
+bool find_spec_iterates_snapshot(CPython v) { return entry_of(kVersions, v)->snapshot; }
+const char* cpython_name(CPython v) { return entry_of(kVersions, v)->name; }
 std::optional<CPython> parse_cpython(const std::string& s) {
-  for (auto& e : kVersions)
-    if (s == e.name) return e.version;
+  if (auto* e = entry_named(kVersions, s)) return e->key;
   return std::nullopt;
 }
-
-std::string cpython_list() {
-  std::string s;
-  for (auto& e : kVersions) s += (s.empty() ? "" : ", ") + std::string(e.name);
-  return s;
-}
+std::vector<std::string> cpython_names() { return names_of(kVersions); }
+std::string cpython_list() { return joined(cpython_names()); }
 
 }  // namespace impsim

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace impsim {
 
@@ -25,7 +26,8 @@ struct RevisionRules {
 RevisionRules rules_of(Revision r);
 const char* revision_name(Revision r);
 std::optional<Revision> parse_revision(const std::string& s);
-std::string revision_list();  // "b52ce17, 04efefd"
+std::vector<std::string> revision_names();  // in the order the docs list them
+std::string revision_list();               // "b52ce17, 04efefd"
 
 // CPython minor versions impsim models. Only what a scenario can observe
 // differs between them (docs/model.md, "CPython versions").
@@ -36,6 +38,7 @@ enum class CPython { V3_9, V3_10, V3_11, V3_12, V3_13, V3_14 };
 bool find_spec_iterates_snapshot(CPython v);
 const char* cpython_name(CPython v);
 std::optional<CPython> parse_cpython(const std::string& s);
+std::vector<std::string> cpython_names();
 std::string cpython_list();  // "3.9, 3.10, ..."
 
 // What one run of the engine simulates, besides the design.

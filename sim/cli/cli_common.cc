@@ -55,11 +55,11 @@ void RunFlags::add(CLI::App* cmd, bool with_variant) {
   cmd->add_option("--revision", revision,
                   "The finder's upstream revision: b52ce17 (default) or 04efefd; overrides the scenario's "
                   "\"revision\" (docs/model.md)")
-      ->check(CLI::IsMember({"b52ce17", "04efefd"}));
+      ->check(CLI::IsMember(revision_names()));
   cmd->add_option("--cpython", cpython,
                   "The CPython whose importlib runs the finder: 3.9 to 3.14 (default 3.11); overrides the "
                   "scenario's \"cpython\". 3.14 iterates a snapshot of sys.meta_path")
-      ->check(CLI::IsMember({"3.9", "3.10", "3.11", "3.12", "3.13", "3.14"}));
+      ->check(CLI::IsMember(cpython_names()));
   add_limit(cmd, "--max-events", run.limits.max_events, 0, kU64Max,
             "Stop (exit 3) after this many simulated finder asks + toggles, replayed ones included (default: "
             "500000000 with --engine step, no bound with --engine fast)");

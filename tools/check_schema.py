@@ -121,6 +121,22 @@ def main():
     else:
         print(f"ok   variants: {', '.join(designs)}, each also @{'/@'.join(revisions)}")
 
+    # The finder revisions and CPython versions: the loader lists its own.
+    for key in ("revision", "cpython"):
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as t:
+            t.write('{"impsim": 1, "tree": {}, "program": [], "%s": "?"}' % key)
+        try:
+            _, out = impsim(["validate", t.name])
+        finally:
+            os.unlink(t.name)
+        m = re.search(r"expected one of: ([^\n]*)", out)
+        loader_values = [v.strip() for v in m.group(1).split(",")] if m else []
+        schema_values = schema["properties"][key]["enum"]
+        if loader_values != schema_values:
+            fail(f"{key}: the loader knows {loader_values}, the schema {schema_values}")
+        else:
+            print(f"ok   {key}: {', '.join(schema_values)}")
+
     only = [c["file"] for c in cases if c["schema"] == "loader-only"]
     print(f"\n{len(shipped)} shipped scenarios; {len(cases)} error cases: "
           + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))

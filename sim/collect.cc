@@ -12,50 +12,56 @@
 // sys.modules, the torch cache, the frame stack, and the fast engine's
 // memoised results (a replayed ask returns that SpecId, so it must stay the
 // same record). Freeing changes nothing an ask can read, so the memo's epoch
-// is not bumped; reusing a slot goes through new_*, which bumps it.
+// is not bumped; reusing a slot goes through Records::new_*, which bumps it.
 #include <algorithm>
 
 #include "impsim/engine.h"
 
 namespace impsim {
 
-void Engine::collect() {
-  std::vector<ModuleId> pending;
-  auto mark_module = [&](ModuleId m) {
-    if (modules_.mark(m)) pending.push_back(m);
-  };
-  // A loader chain: Specific wrappers down to the loader they wrap, which
-  // may name a module (Proxy: the paddle module; Cached: the cached one).
-  auto mark_loader = [&](LoaderId l) {
-    while (loaders_.mark(l)) {
-      const Loader& r = loaders_[l];
-      if (r.kind == LoaderKind::Specific) {
-        l = r.ref;
-        continue;
-      }
-      if (r.kind == LoaderKind::Proxy || r.kind == LoaderKind::Cached) mark_module(r.ref);
-      return;
-    }
-  };
-  auto mark_spec = [&](SpecId s) {
-    if (specs_.mark(s)) mark_loader(specs_[s].loader);
-  };
+void Records::mark_module(ModuleId m) {
+  if (modules_.mark(m)) pending_.push_back(m);
+}
 
-  for (NameId n = 0; n < static_cast<NameId>(names_.size()); ++n) {
-    if (sys_modules_.contains(n)) mark_module(sys_modules_.get(n));
-    if (cache_.contains(n)) mark_module(cache_.get(n));
+void Records::mark_spec(SpecId s) {
+  if (specs_.mark(s)) mark_loader(specs_[s].loader);
+}
+
+// A loader chain: Specific wrappers down to the loader they wrap, which may
+// name a module (Proxy: the paddle module; Cached: the cached one).
+void Records::mark_loader(LoaderId l) {
+  while (loaders_.mark(l)) {
+    const Loader& r = loaders_[l];
+    if (r.kind == LoaderKind::Specific) {
+      l = r.ref;
+      continue;
+    }
+    if (r.kind == LoaderKind::Proxy || r.kind == LoaderKind::Cached) mark_module(r.ref);
+    return;
   }
-  for (ModuleId m : frames_) mark_module(m);
-  forget_stale_memo();  // so the scan below sees each entry at most once
-  for (auto& [key, value] : memo_) mark_spec(value.result);
-  while (!pending.empty()) {
-    ModuleId m = pending.back();
-    pending.pop_back();
+}
+
+// Marks what the marked modules reach (their specs), then frees the rest.
+void Records::sweep() {
+  while (!pending_.empty()) {
+    ModuleId m = pending_.back();
+    pending_.pop_back();
     mark_spec(modules_[m].spec);
   }
   modules_.sweep();
   specs_.sweep();
   loaders_.sweep();
+}
+
+void Engine::collect() {
+  for (NameId n = 0; n < static_cast<NameId>(names_.size()); ++n) {
+    if (sys_modules_.contains(n)) records_.mark_module(sys_modules_.get(n));
+    if (cache_.contains(n)) records_.mark_module(cache_.get(n));
+  }
+  for (ModuleId m : frames_) records_.mark_module(m);
+  memo_.forget_older_than(epoch());  // so the scan below sees each entry at most once
+  memo_.for_each_result([&](SpecId s) { records_.mark_spec(s); });
+  records_.sweep();
   // Amortised: the next collection waits for as many new records as are
   // alive now (and as names exist, which the roots scan visits).
   const uint64_t amortised = records_live() + names_.size();

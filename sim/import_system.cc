@@ -50,18 +50,23 @@ void Engine::event_limit_reached() {
 }
 
 ModuleId Engine::new_module(NameId name, bool proxy, PathRef path, SpecId spec) {
-  ++epoch_;
-  return modules_.alloc(Module{name, proxy, path, 0, spec, current_step(), nullptr});
+  return records_.new_module(Module{name, proxy, path, 0, spec, current_step(), nullptr});
 }
 
-SpecId Engine::new_spec(NameId name, LoaderId loader, PathRef search) {
-  ++epoch_;
-  return specs_.alloc(Spec{name, loader, search});
-}
+SpecId Engine::new_spec(NameId name, LoaderId loader, PathRef search) { return records_.new_spec(Spec{name, loader, search}); }
 
-LoaderId Engine::new_loader(Loader l) {
-  ++epoch_;
-  return loaders_.alloc(l);
+LoaderId Engine::new_loader(Loader l) { return records_.new_loader(l); }
+
+Counters Engine::counters() const {
+  Counters c = totals_;
+  c.asks += step_counts_.asks;
+  c.suppressed += step_counts_.suppressed;
+  c.lookups += step_counts_.lookups;
+  c.toggles += step_counts_.toggles;
+  c.walks += step_counts_.walks;
+  c.comparisons += step_counts_.comparisons;
+  c.max_depth = peak_depth_;
+  return c;
 }
 
 // The interpreter before the program's first line: sys.modules as the
@@ -103,40 +108,37 @@ void Engine::import_statement(NameId name) {
 }
 
 // _find_and_load: a module already in sys.modules (even one still
-// initialising, as in a circular import) is returned as it is.
+// initialising, as in a circular import) is returned as it is. The trace sees
+// the import where CPython holds the module's lock (`with
+// _ModuleLockManager(name)`), raising or not.
 ModuleId Engine::_find_and_load(NameId name) {
   if (sys_modules_.contains(name)) return sys_modules_.get(name);
-  return _find_and_load_unlocked(name);
+  if (!trace_) return _find_and_load_unlocked(name);
+  trace_->import_begin(*this, name);
+  return try_finally([&] { return _find_and_load_unlocked(name); },
+                     [&](bool raised) { trace_->import_end(*this, name, !raised); });
 }
 
-// _find_and_load_unlocked (the trace sees the whole import, raising or not).
 ModuleId Engine::_find_and_load_unlocked(NameId name) {
-  if (trace_) trace_->import_begin(*this, name);
-  return try_finally(
-      [&] {
-        PathRef path = kNoPath;  // None: a top-level search of sys.path
-        NameId parent = names_.parent(name);
-        if (parent != kNoName) {
-          if (!sys_modules_.contains(parent)) _find_and_load(parent);
-          // "Crazy side-effects!": the parent's import may have imported us.
-          if (sys_modules_.contains(name)) return sys_modules_.get(name);
-          if (!sys_modules_.contains(parent)) raise("KeyError", repr(names_.text(parent)));
-          const Module& pm = modules_[sys_modules_.get(parent)];
-          if (pm.path == kNoPath)
-            raise("ModuleNotFoundError", fmt::format("No module named {}; {} is not a package",
-                                                     repr(names_.text(name)), repr(names_.text(parent))));
-          path = pm.path;
-        }
-        SpecId spec = _find_spec(name, path);
-        if (spec == kNoSpec) raise("ModuleNotFoundError", fmt::format("No module named {}", repr(names_.text(name))));
-        ModuleId module = _load_unlocked(spec);
-        // setattr(sys.modules[parent], child, module)
-        if (parent != kNoName && !sys_modules_.contains(parent)) raise("KeyError", repr(names_.text(parent)));
-        return module;
-      },
-      [&](bool raised) {
-        if (trace_) trace_->import_end(*this, name, !raised);
-      });
+  PathRef path = kNoPath;  // None: a top-level search of sys.path
+  NameId parent = names_.parent(name);
+  if (parent != kNoName) {
+    if (!sys_modules_.contains(parent)) _find_and_load(parent);
+    // "Crazy side-effects!": the parent's import may have imported us.
+    if (sys_modules_.contains(name)) return sys_modules_.get(name);
+    if (!sys_modules_.contains(parent)) raise("KeyError", repr(names_.text(parent)));
+    const Module& parent_module = records_.module(sys_modules_.get(parent));
+    if (parent_module.path == kNoPath)
+      raise("ModuleNotFoundError", fmt::format("No module named {}; {} is not a package", repr(names_.text(name)),
+                                               repr(names_.text(parent))));
+    path = parent_module.path;
+  }
+  SpecId spec = _find_spec(name, path);
+  if (spec == kNoSpec) raise("ModuleNotFoundError", fmt::format("No module named {}", repr(names_.text(name))));
+  ModuleId module = _load_unlocked(spec);
+  // setattr(sys.modules[parent], child, module)
+  if (parent != kNoName && !sys_modules_.contains(parent)) raise("KeyError", repr(names_.text(parent)));
+  return module;
 }
 
 // _find_spec: `for finder in sys.meta_path` over the live list. Python's
@@ -153,18 +155,13 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
     if (i < copies()) {
       maybe_collect();
       if (trace_) trace_->ask_begin(*this, name, FinderKind::Proxy, i, copies());
-      // Only a trace reads these: copying counters on every ask costs the
-      // step engine a third of its speed.
-      Count asks_before, suppressed_before;
-      if (trace_) {
-        asks_before = counters_.asks;
-        suppressed_before = counters_.suppressed;
-      }
+      // Only a trace reads these (machine words: copying them is free).
+      StepCounts before;
+      if (trace_) before = step_counts_;
       spec = proxy_find_spec(name);
       if (trace_) {
         // Suppressed: this ask, and nothing nested in it, was answered by the fix.
-        const bool suppressed =
-            counters_.asks == asks_before + Count(1) && counters_.suppressed == suppressed_before + Count(1);
+        const bool suppressed = step_counts_.asks == before.asks + 1 && step_counts_.suppressed == before.suppressed + 1;
         trace_->ask_end(*this, name, FinderKind::Proxy,
                         spec != kNoSpec ? AskAnswer::Spec : suppressed ? AskAnswer::Suppressed : AskAnswer::None);
       }
@@ -180,7 +177,7 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
     }
     if (spec != kNoSpec) {
       if (!is_reload && sys_modules_.contains(name)) {
-        SpecId existing = modules_[sys_modules_.get(name)].spec;
+        SpecId existing = records_.module(sys_modules_.get(name)).spec;
         return existing == kNoSpec ? spec : existing;
       }
       return spec;
@@ -210,16 +207,16 @@ SpecId Engine::path_finder_find_spec(NameId name, PathRef path) {
 // module_from_spec, with _init_module_attrs: __spec__ is always set,
 // __path__ only where the module has none yet.
 ModuleId Engine::module_from_spec(SpecId spec) {
-  ModuleId m = create_module(specs_[spec].loader, spec);
-  if (m == kNoModule) m = new_module(specs_[spec].name, false, kNoPath, spec);
-  Module& mod = write_module(m);
+  ModuleId m = create_module(records_.spec(spec).loader, spec);
+  if (m == kNoModule) m = new_module(records_.spec(spec).name, false, kNoPath, spec);
+  Module& mod = records_.write_module(m);
   mod.spec = spec;
-  if (mod.path == kNoPath && specs_[spec].search != kNoPath) mod.path = specs_[spec].search;
+  if (mod.path == kNoPath && records_.spec(spec).search != kNoPath) mod.path = records_.spec(spec).search;
   return m;
 }
 
 ModuleId Engine::create_module(LoaderId loader, SpecId spec) {
-  const Loader l = loaders_[loader];
+  const Loader l = records_.loader(loader);
   switch (l.kind) {
     case LoaderKind::Source:
     case LoaderKind::Empty:
@@ -231,14 +228,14 @@ ModuleId Engine::create_module(LoaderId loader, SpecId spec) {
     case LoaderKind::Proxy: {
       // TorchProxyLoader.create_module: a ProxyModule carrying the paddle
       // module's __path__ when the spec was made for a package.
-      const Module& source = modules_[l.ref];
-      bool is_pkg = specs_[spec].search != kNoPath;
+      const Module& source = records_.module(l.ref);
+      bool is_pkg = records_.spec(spec).search != kNoPath;
       PathRef path = is_pkg ? (source.path == kNoPath ? kEmptyPath : source.path) : kNoPath;
-      return new_module(specs_[spec].name, true, path, spec);
+      return new_module(records_.spec(spec).name, true, path, spec);
     }
     case LoaderKind::Specific: {
       ModuleId m = create_module(l.ref, spec);
-      if (m == kNoModule) m = new_module(specs_[spec].name, false, specs_[spec].search, spec);
+      if (m == kNoModule) m = new_module(records_.spec(spec).name, false, records_.spec(spec).search, spec);
       return m;
     }
   }
@@ -246,7 +243,7 @@ ModuleId Engine::create_module(LoaderId loader, SpecId spec) {
 }
 
 void Engine::exec_module(LoaderId loader, ModuleId module) {
-  const Loader l = loaders_[loader];
+  const Loader l = records_.loader(loader);
   switch (l.kind) {
     case LoaderKind::Source:
       run_body(module, model_.tree[l.ref].body, /*is_call=*/false);
@@ -257,8 +254,8 @@ void Engine::exec_module(LoaderId loader, ModuleId module) {
       return;
     case LoaderKind::Proxy:
       // Copies the paddle module's __dict__, its marks included.
-      if (const uint8_t marks = modules_[l.ref].marks) {
-        Module& m = write_module(module);
+      if (const uint8_t marks = records_.module(l.ref).marks) {
+        Module& m = records_.write_module(module);
         m.marks |= marks;
         m.marked_by = current_step();
       }
@@ -268,7 +265,7 @@ void Engine::exec_module(LoaderId loader, ModuleId module) {
       // then the mark.
       GuardEntry g = guard_enter(l.exec_enable, std::nullopt);
       try_finally([&] { exec_module(l.ref, module); }, [&] { guard_exit(g); });
-      Module& m = write_module(module);
+      Module& m = records_.write_module(module);
       m.marks |= l.mark;
       m.marked_by = current_step();
       return;
@@ -278,10 +275,10 @@ void Engine::exec_module(LoaderId loader, ModuleId module) {
 
 ModuleId Engine::_load_unlocked(SpecId spec) {
   ModuleId module = module_from_spec(spec);
-  NameId name = specs_[spec].name;
+  NameId name = records_.spec(spec).name;
   sys_modules_.set(name, module);
   try {
-    exec_module(specs_[spec].loader, module);
+    exec_module(records_.spec(spec).loader, module);
   } catch (PyError&) {
     sys_modules_.erase(name);
     throw;
@@ -295,15 +292,15 @@ ModuleId Engine::_load_unlocked(SpecId spec) {
 // importlib.util.find_spec(name): sys.modules first, then the parent is
 // imported (`__import__(parent, fromlist=['__path__'])`), then _find_spec.
 SpecId Engine::find_spec(NameId name) {
-  if (sys_modules_.contains(name)) return modules_[sys_modules_.get(name)].spec;
+  if (sys_modules_.contains(name)) return records_.module(sys_modules_.get(name)).spec;
   NameId parent = names_.parent(name);
   PathRef path = kNoPath;
   if (parent != kNoName) {
     ModuleId pm = _find_and_load(parent);
-    if (modules_[pm].path == kNoPath)
+    if (records_.module(pm).path == kNoPath)
       raise("ModuleNotFoundError", fmt::format("__path__ attribute not found on {} while trying to find {}",
                                                repr(names_.text(parent)), repr(names_.text(name))));
-    path = modules_[pm].path;
+    path = records_.module(pm).path;
   }
   return _find_spec(name, path);
 }

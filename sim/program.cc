@@ -35,14 +35,13 @@ void Engine::run_body(ModuleId frame, const std::vector<CStep>& body, bool is_ca
                        {}};
   }
   frames_.push_back(frame);
-  const uint64_t outer_frames = frames_id_;
-  frames_id_ = ++next_frames_id_;
-  NameId name = modules_[frame].name;
+  const uint64_t outer_frames = memo_.enter_frame();
+  NameId name = records_.module(frame).name;
   if (trace_) trace_->body_begin(*this, name, is_call);
   try_finally([&] { run_steps(body); },
               [&] {
                 frames_.pop_back();
-                frames_id_ = outer_frames;
+                memo_.leave_frame(outer_frames);
                 --body_depth_;
                 if (trace_) trace_->body_end(*this, name, is_call);
               });
@@ -70,11 +69,11 @@ void Engine::run_step_once(const CStep& step) {
                        fmt::format("{} scenario steps run; raise it with --max-steps", limits_.max_steps), {}};
   maybe_collect();
   Counters start;
-  uint64_t saved_high = 0;
+  uint64_t outer_high = 0;
+  const uint64_t start_depth = depth_;
   if (step.label >= 0) {
-    start = counters_;
-    saved_high = label_high_;
-    label_high_ = 0;
+    start = counters();
+    outer_high = open_region();
   }
   if (trace_) trace_->step_begin(*this, step);
   steps_.push_back(&step);
@@ -83,9 +82,10 @@ void Engine::run_step_once(const CStep& step) {
     if (trace_) trace_->step_end(*this, step, result.c_str());
     if (step.label < 0) return;
     LabelTotals& t = labels_[step.label];
-    t.counters.add_delta(counters_, start);
-    if (label_high_ > t.counters.max_depth) t.counters.max_depth = label_high_;
-    label_high_ = std::max(saved_high, label_high_);
+    t.counters.add_delta(counters(), start);
+    // Deeper than the step began: a lookup ran inside it.
+    const uint64_t deepest = close_region(outer_high);
+    if (deepest > start_depth && deepest > t.counters.max_depth) t.counters.max_depth = deepest;
     append_result(t.results, std::move(result));
   };
   std::string result = "ok";

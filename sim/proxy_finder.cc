@@ -7,101 +7,12 @@
 
 namespace impsim {
 
-size_t Engine::MemoKeyHash::operator()(const MemoKey& k) const {
-  uint64_t h = 1469598103934665603ull;
-  auto mix = [&](uint64_t x) { h = (h ^ x) * 1099511628211ull; };
-  mix(static_cast<uint64_t>(k.name));
-  mix(static_cast<uint64_t>(k.copies));
-  mix(static_cast<uint64_t>(k.scope));
-  mix(static_cast<uint64_t>(k.scope_object));
-  mix(k.global);
-  mix(static_cast<uint64_t>(k.blocked));
-  mix(k.epoch);
-  mix(k.frames);
-  for (NameId n : k.resolving) mix(static_cast<uint64_t>(n));
-  return h;
-}
-
-Engine::MemoKey Engine::memo_key(NameId name) const {
-  MemoKey k{name,
-            finder_.copies,
-            sets_.identity(finder_.scope),
-            finder_.scope_object,
-            finder_.globally_enabled,
-            sets_.identity(finder_.blocked),
-            epoch(),
-            frames_id_,
-            finder_.resolving_list};
-  std::sort(k.resolving.begin(), k.resolving.end());
-  return k;
-}
-
-// The fast engine's ask. An ask is a function of the whole interpreter
-// state: the key holds every part an ask can read (the finder's copies,
-// scope, flag, blocked list and resolving set, the frame stack, and the
-// versions of sys.modules, the cache and every module, spec and loader). An
-// ask that left all of them as it found it, and raised nothing, changed only
-// the counters; when the same key comes again it is answered with those
-// deltas. Anything else (an import that ran a body, a torch module moved)
-// changes a version and is stepped.
-SpecId Engine::proxy_find_spec(NameId name) {
-  if (!fast_ || trace_) return proxy_find_spec_stepped(name);
-  forget_stale_memo();
-  MemoKey key = memo_key(name);
-  if (auto it = memo_.find(key); it != memo_.end()) {
-    const MemoValue& v = it->second;
-    // A replay that would cross a limit is stepped instead, so the run stops
-    // at the very event the step engine stops at (docs/limits.md).
-    if (depth_ + v.rel_depth <= static_cast<uint64_t>(limits_.max_lookup_depth) &&
-        (max_events_ == kNoEventLimit || events() + v.events <= Count(max_events_))) {
-      ++memo_hits_;
-      Counters& c = counters_;
-      c += v.delta;
-      replayed_events_ += v.events;
-      update_step_limit();
-      if (v.rel_depth > 0) {
-        uint64_t deepest = depth_ + v.rel_depth;
-        if (deepest > c.max_depth) c.max_depth = deepest;
-        label_high_ = std::max(label_high_, deepest);
-        fast_high_ = std::max(fast_high_, deepest);
-      }
-      if (v.delta.walks > 0) {
-        uint64_t n = design_.indexed_walk ? sys_modules_.torch_count() : sys_modules_.size();
-        walk_peak_ = std::max(walk_peak_, n);
-      }
-      if (v.moved_copies) {
-        ++copies_moves_;
-        copies_changed_by_ = current_step();
-      }
-      return v.result;
-    }
-  }
-  const Counters start = counters_;
-  const Count start_events = events();
-  const uint64_t start_moves = copies_moves_;
-  const uint64_t saved_high = fast_high_;
-  fast_high_ = depth_;
-  SpecId result = proxy_find_spec_stepped(name);  // an exception skips the memo
-  const uint64_t rel_depth = fast_high_ - depth_;
-  fast_high_ = std::max(saved_high, fast_high_);
-  if (memo_key(name) == key) {
-    MemoValue v{};
-    v.delta.add_delta(counters_, start);
-    v.events = events() - start_events;
-    v.rel_depth = rel_depth;
-    v.moved_copies = copies_moves_ != start_moves;
-    v.result = result;
-    memo_.emplace(std::move(key), v);
-  }
-  return result;
-}
-
 // TorchProxyMetaFinder.find_spec
 SpecId Engine::proxy_find_spec_stepped(NameId name) {
-  ++counters_.asks;
+  ++step_counts_.asks;
   count_event();
   if (design_.resolving_fix && finder_.resolving[name]) {
-    ++counters_.suppressed;
+    ++step_counts_.suppressed;
     return kNoSpec;
   }
   if (covers(finder_.blocked, name))
@@ -127,13 +38,12 @@ void Engine::resolving_discard(NameId name) {
   l.erase(std::find(l.begin(), l.end(), name));
 }
 
-bool Engine::covers(SetId set, NameId name) {
-  if (set == kEmptySet) return false;
+bool Engine::learn_covers(SetId set, NameId name) {
   if (static_cast<size_t>(set) >= covers_.size()) covers_.resize(static_cast<size_t>(set) + 1);
   std::vector<int8_t>& row = covers_[static_cast<size_t>(set)];
   if (row.empty()) row.assign(names_.size(), -1);
   int8_t& v = row[static_cast<size_t>(name)];
-  if (v < 0) v = sets_.covers(names_, set, name) ? 1 : 0;
+  v = sets_.covers(names_, set, name) ? 1 : 0;
   return v != 0;
 }
 
@@ -141,18 +51,15 @@ bool Engine::covers(SetId set, NameId name) {
 // whose globals (its module's __dict__) carry the mark now.
 bool Engine::called_by_module_marked(uint8_t mark) const {
   for (ModuleId m : frames_)
-    if (modules_[m].marks & mark) return true;
+    if (records_.module(m).marks & mark) return true;
   return false;
 }
 
 // _find_spec_for_specific_module: the real spec, looked up with the proxy
 // disabled, its loader wrapped so the body runs under a guard and is marked.
 SpecId Engine::_find_spec_for_specific_module(NameId name, bool exec_enable, uint8_t mark) {
-  ++counters_.lookups;
-  ++depth_;
-  if (depth_ > counters_.max_depth) counters_.max_depth = depth_;
-  if (depth_ > label_high_) label_high_ = depth_;
-  if (depth_ > fast_high_) fast_high_ = depth_;
+  ++step_counts_.lookups;
+  reach_depth(++depth_);
   if (depth_ > static_cast<uint64_t>(limits_.max_lookup_depth))
     throw LimitReached{"lookup-depth",
                        "lookups nested " + std::to_string(depth_) + " deep; raise it with --max-lookup-depth", {}};
@@ -167,8 +74,8 @@ SpecId Engine::_find_spec_for_specific_module(NameId name, bool exec_enable, uin
           if (fix) resolving_discard(name);
         });
         if (spec != kNoSpec) {
-          LoaderId original = specs_[spec].loader;
-          write_spec(spec).loader = new_loader(Loader{LoaderKind::Specific, exec_enable, mark, original});
+          LoaderId original = records_.spec(spec).loader;
+          records_.write_spec(spec).loader = new_loader(Loader{LoaderKind::Specific, exec_enable, mark, original});
         }
       },
       [&] {
@@ -189,14 +96,14 @@ SpecId Engine::_find_spec_for_cached_torch_module(NameId name) {
     return new_spec(name, new_loader(Loader{LoaderKind::CachedByName, false, 0, name}), kNoPath);
   ModuleId m = cache_.get(name);
   LoaderId loader = new_loader(Loader{LoaderKind::Cached, false, 0, m});
-  PathRef path = modules_[m].path == kNoPath ? kEmptyPath : modules_[m].path;
+  PathRef path = records_.module(m).path == kNoPath ? kEmptyPath : records_.module(m).path;
   return new_spec(name, loader, path);
 }
 
 // _find_spec_for_torch_module: import the paddle twin, serve it as torch.
 SpecId Engine::_find_spec_for_torch_module(NameId name) {
   ModuleId source = _find_and_load(model_.paddle_of[name]);
-  bool is_pkg = modules_[source].path != kNoPath;
+  bool is_pkg = records_.module(source).path != kNoPath;
   LoaderId loader = new_loader(Loader{LoaderKind::Proxy, false, 0, source});
   return new_spec(name, loader, is_pkg ? kEmptyPath : kNoPath);
 }
@@ -252,16 +159,10 @@ void Engine::release_scope_object(int32_t object) {
   free_scope_objects_.push_back(object);
 }
 
-// One toggle: one pass over sys.modules examining every name in it.
-void Engine::count_walk() {
-  ++counters_.toggles;
-  ++counters_.walks;
-  // indexed-walk: a prefix index hands the toggle the torch names only.
-  uint64_t n = design_.indexed_walk ? sys_modules_.torch_count() : sys_modules_.size();
-  last_walk_ = n;
-  counters_.comparisons += n;
-  if (n > walk_peak_) walk_peak_ = n;
-  count_event();
+// 2^64 comparisons more: into the exact total, the word keeps the rest.
+void Engine::comparisons_wrapped() {
+  totals_.comparisons += UINT64_MAX;
+  totals_.comparisons += 1;
 }
 
 // enable_torch_proxy: _swap_torch_modules_to_cache, the scope update, then
@@ -272,8 +173,8 @@ void Engine::enable(std::optional<SetId> scope) {
   count_walk();
   sys_modules_.for_each_torch([&](NameId n) {
     ModuleId m = sys_modules_.get(n);
-    if (!modules_[m].proxy) cache_.set(n, m);
-    if (!modules_[m].proxy || rules_.swap_drops_proxies) sys_modules_.erase(n);
+    if (!records_.module(m).proxy) cache_.set(n, m);
+    if (!records_.module(m).proxy || rules_.swap_drops_proxies) sys_modules_.erase(n);
   });
   _modify_scope(scope);
   if (!design_.idempotent_enable || finder_.copies == 0) {
@@ -293,7 +194,7 @@ void Engine::disable() {
   copies_changed_by_ = current_step();
   count_walk();
   sys_modules_.for_each_torch([&](NameId n) {
-    if (modules_[sys_modules_.get(n)].proxy) sys_modules_.erase(n);
+    if (records_.module(sys_modules_.get(n)).proxy) sys_modules_.erase(n);
   });
   for (NameId n : cache_.order()) sys_modules_.set(n, cache_.get(n));
   if (trace_) trace_->toggle(*this, false, last_walk_, finder_.copies);

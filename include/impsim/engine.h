@@ -5,6 +5,7 @@
 // program.cc the scenario steps.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -14,9 +15,10 @@
 #include <vector>
 
 #include "impsim/axes.h"
-#include "impsim/arena.h"
 #include "impsim/counters.h"
+#include "impsim/memo.h"
 #include "impsim/model.h"
+#include "impsim/records.h"
 #include "impsim/results.h"
 #include "impsim/sys_modules.h"
 #include "impsim/trace.h"
@@ -102,52 +104,6 @@ decltype(auto) try_finally(Body&& body, Cleanup&& cleanup) {
   }
 }
 
-enum Mark : uint8_t { kMarkEnabled = 1, kMarkDisabled = 2 };
-
-// Where a package's __path__ points: a tree entry, an empty list, or no
-// __path__ at all (not a package).
-using PathRef = int32_t;
-inline constexpr PathRef kNoPath = -2;
-inline constexpr PathRef kEmptyPath = -1;
-
-using SpecId = int32_t;
-using LoaderId = int32_t;
-inline constexpr SpecId kNoSpec = -1;
-
-struct Module {
-  NameId name;
-  bool proxy;      // a ProxyModule made by the finder's TorchProxyLoader
-  PathRef path;    // __path__
-  uint8_t marks;   // __enable_torch_proxy__ / __disable_torch_proxy__ in its __dict__
-  SpecId spec;     // __spec__
-  // Provenance, for verdicts: the innermost step running when the module
-  // was created and when its last mark was set (nullptr: before the program).
-  const CStep* created_by = nullptr;
-  const CStep* marked_by = nullptr;
-};
-
-enum class LoaderKind : uint8_t {
-  Source,    // a tree file (SourceFileLoader): exec runs the entry's body
-  Empty,     // a preloaded module's loader: exec does nothing
-  Proxy,     // TorchProxyLoader over a paddle module
-  Cached,    // CachedTorchModuleLoader (b52ce17): create_module returns the module captured with the spec
-  CachedByName,  // CachedTorchModuleLoader (04efefd): create_module returns TORCH_MODULES_CACHE[name] then
-  Specific,  // SpecificModuleLoader wrapping another loader
-};
-
-struct Loader {
-  LoaderKind kind;
-  bool exec_enable;  // Specific: the guard around exec enables the proxy
-  uint8_t mark;      // Specific: the mark set after exec
-  int32_t ref;       // Source: tree entry; Proxy, Cached: module; CachedByName: name; Specific: inner loader
-};
-
-struct Spec {
-  NameId name;
-  LoaderId loader;
-  PathRef search;  // submodule_search_locations (kNoPath: None)
-};
-
 // The torch proxy finder's state (TORCH_PROXY_FINDER and module globals).
 struct FinderState {
   int64_t copies = 0;  // occurrences of P in sys.meta_path; they always lead the list
@@ -188,27 +144,30 @@ class Engine {
   // tests call it to drive enable/disable/guard directly).
   void set_up();
 
-  const Counters& counters() const { return counters_; }
+  // The run's counters so far: what was replayed and folded, plus what was
+  // stepped since (Engine::step_counts_).
+  Counters counters() const;
   const std::vector<LabelTotals>& labels() const { return labels_; }
   const std::optional<PyError>& error() const { return error_; }
   const std::optional<LimitReached>& limit() const { return limit_; }
   const SysModules& sys_modules() const { return sys_modules_; }
   const FinderState& finder() const { return finder_; }
-  const Module& module(ModuleId m) const { return modules_[m]; }
+  const Module& module(ModuleId m) const { return records_.module(m); }
   const Model& model() const { return model_; }
   // The current value of a set object (04efefd's scope bookkeeping).
   SetId scope_object_value(int32_t object) const { return scope_objects_[static_cast<size_t>(object)].value; }
   // Simulated events (asks + toggles), replayed ones included.
   Count events() const { return events_ + replayed_events_; }
   // Fast engine: asks answered from memory, and how many states it remembers.
-  uint64_t memo_hits() const { return memo_hits_; }
+  uint64_t memo_hits() const { return memo_.hits(); }
   size_t memo_size() const { return memo_.size(); }
+  // The largest len(sys.modules) a walk examined.
   uint64_t walk_peak() const { return walk_peak_; }
   // Name sets alive now: the scenario's, and the unions something still holds.
   size_t live_sets() const { return sets_.live(); }
   // Module, spec and loader records alive now / slots ever needed at once.
-  size_t records_live() const { return modules_.live() + specs_.live() + loaders_.live(); }
-  size_t record_slots() const { return modules_.slots() + specs_.slots() + loaders_.slots(); }
+  size_t records_live() const { return records_.live(); }
+  size_t record_slots() const { return records_.slots(); }
   // Collect once `n` new records were made since the last collection.
   // Tests set 0: collect at every chance, so every slot is reused at the
   // first chance, even when nothing new was made; at kMinCollect or
@@ -221,7 +180,7 @@ class Engine {
   const CStep* current_step() const { return steps_.empty() ? nullptr : steps_.back(); }
   const std::vector<ModuleId>& frames() const { return frames_; }
   // Attaches an observer (not owned); nullptr detaches.
-  void set_trace(TraceSink* sink) { trace_ = sink; }  // largest len(sys.modules) a walk examined
+  void set_trace(TraceSink* sink) { trace_ = sink; }
 
   // --- CPython: importlib._bootstrap / importlib.util --------------------
   // The IMPORT_NAME opcode (`import a.b`): import a.b, then make sure `a` is there.
@@ -240,7 +199,9 @@ class Engine {
 
   // --- The proxy finder (python/paddle/compat/proxy.py) ------------------
   // TorchProxyMetaFinder.find_spec: one ask (the fast engine's memo first).
-  SpecId proxy_find_spec(NameId name);
+  SpecId proxy_find_spec(NameId name) {
+    return fast_ && !trace_ ? proxy_find_spec_memo(name) : proxy_find_spec_stepped(name);
+  }
   SpecId proxy_find_spec_stepped(NameId name);
   // _find_spec_for_specific_module: one lookup.
   SpecId _find_spec_for_specific_module(NameId name, bool exec_enable, uint8_t mark);
@@ -299,47 +260,58 @@ class Engine {
   // The events_ value past which count_event stops the run: max_work, or
   // what max_events leaves after the replayed events, whichever is less.
   void update_step_limit();
-  void count_walk();
+  // One toggle: one pass over sys.modules examining every name in it.
+  void count_walk() {
+    ++step_counts_.toggles;
+    ++step_counts_.walks;
+    // indexed-walk: a prefix index hands the toggle the torch names only.
+    const uint64_t n = design_.indexed_walk ? sys_modules_.torch_count() : sys_modules_.size();
+    last_walk_ = n;
+    if (__builtin_add_overflow(step_counts_.comparisons, n, &step_counts_.comparisons)) [[unlikely]]
+      comparisons_wrapped();
+    if (n > walk_peak_) walk_peak_ = n;
+    count_event();
+  }
+  void comparisons_wrapped();
   // SetTable::covers, remembered per (set, name): the scope and blocked
   // tests run on every ask, against a handful of distinct sets.
-  bool covers(SetId set, NameId name);
+  bool covers(SetId set, NameId name) {
+    if (set == kEmptySet) return false;
+    if (static_cast<size_t>(set) < covers_.size()) {
+      const std::vector<int8_t>& row = covers_[static_cast<size_t>(set)];
+      if (!row.empty() && row[static_cast<size_t>(name)] >= 0) return row[static_cast<size_t>(name)] != 0;
+    }
+    return learn_covers(set, name);
+  }
+  bool learn_covers(SetId set, NameId name);
   void resolving_add(NameId name);
   void resolving_discard(NameId name);
   [[noreturn]] void raise(std::string type, std::string message);
 
-  // The fast engine's memo of pure asks.
-  struct MemoKey {
-    NameId name;
-    int64_t copies;
-    uint64_t scope;        // SetTable::identity: ids of freed sets are reused
-    int32_t scope_object;  // 04efefd: which set object (-1 under b52ce17)
-    bool global;
-    uint64_t blocked;
-    uint64_t epoch;         // engine + sys.modules + cache versions
-    uint64_t frames;        // identity of the frame stack
-    std::vector<NameId> resolving;  // sorted
-    bool operator==(const MemoKey&) const = default;
-  };
-  struct MemoKeyHash {
-    size_t operator()(const MemoKey& k) const;
-  };
-  struct MemoValue {
-    Counters delta;
-    Count events;
-    uint64_t rel_depth;  // deepest lookup nesting below the ask
-    bool moved_copies;   // the number of copies changed (and came back) inside
-    SpecId result;
-  };
+  // The fast engine's ask (sim/memo.cc): replayed from memo_ when its whole
+  // state was seen before, else stepped and, if it changed nothing but the
+  // counters, remembered.
+  SpecId proxy_find_spec_memo(NameId name);
   MemoKey memo_key(NameId name) const;
-  // epoch() never decreases, so an entry of an older epoch can never match
-  // again: dropping those keeps the memo to one epoch's asks instead of
-  // growing with the run (docs/performance.md, memory).
-  void forget_stale_memo() {
-    if (memo_epoch_ == epoch()) return;
-    if (!memo_.empty()) memo_ = {};
-    memo_epoch_ = epoch();
+  uint64_t epoch() const { return records_.version() + sys_modules_.version() + cache_.version(); }
+
+  // Deepest lookup nesting inside a region (a labelled step, a remembered
+  // ask); regions nest. open_region returns what close_region needs.
+  uint64_t open_region() {
+    const uint64_t outer = high_;
+    high_ = depth_;
+    return outer;
   }
-  uint64_t epoch() const { return epoch_ + sys_modules_.version() + cache_.version(); }
+  // The region's deepest lookup (its opening depth if none began inside).
+  uint64_t close_region(uint64_t outer) {
+    const uint64_t inner = high_;
+    high_ = std::max(outer, inner);
+    return inner;
+  }
+  void reach_depth(uint64_t depth) {
+    if (depth > high_) high_ = depth;
+    if (depth > peak_depth_) peak_depth_ = depth;
+  }
 
   // Frees the modules, specs and loaders nothing can reach any more. Runs
   // only where no C++ frame holds a record that nothing else refers to: at
@@ -348,19 +320,9 @@ class Engine {
   void maybe_collect() {
     if (records_made() >= next_collect_) collect();
   }
-  uint64_t records_made() const { return modules_.allocated() + specs_.allocated() + loaders_.allocated(); }
+  uint64_t records_made() const { return records_.made(); }
 
-  // Every change of a module, spec, loader or mark goes through these or
-  // new_*: the version they bump is part of every memo key, so a write that
-  // skipped it would let the fast engine answer from a state that is gone.
-  Module& write_module(ModuleId m) {
-    ++epoch_;
-    return modules_[m];
-  }
-  Spec& write_spec(SpecId s) {
-    ++epoch_;
-    return specs_[s];
-  }
+  // Records made the way the engine's callers spell them (Records::new_*).
   ModuleId new_module(NameId name, bool proxy, PathRef path, SpecId spec);
   SpecId new_spec(NameId name, LoaderId loader, PathRef search);
   LoaderId new_loader(Loader l);
@@ -373,14 +335,8 @@ class Engine {
   RevisionRules rules_;
   bool snapshot_meta_path_;  // _find_spec iterates list(sys.meta_path) (CPython 3.14)
   bool fast_;
-  std::unordered_map<MemoKey, MemoValue, MemoKeyHash> memo_;
-  uint64_t memo_hits_ = 0;
-  uint64_t memo_epoch_ = 0;     // the epoch every entry of memo_ was made in
+  Memo memo_;
   Count replayed_events_ = 0;
-  uint64_t epoch_ = 0;          // bumped by every change of modules, specs, loaders, marks
-  uint64_t frames_id_ = 0;      // identity of the current frame stack
-  uint64_t next_frames_id_ = 0;
-  uint64_t fast_high_ = 0;      // deepest lookup since the innermost memo recording began
   uint64_t copies_moves_ = 0;   // times the number of copies changed
   EngineLimits limits_;
   SetTable sets_;  // a copy: scope unions intern new sets while running
@@ -397,9 +353,7 @@ class Engine {
   TorchCache cache_;
   FinderState finder_;
   // Records nothing refers to any more are reused (collect, sim/collect.cc).
-  Arena<Module> modules_;
-  Arena<Spec> specs_;
-  Arena<Loader> loaders_;
+  Records records_;
   uint64_t next_collect_ = 0;  // records made (ever) at which collect runs next
   static constexpr uint64_t kMinCollect = 16384;  // at most ~0.5 MB of garbage between collections
   uint64_t collect_interval_ = kMinCollect;
@@ -407,13 +361,22 @@ class Engine {
   std::vector<const CStep*> steps_;  // scenario steps running, outermost first
   const CStep* copies_changed_by_ = nullptr;
 
-  Counters counters_;
+  // What the step engine counts, in machine words: one add each where a
+  // Count would test for its big form first. Each is at most the events
+  // stepped (a uint64 too) except comparisons, which add_comparisons folds
+  // into totals_ before it wraps. counters() adds them to totals_.
+  struct StepCounts {
+    uint64_t asks = 0, suppressed = 0, lookups = 0, toggles = 0, walks = 0, comparisons = 0;
+  };
+  StepCounts step_counts_;
+  Counters totals_;             // replayed deltas and wrapped comparisons
+  uint64_t peak_depth_ = 0;     // the run's max_depth
   uint64_t events_ = 0;         // events stepped
   uint64_t step_limit_ = 0;     // update_step_limit()
   uint64_t walk_peak_ = 0;
   uint64_t last_walk_ = 0;
   uint64_t depth_ = 0;       // current lookup nesting
-  uint64_t label_high_ = 0;  // deepest lookup since the innermost label began
+  uint64_t high_ = 0;        // deepest lookup since the innermost region began
   int body_depth_ = 0;
   int guard_depth_ = 0;
   uint64_t steps_run_ = 0;

@@ -13,6 +13,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "impsim/counters.h"
 #include "impsim/names.h"
 #include "impsim/unicode_names.h"
 #include "impsim/variant.h"
@@ -20,29 +21,6 @@
 namespace impsim {
 
 using nlohmann::json;
-
-InputError::InputError(std::string file_, SourcePos pos_, std::string pointer_, std::string message_)
-    : std::runtime_error(fmt::format("{}:{}:{}: {}{}", file_, pos_.line, pos_.column,
-                                     pointer_.empty() ? "" : "at " + pointer_ + ": ", message_)),
-      file(std::move(file_)),
-      pos(pos_),
-      pointer(std::move(pointer_)),
-      message(std::move(message_)) {}
-
-InputError::InputError(NoPosition, std::string file_, std::string message_)
-    : std::runtime_error(fmt::format("{}: {}", file_, message_)), file(std::move(file_)), message(std::move(message_)) {}
-
-InputLimitError::InputLimitError(std::string limit_, std::string file_, SourcePos pos_, std::string pointer_,
-                                 std::string message_)
-    : InputError(std::move(file_), pos_, std::move(pointer_),
-                 fmt::format("limit {} reached: {}", limit_, message_)),
-      limit(std::move(limit_)) {}
-
-bool is_counter_name(const std::string& name) {
-  static const std::set<std::string> kCounters = {"asks",  "suppressed",  "lookups",  "toggles",
-                                                  "walks", "comparisons", "max_depth"};
-  return kCounters.count(name) > 0;
-}
 
 namespace {
 
@@ -468,7 +446,7 @@ Scenario load_scenario_text(const std::string& text, const std::string& file, co
     if (dot != std::string::npos && !r.labels_.count(c.substr(0, dot)))
       r.fail(ptr, fmt::format("\"{}\" names label \"{}\", which no step has", c, c.substr(0, dot)));
     if (!is_counter_name(counter))
-      r.fail(ptr, fmt::format("unknown counter \"{}\"; expected asks, suppressed, lookups, toggles, walks, comparisons or max_depth, optionally after \"LABEL.\"", counter));
+      r.fail(ptr, fmt::format("unknown counter \"{}\"; expected {}, optionally after \"LABEL.\"", counter, counter_list()));
   };
   if (root.contains("report")) {
     r.array(root["report"], "/report", "the report rows");

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "impsim/counters.h"
 #include "impsim/engine.h"
 #include "impsim/model.h"
 #include "impsim/scenario.h"
@@ -91,8 +92,14 @@ struct ScenarioRun {
   // outcome (guards never exited, say) says nothing and is not compared.
   std::vector<bool> compared_at;
   bool equivalent = true;             // no compared sweep value differs
+  // The counters the reports show (CounterGroup): the core ones, plus
+  // those of any finder kind the scenario uses.
+  unsigned counter_groups = kCoreCounters;
   bool all_compared() const;
+  // Points run: the sweep values, or 1 without a sweep.
+  size_t points() const { return variants.empty() ? 0 : runs.size() / variants.size(); }
   const VariantRun& at(size_t point, size_t variant) const { return runs[point * variants.size() + variant]; }
+  std::vector<const CounterInfo*> shown_counters() const { return counters_of_groups(counter_groups); }
   std::optional<std::string> equivalence_failure;  // expect_equivalent not met
 
   bool expectations_ok() const;

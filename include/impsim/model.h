@@ -51,7 +51,6 @@ struct CTree {
   NameId name = kNoName;
   bool package = false;
   std::vector<CStep> body;
-  const std::string* pointer = nullptr;
 };
 
 struct Model {

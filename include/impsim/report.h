@@ -1,5 +1,5 @@
 // Turns a ScenarioRun into what `impsim run` prints: the JSON report of
-// SCENARIO_FORMAT.md, or aligned text for people.
+// docs/scenario-format.md, or aligned text for people.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -43,7 +43,7 @@ struct ExpectationResult {
   bool ok = false;
 };
 
-// What a run left behind (SCENARIO_FORMAT.md, "Outcome").
+// What a run left behind (docs/scenario-format.md, "Outcome").
 struct Outcome {
   std::vector<std::string> modules;                // sys.modules, filler left out, in order
   std::map<std::string, std::string> marks;        // name -> enabled | disabled | enabled+disabled
@@ -106,7 +106,7 @@ struct ScenarioRun {
   bool verdicts_ok() const;
   bool raised_unexpectedly() const;
   bool limit_reached() const;
-  int exit_status() const;  // 0, 1 or 3 (SCENARIO_FORMAT.md, "Exit status")
+  int exit_status() const;  // 0, 1 or 3 (docs/scenario-format.md, "Exit status")
 };
 
 // What running a scenario means, decided before anything runs: every

@@ -1,5 +1,7 @@
 #include "impsim/compare.h"
 
+#include <nlohmann/json.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -1,5 +1,7 @@
 #include "impsim/report.h"
 
+#include <nlohmann/json.hpp>
+
 namespace impsim {
 
 using nlohmann::ordered_json;

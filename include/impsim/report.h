@@ -2,7 +2,7 @@
 // docs/scenario-format.md, or aligned text for people.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "impsim/run.h"

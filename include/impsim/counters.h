@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "impsim/count.h"
@@ -58,15 +59,29 @@ inline constexpr std::array<CounterInfo, 7> kCounters = {{
     {"max_depth", &Counters::max_depth, false, kCoreCounters, "deepest nesting of lookups"},
 }};
 
+// Calls f(std::integral_constant<size_t, I>) for every counter I: the
+// fast engine sums counters on every remembered ask, so the table is
+// walked at compile time, as the field-by-field sums it replaces were.
+template <class F>
+constexpr void for_each_counter(F&& f) {
+  [&]<size_t... I>(std::index_sequence<I...>) {
+    (f(std::integral_constant<size_t, I>{}), ...);
+  }(std::make_index_sequence<kCounters.size()>{});
+}
+
 inline Counters& Counters::operator+=(const Counters& d) {
-  for (const CounterInfo& c : kCounters)
-    if (c.additive) this->*c.field += d.*c.field;
+  for_each_counter([&](auto i) {
+    constexpr const CounterInfo& c = kCounters[i];
+    if constexpr (c.additive) this->*c.field += d.*c.field;
+  });
   return *this;
 }
 
 inline void Counters::add_delta(const Counters& end, const Counters& start) {
-  for (const CounterInfo& c : kCounters)
-    if (c.additive) this->*c.field += end.*c.field - start.*c.field;
+  for_each_counter([&](auto i) {
+    constexpr const CounterInfo& c = kCounters[i];
+    if constexpr (c.additive) this->*c.field += end.*c.field - start.*c.field;
+  });
 }
 
 // The counters of `groups`, in report order.

@@ -195,7 +195,7 @@ int main(int argc, char** argv) {
     else if (a == "--memory" || (a == "memory" && i > 1)) memory = true;
     else if (a.starts_with("-")) {
       fmt::print(stderr, "impsim_bench: unknown option {}\n{}", a, usage);
-      return 2;
+      return kExitInvalid;
     } else root = a;
   }
   try {
@@ -203,14 +203,14 @@ int main(int argc, char** argv) {
     if (memory) return memory_mode(root);
     if (argc < 2 && !std::filesystem::exists(root + "/scenarios/seed_incident.json")) {
       fmt::print(stderr, "impsim_bench: no scenarios/seed_incident.json here; run it from the repository root, or give the root\n{}", usage);
-      return 2;
+      return kExitInvalid;
     }
     return bench_engine(root);
   } catch (const InputError& e) {
     fmt::print(stderr, "impsim_bench: {}\n", e.what());
-    return dynamic_cast<const InputLimitError*>(&e) ? 3 : 2;
+    return dynamic_cast<const InputLimitError*>(&e) ? kExitLimit : kExitInvalid;
   } catch (const ModelLimitError& e) {
     fmt::print(stderr, "impsim_bench: limit {} reached at {}: {}\n", e.limit, e.pointer, e.detail);
-    return 3;
+    return kExitLimit;
   }
 }

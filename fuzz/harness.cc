@@ -1,3 +1,5 @@
+#include <nlohmann/json.hpp>
+
 #include "harness.h"
 
 #include <cstdio>

@@ -1,5 +1,7 @@
 #include "impsim/compare.h"
 
+#include <nlohmann/json.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -26,20 +28,19 @@ struct Row {
   std::vector<Count> values;  // per variant
 };
 
-Count value_of(const VariantRun& r, const std::string& label, std::string_view counter) {
-  if (label.empty()) return counter_value(r.counters, counter);
+Count value_of(const VariantRun& r, const std::string& label, const CounterInfo& counter) {
+  if (label.empty()) return r.counters.*counter.field;
   for (auto& [name, c] : r.labels)
-    if (name == label) return counter_value(c, counter);
+    if (name == label) return c.*counter.field;
   return 0;
 }
 
 // One block per sweep value: the runs of every variant at it.
 std::vector<std::vector<const VariantRun*>> blocks(const ScenarioRun& run) {
   std::vector<std::vector<const VariantRun*>> out;
-  size_t nv = run.variants.size();
-  for (size_t i = 0; i + nv <= run.runs.size(); i += nv) {
+  for (size_t p = 0; p < run.points(); ++p) {
     std::vector<const VariantRun*> b;
-    for (size_t v = 0; v < nv; ++v) b.push_back(&run.runs[i + v]);
+    for (size_t v = 0; v < run.variants.size(); ++v) b.push_back(&run.at(p, v));
     out.push_back(b);
   }
   return out;
@@ -58,9 +59,9 @@ std::vector<Row> rows_of(const ScenarioRun& run, const std::vector<const Variant
   std::vector<std::string> labels{""};
   for (auto& l : run.scenario->labels) labels.push_back(l);
   for (auto& label : labels)
-    for (auto name : kCounterNames) {
-      Row row{label.empty() ? std::string(name) : label + "." + std::string(name), {}};
-      for (auto* r : block) row.values.push_back(value_of(*r, label, name));
+    for (const CounterInfo* c : run.shown_counters()) {
+      Row row{label.empty() ? std::string(c->name) : label + "." + std::string(c->name), {}};
+      for (auto* r : block) row.values.push_back(value_of(*r, label, *c));
       bool all_zero = std::all_of(row.values.begin(), row.values.end(), [](Count x) { return x == 0; });
       if (!label.empty() && all_zero) continue;
       rows.push_back(std::move(row));

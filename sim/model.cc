@@ -162,10 +162,7 @@ Model compile_model(const Scenario& sc, const Params& overrides, const ModelLimi
     m.blocked = m.sets.intern(std::move(ids));
   }
   m.program = c.steps(sc.program);
-  for (size_t i = 0; i < sc.tree.size(); ++i) {
-    m.tree[i].body = c.steps(sc.tree[i].body);
-    m.tree[i].pointer = nullptr;
-  }
+  for (size_t i = 0; i < sc.tree.size(); ++i) m.tree[i].body = c.steps(sc.tree[i].body);
   // A proxy spec imports the paddle twin of a torch name: intern them all now,
   // each as a child of its parent's twin (ancestors have smaller ids), so a
   // long torch name costs its length, not its length per ancestor.

@@ -1,5 +1,7 @@
 #include "impsim/report.h"
 
+#include <nlohmann/json.hpp>
+
 namespace impsim {
 
 using nlohmann::ordered_json;
@@ -77,15 +79,9 @@ std::string dump_json(const ordered_json& j, const JsonOptions& options) {
 
 namespace {
 
-ordered_json counters_json(const Counters& c) {
+ordered_json counters_json(const Counters& c, const std::vector<const CounterInfo*>& shown) {
   ordered_json j;
-  j["asks"] = count_json(c.asks);
-  j["suppressed"] = count_json(c.suppressed);
-  j["lookups"] = count_json(c.lookups);
-  j["toggles"] = count_json(c.toggles);
-  j["walks"] = count_json(c.walks);
-  j["comparisons"] = count_json(c.comparisons);
-  j["max_depth"] = count_json(c.max_depth);
+  for (const CounterInfo* info : shown) j[std::string(info->name)] = count_json(c.*info->field);
   return j;
 }
 
@@ -124,6 +120,7 @@ ordered_json report_json(const ScenarioRun& run) {
   ordered_json j;
   j["impsim"] = 1;
   j["scenario"] = run.scenario->name;
+  const std::vector<const CounterInfo*> shown = run.shown_counters();
   ordered_json runs = ordered_json::array();
   for (const VariantRun& r : run.runs) {
     ordered_json jr;
@@ -131,11 +128,11 @@ ordered_json report_json(const ScenarioRun& run) {
     ordered_json params = ordered_json::object();
     for (auto& [k, v] : r.params) params[k] = v;
     jr["params"] = params;
-    jr["counters"] = counters_json(r.counters);
+    jr["counters"] = counters_json(r.counters, shown);
     // A limit stopped the run: every count below is what it reached so far.
     if (r.limit) jr["counts"] = "partial";
     ordered_json labels = ordered_json::object();
-    for (auto& [name, c] : r.labels) labels[name] = counters_json(c);
+    for (auto& [name, c] : r.labels) labels[name] = counters_json(c, shown);
     jr["labels"] = labels;
     ordered_json outcome;
     outcome["modules"] = r.outcome.modules;

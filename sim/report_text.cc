@@ -92,8 +92,7 @@ std::string report_text(const ScenarioRun& run) {
   if (!sc.description.empty()) out += ": " + sc.description;
   out += "\n\n";
   const size_t nv = run.variants.size();
-  auto run_at = [&](size_t sweep, size_t v) -> const VariantRun& { return run.runs[sweep * nv + v]; };
-  const size_t nsweep = run.runs.size() / std::max<size_t>(nv, 1);
+  const size_t nsweep = run.points();
 
   if (!run.sweep_values.empty()) {
     std::vector<ReportRow> rows = sc.report;
@@ -106,7 +105,7 @@ std::string report_text(const ScenarioRun& run) {
       for (size_t v = 0; v < nv; ++v) {
         std::vector<std::string> line{fmt::format("{}, {}", row.title, variant_name(run.variants[v]))};
         for (size_t s = 0; s < nsweep; ++s) {
-          const VariantRun& r = run_at(s, v);
+          const VariantRun& r = run.at(s, v);
           line.push_back(r.limit ? "limit" : count_text(counter_of(r, row.counter)));
         }
         t.push_back(line);
@@ -116,15 +115,16 @@ std::string report_text(const ScenarioRun& run) {
     std::vector<std::vector<std::string>> t;
     std::vector<std::string> head{"counter"};
     for (size_t v = 0; v < nv; ++v)
-      head.push_back(std::string(variant_name(run.variants[v])) + (run_at(0, v).limit ? " (stopped: partial)" : ""));
+      head.push_back(std::string(variant_name(run.variants[v])) + (run.at(0, v).limit ? " (stopped: partial)" : ""));
     const bool any_stopped = std::any_of(run.runs.begin(), run.runs.end(), [](auto& r) { return r.limit.has_value(); });
     if (nv == 2) head.push_back(fmt::format("{}/{}", variant_name(run.variants[0]), variant_name(run.variants[1])));
     t.push_back(head);
+    const std::vector<const CounterInfo*> counters = run.shown_counters();
     auto add_rows = [&](const std::string& prefix, auto get) {
-      for (auto name : kCounterNames) {
-        std::vector<std::string> line{prefix + std::string(name)};
+      for (const CounterInfo* c : counters) {
+        std::vector<std::string> line{prefix + std::string(c->name)};
         std::vector<Count> vals;
-        for (size_t v = 0; v < nv; ++v) vals.push_back(get(run_at(0, v), std::string(name)));
+        for (size_t v = 0; v < nv; ++v) vals.push_back(get(run.at(0, v), std::string(c->name)));
         // A labelled step's all-zero counters say nothing: leave them out.
         if (!prefix.empty() && std::all_of(vals.begin(), vals.end(), [](Count x) { return x == 0; })) continue;
         for (Count x : vals) line.push_back(grouped(x));
@@ -167,7 +167,7 @@ std::string report_text(const ScenarioRun& run) {
 
   // The cost model, at the last (largest) sweep value.
   for (size_t v = 0; v < nv; ++v) {
-    const VariantRun& r = run_at(nsweep - 1, v);
+    const VariantRun& r = run.at(nsweep - 1, v);
     // indexed-walk toggles examine the torch names only, not all of sys.modules.
     const bool indexed = design_of(r.variant).indexed_walk;
     out += fmt::format("cost model, {}{}{}: comparisons = sum over {} walks of {} = {} <= walks x max "
@@ -182,12 +182,12 @@ std::string report_text(const ScenarioRun& run) {
   // Outcome verdict.
   if (nv > 1) {
     for (size_t s = 0; s < nsweep; ++s) {
-      std::string at = run.sweep_values.empty() ? "" : " at " + params_text(run_at(s, 0).params);
+      std::string at = run.sweep_values.empty() ? "" : " at " + params_text(run.at(s, 0).params);
       if (!run.compared_at[s]) {
         out += fmt::format("outcome{}: not compared: a limit stopped ", at);
         std::string who;
         for (size_t v = 0; v < nv; ++v)
-          if (run_at(s, v).limit) who += (who.empty() ? "" : " and ") + std::string(variant_name(run.variants[v]));
+          if (run.at(s, v).limit) who += (who.empty() ? "" : " and ") + std::string(variant_name(run.variants[v]));
         out += who + " before the end of the program\n";
         continue;
       }
@@ -200,7 +200,7 @@ std::string report_text(const ScenarioRun& run) {
         continue;
       }
       for (size_t v = 1; v < nv; ++v) {
-        auto diffs = describe_differences(run_at(s, 0).outcome, run_at(s, v).outcome, variant_name(run.variants[0]),
+        auto diffs = describe_differences(run.at(s, 0).outcome, run.at(s, v).outcome, variant_name(run.variants[0]),
                                           variant_name(run.variants[v]));
         if (diffs.empty()) continue;
         out += fmt::format("outcome{}: {} and {} differ:\n", at, variant_name(run.variants[0]),

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "impsim/counters.h"
 #include "impsim/loader.h"
 
 namespace impsim {
@@ -68,9 +69,8 @@ SweepResult run_sweep(const Scenario& sc, const SweepOptions& options) {
   if (options.values.empty()) throw bad("--values: no values");
   for (auto& c : options.counters) {
     if (!is_counter_name(c.substr(c.find('.') == std::string::npos ? 0 : c.find('.') + 1)))
-      throw bad(fmt::format("--counter {}: unknown counter; expected asks, suppressed, lookups, toggles, walks, "
-                            "comparisons or max_depth, optionally after \"LABEL.\"",
-                            c));
+      throw bad(fmt::format("--counter {}: unknown counter; expected {}, optionally after \"LABEL.\"", c,
+                            counter_list()));
     if (auto dot = c.find('.'); dot != std::string::npos &&
                                 std::find(sc.labels.begin(), sc.labels.end(), c.substr(0, dot)) == sc.labels.end())
       throw bad(fmt::format("--counter {}: the scenario has no step labelled \"{}\"", c, c.substr(0, dot)));

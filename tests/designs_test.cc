@@ -1,6 +1,8 @@
 // Each finder design's one rule, and the verdict text of `impsim compare`.
 #include <doctest/doctest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "impsim/compare.h"
 #include "impsim/engine.h"
 #include "test_util.h"

@@ -43,7 +43,7 @@ std::string plus_one(std::string a) {
   return "1" + a;
 }
 
-// lookups(k) = k * (lookups(k-1) + 1), lookups(0) = 0 (MODEL.md).
+// lookups(k) = k * (lookups(k-1) + 1), lookups(0) = 0 (ground_truth_test.cc).
 std::string lookups_of(unsigned k) {
   std::string v = "0";
   for (unsigned i = 1; i <= k; ++i) v = times_small(plus_one(v), i);

@@ -2,6 +2,8 @@
 // stepping cannot.
 #include <doctest/doctest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "impsim/report.h"
 #include "test_util.h"
 

@@ -1,4 +1,5 @@
-// MODEL.md's two tables, measured on CPython 3.11.7, as data.
+// The two ground-truth tables, measured on CPython 3.11.7 with the released
+// finder, as data (tools/scenarios/gt_*.json run them against the interpreter).
 #include <doctest/doctest.h>
 
 #include "test_util.h"
@@ -26,7 +27,7 @@ struct ProbeRow {
 
 }  // namespace
 
-TEST_CASE("MODEL.md table 1: one probe for a missing submodule under k copies") {
+TEST_CASE("ground truth table 1: one probe for a missing submodule under k copies") {
   const ProbeRow rows[] = {
       {1, 1, 1, 2, 1, 1, 1, 0, 2, 1},          {2, 4, 4, 8, 2, 2, 4, 2, 4, 1},
       {3, 15, 15, 30, 3, 3, 9, 6, 6, 1},       {4, 64, 64, 128, 4, 4, 16, 12, 8, 1},
@@ -51,7 +52,7 @@ TEST_CASE("MODEL.md table 1: one probe for a missing submodule under k copies") 
   }
 }
 
-TEST_CASE("MODEL.md: k = 7 gives 13,699 lookups and 27,398 walks before") {
+TEST_CASE("ground truth: k = 7 gives 13,699 lookups and 27,398 walks before") {
   RunOptions o;
   o.overrides["k"] = 7;
   auto r = test::run_json(test::kProbeScenario, o);
@@ -60,7 +61,7 @@ TEST_CASE("MODEL.md: k = 7 gives 13,699 lookups and 27,398 walks before") {
   CHECK(b.walks == 27398);
 }
 
-TEST_CASE("MODEL.md: lookups(k) = k x (lookups(k-1) + 1) before, k after") {
+TEST_CASE("ground truth: lookups(k) = k x (lookups(k-1) + 1) before, k after") {
   uint64_t expected = 0;
   for (int k = 1; k <= 8; ++k) {
     expected = static_cast<uint64_t>(k) * (expected + 1);
@@ -73,7 +74,7 @@ TEST_CASE("MODEL.md: lookups(k) = k x (lookups(k-1) + 1) before, k after") {
   }
 }
 
-TEST_CASE("MODEL.md table 2: import pkg, whose modules import and probe, under k copies") {
+TEST_CASE("ground truth table 2: import pkg, whose modules import and probe, under k copies") {
   struct Row {
     int k;
     uint64_t lookups_b, toggles_b, depth_b, lookups_a, asks_a, suppressed_a, toggles_a;

@@ -20,7 +20,7 @@ std::string source(const std::string& relative) { return std::string(IMPSIM_SOUR
 std::string fingerprint(const Engine& e) {
   std::string s = fmt::format("events {} ", count_text(e.events()));
   auto add = [&](const Counters& c) {
-    for (auto name : kCounterNames) s += count_text(counter_value(c, name)) + " ";
+    for (const CounterInfo& info : kCounters) s += count_text(c.*info.field) + " ";
     s += "; ";
   };
   add(e.counters());

@@ -20,7 +20,7 @@
 
 namespace impsim::test {
 
-// MODEL.md's first program: k nested scoped guards, then one probe for a
+// The first ground-truth program (ground_truth_test.cc): k nested scoped guards, then one probe for a
 // missing submodule of the scoped package (labelled "probe").
 inline constexpr const char* kProbeScenario = R"({
   "impsim": 1, "params": {"k": 1},

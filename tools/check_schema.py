@@ -26,6 +26,8 @@ import tempfile
 import jsonschema
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from crosscheck_lib import counters  # noqa: E402
 
 
 def main():
@@ -120,6 +122,14 @@ def main():
         fail(f"variants: the loader knows {designs} on revisions {revisions}; the schema's pattern disagrees on {wrong}")
     else:
         print(f"ok   variants: {', '.join(designs)}, each also @{'/@'.join(revisions)}")
+
+    # The counter names: impsim's table (read by crosscheck_lib.counters).
+    m = re.search(r"\(\?:((?:\w+\|)*\w+)\)\$$", schema["$defs"]["counterName"]["pattern"])
+    schema_counters = tuple(m.group(1).split("|")) if m else ()
+    if schema_counters != counters.COUNTERS:
+        fail(f"counters: impsim has {counters.COUNTERS}, the schema's pattern {schema_counters}")
+    else:
+        print(f"ok   counters: {', '.join(schema_counters)}")
 
     # The finder revisions and CPython versions: the loader lists its own.
     for key in ("revision", "cpython"):

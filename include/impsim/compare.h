@@ -3,7 +3,7 @@
 // design, as text, Markdown (for a code review) or JSON.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "impsim/run.h"

@@ -1,4 +1,7 @@
-// The counters of MODEL.md, for a whole run or one labelled step.
+// The counters of docs/model.md, for a whole run or one labelled step, and
+// the one table that names them: the JSON report's keys, the text and
+// compare rows, the names `report`, `expect`, `impsim sweep --counter` and
+// the Chrome trace accept or write all come from kCounters.
 //
 // Counts are exact at any size (Count, count.h): the fast engine (--engine
 // fast) reaches k = 34 nested guards and beyond, past 2^128.
@@ -8,6 +11,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "impsim/count.h"
 
@@ -23,37 +28,74 @@ struct Counters {
   Count max_depth = 0;    // deepest nesting of lookups
 
   // Adds the additive counters of `d` (max_depth is not additive).
-  Counters& operator+=(const Counters& d) {
-    asks += d.asks;
-    suppressed += d.suppressed;
-    lookups += d.lookups;
-    toggles += d.toggles;
-    walks += d.walks;
-    comparisons += d.comparisons;
-    return *this;
-  }
+  Counters& operator+=(const Counters& d);
   // Adds the additive counters of `end - start`.
-  void add_delta(const Counters& end, const Counters& start) {
-    asks += end.asks - start.asks;
-    suppressed += end.suppressed - start.suppressed;
-    lookups += end.lookups - start.lookups;
-    toggles += end.toggles - start.toggles;
-    walks += end.walks - start.walks;
-    comparisons += end.comparisons - start.comparisons;
-  }
+  void add_delta(const Counters& end, const Counters& start);
 };
 
-inline constexpr std::array<std::string_view, 7> kCounterNames = {
-    "asks", "suppressed", "lookups", "toggles", "walks", "comparisons", "max_depth"};
+// Which reports show a counter. The core counters are shown for every
+// scenario; a later group (a finder kind's own counters) is shown only for
+// the scenarios that use it, so the reports of the others keep their bytes.
+enum CounterGroup : unsigned {
+  kCoreCounters = 1u << 0,
+};
 
-inline const Count& counter_value(const Counters& c, std::string_view name) {
-  if (name == "asks") return c.asks;
-  if (name == "suppressed") return c.suppressed;
-  if (name == "lookups") return c.lookups;
-  if (name == "toggles") return c.toggles;
-  if (name == "walks") return c.walks;
-  if (name == "comparisons") return c.comparisons;
-  return c.max_depth;
+struct CounterInfo {
+  std::string_view name;  // the report's key, and what `report`/`expect` name
+  Count Counters::*field;
+  bool additive;          // summed over steps (max_depth is a maximum)
+  CounterGroup group;
+  std::string_view description;
+};
+
+// In report order.
+inline constexpr std::array<CounterInfo, 7> kCounters = {{
+    {"asks", &Counters::asks, true, kCoreCounters, "calls of the proxy finder's find_spec, any copy"},
+    {"suppressed", &Counters::suppressed, true, kCoreCounters, "asks answered None by the fix's resolving check"},
+    {"lookups", &Counters::lookups, true, kCoreCounters, "runs of _find_spec_for_specific_module"},
+    {"toggles", &Counters::toggles, true, kCoreCounters, "enables, and disables that removed a copy"},
+    {"walks", &Counters::walks, true, kCoreCounters, "passes over sys.modules"},
+    {"comparisons", &Counters::comparisons, true, kCoreCounters, "names examined by those passes"},
+    {"max_depth", &Counters::max_depth, false, kCoreCounters, "deepest nesting of lookups"},
+}};
+
+// Calls f(std::integral_constant<size_t, I>) for every counter I: the
+// fast engine sums counters on every remembered ask, so the table is
+// walked at compile time, as the field-by-field sums it replaces were.
+template <class F>
+constexpr void for_each_counter(F&& f) {
+  [&]<size_t... I>(std::index_sequence<I...>) {
+    (f(std::integral_constant<size_t, I>{}), ...);
+  }(std::make_index_sequence<kCounters.size()>{});
 }
+
+inline Counters& Counters::operator+=(const Counters& d) {
+  for_each_counter([&](auto i) {
+    constexpr const CounterInfo& c = kCounters[i];
+    if constexpr (c.additive) this->*c.field += d.*c.field;
+  });
+  return *this;
+}
+
+inline void Counters::add_delta(const Counters& end, const Counters& start) {
+  for_each_counter([&](auto i) {
+    constexpr const CounterInfo& c = kCounters[i];
+    if constexpr (c.additive) this->*c.field += end.*c.field - start.*c.field;
+  });
+}
+
+// The counters of `groups`, in report order.
+std::vector<const CounterInfo*> counters_of_groups(unsigned groups);
+
+// The counter called `name`, or nullptr.
+const CounterInfo* find_counter(std::string_view name);
+// The counters a scenario may name in `report` and `expect`.
+inline bool is_counter_name(std::string_view name) { return find_counter(name) != nullptr; }
+// "asks, suppressed, ..., comparisons or max_depth": for an error message.
+std::string counter_list();
+
+// The counter called `name` of `c`; throws std::invalid_argument for a
+// name that is not a counter (names from a scenario are checked on load).
+const Count& counter_value(const Counters& c, std::string_view name);
 
 }  // namespace impsim

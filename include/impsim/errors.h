@@ -1,5 +1,6 @@
 // What can stop impsim short of a report, and the exit status each earns
-// (SCENARIO_FORMAT.md, "Exit status"). Every command ends in one of these.
+// (docs/scenario-format.md, "Exit status"). Every command ends in one of
+// these; every error is a std::exception whose what() is the message.
 #pragma once
 
 #include <stdexcept>
@@ -47,6 +48,18 @@ class InputLimitError : public InputError {
  public:
   InputLimitError(std::string limit, std::string file, SourcePos pos, std::string pointer, std::string message);
   const std::string limit;
+};
+
+// A parameter set that expands past one of the ModelLimits (model.h), exit
+// status 3. `limit` is the limit's name ("repeat", "scope-names"), `pointer`
+// the step that reached it; what() is "at POINTER: limit LIMIT reached:
+// DETAIL", to be prefixed with the file's name.
+class ModelLimitError : public std::runtime_error {
+ public:
+  ModelLimitError(std::string limit, std::string pointer, std::string detail);
+  const std::string limit;
+  const std::string pointer;
+  const std::string detail;
 };
 
 // The report could not be written: exit status 4, never a silent 0.

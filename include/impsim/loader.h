@@ -38,7 +38,4 @@ Scenario load_scenario_file(const std::string& path, const InputLimits& limits =
 // The bytes of a scenario file, as load_scenario_file reads them.
 std::string read_scenario_file(const std::string& path, const InputLimits& limits = {});
 
-// The counters a scenario may name in `report` and `expect`.
-bool is_counter_name(const std::string& name);
-
 }  // namespace impsim

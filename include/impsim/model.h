@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "impsim/axes.h"
+#include "impsim/errors.h"
 #include "impsim/name_sets.h"
 #include "impsim/names.h"
 #include "impsim/scenario.h"
@@ -50,7 +51,6 @@ struct CTree {
   NameId name = kNoName;
   bool package = false;
   std::vector<CStep> body;
-  const std::string* pointer = nullptr;
 };
 
 struct Model {
@@ -75,13 +75,6 @@ struct Model {
 
 // "`import pkg.a` (/tree/pkg/body/0)": a step as a reader of the scenario knows it.
 std::string describe_step(const CStep& step, const Model& model);
-
-// Thrown when a parameter set expands past ModelLimits.
-struct ModelLimitError {
-  std::string limit;
-  std::string pointer;
-  std::string detail;
-};
 
 // Resolves `params` (scenario defaults, then overrides) and compiles.
 // Throws InputError for a bad value (a negative `repeat`), ModelLimitError

@@ -1,8 +1,8 @@
 // Turns a ScenarioRun into what `impsim run` prints: the JSON report of
-// SCENARIO_FORMAT.md, or aligned text for people.
+// docs/scenario-format.md, or aligned text for people.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "impsim/run.h"

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "impsim/counters.h"
 #include "impsim/engine.h"
 #include "impsim/model.h"
 #include "impsim/scenario.h"
@@ -42,7 +43,7 @@ struct ExpectationResult {
   bool ok = false;
 };
 
-// What a run left behind (SCENARIO_FORMAT.md, "Outcome").
+// What a run left behind (docs/scenario-format.md, "Outcome").
 struct Outcome {
   std::vector<std::string> modules;                // sys.modules, filler left out, in order
   std::map<std::string, std::string> marks;        // name -> enabled | disabled | enabled+disabled
@@ -91,15 +92,21 @@ struct ScenarioRun {
   // outcome (guards never exited, say) says nothing and is not compared.
   std::vector<bool> compared_at;
   bool equivalent = true;             // no compared sweep value differs
+  // The counters the reports show (CounterGroup): the core ones, plus
+  // those of any finder kind the scenario uses.
+  unsigned counter_groups = kCoreCounters;
   bool all_compared() const;
+  // Points run: the sweep values, or 1 without a sweep.
+  size_t points() const { return variants.empty() ? 0 : runs.size() / variants.size(); }
   const VariantRun& at(size_t point, size_t variant) const { return runs[point * variants.size() + variant]; }
+  std::vector<const CounterInfo*> shown_counters() const { return counters_of_groups(counter_groups); }
   std::optional<std::string> equivalence_failure;  // expect_equivalent not met
 
   bool expectations_ok() const;
   bool verdicts_ok() const;
   bool raised_unexpectedly() const;
   bool limit_reached() const;
-  int exit_status() const;  // 0, 1 or 3 (SCENARIO_FORMAT.md, "Exit status")
+  int exit_status() const;  // 0, 1 or 3 (docs/scenario-format.md, "Exit status")
 };
 
 // What running a scenario means, decided before anything runs: every

@@ -1,5 +1,5 @@
 // The command line: each subcommand registers itself on the CLI11 app and
-// returns the function that runs it. Exit statuses are SCENARIO_FORMAT.md's.
+// returns the function that runs it. Exit statuses are ExitStatus's (errors.h).
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -135,7 +135,7 @@ int guarded(const std::string& file, const std::function<int()>& body) {
     print_error(e.what());
     return kExitOutput;
   } catch (const ModelLimitError& e) {
-    print_error(fmt::format("{}: at {}: limit {} reached: {}", file, e.pointer, e.limit, e.detail));
+    print_error(fmt::format("{}: {}", file, e.what()));
     return kExitLimit;
   } catch (const std::bad_alloc&) {
     // The limits bound memory by the input's size (docs/limits.md), but

@@ -3,6 +3,8 @@
 
 #include <iostream>
 
+#include <nlohmann/json.hpp>
+
 #include "cli.h"
 #include "impsim/loader.h"
 #include "impsim/report.h"

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <iostream>
 
+#include <nlohmann/json.hpp>
+
 #include "cli.h"
 #include "impsim/loader.h"
 #include "impsim/report.h"

@@ -42,10 +42,11 @@ class ChromeWriter : public TraceWriter {
   void end_variant(const Engine& e) override {
     while (!open_.empty()) close("{}");  // a limit stopped the run mid-way
     const Counters& c = e.counters();
-    summaries_.push_back(fmt::format(
-        R"("{}":{{"asks":{},"suppressed":{},"lookups":{},"toggles":{},"walks":{},"comparisons":{},"max_depth":{},"ticks":{},"events_left_out":{}}})",
-        variant_, c.asks, c.suppressed, c.lookups, c.toggles, c.walks, c.comparisons, c.max_depth, clock_.now,
-        omitted_));
+    std::string counts;
+    for (const CounterInfo* info : counters_of_groups(kCoreCounters))
+      counts += fmt::format(R"("{}":{},)", info->name, c.*info->field);
+    summaries_.push_back(fmt::format(R"("{}":{{{}"ticks":{},"events_left_out":{}}})", variant_, counts, clock_.now,
+                                     omitted_));
   }
 
   void end() override {

@@ -1,7 +1,6 @@
 """Field-by-field comparison of an impsim run with the CPython (oracle) run."""
 
-COUNTERS = ("asks", "suppressed", "lookups", "toggles", "walks", "comparisons",
-            "max_depth")
+from .counters import COUNTERS
 ZERO = dict.fromkeys(COUNTERS, 0)
 
 

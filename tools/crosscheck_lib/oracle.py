@@ -13,6 +13,14 @@ import sys
 import tempfile
 
 from . import harness
+from .counters import CORE as _CORE
+
+# The harness runs alone in the interpreter under test (standard library
+# only), so it names the counters it increments itself: they must be
+# impsim's, in impsim's order (max_depth is reported apart).
+if tuple(harness._COUNTERS) + ("max_depth",) != _CORE:
+    raise RuntimeError("harness counters %r are not impsim's %r"
+                       % (harness._COUNTERS, _CORE))
 
 HARNESS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "harness.py")
 

@@ -58,10 +58,16 @@ std::vector<Row> rows_of(const ScenarioRun& run, const std::vector<const Variant
   std::vector<Row> rows;
   std::vector<std::string> labels{""};
   for (auto& l : run.scenario->labels) labels.push_back(l);
+  // A hook scenario's rows are its own (report_counter_names); others, the table's.
+  std::vector<std::string> counter_names;
+  if (!run.runs.empty() && run.runs.front().hooks_used) counter_names = report_counter_names(run.runs);
+  else
+    for (const CounterInfo* c : run.shown_counters()) counter_names.emplace_back(c->name);
   for (auto& label : labels)
-    for (const CounterInfo* c : run.shown_counters()) {
-      Row row{label.empty() ? std::string(c->name) : label + "." + std::string(c->name), {}};
-      for (auto* r : block) row.values.push_back(value_of(*r, label, *c));
+    for (const std::string& name : counter_names) {
+      Row row{label.empty() ? name : label + "." + name, {}};
+      for (auto* r : block)
+        row.values.push_back(r->hooks_used ? counter_of(*r, row.counter) : value_of(*r, label, *find_counter(name)));
       bool all_zero = std::all_of(row.values.begin(), row.values.end(), [](Count x) { return x == 0; });
       if (!label.empty() && all_zero) continue;
       rows.push_back(std::move(row));

@@ -21,6 +21,10 @@ Engine::Engine(const Model& model, Variant variant, EngineLimits limits, EngineK
       limits_(limits),
       sets_(model.sets) {
   sets_.pin_all();
+  hooks_ = model.hooks.used;
+  // The memo does not key on the list of finder objects: hook scenarios are
+  // stepped whatever was asked (plan_runs refuses --engine fast for them).
+  if (hooks_) fast_ = false;
   max_events_ = limits.max_events.value_or(fast_ ? kNoEventLimit : limits.default_bound);
   max_work_ = limits.max_work.value_or(fast_ ? limits.default_bound : kNoEventLimit);
   update_step_limit();
@@ -99,6 +103,7 @@ void Engine::set_up() {
   };
   for (NameId n : model_.preloaded) preload(n, false);
   for (NameId n : model_.torch_modules) preload(n, true);
+  if (hooks_) set_up_hooks();
 }
 
 void Engine::import_statement(NameId name) {
@@ -146,25 +151,18 @@ ModuleId Engine::_find_and_load_unlocked(NameId name) {
 // copies inserted at 0 or removed while a finder runs shift what comes next.
 // CPython 3.14 (gh-130094) iterates `list(sys.meta_path)`, taken here: the
 // copies present when the loop starts, whatever happens to the list after.
+// Scenarios with finder objects (hooks) walk a list of them instead
+// (sim/finders/meta_path.cc): this loop is Paddle's fast path.
 SpecId Engine::_find_spec(NameId name, PathRef path) {
+  if (hooks_) [[unlikely]]
+    return _find_spec_over_objects(name, path);
   const int64_t snapshot = finder_.copies;
   auto copies = [&] { return snapshot_meta_path_ ? snapshot : finder_.copies; };
   bool is_reload = sys_modules_.contains(name);
   for (int64_t i = 0; i < copies() + 3; ++i) {
     SpecId spec;
     if (i < copies()) {
-      maybe_collect();
-      if (trace_) trace_->ask_begin(*this, name, FinderKind::Proxy, i, copies());
-      // Only a trace reads these (machine words: copying them is free).
-      StepCounts before;
-      if (trace_) before = step_counts_;
-      spec = proxy_find_spec(name);
-      if (trace_) {
-        // Suppressed: this ask, and nothing nested in it, was answered by the fix.
-        const bool suppressed = step_counts_.asks == before.asks + 1 && step_counts_.suppressed == before.suppressed + 1;
-        trace_->ask_end(*this, name, FinderKind::Proxy,
-                        spec != kNoSpec ? AskAnswer::Spec : suppressed ? AskAnswer::Suppressed : AskAnswer::None);
-      }
+      spec = traced_proxy_find_spec(name, i, copies());
     } else {
       // BuiltinImporter and FrozenImporter answer None without touching
       // anything: untraced, the loop goes straight to PathFinder, the last.
@@ -233,6 +231,9 @@ ModuleId Engine::create_module(LoaderId loader, SpecId spec) {
       PathRef path = is_pkg ? (source.path == kNoPath ? kEmptyPath : source.path) : kNoPath;
       return new_module(records_.spec(spec).name, true, path, spec);
     }
+    case LoaderKind::HookServe:
+    case LoaderKind::HookWrapped:
+      return hook_create_module(loader, spec);
     case LoaderKind::Specific: {
       ModuleId m = create_module(l.ref, spec);
       if (m == kNoModule) m = new_module(records_.spec(spec).name, false, records_.spec(spec).search, spec);
@@ -251,6 +252,10 @@ void Engine::exec_module(LoaderId loader, ModuleId module) {
     case LoaderKind::Empty:
     case LoaderKind::Cached:
     case LoaderKind::CachedByName:
+      return;
+    case LoaderKind::HookServe:
+    case LoaderKind::HookWrapped:
+      hook_exec_module(loader, module);
       return;
     case LoaderKind::Proxy:
       // Copies the paddle module's __dict__, its marks included.

@@ -19,6 +19,7 @@
 #include "impsim/names.h"
 #include "impsim/unicode_names.h"
 #include "impsim/variant.h"
+#include "impsim/loader_hooks.h"
 #include "loader_reader.h"
 
 namespace impsim {
@@ -184,12 +185,12 @@ void read_variants(Load& l, const json& v) {
 }
 
 // "probe.lookups" or "lookups", in `report` or `expect`.
-void check_counter(const Reader& r, const std::string& c, const std::string& ptr) {
+void check_counter(const Reader& r, const Scenario& sc, const std::string& c, const std::string& ptr) {
   auto dot = c.find('.');
   std::string counter = dot == std::string::npos ? c : c.substr(dot + 1);
   if (dot != std::string::npos && !r.labels_.count(c.substr(0, dot)))
     r.fail(ptr, fmt::format("\"{}\" names label \"{}\", which no step has", c, c.substr(0, dot)));
-  if (!is_counter_name(counter))
+  if (!is_counter_name(counter) && !is_hook_counter_name(sc, counter))
     r.fail(ptr,
            fmt::format("unknown counter \"{}\"; expected {}, optionally after \"LABEL.\"", counter, counter_list()));
 }
@@ -205,7 +206,7 @@ void read_report(Load& l, const json& v) {
     if (!row.contains("counter")) r.fail(ptr, "a report row needs \"counter\"");
     ReportRow rr;
     rr.counter = r.string(row["counter"], ptr + "/counter", "a counter name");
-    check_counter(r, rr.counter, ptr + "/counter");
+    check_counter(r, sc, rr.counter, ptr + "/counter");
     rr.title = row.contains("title") ? r.string(row["title"], ptr + "/title", "a title") : rr.counter;
     sc.report.push_back(rr);
   }
@@ -222,7 +223,7 @@ void read_expect(Load& l, const json& v) {
     r.object(counters, vptr, "counter -> expected value");
     for (auto& [counter, value] : counters.items()) {
       std::string ptr = vptr + "/" + pointer_token(counter);
-      check_counter(r, counter, ptr);
+      check_counter(r, sc, counter, ptr);
       Expectation e{variant, counter, {}, ptr};
       size_t want = sc.sweep ? sc.sweep->values.size() : 1;
       if (value.is_array()) {
@@ -243,6 +244,11 @@ void read_expect(Load& l, const json& v) {
     }
   }
 }
+
+// The hook language's keys (sim/loader_hooks.cc): read together, with their
+// cross-references, once the program and variants are read (read_hooks,
+// from the loop below, before "report" needs the hook counters' names).
+void read_by_hook_language(Load&, const json&) {}
 
 void read_revision(Load& l, const json& v) {
   std::string name = l.r.string(v, "/revision", "the finder revision");
@@ -313,6 +319,11 @@ constexpr std::array kTopKeys = {
     TopKey{"blocked", read_blocked},
     TopKey{"program", read_program, "missing \"program\": the top-level steps"},
     TopKey{"variants", read_variants},
+    TopKey{"hooks", read_by_hook_language},
+    TopKey{"finders", read_by_hook_language},
+    TopKey{"meta_path", read_by_hook_language},
+    TopKey{"builtin", read_by_hook_language},
+    TopKey{"real", read_by_hook_language},  // tools/crosscheck --zoo's; impsim reads nothing in it
     TopKey{"report", read_report},
     TopKey{"expect", read_expect},
     TopKey{"revision", read_revision},
@@ -370,6 +381,7 @@ Scenario load_scenario_text(const std::string& text, const std::string& file, co
   r.expect_keys(root, "", kKeyNames.data(), kKeyNames.data() + kKeyNames.size(), "a scenario");
   Load load{r, sc};
   for (const TopKey& k : kTopKeys) {
+    if (k.key == "report") read_hooks(r, root, sc, root.contains("variants"));
     if (root.contains(k.key))
       k.read(load, root[std::string(k.key)]);
     else if (k.missing)

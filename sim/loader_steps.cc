@@ -2,6 +2,7 @@
 // step kind's checks, shared by every place steps appear.
 #include <set>
 
+#include "impsim/loader_hooks.h"
 #include "loader_reader.h"
 
 namespace impsim::loading {
@@ -56,7 +57,7 @@ Step Reader::step(const json& v, const std::string& ptr) {
   st.pointer = ptr;
   std::string kind;
   for (auto& [k, _] : v.items()) {
-    if (kStepKinds.count(k)) {
+    if (kStepKinds.count(k) || is_meta_path_step(k)) {
       if (!kind.empty())
         fail(ptr, fmt::format("a step has exactly one of import, find_spec, enable, disable, guard, block, call; found "
                               "both \"{}\" and \"{}\"",
@@ -111,13 +112,15 @@ Step Reader::step(const json& v, const std::string& ptr) {
   } else if (kind == "block") {
     st.kind = StepKind::Block;
     st.block = names(body, kp, "a list of module names to block");
+  } else {
+    read_meta_path_step(*this, v, ptr, kind, st, allowed);  // sim/loader_hooks.cc
   }
   for (auto& [k, _] : v.items()) {
     if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
       std::string why = (k == "optional")     ? "\"optional\" only goes with import and find_spec"
                         : (k == "nest")       ? "\"nest\" only goes with guard"
                         : (k == "body")       ? "\"body\" only goes with guard and call"
-                        : kStepKinds.count(k) ? ""
+                        : kStepKinds.count(k) || is_meta_path_step(k) ? ""
                                               : fmt::format("unknown key \"{}\" in a {} step", k, kind);
       fail(ptr + "/" + pointer_token(k), why);
     }

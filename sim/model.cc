@@ -55,6 +55,7 @@ std::string describe_step(const CStep& step, const Model& m) {
       break;
     }
     case StepKind::Call: what = "a call into " + m.names.text(step.target); break;
+    default: what = describe_meta_path_step(step, m); break;  // the meta_path steps
   }
   return fmt::format("`{}` ({})", what, step.pointer ? *step.pointer : "?");
 }
@@ -127,6 +128,11 @@ class Compiler {
       c.block = m_.sets.intern(std::move(ids));
     }
     c.body = steps(s.body);
+    if (!s.finder.empty()) c.finder = m_.hooks.find(s.finder);
+    c.at = s.at;
+    c.all_copies = s.all_copies;
+    for (auto& u : s.unload) c.unload.push_back(m_.names.intern(u));
+    c.submodules = s.submodules;
     return c;
   }
 
@@ -161,6 +167,7 @@ Model compile_model(const Scenario& sc, const Params& overrides, const ModelLimi
     for (auto& b : sc.blocked) ids.push_back(m.names.intern(b));
     m.blocked = m.sets.intern(std::move(ids));
   }
+  m.hooks = compile_hooks(sc.hooks, m.names);
   m.program = c.steps(sc.program);
   for (size_t i = 0; i < sc.tree.size(); ++i) m.tree[i].body = c.steps(sc.tree[i].body);
   // A proxy spec imports the paddle twin of a torch name: intern them all now,

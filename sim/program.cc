@@ -71,9 +71,16 @@ void Engine::run_step_once(const CStep& step) {
   Counters start;
   uint64_t outer_high = 0;
   const uint64_t start_depth = depth_;
+  HookCounters hook_start;
+  uint64_t saved_search_high = 0;
   if (step.label >= 0) {
     start = counters();
     outer_high = open_region();
+    if (hooks_) {
+      hook_start = hook_counters_;
+      saved_search_high = label_search_high_;
+      label_search_high_ = 0;
+    }
   }
   if (trace_) trace_->step_begin(*this, step);
   steps_.push_back(&step);
@@ -86,6 +93,11 @@ void Engine::run_step_once(const CStep& step) {
     // Deeper than the step began: a lookup ran inside it.
     const uint64_t deepest = close_region(outer_high);
     if (deepest > start_depth && deepest > t.counters.max_depth) t.counters.max_depth = deepest;
+    if (hooks_) {
+      t.hooks.add_delta(hook_counters_, hook_start);
+      if (label_search_high_ > t.hooks.max_depth) t.hooks.max_depth = label_search_high_;
+      label_search_high_ = std::max(saved_search_high, label_search_high_);
+    }
     append_result(t.results, std::move(result));
   };
   std::string result = "ok";
@@ -122,6 +134,9 @@ void Engine::run_step_once(const CStep& step) {
         run_body(sys_modules_.get(step.target), step.body, /*is_call=*/true);
         break;
       }
+      default:  // the meta_path steps
+        run_meta_path_step(step);
+        break;
     }
   } catch (PyError& e) {
     if (step.optional && e.is_import_error()) {

@@ -181,6 +181,8 @@ void Engine::enable(std::optional<SetId> scope) {
     ++finder_.copies;
     ++copies_moves_;
     copies_changed_by_ = current_step();
+    if (hooks_) [[unlikely]]
+      proxy_moved_in_meta_path(/*inserted=*/true);
   }
   if (trace_) trace_->toggle(*this, true, last_walk_, finder_.copies);
 }
@@ -190,6 +192,8 @@ void Engine::enable(std::optional<SetId> scope) {
 void Engine::disable() {
   if (finder_.copies == 0) return;  // only a warning
   finder_.copies = design_.disable_all ? 0 : finder_.copies - 1;
+  if (hooks_) [[unlikely]]
+    proxy_moved_in_meta_path(/*inserted=*/false);
   ++copies_moves_;
   copies_changed_by_ = current_step();
   count_walk();

@@ -79,6 +79,25 @@ std::string dump_json(const ordered_json& j, const JsonOptions& options) {
 
 namespace {
 
+ordered_json counters_json(const Counters& c, const std::vector<const CounterInfo*>& shown);
+
+// A hook scenario's counters: the proxy's, its lookup nesting named
+// lookup_depth, then the hook counters (max_depth: _find_spec nesting).
+ordered_json hook_counters_json(const VariantRun& r, const Counters& c, const HookCounters& h,
+                                const std::vector<const CounterInfo*>& shown) {
+  ordered_json j = counters_json(c, shown);
+  j.erase("max_depth");
+  j["lookup_depth"] = count_json(c.max_depth);
+  j["searches"] = count_json(h.searches);
+  j["finder_calls"] = count_json(h.finder_calls);
+  j["max_depth"] = count_json(h.max_depth);
+  ordered_json by = ordered_json::object();
+  for (size_t i = 0; i < r.finder_ids.size(); ++i)
+    if (!r.finder_ids[i].empty()) by[r.finder_ids[i]] = count_json(i < h.by_object.size() ? h.by_object[i] : Count(0));
+  j["finder_calls_by_object"] = by;
+  return j;
+}
+
 ordered_json counters_json(const Counters& c, const std::vector<const CounterInfo*>& shown) {
   ordered_json j;
   for (const CounterInfo* info : shown) j[std::string(info->name)] = count_json(c.*info->field);
@@ -128,11 +147,15 @@ ordered_json report_json(const ScenarioRun& run) {
     ordered_json params = ordered_json::object();
     for (auto& [k, v] : r.params) params[k] = v;
     jr["params"] = params;
-    jr["counters"] = counters_json(r.counters, shown);
+    jr["counters"] = r.hooks_used ? hook_counters_json(r, r.counters, r.hooks, shown) : counters_json(r.counters, shown);
+    if (r.hooks_used) jr["finder_calls_by_object"] = jr["counters"]["finder_calls_by_object"];
     // A limit stopped the run: every count below is what it reached so far.
     if (r.limit) jr["counts"] = "partial";
     ordered_json labels = ordered_json::object();
-    for (auto& [name, c] : r.labels) labels[name] = counters_json(c, shown);
+    for (size_t i = 0; i < r.labels.size(); ++i)
+      labels[r.labels[i].first] = r.hooks_used
+                                      ? hook_counters_json(r, r.labels[i].second, r.label_hooks[i].second, shown)
+                                      : counters_json(r.labels[i].second, shown);
     jr["labels"] = labels;
     ordered_json outcome;
     outcome["modules"] = r.outcome.modules;
@@ -144,6 +167,7 @@ ordered_json report_json(const ScenarioRun& run) {
     outcome["results"] = results;
     outcome["proxy_copies"] = r.outcome.proxy_copies;
     outcome["error"] = error_json(r.outcome.error);
+    if (r.hooks_used) outcome["meta_path"] = r.outcome.meta_path;
     jr["outcome"] = outcome;
     ordered_json ex = ordered_json::array();
     for (auto& e : r.expectations)

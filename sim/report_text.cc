@@ -119,12 +119,16 @@ std::string report_text(const ScenarioRun& run) {
     const bool any_stopped = std::any_of(run.runs.begin(), run.runs.end(), [](auto& r) { return r.limit.has_value(); });
     if (nv == 2) head.push_back(fmt::format("{}/{}", variant_name(run.variants[0]), variant_name(run.variants[1])));
     t.push_back(head);
-    const std::vector<const CounterInfo*> counters = run.shown_counters();
+    // A hook scenario's rows are its own (report_counter_names); others, the table's.
+    std::vector<std::string> counter_names;
+    if (run.runs.front().hooks_used) counter_names = report_counter_names(run.runs);
+    else
+      for (const CounterInfo* c : run.shown_counters()) counter_names.emplace_back(c->name);
     auto add_rows = [&](const std::string& prefix, auto get) {
-      for (const CounterInfo* c : counters) {
-        std::vector<std::string> line{prefix + std::string(c->name)};
+      for (const std::string& name : counter_names) {
+        std::vector<std::string> line{prefix + name};
         std::vector<Count> vals;
-        for (size_t v = 0; v < nv; ++v) vals.push_back(get(run.at(0, v), std::string(c->name)));
+        for (size_t v = 0; v < nv; ++v) vals.push_back(get(run.at(0, v), name));
         // A labelled step's all-zero counters say nothing: leave them out.
         if (!prefix.empty() && std::all_of(vals.begin(), vals.end(), [](Count x) { return x == 0; })) continue;
         for (Count x : vals) line.push_back(grouped(x));
@@ -136,7 +140,7 @@ std::string report_text(const ScenarioRun& run) {
         t.push_back(line);
       }
     };
-    add_rows("", [](const VariantRun& r, const std::string& c) { return counter_value(r.counters, c); });
+    add_rows("", [](const VariantRun& r, const std::string& c) { return counter_of(r, c); });
     for (const std::string& label : sc.labels)
       add_rows(label + ".", [&](const VariantRun& r, const std::string& c) { return counter_of(r, label + "." + c); });
     out += table(t);
@@ -168,6 +172,7 @@ std::string report_text(const ScenarioRun& run) {
   // The cost model, at the last (largest) sweep value.
   for (size_t v = 0; v < nv; ++v) {
     const VariantRun& r = run.at(nsweep - 1, v);
+    if (r.hooks_used && r.counters.walks == 0) continue;  // no proxy toggles: nothing to model
     // indexed-walk toggles examine the torch names only, not all of sys.modules.
     const bool indexed = design_of(r.variant).indexed_walk;
     out += fmt::format("cost model, {}{}{}: comparisons = sum over {} walks of {} = {} <= walks x max "

@@ -7,6 +7,7 @@
 
 #include "impsim/engine_thread.h"
 #include "impsim/loader.h"
+#include "impsim/loader_hooks.h"
 #include "impsim/report.h"
 #include "impsim/resources.h"
 
@@ -19,16 +20,55 @@ bool Outcome::operator==(const Outcome& o) const {
     return a->type == b->type && a->message == b->message && a->traceback == b->traceback;
   };
   return modules == o.modules && marks == o.marks && results == o.results && proxy_copies == o.proxy_copies &&
-         same_error(error, o.error);
+         same_error(error, o.error) && meta_path == o.meta_path;
 }
+
+namespace {
+
+Count hook_run_counter(const VariantRun& r, const Counters& c, const HookCounters& h, std::string_view name) {
+  if (name == "searches") return h.searches;
+  if (name == "finder_calls") return h.finder_calls;
+  if (name == "max_depth") return h.max_depth;
+  if (name == "lookup_depth") return c.max_depth;
+  if (name.starts_with("finder_calls:")) {
+    std::string_view id = name.substr(13);
+    for (size_t i = 0; i < r.finder_ids.size(); ++i)
+      if (r.finder_ids[i] == id) return i < h.by_object.size() ? h.by_object[i] : Count(0);
+    return 0;
+  }
+  return counter_value(c, name);
+}
+
+}  // namespace
 
 Count counter_of(const VariantRun& r, const std::string& counter) {
   auto dot = counter.find('.');
-  if (dot == std::string::npos) return counter_value(r.counters, counter);
+  if (dot == std::string::npos)
+    return r.hooks_used ? hook_run_counter(r, r.counters, r.hooks, counter) : counter_value(r.counters, counter);
   std::string label = counter.substr(0, dot);
-  for (auto& [name, c] : r.labels)
-    if (name == label) return counter_value(c, counter.substr(dot + 1));
+  for (size_t i = 0; i < r.labels.size(); ++i)
+    if (r.labels[i].first == label)
+      return r.hooks_used ? hook_run_counter(r, r.labels[i].second, r.label_hooks[i].second, counter.substr(dot + 1))
+                          : counter_value(r.labels[i].second, counter.substr(dot + 1));
   return 0;
+}
+
+std::vector<std::string> report_counter_names(const std::vector<VariantRun>& runs) {
+  std::vector<std::string> out;
+  if (runs.empty() || !runs.front().hooks_used) {
+    for (const CounterInfo& c : kCounters) out.emplace_back(c.name);
+    return out;
+  }
+  out = {"searches", "finder_calls"};
+  for (const std::string& id : runs.front().finder_ids)
+    if (!id.empty()) out.push_back("finder_calls:" + id);
+  out.push_back("max_depth");
+  for (const CounterInfo& c : kCounters) {
+    std::string name = c.name == "max_depth" ? "lookup_depth" : std::string(c.name);
+    if (std::any_of(runs.begin(), runs.end(), [&](const VariantRun& r) { return counter_of(r, name) != 0; }))
+      out.push_back(name);
+  }
+  return out;
 }
 
 Outcome outcome_of(const Engine& engine) {
@@ -45,7 +85,15 @@ Outcome outcome_of(const Engine& engine) {
     else if (m.marks == kMarkEnabled) out.marks[name] = "enabled";
     else if (m.marks == kMarkDisabled) out.marks[name] = "disabled";
     if (m.marks) out.marked_by[name] = origin(m.marked_by);
+    // Attributes a hook's loader set show as marks of their own.
+    if (const std::vector<std::string>* attrs = engine.module_attributes(engine.sys_modules().get(n)))
+      for (const std::string& a : *attrs) {
+        std::string& mark = out.marks[name];
+        mark += (mark.empty() ? "" : "+") + a;
+      }
   }
+  if (engine.hooks_used())
+    for (FinderId f : engine.meta_path()) out.meta_path.push_back(model.hooks.objects[static_cast<size_t>(f)].id);
   const auto& labels = model.labels;
   for (size_t i = 0; i < labels.size(); ++i) out.results.emplace_back(labels[i], engine.labels()[i].results);
   out.proxy_copies = engine.finder().copies;
@@ -106,6 +154,8 @@ std::vector<std::string> describe_differences(const Outcome& a, const Outcome& b
     if (!e) return std::string("no error");
     return fmt::format("{}: {} at {}", e->type, e->message, e->traceback.empty() ? "?" : e->traceback.back());
   };
+  if (a.meta_path != b.meta_path)
+    add(fmt::format("sys.meta_path ends as {} in {} and {} in {}", list_text(a.meta_path), an, list_text(b.meta_path), bn));
   if (err(a.error) != err(b.error)) add(fmt::format("the program ends with {} in {} and {} in {}", err(a.error), an, err(b.error), bn));
   return out;
 }
@@ -149,6 +199,7 @@ namespace {
 // finish the run? It is given the same work, so asking costs at most what
 // the step run did.
 std::string fast_engine_hint(const Model& model, Variant variant, const EngineLimits& limits) {
+  if (model.hooks.used) return "";  // the fast engine does not run hook scenarios
   EngineLimits fast = limits;  // max_events unset: no bound under --engine fast
   Engine engine(model, variant, fast, EngineKind::Fast);
   engine.run();
@@ -161,6 +212,12 @@ std::string fast_engine_hint(const Model& model, Variant variant, const EngineLi
 RunPlan plan_runs(const Scenario& sc, const RunOptions& options, SweepMode mode) {
   RunPlan plan;
   plan.scenario = &sc;
+  // The fast engine's memo keys hold the proxy's state, not a list of finder
+  // objects: it would answer hook asks from a state that is gone.
+  if (sc.hooks.used && options.engine == EngineKind::Fast)
+    throw UsageError(sc.file,
+                     "--engine fast does not model finder objects (this scenario declares hooks, finders, meta_path "
+                     "or meta_path steps); run it with the step engine (the default)");
   for (auto& [k, v] : options.overrides)
     if (!sc.params.count(k)) {
       std::string known;
@@ -171,7 +228,11 @@ RunPlan plan_runs(const Scenario& sc, const RunOptions& options, SweepMode mode)
   const std::vector<std::string>& vnames = options.variants.empty() ? sc.variants : options.variants;
   for (auto& v : vnames) {
     auto parsed = parse_variant(v);
-    if (!parsed) throw UsageError(sc.file, fmt::format("--variant {}: unknown variant; expected one of: {}", v, variant_list()));
+    if (!parsed)
+      throw UsageError(sc.file, fmt::format("--variant {}: unknown variant; expected one of: {}{}", v, variant_list(),
+                                            sc.hooks.used ? "; or a hook design: " + hook_variant_list() : ""));
+    if (std::optional<std::string> why = hook_variant_problem(sc, *parsed))
+      throw UsageError(sc.file, fmt::format("--variant {}: {}", v, *why));
     if (std::find(plan.variants.begin(), plan.variants.end(), *parsed) != plan.variants.end())
       throw UsageError(sc.file, fmt::format("--variant {} is given twice", v));
     plan.variants.push_back(*parsed);
@@ -217,6 +278,12 @@ VariantRun run_one(const RunPlan& plan, const Model& model, size_t point, Varian
   r.expect_index = plan.expect_at[point];
   r.counters = engine.counters();
   for (size_t i = 0; i < model.labels.size(); ++i) r.labels.emplace_back(model.labels[i], engine.labels()[i].counters);
+  if (engine.hooks_used()) {
+    r.hooks_used = true;
+    r.hooks = engine.hook_counters();
+    for (size_t i = 0; i < model.labels.size(); ++i) r.label_hooks.emplace_back(model.labels[i], engine.labels()[i].hooks);
+    for (const FinderObject& f : model.hooks.objects) r.finder_ids.push_back(f.cls == FinderClass::Hook ? f.id : "");
+  }
   r.outcome = outcome_of(engine);
   r.limit = engine.limit();
   r.events = engine.events();

@@ -1,5 +1,7 @@
 #include "impsim/sweep.h"
 
+#include "impsim/loader_hooks.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -68,7 +70,8 @@ SweepResult run_sweep(const Scenario& sc, const SweepOptions& options) {
                           options.param));
   if (options.values.empty()) throw bad("--values: no values");
   for (auto& c : options.counters) {
-    if (!is_counter_name(c.substr(c.find('.') == std::string::npos ? 0 : c.find('.') + 1)))
+    const std::string counter = c.substr(c.find('.') == std::string::npos ? 0 : c.find('.') + 1);
+    if (!is_counter_name(counter) && !is_hook_counter_name(sc, counter))
       throw bad(fmt::format("--counter {}: unknown counter; expected {}, optionally after \"LABEL.\"", c,
                             counter_list()));
     if (auto dot = c.find('.'); dot != std::string::npos &&

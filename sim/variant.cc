@@ -16,21 +16,58 @@ const Entry kEntries[] = {
     {DesignId::IndexedWalk, "indexed-walk", {.resolving_fix = true, .indexed_walk = true}},
     {DesignId::AfterIdempotentEnable, "after+idempotent-enable", {.resolving_fix = true, .idempotent_enable = true}},
 };
+// Hook designs (docs/designs.md, "Designs for hooks"): snake_case, as the
+// hook language's own words.
+const Entry kHookEntries[] = {
+    {DesignId::AsIs, "as_is", {}},
+    {DesignId::IdempotentInstall, "idempotent_install", {.hook_fix = HookFix::IdempotentInstall}},
+    {DesignId::RemoveAll, "remove_all", {.hook_fix = HookFix::RemoveAll}},
+    {DesignId::SkipSelf, "skip_self", {.hook_fix = HookFix::SkipSelf}},
+    {DesignId::CallNext, "call_next", {.hook_fix = HookFix::CallNext}},
+    {DesignId::GuardGlobalSet, "guard_global_set", {.hook_fix = HookFix::GuardGlobalSet}},
+    {DesignId::GuardObjectSet, "guard_object_set", {.hook_fix = HookFix::GuardObjectSet}},
+    {DesignId::GuardThreadSet, "guard_thread_set", {.hook_fix = HookFix::GuardThreadSet}},
+    {DesignId::GuardFlag, "guard_flag", {.hook_fix = HookFix::GuardFlag}},
+    {DesignId::GuardRemoveSelf, "guard_remove_self", {.hook_fix = HookFix::GuardRemoveSelf}},
+};
+
+const Entry* entry_of(DesignId d) {
+  for (auto& e : kEntries)
+    if (e.variant == d) return &e;
+  for (auto& e : kHookEntries)
+    if (e.variant == d) return &e;
+  return nullptr;
+}
 }  // namespace
 
 Design design_of(Variant v) {
-  for (auto& e : kEntries)
-    if (e.variant == v.design) return e.design;
-  return {};
+  const Entry* e = entry_of(v.design);
+  return e ? e->design : Design{};
 }
 
 std::string variant_name(Variant v) {
-  for (auto& e : kEntries)
-    if (e.variant == v.design) return v.revision ? std::string(e.name) + "@" + revision_name(*v.revision) : e.name;
-  return "?";
+  const Entry* e = entry_of(v.design);
+  if (!e) return "?";
+  if (!v.hook_target.empty()) return std::string(e->name) + ":" + v.hook_target;
+  return v.revision ? std::string(e->name) + "@" + revision_name(*v.revision) : e->name;
+}
+
+bool is_hook_design(DesignId d) {
+  for (auto& e : kHookEntries)
+    if (e.variant == d) return true;
+  return false;
 }
 
 std::optional<Variant> parse_variant(const std::string& s) {
+  if (auto colon = s.find(':'); colon != std::string::npos) {
+    std::string target = s.substr(colon + 1);
+    if (target.empty()) return std::nullopt;
+    for (auto& e : kHookEntries)
+      if (s.substr(0, colon) == e.name && e.variant != DesignId::AsIs) return Variant{e.variant, std::nullopt, target};
+    return std::nullopt;
+  }
+  for (auto& e : kHookEntries)
+    if (s == e.name) return Variant{e.variant, std::nullopt, {}};
   auto at = s.find('@');
   std::string design = s.substr(0, at);
   std::optional<Revision> revision;
@@ -39,17 +76,32 @@ std::optional<Variant> parse_variant(const std::string& s) {
     if (!revision) return std::nullopt;
   }
   for (auto& e : kEntries)
-    if (design == e.name) return Variant{e.variant, revision};
+    if (design == e.name) return Variant{e.variant, revision, {}};
   return std::nullopt;
 }
 
 const std::vector<Variant>& all_variants() {
   static const std::vector<Variant> v = [] {
     std::vector<Variant> out;
-    for (auto& e : kEntries) out.push_back(Variant{e.variant, std::nullopt});
+    for (auto& e : kEntries) out.push_back(Variant{e.variant, std::nullopt, {}});
     return out;
   }();
   return v;
+}
+
+const std::vector<Variant>& all_hook_variants() {
+  static const std::vector<Variant> v = [] {
+    std::vector<Variant> out;
+    for (auto& e : kHookEntries) out.push_back(Variant{e.variant, std::nullopt, {}});
+    return out;
+  }();
+  return v;
+}
+
+std::string hook_variant_list() {
+  std::string s;
+  for (auto& e : kHookEntries) s += (s.empty() ? "" : ", ") + std::string(e.name);
+  return s + " (each fix may take :HOOK to apply to that hook only)";
 }
 
 std::string variant_list() {

@@ -70,6 +70,17 @@ def main():
             fail(f"{rel}: impsim validate exits {status}: {out.strip()}")
         print(f"ok   {rel}: schema and loader accept it")
 
+    # The hook language: the small scenarios of tests/data/hooks (no "$schema").
+    for path in sorted(glob.glob(os.path.join(ROOT, "tests", "data", "hooks", "*.json"))):
+        rel = os.path.relpath(path, ROOT)
+        with open(path) as f:
+            errs = schema_errors(json.load(f))
+        status, out = impsim(["validate", path])
+        if errs or status != 0:
+            fail(f"{rel}: schema errors {errs[:3]}, impsim validate exits {status}: {out.strip()[:200]}")
+        else:
+            print(f"ok   {rel}: schema and loader accept it")
+
     with open(os.path.join(ROOT, "tests", "bad", "cases.json")) as f:
         cases = json.load(f)["cases"]
     counts = {}

@@ -17,6 +17,8 @@
 #include "impsim/axes.h"
 #include "impsim/counters.h"
 #include "impsim/memo.h"
+#include "impsim/hook_counters.h"
+#include "impsim/meta_path.h"
 #include "impsim/model.h"
 #include "impsim/records.h"
 #include "impsim/results.h"
@@ -132,6 +134,7 @@ struct GuardEntry {
 struct LabelTotals {
   Counters counters;
   Results results;
+  HookCounters hooks;  // hook scenarios only
 };
 
 class Engine {
@@ -197,6 +200,30 @@ class Engine {
   // PathFinder.find_spec(name, path) over the scenario's tree.
   SpecId path_finder_find_spec(NameId name, PathRef path);
 
+  // --- Finder objects (hook scenarios, model.hooks.used; sim/finders/) ---
+  bool hooks_used() const { return hooks_; }
+  const std::vector<FinderId>& meta_path() const { return meta_path_; }
+  const HookCounters& hook_counters() const { return hook_counters_; }
+  // Attributes set on a module by a hook's wrapped loader (outcome marks).
+  const std::vector<std::string>* module_attributes(ModuleId m) const;
+  // _find_spec over a list of finder objects, live or snapshot (finders/meta_path.cc).
+  SpecId _find_spec_over_objects(NameId name, PathRef path);
+  // finder.find_spec(name, path) for any finder object.
+  SpecId finder_find_spec(FinderId finder, NameId name, PathRef path);
+  // BuiltinImporter.find_spec: the scenario's "builtin" names.
+  SpecId builtin_importer_find_spec(NameId name);
+  // A hook finder object's find_spec (finders/hook_finder.cc).
+  SpecId hook_find_spec(FinderId finder, NameId name, PathRef path);
+  // sys.meta_path.insert(at, f) / .append(f) / .remove(f) (false: ValueError).
+  void meta_path_insert(int64_t at, FinderId finder);
+  void meta_path_append(FinderId finder);
+  bool meta_path_remove(FinderId finder);
+  // The hook's install() and uninstall(), by its policies.
+  void install_hook(FinderId finder);
+  void uninstall_hook(FinderId finder);
+  // del sys.modules[name] (and its submodules).
+  void unload_modules(const std::vector<NameId>& names, bool submodules);
+
   // --- The proxy finder (python/paddle/compat/proxy.py) ------------------
   // TorchProxyMetaFinder.find_spec: one ask (the fast engine's memo first).
   SpecId proxy_find_spec(NameId name) {
@@ -224,6 +251,19 @@ class Engine {
   // Loader protocol.
   ModuleId create_module(LoaderId loader, SpecId spec);  // kNoModule: default creation
   void exec_module(LoaderId loader, ModuleId module);
+  // The proxy ask of _find_spec, with its trace events.
+  SpecId traced_proxy_find_spec(NameId name, int64_t index, int64_t copies);
+  // enable/disable in a hook scenario: sys.meta_path.insert(0, P), or
+  // sys.meta_path.remove(P) (every copy under disable-all). Out of line and
+  // cold: the Paddle engine's toggles only test hooks_.
+  [[gnu::cold]] void proxy_moved_in_meta_path(bool inserted);
+  // Hook scenarios: set-up, steps, and the actions of a claimed name.
+  void set_up_hooks();
+  void run_meta_path_step(const CStep& step);
+  SpecId run_hook_actions(FinderId finder, const HookClass& hook, NameId name, PathRef path);
+  SpecId hook_guarded(FinderId finder, const HookClass& hook, NameId name, PathRef path);
+  void hook_exec_module(LoaderId loader, ModuleId module);
+  ModuleId hook_create_module(LoaderId loader, SpecId spec);
 
   // Steps (program.cc).
   void run_steps(const std::vector<CStep>& steps);
@@ -371,6 +411,29 @@ class Engine {
   StepCounts step_counts_;
   Counters totals_;             // replayed deltas and wrapped comparisons
   uint64_t peak_depth_ = 0;     // the run's max_depth
+
+  // Hook scenarios (model.hooks.used): sys.meta_path as a list of objects.
+  bool hooks_ = false;
+  std::vector<FinderId> meta_path_;
+  std::vector<HookClass> hook_classes_;  // the model's, with the variant's fix
+  HookCounters hook_counters_;
+  uint64_t search_depth_ = 0;       // current _find_spec nesting
+  uint64_t hook_call_depth_ = 0;    // current nesting of hook find_spec calls
+  uint64_t label_search_high_ = 0;  // deepest _find_spec since the innermost label began
+  struct HookObjectState {
+    std::vector<NameId> in_progress;  // object_set guard
+    bool flag = false;                // flag and skip_self guards
+  };
+  std::vector<HookObjectState> hook_state_;  // by FinderId
+  std::vector<NameId> global_finding_;       // global_set guard: one set for every hook
+  std::vector<NameId> thread_finding_;       // thread_set guard: the main thread's set
+  struct HookLoader {
+    LoaderId inner;   // HookWrapped: the loader it wraps
+    int32_t hook;     // the hook class
+    ModuleId module;  // HookServe: the module object served, or kNoModule
+  };
+  std::vector<HookLoader> hook_loaders_;
+  std::map<ModuleId, std::vector<std::string>> attributes_;
   uint64_t events_ = 0;         // events stepped
   uint64_t step_limit_ = 0;     // update_step_limit()
   uint64_t walk_peak_ = 0;
@@ -384,5 +447,22 @@ class Engine {
   std::optional<PyError> error_;
   std::optional<LimitReached> limit_;
 };
+
+// One proxy ask of _find_spec, as the trace sees it. Inline: it is the
+// Paddle loop's every ask (out of line it cost the step engine 2%).
+inline SpecId Engine::traced_proxy_find_spec(NameId name, int64_t index, int64_t copies) {
+  maybe_collect();
+  if (!trace_) return proxy_find_spec(name);
+  trace_->ask_begin(*this, name, FinderKind::Proxy, index, copies);
+  // Only a trace reads these (machine words: copying them is free).
+  const StepCounts before = step_counts_;
+  SpecId spec = proxy_find_spec(name);
+  // Suppressed: this ask, and nothing nested in it, was answered by the fix.
+  const bool suppressed = step_counts_.asks == before.asks + 1 && step_counts_.suppressed == before.suppressed + 1;
+  trace_->ask_end(*this, name, FinderKind::Proxy,
+                  spec != kNoSpec ? AskAnswer::Spec : suppressed ? AskAnswer::Suppressed : AskAnswer::None);
+  return spec;
+}
+
 
 }  // namespace impsim

@@ -11,6 +11,7 @@
 
 #include "impsim/axes.h"
 #include "impsim/errors.h"
+#include "impsim/meta_path.h"
 #include "impsim/name_sets.h"
 #include "impsim/names.h"
 #include "impsim/scenario.h"
@@ -45,6 +46,11 @@ struct CStep {
   int64_t nest = -1;               // guard: number of nested levels; -1 when not nested
   int label = -1;
   const std::string* pointer = nullptr;  // into the Scenario, which outlives the model
+  FinderId finder = kNoFinder;  // install, uninstall, insert, append, remove
+  int64_t at = 0;               // insert
+  bool all_copies = false;      // remove
+  std::vector<NameId> unload;   // unload
+  bool submodules = false;      // unload
 };
 
 struct CTree {
@@ -68,6 +74,7 @@ struct Model {
   std::vector<std::string> labels;
   Params params;
   Axes axes;  // finder revision and CPython version
+  HookModel hooks;  // finder objects; hooks.used: sys.meta_path is a list of them
 
   TreeId find_child(TreeId parent, NameId name) const;
   TreeId find_tree(NameId name) const;  // by full name, for preloaded modules
@@ -75,6 +82,9 @@ struct Model {
 
 // "`import pkg.a` (/tree/pkg/body/0)": a step as a reader of the scenario knows it.
 std::string describe_step(const CStep& step, const Model& model);
+
+// The Python statement of an install/uninstall/insert/append/remove/unload step.
+std::string describe_meta_path_step(const CStep& step, const Model& model);
 
 // Resolves `params` (scenario defaults, then overrides) and compiles.
 // Throws InputError for a bad value (a negative `repeat`), ModelLimitError

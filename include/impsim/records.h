@@ -47,6 +47,8 @@ enum class LoaderKind : uint8_t {
   Cached,    // CachedTorchModuleLoader (b52ce17): create_module returns the module captured with the spec
   CachedByName,  // CachedTorchModuleLoader (04efefd): create_module returns TORCH_MODULES_CACHE[name] then
   Specific,  // SpecificModuleLoader wrapping another loader
+  HookServe,    // a hook's own loader (ref: Engine::hook_loaders_)
+  HookWrapped,  // a hook's wrapper around the loader of the spec it returns (ref: Engine::hook_loaders_)
 };
 
 struct Loader {

@@ -50,6 +50,8 @@ struct Outcome {
   std::vector<std::pair<std::string, Results>> results;  // by label, in label order
   int64_t proxy_copies = 0;
   std::optional<PyError> error;
+  // Hook scenarios: the final sys.meta_path, by finder id (empty otherwise).
+  std::vector<std::string> meta_path;
 
   // Provenance (not compared): which step created each module, set its
   // mark, last changed the number of copies ("before the program" if none).
@@ -67,6 +69,12 @@ struct VariantRun {
   std::optional<size_t> expect_index;  // where its expectations sit, if anywhere
   Counters counters;
   std::vector<std::pair<std::string, Counters>> labels;
+  // Hook scenarios (hooks_used): their counters, in total and per label,
+  // and the ids of the hook finder objects by FinderId (others empty).
+  bool hooks_used = false;
+  HookCounters hooks;
+  std::vector<std::pair<std::string, HookCounters>> label_hooks;
+  std::vector<std::string> finder_ids;
   Outcome outcome;
   std::vector<ExpectationResult> expectations;
   // expect_outcome: "identical"/"differs" against the first variant.
@@ -142,8 +150,15 @@ VariantRun run_one(const RunPlan& plan, const Model& model, size_t point, Varian
 ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options);
 
 // A counter of a run by name: a total ("lookups") or a labelled step's
-// share ("probe.lookups"); 0 for a label the run does not have.
+// share ("probe.lookups"); 0 for a label the run does not have. Hook
+// scenarios add searches, finder_calls, finder_calls:ID, and max_depth is
+// the _find_spec nesting there (the proxy's lookup nesting: lookup_depth).
 Count counter_of(const VariantRun& r, const std::string& counter);
+
+// The counters a report lists for a run, in order: kCounters, or for a
+// hook scenario the hook counters, one finder_calls:ID per hook object, then
+// the proxy's counters that are not zero in every run.
+std::vector<std::string> report_counter_names(const std::vector<VariantRun>& runs);
 
 // expect_equivalent not met by `run`: the message, else nullopt.
 std::optional<std::string> equivalence_failure(const Scenario& sc, const ScenarioRun& run);

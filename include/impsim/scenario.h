@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "impsim/axes.h"
+#include "impsim/meta_path.h"
 
 namespace impsim {
 
@@ -20,7 +21,13 @@ struct IntField {
   std::string pointer;  // where it was written, for error messages
 };
 
-enum class StepKind { Import, FindSpec, Enable, Disable, Guard, Block, Call };
+enum class StepKind {
+  Import, FindSpec, Enable, Disable, Guard, Block, Call,
+  // sys.meta_path and sys.modules edits (meta_path.h, loader_hooks.cc)
+  Install, Uninstall, Insert, Append, Remove, Unload
+};
+
+inline bool is_meta_path_step_kind(StepKind k) { return k >= StepKind::Install; }
 
 struct Step {
   StepKind kind = StepKind::Import;
@@ -36,6 +43,12 @@ struct Step {
   std::optional<IntField> repeat;
   std::optional<IntField> nest;
   int label = -1;  // index into Scenario::labels
+  // install, uninstall, insert, append, remove: the finder object's id.
+  std::string finder;
+  int64_t at = 0;              // insert: the index (Python's list.insert rules)
+  bool all_copies = false;     // remove: "copies": "all"
+  std::vector<std::string> unload;  // unload: the names
+  bool submodules = false;          // unload: their submodules too
 };
 
 struct TreeEntry {
@@ -92,6 +105,7 @@ struct Scenario {
     std::string pointer;
   };
   std::vector<OutcomeExpectation> expect_outcome;
+  HooksText hooks;  // impsim extension: finder objects and hooks as data
 };
 
 }  // namespace impsim

@@ -12,7 +12,7 @@ namespace impsim {
 
 class Engine;
 
-enum class FinderKind : uint8_t { Proxy, Builtin, Frozen, Path };
+enum class FinderKind : uint8_t { Proxy, Builtin, Frozen, Path, Hook };
 
 // What one finder's find_spec answered.
 enum class AskAnswer : uint8_t {

@@ -69,6 +69,9 @@ namespace trace_detail {
 // "[P P | Builtin Frozen Path]"; with `at` >= 0 the entry at that index is
 // starred: "[P *P | Builtin Frozen Path]". Past 8 copies: "[P x12 | ...]".
 std::string meta_path_text(int64_t copies, int64_t at = -1);
+// Hook scenarios: the live list of finder objects by id, and the id at `at`.
+std::string meta_path_text(const Engine& e, int64_t at);
+std::string finder_id_at(const Engine& e, int64_t at);
 // "import pkg", "find_spec('pkg.missing')", "with use_torch_proxy_guard(...)".
 std::string step_text(const Model& model, const CStep& step);
 std::string params_text(const Params& p);

@@ -26,7 +26,9 @@ Action add_compare(CLI::App& app) {
   auto st = std::make_shared<State>();
   auto* cmd = app.add_subcommand("compare", "Compare finder designs on one scenario: counters, ratios, outcome verdicts");
   cmd->add_option("file", st->file, "The scenario file (JSON, format v1)")->required();
-  cmd->add_option("--variants", st->variants, "Comma-separated designs (default: all of them): " + variant_list());
+  cmd->add_option("--variants", st->variants,
+                  "Comma-separated designs (default: all of them): " + variant_list() +
+                      "; for a scenario with hooks: " + hook_variant_list() + ", against as_is");
   cmd->add_option("--revisions", st->revisions,
                   "Comma-separated finder revisions (b52ce17, 04efefd): every design on each, side by side, "
                   "named DESIGN@REVISION");
@@ -63,10 +65,13 @@ Action add_compare(CLI::App& app) {
         }
         return out;
       };
+      // A hook scenario's designs are the hook designs, measured against as_is.
+      Scenario sc = load_scenario_file(st->file, st->input);
       std::vector<std::string> names = split(st->variants);
       if (names.empty())
-        for (Variant v : all_variants()) names.push_back(variant_name(v));
+        for (Variant v : sc.hooks.used ? all_hook_variants() : all_variants()) names.push_back(variant_name(v));
       std::string baseline_name = st->baseline;
+      if (sc.hooks.used && cmd->get_option("--baseline")->count() == 0) baseline_name = "as_is";
       if (!st->revisions.empty()) {
         std::vector<std::string> on_each;
         std::vector<std::string> revisions = split(st->revisions);
@@ -85,7 +90,6 @@ Action add_compare(CLI::App& app) {
                          fmt::format("--baseline {}: unknown design; expected one of: {}", baseline_name, variant_list()));
       if (std::find(names.begin(), names.end(), baseline_name) == names.end()) names.insert(names.begin(), baseline_name);
       options.variants = names;
-      Scenario sc = load_scenario_file(st->file, st->input);
       ScenarioRun result = run_scenario(sc, options);
       Comparison c{&result, *baseline};
       if (st->format == "json") std::cout << dump_json(compare_json(c), st->json_options) << "\n";

@@ -70,12 +70,14 @@ class ChromeWriter : public TraceWriter {
   void import_end(const Engine&, NameId, bool ok) override {
     close(fmt::format(R"({{"result":"{}"}})", ok ? "loaded" : "raised"));
   }
-  void ask_begin(const Engine&, NameId name, FinderKind k, int64_t index, int64_t copies) override {
+  void ask_begin(const Engine& e, NameId name, FinderKind k, int64_t index, int64_t copies) override {
     clock_.ask();
-    std::string who = k == FinderKind::Proxy ? fmt::format("P{}", index + 1) : finder_name(k);
+    std::string who = e.hooks_used()           ? finder_id_at(e, index)
+                      : k == FinderKind::Proxy ? fmt::format("P{}", index + 1)
+                                               : finder_name(k);
     open("ask", fmt::format("ask {} {}", who, text(name)),
          fmt::format(R"({{"name":"{}","index":{},"copies":{},"meta_path":"{}"}})", text(name), index, copies,
-                     meta_path_text(copies, index)));
+                     e.hooks_used() ? meta_path_text(e, index) : meta_path_text(copies, index)));
   }
   void ask_end(const Engine&, NameId, FinderKind, AskAnswer a) override {
     close(fmt::format(R"({{"answer":"{}"}})", a == AskAnswer::Spec         ? "spec"

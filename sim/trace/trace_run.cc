@@ -19,6 +19,20 @@ std::optional<TraceFormat> parse_trace_format(const std::string& s) {
 
 namespace trace_detail {
 
+std::string finder_id_at(const Engine& e, int64_t at) {
+  const auto& mp = e.meta_path();
+  if (at < 0 || at >= static_cast<int64_t>(mp.size())) return "?";
+  return e.model().hooks.objects[static_cast<size_t>(mp[static_cast<size_t>(at)])].id;
+}
+
+// A hook scenario's sys.meta_path, by finder id, the entry at `at` starred.
+std::string meta_path_text(const Engine& e, int64_t at) {
+  std::string s;
+  for (size_t i = 0; i < e.meta_path().size(); ++i)
+    s += fmt::format("{}{}{}", i ? " " : "", static_cast<int64_t>(i) == at ? "*" : "", finder_id_at(e, static_cast<int64_t>(i)));
+  return "[" + s + "]";
+}
+
 std::string meta_path_text(int64_t copies, int64_t at) {
   static const char* kBuiltins[3] = {"Builtin", "Frozen", "Path"};
   std::string s = "[";
@@ -75,6 +89,9 @@ std::string step_text(const Model& model, const CStep& step) {
     case StepKind::Call:
       s = "a function of " + model.names.text(step.target) + " runs";
       break;
+    default:  // the meta_path steps
+      s = describe_meta_path_step(step, model);
+      break;
     case StepKind::Guard: {
       const char* en = step.guard_enable ? "True" : "False";
       if (step.nest < 0) {
@@ -113,6 +130,7 @@ const char* finder_name(FinderKind k) {
     case FinderKind::Builtin: return "Builtin";
     case FinderKind::Frozen: return "Frozen";
     case FinderKind::Path: return "Path";
+    case FinderKind::Hook: return "Hook";
   }
   return "?";
 }

@@ -94,6 +94,13 @@ class TextWriter : public TraceWriter {
   void ask_begin(const Engine& e, NameId name, FinderKind k, int64_t index, int64_t copies) override {
     start(e);
     clock_.ask();
+    if (e.hooks_used()) {
+      // A list of finder objects: index and length are the walk's.
+      std::string who = finder_id_at(e, index);
+      asks_.push_back(who);
+      open("ask", fmt::format("ask i={} {}: {}.find_spec('{}')", index, meta_path_text(e, index), who, text(name)));
+      return;
+    }
     std::string who = k == FinderKind::Proxy ? fmt::format("P (copy {} of {})", index + 1, copies) : finder_name(k);
     asks_.push_back(who);
     open("ask", fmt::format("ask i={} {}: {}.find_spec('{}')", index, meta_path_text(copies, index), who, text(name)));
@@ -144,7 +151,7 @@ class TextWriter : public TraceWriter {
     if (started_) return;
     started_ = true;
     line("", fmt::format("start: sys.modules holds {} names; sys.meta_path is {}", grouped(e.sys_modules().size()),
-                         meta_path_text(e.finder().copies)));
+                         e.hooks_used() ? meta_path_text(e, -1) : meta_path_text(e.finder().copies)));
   }
 
   void emit(int indent, const std::string& s, const char* kind, bool counts) {

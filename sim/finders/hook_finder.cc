@@ -1,0 +1,160 @@
+// A hook finder declared as data (meta_path.h): its find_spec, the
+// reentrancy guard around a claimed name's actions, and the loaders it
+// returns. Each piece names the real pattern it stands for
+// (docs/scenario-format.md, "Hooks").
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "impsim/engine.h"
+
+namespace impsim {
+
+// <hook>.find_spec(fullname, path, target=None): every call counts, a
+// suppressed one included; an unclaimed name is None at once.
+SpecId Engine::hook_find_spec(FinderId finder, NameId name, PathRef path) {
+  ++hook_counters_.finder_calls;
+  ++hook_counters_.by_object[static_cast<size_t>(finder)];
+  count_event();
+  const int32_t hi = model_.hooks.objects[static_cast<size_t>(finder)].hook;
+  const HookClass& hook = hook_classes_[static_cast<size_t>(hi)];
+  if (!hook_claims(hook, names_, name, path == kNoPath)) return kNoSpec;
+  // A hook calling itself directly (`call` of its own id) never walks
+  // sys.meta_path, so _find_spec's bound does not see it: this one does
+  // (where CPython would raise RecursionError).
+  if (++hook_call_depth_ > static_cast<uint64_t>(limits_.max_lookup_depth))
+    throw LimitReached{"lookup-depth",
+                       fmt::format("hook find_spec calls nested {} deep; raise it with --max-lookup-depth",
+                                   hook_call_depth_),
+                       {}};
+  SpecId spec = try_finally([&] { return hook_guarded(finder, hook, name, path); }, [&] { --hook_call_depth_; });
+  if (spec != kNoSpec && hook.loader != LoaderWrap::Unchanged) {
+    // spec.loader = Wrapper(spec.loader)
+    LoaderId inner = records_.spec(spec).loader;
+    hook_loaders_.push_back(HookLoader{inner, hi, kNoModule});
+    records_.write_spec(spec).loader =
+        new_loader(Loader{LoaderKind::HookWrapped, false, 0, static_cast<int32_t>(hook_loaders_.size() - 1)});
+  }
+  return spec;
+}
+
+// The guard around the actions. A guarded re-entry returns None (it still
+// counted as a call in hook_find_spec).
+SpecId Engine::hook_guarded(FinderId finder, const HookClass& hook, NameId name, PathRef path) {
+  auto run = [&] { return run_hook_actions(finder, hook, name, path); };
+  // `if fullname in S: return None; S.add(fullname); try: ... finally: S.discard(fullname)`
+  auto with_set = [&](std::vector<NameId>& set) -> SpecId {
+    if (std::find(set.begin(), set.end(), name) != set.end()) return kNoSpec;
+    set.push_back(name);
+    return try_finally(run, [&] { set.erase(std::find(set.begin(), set.end(), name)); });
+  };
+  HookObjectState& state = hook_state_[static_cast<size_t>(finder)];
+  switch (hook.guard) {
+    case GuardKind::None: return run();
+    case GuardKind::GlobalSet: return with_set(global_finding_);  // ddtrace's module-level _finding
+    case GuardKind::ThreadSet: return with_set(thread_finding_);  // impsim has one thread
+    case GuardKind::ObjectSet: return with_set(state.in_progress);  // wrapt's self._in_progress
+    case GuardKind::Flag:       // virtualenv's fullname slot, pytest's _writing_pyc
+    case GuardKind::SkipSelf: {  // "skip me while I run": the same test on the object
+      if (state.flag) return kNoSpec;
+      state.flag = true;
+      return try_finally(run, [&] { hook_state_[static_cast<size_t>(finder)].flag = false; });
+    }
+    case GuardKind::RemoveSelf: {
+      // i = sys.meta_path.index(self); sys.meta_path.remove(self); try: ...
+      // finally: sys.meta_path.insert(i, self)   (a direct call finds no self: nothing moves)
+      auto it = std::find(meta_path_.begin(), meta_path_.end(), finder);
+      if (it == meta_path_.end()) return run();
+      const int64_t index = it - meta_path_.begin();
+      meta_path_remove(finder);
+      return try_finally(run, [&] { meta_path_insert(index, finder); });
+    }
+  }
+  return run();
+}
+
+// The actions of a claimed name, in order; the last one that yields a
+// spec or None gives the return value.
+SpecId Engine::run_hook_actions(FinderId finder, const HookClass& hook, NameId name, PathRef path) {
+  SpecId result = kNoSpec;
+  const int32_t hi = model_.hooks.objects[static_cast<size_t>(finder)].hook;
+  for (const HookAction& a : hook.actions) {
+    switch (a.kind) {
+      case ActionKind::Import:
+        import_statement(a.module);
+        break;
+      case ActionKind::Reenter:
+        result = find_spec(name);  // importlib.util.find_spec(fullname)
+        break;
+      case ActionKind::Call:
+        result = finder_find_spec(a.finder, name, path);
+        break;
+      case ActionKind::CallNext: {
+        // i = sys.meta_path.index(self); for f in sys.meta_path[i + 1:]: ...
+        result = kNoSpec;
+        auto it = std::find(meta_path_.begin(), meta_path_.end(), finder);
+        if (it == meta_path_.end()) break;
+        std::vector<FinderId> rest(it + 1, meta_path_.end());
+        for (FinderId f : rest) {
+          result = finder_find_spec(f, name, path);
+          if (result != kNoSpec) break;
+        }
+        break;
+      }
+      case ActionKind::Serve: {
+        // importlib.util.spec_from_loader(fullname, HookLoader())
+        ModuleId served = kNoModule;
+        if (a.module != kNoName) {
+          if (!sys_modules_.contains(a.module)) raise("KeyError", "'" + names_.text(a.module) + "'");
+          served = sys_modules_.get(a.module);
+        }
+        hook_loaders_.push_back(HookLoader{-1, hi, served});
+        LoaderId loader =
+            new_loader(Loader{LoaderKind::HookServe, false, 0, static_cast<int32_t>(hook_loaders_.size() - 1)});
+        result = new_spec(name, loader, a.package ? kEmptyPath : kNoPath);
+        break;
+      }
+      case ActionKind::Unload:
+        unload_modules(a.names, a.submodules);
+        break;
+      case ActionKind::ReturnNone:
+        result = kNoSpec;
+        break;
+    }
+  }
+  return result;
+}
+
+// create_module: a served module object, or the wrapped loader's choice.
+ModuleId Engine::hook_create_module(LoaderId loader, SpecId spec) {
+  const Loader l = records_.loader(loader);
+  const HookLoader h = hook_loaders_[static_cast<size_t>(l.ref)];
+  if (l.kind == LoaderKind::HookServe) return h.module;
+  return create_module(h.inner, spec);
+}
+
+// exec_module: a served module's body already ran (or there is none); a
+// wrapper runs the wrapped exec under its toggle, then sets its attribute.
+void Engine::hook_exec_module(LoaderId loader, ModuleId module) {
+  const Loader l = records_.loader(loader);
+  const HookLoader h = hook_loaders_[static_cast<size_t>(l.ref)];
+  if (l.kind == LoaderKind::HookServe) return;
+  const HookClass& hook = hook_classes_[static_cast<size_t>(h.hook)];
+  if (hook.loader == LoaderWrap::Toggle && hook.toggle != kNoFinder) {
+    auto it = std::find(meta_path_.begin(), meta_path_.end(), hook.toggle);
+    if (it != meta_path_.end()) {
+      const int64_t index = it - meta_path_.begin();
+      const FinderId toggled = hook.toggle;
+      meta_path_remove(toggled);
+      try_finally([&] { exec_module(h.inner, module); }, [&] { meta_path_insert(index, toggled); });
+      return;
+    }
+  }
+  exec_module(h.inner, module);
+  if (hook.loader == LoaderWrap::SetAttribute) {
+    std::vector<std::string>& attrs = attributes_[module];
+    if (std::find(attrs.begin(), attrs.end(), hook.attribute) == attrs.end()) attrs.push_back(hook.attribute);
+  }
+}
+
+}  // namespace impsim

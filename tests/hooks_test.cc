@@ -1,0 +1,207 @@
+// Finder objects and hook finders (meta_path.h): the engine against counts
+// measured on REAL CPython, the list representation against the Paddle
+// engine's copies, CPython 3.14's snapshot, and the loader's errors.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+#include "impsim/loader_hooks.h"
+#include "test_util.h"
+
+using namespace impsim;
+using namespace impsim::test;
+
+namespace {
+
+std::vector<std::string> hook_scenarios() {
+  std::vector<std::string> out;
+  for (auto& e : std::filesystem::directory_iterator(std::string(IMPSIM_SOURCE_DIR) + "/tests/data/hooks"))
+    if (e.path().extension() == ".json") out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string load_error(const std::string& json) {
+  try {
+    load_scenario_text(json, "inline.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A small hook scenario; `extra` is spliced in at the top level.
+std::string with(const std::string& extra, const std::string& program = R"([{"import": "a"}])") {
+  return R"({"impsim": 1, "tree": {"a": {}},
+    "hooks": {"h": {"claims": {"all": true}, "find_spec": [{"reenter": "find_spec"}], "guard": "global_set"}},
+    "finders": {"f": {"hook": "h"}}, )" +
+         extra + R"("program": )" + program + "}";
+}
+
+}  // namespace
+
+// The expectations in tests/data/hooks/*.json (every count, every verdict)
+// were measured by tools/crosscheck_lib/hooks_real.py on Debian's CPython
+// 3.11: the real importlib running hook classes generated from each
+// declaration (tools/hooks_crosscheck re-measures them, on 3.9 to 3.13 too).
+TEST_CASE("hook scenarios: counts and verdicts as measured on real CPython") {
+  const auto files = hook_scenarios();
+  REQUIRE(files.size() >= 7);
+  for (const std::string& f : files) {
+    CAPTURE(f);
+    Scenario sc = load_scenario_file(f);
+    ScenarioRun run = run_scenario(sc, {});
+    size_t checked = 0;
+    for (auto& r : run.runs) checked += r.expectations.size();
+    CHECK(checked > 0);
+    CHECK(run.expectations_ok());
+    CHECK(run.exit_status() == kExitOk);
+  }
+}
+
+// The list of finder objects and the Paddle engine's "k copies of P first"
+// must agree on every shipped Paddle scenario, every design, on both the
+// live list (3.11) and the snapshot (3.14): the copies engine is the one
+// tools/crosscheck checks against the real finder.
+TEST_CASE("finder objects: every shipped Paddle scenario counts the same as with the copies representation") {
+  for (const std::string& f : shipped_scenarios()) {
+    for (CPython cp : {CPython::V3_11, CPython::V3_14}) {
+      CAPTURE(f);
+      Scenario plain = load_scenario_file(f);
+      Scenario listed = load_scenario_file(f);
+      listed.hooks.used = true;
+      RunOptions o;
+      o.cpython = cp;
+      ScenarioRun a = run_scenario(plain, o);
+      ScenarioRun b = run_scenario(listed, o);
+      REQUIRE(a.runs.size() == b.runs.size());
+      for (size_t i = 0; i < a.runs.size(); ++i) {
+        const VariantRun& x = a.runs[i];
+        const VariantRun& y = b.runs[i];
+        CAPTURE(variant_name(x.variant));
+        for (const CounterInfo& c : kCounters) CHECK(x.counters.*c.field == y.counters.*c.field);
+        Outcome yo = y.outcome;
+        CHECK(yo.meta_path.size() == static_cast<size_t>(yo.proxy_copies) + 3);
+        yo.meta_path.clear();
+        CHECK(x.outcome == yo);
+        CHECK(x.limit.has_value() == y.limit.has_value());
+      }
+    }
+  }
+}
+
+// live_insert.json under CPython 3.14, derived by hand: _find_spec walks
+// list(sys.meta_path) = [f, B, F, PathFinder]. f imports `side`, whose body
+// puts `late` in front twice, but the outer walk's snapshot never sees it:
+// PathFinder finds x. Searches: import x, and side's import inside f: 2;
+// f is called by both; late by none. (On 3.11 the live walk reaches late
+// at index 1: 3 searches, late called 3 times, as real 3.11 measured.)
+TEST_CASE("CPython 3.14 snapshot: finders inserted during a walk are not asked by it") {
+  Scenario sc = load_scenario_file(std::string(IMPSIM_SOURCE_DIR) + "/tests/data/hooks/live_insert.json");
+  RunOptions o;
+  o.cpython = CPython::V3_14;
+  o.variants = {"as_is"};
+  ScenarioRun run = run_scenario(sc, o);
+  const VariantRun& r = run.runs[0];
+  CHECK(counter_of(r, "searches") == 2);
+  CHECK(counter_of(r, "finder_calls:f") == 2);
+  CHECK(counter_of(r, "finder_calls:late") == 0);
+  CHECK(counter_of(r, "max_depth") == 2);
+  CHECK(r.outcome.meta_path == std::vector<std::string>{"late", "f", "BuiltinImporter", "FrozenImporter", "PathFinder"});
+}
+
+TEST_CASE("hook scenarios refuse the fast engine with a usage error") {
+  Scenario sc = load_scenario_text(with(""), "inline.json");
+  RunOptions o;
+  o.engine = EngineKind::Fast;
+  CHECK_THROWS_AS(run_scenario(sc, o), UsageError);
+}
+
+TEST_CASE("hook designs: as_is is the default, a fix may name one hook, Paddle scenarios refuse them") {
+  Scenario sc = load_scenario_text(with(""), "inline.json");
+  CHECK(sc.variants == std::vector<std::string>{"as_is"});
+  auto v = parse_variant("skip_self:h");
+  REQUIRE(v.has_value());
+  CHECK(variant_name(*v) == "skip_self:h");
+  CHECK_FALSE(hook_variant_problem(sc, *v).has_value());
+  CHECK(hook_variant_problem(sc, *parse_variant("skip_self:nope")).has_value());
+  Scenario paddle = load_scenario_text(kProbeScenario, "inline.json");
+  CHECK(hook_variant_problem(paddle, *parse_variant("as_is")).has_value());
+  CHECK(load_error(R"({"impsim": 1, "tree": {}, "program": [], "variants": ["as_is"]})").find("/variants/0") !=
+        std::string::npos);
+}
+
+TEST_CASE("hook loader errors name the pointer and what was expected") {
+  CHECK(load_error(with("", R"([{"install": "nobody"}])")).find("at /program/0/install: unknown finder object \"nobody\"") !=
+        std::string::npos);
+  CHECK(load_error(with("", R"([{"install": "PathFinder"}])")).find("install takes a hook finder object") !=
+        std::string::npos);
+  CHECK(load_error(with("", R"([{"insert": "f"}])")).find("needs \"at\"") != std::string::npos);
+  CHECK(load_error(with(R"("meta_path": ["PathFinder", "zz"],)")).find("at /meta_path/1: unknown finder object") !=
+        std::string::npos);
+  CHECK(load_error(R"({"impsim": 1, "tree": {}, "program": [], "hooks": {}, "finders": {"f": {"hook": "h"}}})")
+            .find("at /finders/f/hook: unknown hook \"h\"") != std::string::npos);
+  CHECK(load_error(R"({"impsim": 1, "tree": {}, "program": [], "hooks": {"h": {"guard": "mutex"}}})")
+            .find("at /hooks/h/guard: unknown guard \"mutex\"") != std::string::npos);
+  CHECK(load_error(R"({"impsim": 1, "tree": {}, "program": [], "hooks": {"h": {"install": "push"}}})")
+            .find("at /hooks/h/install: unknown install policy \"push\"") != std::string::npos);
+  CHECK(load_error(R"({"impsim": 1, "tree": {}, "program": [], "hooks": {"h": {"find_spec": [{"call": "X"}]}}})")
+            .find("at /hooks/h/find_spec/0/call: unknown finder object \"X\"") != std::string::npos);
+  CHECK(load_error(R"({"impsim": 1, "tree": {}, "program": [], "hooks": {"h": {"claims": {"all": true, "top_level": true}}}})")
+            .find("exactly one of") != std::string::npos);
+  CHECK(load_error(R"({"impsim": 1, "tree": {}, "program": [], "hooks": {"h": {"api": "find_module"}}})")
+            .find("not modelled") != std::string::npos);
+  CHECK(load_error(with(R"("expect": {"as_is": {"finder_calls:g": 1}},)")).find("unknown counter") != std::string::npos);
+  CHECK(load_error(with(R"("expect": {"as_is": {"finder_calls:f": 1, "searches": 2}},)")).empty());
+  CHECK(load_error(R"({"impsim": 1, "tree": {}, "program": [], "hooks": {"h": {}}, "finders": {"P": {"hook": "h"}}})")
+            .find("at /finders/P: \"P\" is a predefined finder object") != std::string::npos);
+}
+
+TEST_CASE("remove of an absent finder raises ValueError unless optional") {
+  auto r = run_json(with(R"("allow_error": true,)", R"([{"remove": "f"}])"));
+  REQUIRE(r->run.runs[0].outcome.error.has_value());
+  CHECK(r->run.runs[0].outcome.error->type == "ValueError");
+  auto ok = run_json(with("", R"([{"remove": "f", "optional": true}, {"remove": "f", "copies": "all"}])"));
+  CHECK_FALSE(ok->run.runs[0].outcome.error.has_value());
+}
+
+TEST_CASE("Paddle's proxy finder is the object P in a hook scenario") {
+  // enable inserts P at 0, disable removes the first P: both through the list.
+  auto r = run_json(R"({"impsim": 1, "tree": {"a": {}}, "meta_path": ["PathFinder"],
+    "program": [{"enable": {}}, {"enable": {}}, {"import": "a"}, {"disable": {}}]})");
+  const VariantRun& v = r->run.runs[0];
+  CHECK(v.outcome.meta_path == std::vector<std::string>{"P", "PathFinder"});
+  CHECK(v.outcome.proxy_copies == 1);
+  CHECK(v.counters.asks == 2);
+  CHECK(counter_of(v, "searches") == 1);
+}
+
+TEST_CASE("the command line on a hook scenario: trace names finder objects, fast engine exits 2") {
+  const std::string f = std::string(IMPSIM_SOURCE_DIR) + "/tests/data/hooks/distutils_shim.json";
+  Command t = test::impsim("trace " + f);
+  CHECK(t.status == 0);
+  CHECK(t.out.find("ask i=0 [*shim shim BuiltinImporter FrozenImporter PathFinder]: shim.find_spec('dist')") !=
+        std::string::npos);
+  for (const char* format : {"chrome", "dot", "importtime"}) CHECK(test::impsim(std::string("trace --format ") + format + " " + f).status == 0);
+  Command fast = test::impsim("run --engine fast " + f);
+  CHECK(fast.status == 2);
+  CHECK(fast.out.find("--engine fast does not model finder objects") != std::string::npos);
+  Command cmp = test::impsim("compare " + f);
+  CHECK(cmp.status == 0);
+  CHECK(cmp.out.find("guard_remove_self") != std::string::npos);
+  Command j = test::impsim("run --json " + f);
+  CHECK(j.out.find("\"meta_path\": [") != std::string::npos);
+  CHECK(j.out.find("\"finder_calls_by_object\"") != std::string::npos);
+}
+
+TEST_CASE("unbounded hook recursion stops at a limit, never a crash") {
+  // A hook that re-enters with no guard, and one that calls itself directly.
+  for (const char* action : {R"({"reenter": "find_spec"})", R"({"call": "f"})"}) {
+    CAPTURE(action);
+    auto r = run_json(std::string(R"({"impsim": 1, "tree": {"a": {}}, "hooks": {"h": {"find_spec": [)") + action +
+                      R"(]}}, "finders": {"f": {"hook": "h"}}, "program": [{"install": "f"}, {"import": "a"}]})");
+    REQUIRE(r->run.runs[0].limit.has_value());
+    CHECK(r->run.runs[0].limit->limit == "lookup-depth");
+    CHECK(r->run.exit_status() == kExitLimit);
+  }
+}

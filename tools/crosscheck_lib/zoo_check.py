@@ -1,0 +1,194 @@
+"""`tools/crosscheck --zoo`: hook scenarios against the real packages.
+
+For each hook scenario (one with "hooks", "finders" or "meta_path"), every
+run of it that has an oracle runs in real CPython (zoo_oracle), and is
+compared with `impsim run FILE --json`: counters searches, finder_calls,
+max_depth, finder_calls_by_object, the labels' searches and finder_calls,
+and the outcome's modules (as sets), marks, results, meta_path and error
+type.  --no-impsim prints the real measurements alone.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+from . import zoo_oracle
+
+COUNTERS = ("searches", "finder_calls", "max_depth")
+
+
+def fmt(value):
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+def by_object(run):
+    """impsim may put the per-object counts in the run or in its counters."""
+    found = run.get("finder_calls_by_object")
+    if found is None:
+        found = (run.get("counters") or {}).get("finder_calls_by_object")
+    return {k: v for k, v in (found or {}).items() if v}
+
+
+def differences(impsim, real):
+    diffs = []
+
+    def check(field, a, b):
+        if a != b:
+            diffs.append((field, a, b))
+
+    for c in COUNTERS:
+        check("counters." + c, (impsim.get("counters") or {}).get(c),
+              real["counters"][c])
+    iobjects = by_object(impsim)
+    robjects = by_object(real)
+    # predefined finders (PathFinder...): compared when impsim counts them
+    for fid, calls in (real.get("predefined_calls") or {}).items():
+        if fid in iobjects and calls:
+            robjects[fid] = calls
+    check("finder_calls_by_object", iobjects, robjects)
+    ilabels = impsim.get("labels") or {}
+    for label, counts in real.get("labels", {}).items():
+        for c in ("searches", "finder_calls"):
+            check("labels.%s.%s" % (label, c), (ilabels.get(label) or {}).get(c, 0),
+                  counts[c])
+    iout = impsim.get("outcome") or {}
+    rout = real["outcome"]
+    check("outcome.modules", sorted(iout.get("modules") or []), rout["modules"])
+    check("outcome.marks", iout.get("marks") or {}, rout["marks"])
+    iresults = iout.get("results") or {}
+    for label, results in rout["results"].items():
+        check("outcome.results." + label, iresults.get(label, []), results)
+    check("outcome.meta_path", iout.get("meta_path"), rout["meta_path"])
+    check("outcome.error.type", (iout.get("error") or {}).get("type"),
+          (rout["error"] or {}).get("type"))
+    return diffs
+
+
+def collect(paths):
+    files = []
+    for path in paths:
+        if os.path.isdir(path):
+            for top, _, names in os.walk(path):
+                files.extend(os.path.join(top, n) for n in names if n.endswith(".json"))
+        else:
+            files.append(path)
+    return sorted(files)
+
+
+def run_impsim(args, path):
+    try:
+        proc = subprocess.run([args.impsim, "run", path, "--json"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              timeout=args.timeout)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return None, "cannot run impsim: %s" % exc
+    if proc.returncode not in (0, 1, 3):
+        err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        return None, "impsim exit %d: %s" % (proc.returncode,
+                                             " | ".join(err[:3]) or "(no message)")
+    try:
+        return json.loads(proc.stdout.decode("utf-8")), None
+    except ValueError as exc:
+        return None, "impsim printed no JSON report (%s)" % exc
+
+
+def oracle_run(args, scenario, variant, params, mode):
+    python = zoo_oracle.python_of(scenario, mode, args.python)
+    try:
+        return zoo_oracle.run_one(scenario, variant, params, mode, python,
+                                  timeout=args.timeout), None
+    except zoo_oracle.ZooError as exc:
+        return None, str(exc)
+
+
+def main(args):
+    paths = args.paths or [os.path.join(args.repo, "scenarios", "zoo")]
+    mode = "restated" if args.zoo_restated else "real"
+    jobs = []
+    for path in collect(paths):
+        with open(path) as f:
+            scenario = json.load(f)
+        if not zoo_oracle.is_hook_scenario(scenario):
+            continue
+        name = scenario.get("name") or os.path.basename(path)
+        jobs.append([path, name, scenario, None, []])
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for job in jobs:
+            path, _, scenario, _, runs = job
+            if not args.no_impsim:
+                job[3] = pool.submit(run_impsim, args, path)
+            for variant, params in zoo_oracle.run_plan(scenario):
+                future = None
+                if zoo_oracle.runnable(scenario, variant, mode):
+                    future = pool.submit(oracle_run, args, scenario, variant, params, mode)
+                runs.append((variant, params, future))
+        if args.no_impsim:
+            return print_reports(args, jobs, mode)
+        return compare_all(args, jobs, mode)
+
+
+def print_reports(args, jobs, mode):
+    status = 0
+    for path, name, scenario, _, planned in jobs:
+        runs = []
+        for variant, params, future in planned:
+            if future is None:
+                continue
+            run, error = future.result()
+            if run is None:
+                print("ERROR %s variant=%s: %s" % (name, variant, error), file=sys.stderr)
+                status = 1
+                continue
+            runs.append(run)
+        if not runs:
+            print("SKIP %s: no %s run" % (name, mode), file=sys.stderr)
+            continue
+        report = zoo_oracle.build_report(scenario, runs)
+        if any(not e["ok"] for r in runs for e in r["expectations"]):
+            status = 1
+        print(json.dumps(report) if args.compact else json.dumps(report, indent=2))
+    return status
+
+
+def compare_all(args, jobs, mode):
+    total = matched = 0
+    for path, name, scenario, impsim, planned in jobs:
+        report, error = impsim.result()
+        iruns = (report or {}).get("runs", [])
+        skipped = [v for v, _, f in planned if f is None]
+        if skipped:
+            print("SKIP %s variants %s: no %s oracle (%s)" % (
+                name, ",".join(skipped), mode,
+                "no \"real\" key" if mode == "real" and "real" not in scenario
+                else "a design the package does not have"))
+        for index, (variant, params, future) in enumerate(planned):
+            if future is None:
+                continue
+            total += 1
+            where = "%s variant=%s params=%s (%s)" % (name, variant, fmt(params), mode)
+            real, rerror = future.result()
+            if report is None:
+                print("MISMATCH %s: %s" % (where, error))
+                continue
+            if real is None:
+                print("MISMATCH %s: CPython run failed: %s" % (where, rerror))
+                continue
+            if index >= len(iruns):
+                print("MISMATCH %s: impsim reported only %d runs" % (where, len(iruns)))
+                continue
+            diffs = differences(iruns[index], real)
+            if not diffs:
+                matched += 1
+                if args.verbose:
+                    print("ok %s" % where)
+                continue
+            shown = "; ".join("%s: impsim=%s cpython=%s" % (f, fmt(a), fmt(b))
+                              for f, a, b in diffs[:4])
+            more = " (+%d more)" % (len(diffs) - 4) if len(diffs) > 4 else ""
+            print("MISMATCH %s: %s%s" % (where, shown, more))
+        sys.stdout.flush()
+    print("%d/%d zoo runs match CPython (%s)" % (
+        matched, total, "real packages" if mode == "real" else "re-statement of the hooks"))
+    return 0 if total and matched == total else 1

@@ -1,0 +1,138 @@
+"""Run hook scenarios (scenarios/zoo/) in real CPython: the oracle of
+`tools/crosscheck --zoo`.
+
+Each (scenario, sweep value, variant) runs in its own fresh interpreter:
+``PYTHON -S -I -B zoo_harness.py CONFIG`` with the scenario's package tree
+written out as .py files (tree entries the real package provides, listed in
+"real"."external", are not written).  Mode "real" runs the packages the
+scenario's "real" key binds; mode "restated" runs every hook as the generic
+Python re-statement of the hook language.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+from . import oracle
+
+HARNESS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "zoo_harness.py")
+DEFAULT_VARIANTS = ["as_is"]
+# The designs the re-statement implements (docs/zoo.md); the real package
+# has as_is, and the designs its "real"."bind"."variants" bind.
+RESTATED_VARIANTS = ("as_is", "idempotent_install", "remove_all", "skip_self",
+                     "call_next", "guard_global_set", "guard_object_set",
+                     "guard_flag")
+HOOK_KEYS = ("hooks", "finders", "meta_path")
+
+
+class ZooError(Exception):
+    """The harness process failed (crash, timeout, no JSON)."""
+
+
+def is_hook_scenario(scenario):
+    return any(key in scenario for key in HOOK_KEYS)
+
+
+def run_plan(scenario, overrides=None):
+    plan = []
+    for variant, params in oracle.run_plan(
+            dict(scenario, variants=scenario.get("variants", DEFAULT_VARIANTS)),
+            overrides):
+        plan.append((variant, params))
+    return plan
+
+
+def real_variants(scenario):
+    bind = scenario.get("real", {}).get("bind", {})
+    return ("as_is",) + tuple(bind.get("variants", {}))
+
+
+def runnable(scenario, variant, mode):
+    if mode == "real":
+        return "real" in scenario and variant in real_variants(scenario)
+    return variant in RESTATED_VARIANTS
+
+
+def python_of(scenario, mode, default):
+    if mode == "real":
+        return scenario["real"].get("python", "/usr/bin/python3")
+    return default
+
+
+def run_one(scenario, variant, params, mode, python, timeout=120):
+    real = scenario.get("real", {}) if mode == "real" else {}
+    external = set(real.get("external", [])) | set(real.get("copy", {}))
+    tmp = tempfile.mkdtemp(prefix="impsim_zoo_")
+    try:
+        root = os.path.join(tmp, "tree")
+        tree = {k: v for k, v in scenario.get("tree", {}).items() if k not in external}
+        oracle.write_tree(tree, root)
+        for name, source in scenario.get("real", {}).get("source", {}).items():
+            if mode == "real" and name in tree:  # what the package expects to find there
+                parts = name.split(".")
+                base = os.path.join(root, *parts)
+                path = (os.path.join(base, "__init__.py")
+                        if tree[name].get("package") else base + ".py")
+                with open(path) as f:
+                    body = f.read()
+                with open(path, "w") as f:
+                    f.write(source + "\n" + body)
+        for name, source in (scenario.get("real", {}).get("copy", {}).items()
+                             if mode == "real" else ()):
+            # a tree module that is a copy of the package's own file
+            # (written at test time, never kept in the repository)
+            shutil.copyfile(source, os.path.join(root, *name.split(".")) + ".py")
+        config = os.path.join(tmp, "config.json")
+        with open(config, "w") as f:
+            json.dump({"scenario": scenario, "variant": variant, "params": params,
+                       "tree_root": root, "mode": mode}, f)
+        try:
+            proc = subprocess.run([python, "-S", "-I", "-B", HARNESS, config],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  timeout=timeout, cwd=tmp)
+        except subprocess.TimeoutExpired:
+            raise ZooError("CPython run timed out after %ss" % timeout)
+        except OSError as exc:
+            raise ZooError("cannot run %s: %s" % (python, exc))
+        out = proc.stdout.decode("utf-8", "replace").strip().splitlines()
+        if proc.returncode != 0 or not out:
+            err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise ZooError("zoo harness exit %d: %s" % (
+                proc.returncode, err[-1] if err else "(no output)"))
+        report = json.loads(out[-1])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    run = {"variant": variant, "params": params, "mode": mode}
+    run.update(report)
+    return run
+
+
+def counter_value(run, counter):
+    """searches, finder_calls, max_depth, finder_calls:ID, LABEL.counter."""
+    if counter.startswith("finder_calls:"):
+        fid = counter.partition(":")[2]
+        if fid in run.get("predefined_calls", {}):
+            return run["predefined_calls"][fid]
+        return run.get("finder_calls_by_object", {}).get(fid, 0)
+    if counter in run["counters"]:
+        return run["counters"][counter]
+    label, _, name = counter.rpartition(".")
+    return run["labels"].get(label, {}).get(name)
+
+
+def build_report(scenario, runs):
+    """The shape of `impsim run FILE --json`, with the measured expectations."""
+    expect = scenario.get("expect", {})
+    sweep = scenario.get("sweep")
+    for run in runs:
+        checks = []
+        for counter, expected in expect.get(run["variant"], {}).items():
+            if sweep and isinstance(expected, list):
+                expected = expected[sweep["values"].index(run["params"][sweep["param"]])]
+            actual = counter_value(run, counter)
+            checks.append({"counter": counter, "expected": expected,
+                           "actual": actual, "ok": expected is None or actual == expected})
+        run["expectations"] = checks
+    return {"impsim": 1, "scenario": scenario.get("name", ""), "runs": runs}

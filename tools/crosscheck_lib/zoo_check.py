@@ -103,16 +103,52 @@ def oracle_run(args, scenario, variant, params, mode):
         return None, str(exc)
 
 
+def installed(package):
+    """The Debian package's version, or None when it is not installed."""
+    try:
+        proc = subprocess.run(["dpkg-query", "-W", "-f=${Status} ${Version}", package],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    except OSError:
+        return None
+    text = proc.stdout.decode()
+    if proc.returncode != 0 or "install ok installed" not in text:
+        return None
+    return text.rsplit(" ", 1)[-1]
+
+
+def package_problem(scenario):
+    """Why the real package of a scenario cannot run as pinned, or None."""
+    real = scenario["real"]
+    package = real.get("debian_package")
+    if not package:
+        return None
+    version = installed(package)
+    if version is None:
+        return "%s is not installed (apt-get install %s)" % (package, package)
+    if real.get("version") and version != real["version"]:
+        return "%s %s is installed, the scenario was measured on %s" % (
+            package, version, real["version"])
+    return None
+
+
 def main(args):
     paths = args.paths or [os.path.join(args.repo, "scenarios", "zoo")]
     mode = "restated" if args.zoo_restated else "real"
     jobs = []
+    missing = []
     for path in collect(paths):
         with open(path) as f:
             scenario = json.load(f)
         if not zoo_oracle.is_hook_scenario(scenario):
             continue
         name = scenario.get("name") or os.path.basename(path)
+        if mode == "real" and "real" in scenario:
+            problem = package_problem(scenario)
+            if problem:
+                print("%s %s: %s" % ("ERROR" if args.zoo_require_packages else "SKIP",
+                                     name, problem))
+                missing.append(name)
+                continue
         jobs.append([path, name, scenario, None, []])
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         for job in jobs:
@@ -125,8 +161,12 @@ def main(args):
                     future = pool.submit(oracle_run, args, scenario, variant, params, mode)
                 runs.append((variant, params, future))
         if args.no_impsim:
-            return print_reports(args, jobs, mode)
-        return compare_all(args, jobs, mode)
+            status = print_reports(args, jobs, mode)
+        else:
+            status = compare_all(args, jobs, mode)
+    if missing and args.zoo_require_packages:
+        return 1
+    return status
 
 
 def print_reports(args, jobs, mode):

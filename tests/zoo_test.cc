@@ -1,0 +1,84 @@
+// The zoo (scenarios/zoo/, docs/zoo.md): real import hooks as scenarios.
+// Each runs and meets the figures pinned from the real packages (or from
+// the re-statement, where Debian has no package), and the "real" key that
+// tools/crosscheck --zoo reads changes nothing impsim prints.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "test_util.h"
+
+using namespace impsim;
+
+namespace {
+
+std::vector<std::string> zoo_files() {
+  std::vector<std::string> out;
+  for (auto& e : std::filesystem::directory_iterator(std::string(IMPSIM_SOURCE_DIR) + "/scenarios/zoo"))
+    if (e.path().extension() == ".json") out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return nlohmann::json::parse(text.str());
+}
+
+}  // namespace
+
+TEST_CASE("the zoo has at least eight hooks and four of them are checked against real packages") {
+  std::vector<std::string> files = zoo_files();
+  int real = 0;
+  for (const std::string& f : files) real += read_json(f).contains("real") ? 1 : 0;
+  CHECK(files.size() >= 8);
+  CHECK(real >= 4);
+}
+
+TEST_CASE("every zoo scenario runs and meets its pinned counts and verdicts") {
+  for (const std::string& path : zoo_files()) {
+    CAPTURE(path);
+    nlohmann::json scenario = read_json(path);
+    test::Command r = test::impsim("run " + path + " --json");
+    CHECK(r.status == 0);
+    nlohmann::json report = nlohmann::json::parse(r.out, nullptr, false);
+    REQUIRE_FALSE(report.is_discarded());
+    REQUIRE(report.contains("runs"));
+    for (const auto& run : report["runs"]) {
+      CAPTURE(run["variant"]);
+      // every variant pins at least searches and finder_calls (a zoo file
+      // that lost its figures would otherwise pass unchecked)
+      std::set<std::string> pinned;
+      for (const auto& e : run["expectations"]) {
+        pinned.insert(e["counter"].get<std::string>());
+        CAPTURE(e);
+        CHECK(e["ok"] == true);
+      }
+      CHECK(pinned.count("searches") == 1);
+      CHECK(pinned.count("finder_calls") == 1);
+    }
+  }
+}
+
+TEST_CASE("the real key of a zoo scenario changes nothing impsim prints") {
+  for (const std::string& path : zoo_files()) {
+    nlohmann::json scenario = read_json(path);
+    if (!scenario.contains("real")) continue;
+    CAPTURE(path);
+    scenario.erase("real");
+    std::string stripped = std::filesystem::temp_directory_path() / "impsim_zoo_test_stripped.json";
+    {
+      std::ofstream out(stripped);
+      out << scenario.dump(2);
+    }
+    CHECK(test::impsim("run " + path + " --json").out == test::impsim("run " + stripped + " --json").out);
+    CHECK(test::impsim("run " + path).out == test::impsim("run " + stripped).out);
+    std::filesystem::remove(stripped);
+  }
+}

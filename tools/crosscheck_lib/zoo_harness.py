@@ -541,13 +541,14 @@ def _report(rt, error):
     meta_path = []
     for obj in _sys.meta_path:
         meta_path.append(rt.ids.get(id(obj), "?%s" % type(obj).__name__))
-    # The scenario's modules: the tree's and the real package's top-level
-    # names with every submodule (served ones included), and the preloaded
-    # names exactly (not what the real set-up imported beside them).
-    tops = set(n.partition(".")[0] for n in list(rt.tree) + rt.external)
-    exact = set(rt.scenario.get("sys_modules", {}).get("preloaded", []))
-    modules = sorted(n for n in _sys.modules
-                     if n in exact or n.partition(".")[0] in tops)
+    # The scenario's modules: the names of its tree, of its preloaded list
+    # and of what its hooks claim by name (served modules), exactly; not
+    # what the real set-up imported beside them.
+    owned = set(rt.tree) | set(rt.external) \
+        | set(rt.scenario.get("sys_modules", {}).get("preloaded", []))
+    for hook in rt.hooks.values():
+        owned.update(hook.get("claims", {}).get("names", ()))
+    modules = sorted(n for n in _sys.modules if n in owned)
     marks = {}
     for name in modules:
         module = _sys.modules[name]

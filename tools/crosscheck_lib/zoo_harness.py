@@ -277,6 +277,7 @@ class _Runtime:
         self.hooks = scenario.get("hooks", {})
         self.finders = scenario.get("finders", {})
         self.tree = scenario.get("tree", {})
+        self.tree_root = config["tree_root"]
         self.external = list(real.get("external", [])) + list(real.get("copy", {}))
         self.mark_exprs = dict(real.get("marks", {}))
         self.design = self.variant  # as_is or one generic fix
@@ -542,13 +543,16 @@ def _report(rt, error):
     for obj in _sys.meta_path:
         meta_path.append(rt.ids.get(id(obj), "?%s" % type(obj).__name__))
     # The scenario's modules: the names of its tree, of its preloaded list
-    # and of what its hooks claim by name (served modules), exactly; not
-    # what the real set-up imported beside them.
+    # and of what its hooks claim by name (served modules), and every module
+    # loaded from a tree file under any name (distutils.core from the tree's
+    # setuptools/_distutils/core.py); not what the real set-up imported.
     owned = set(rt.tree) | set(rt.external) \
         | set(rt.scenario.get("sys_modules", {}).get("preloaded", []))
     for hook in rt.hooks.values():
         owned.update(hook.get("claims", {}).get("names", ()))
-    modules = sorted(n for n in _sys.modules if n in owned)
+    root = rt.tree_root + "/"
+    modules = sorted(n for n, m in list(_sys.modules.items())
+                     if n in owned or (getattr(m, "__file__", None) or "").startswith(root))
     marks = {}
     for name in modules:
         module = _sys.modules[name]

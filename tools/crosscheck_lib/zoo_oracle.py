@@ -15,7 +15,7 @@ import shutil
 import subprocess
 import tempfile
 
-from . import harness, oracle
+from . import oracle
 
 HARNESS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "zoo_harness.py")
 DEFAULT_VARIANTS = ["as_is"]
@@ -61,27 +61,6 @@ def python_of(scenario, mode, default):
     return default
 
 
-def write_served_submodules(scenario, tree, root):
-    """A hook that serves name N as module M (_distutils_hack: distutils as
-    setuptools._distutils) makes CPython search N's submodules in M's folder:
-    the tree's N.X are written there too."""
-    for hook in scenario.get("hooks", {}).values():
-        served = [a["module"] for a in hook.get("find_spec", [])
-                  if "serve" in a and a.get("module") in tree]
-        for module in served:
-            for name in hook.get("claims", {}).get("names", []):
-                for key, entry in tree.items():
-                    if key.startswith(name + "."):
-                        alias = module + key[len(name):]
-                        oracle.write_tree({alias: entry}, root)
-                        # the file is the tree's entry for `key`, not `alias`
-                        path = os.path.join(root, *alias.split("."))
-                        path = (os.path.join(path, "__init__.py") if entry.get("package")
-                                else path + ".py")
-                        with open(path, "w") as f:
-                            f.write(harness._body_source(key))
-
-
 def run_one(scenario, variant, params, mode, python, timeout=120):
     real = scenario.get("real", {}) if mode == "real" else {}
     external = set(real.get("external", [])) | set(real.get("copy", {}))
@@ -90,7 +69,6 @@ def run_one(scenario, variant, params, mode, python, timeout=120):
         root = os.path.join(tmp, "tree")
         tree = {k: v for k, v in scenario.get("tree", {}).items() if k not in external}
         oracle.write_tree(tree, root)
-        write_served_submodules(scenario, tree, root)
         for name, source in scenario.get("real", {}).get("source", {}).items():
             if mode == "real" and name in tree:  # what the package expects to find there
                 parts = name.split(".")

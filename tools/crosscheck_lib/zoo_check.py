@@ -125,10 +125,20 @@ def package_problem(scenario):
     version = installed(package)
     if version is None:
         return "%s is not installed (apt-get install %s)" % (package, package)
-    if real.get("version") and version != real["version"]:
+    measured = real.get("version")
+    if measured and upstream(version) != upstream(measured):
         return "%s %s is installed, the scenario was measured on %s" % (
-            package, version, real["version"])
+            package, version, measured)
+    if measured and version != measured:  # a Debian revision: same upstream code
+        print("NOTE %s: %s %s is installed, measured on %s (same upstream version)" % (
+            scenario.get("name"), package, version, measured))
     return None
+
+
+def upstream(version):
+    """The upstream part of a Debian version: 66.1.1 of 66.1.1-1+deb12u2."""
+    version = version.partition(":")[2] or version
+    return version.rpartition("-")[0] or version
 
 
 def main(args):

@@ -210,7 +210,8 @@ class _Hook:
             elif "serve" in action:
                 name = action.get("module")
                 module = _sys.modules[name] if name else _types.ModuleType(fullname)
-                spec = _util.spec_from_loader(fullname, _ServeLoader(module))
+                spec = _util.spec_from_loader(fullname, _ServeLoader(module),
+                                              is_package=bool(action.get("package")))
             elif "unload" in action:
                 _unload(action["unload"], action.get("submodules", False))
             elif "return" in action:
@@ -278,7 +279,8 @@ class _Runtime:
         self.finders = scenario.get("finders", {})
         self.tree = scenario.get("tree", {})
         self.tree_root = config["tree_root"]
-        self.external = list(real.get("external", [])) + list(real.get("copy", {}))
+        self.external = list(real.get("external", [])) + list(real.get("copy", {})) \
+            + list(real.get("generate", {}))
         self.mark_exprs = dict(real.get("marks", {}))
         self.design = self.variant  # as_is or one generic fix
         self.objects = {}          # finder id -> object
@@ -327,7 +329,14 @@ class _Runtime:
         self.keep.append(obj)
         attr = "find_spec" if hasattr(obj, "find_spec") else "find_module"
         if isinstance(obj, type):
-            return  # a class on meta_path: not counted per object
+            if fid in _PREDEFINED:
+                return  # PathFinder is counted at class level (predefined_calls)
+            # a class on meta_path (setuptools' _EditableFinder): its
+            # classmethod is replaced by a counting static function
+            method = getattr(obj, attr, None)
+            if method is not None:
+                setattr(obj, attr, staticmethod(_counted_method(fid, method)))
+            return
         method = getattr(obj, attr, None)
         if method is not None:
             setattr(obj, attr, _counted_method(fid, method))
@@ -367,6 +376,12 @@ class _Runtime:
 
     def object(self, fid):
         self.observe()
+        spec = self.bind_finders.get(fid, "")
+        if fid not in self.objects and spec and not spec.startswith("class:"):
+            try:  # not in sys.meta_path yet: a raw insert/append of it
+                self.name_object(fid, eval(spec, {"sys": _sys}))
+            except Exception:
+                pass
         if fid not in self.objects:
             raise RuntimeError("zoo harness: finder %r not seen in sys.meta_path "
                                "yet (bind it by expression)" % fid)

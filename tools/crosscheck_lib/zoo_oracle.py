@@ -63,7 +63,8 @@ def python_of(scenario, mode, default):
 
 def run_one(scenario, variant, params, mode, python, timeout=120):
     real = scenario.get("real", {}) if mode == "real" else {}
-    external = set(real.get("external", [])) | set(real.get("copy", {}))
+    external = set(real.get("external", [])) | set(real.get("copy", {})) \
+        | set(real.get("generate", {}))
     tmp = tempfile.mkdtemp(prefix="impsim_zoo_")
     try:
         root = os.path.join(tmp, "tree")
@@ -84,6 +85,17 @@ def run_one(scenario, variant, params, mode, python, timeout=120):
             # a tree module that is a copy of the package's own file
             # (written at test time, never kept in the repository)
             shutil.copyfile(source, os.path.join(root, *name.split(".")) + ".py")
+        for name, expr in (real.get("generate", {}).items()):
+            # a tree module whose source the package generates at install
+            # time (setuptools' editable finder): Python evaluated here, with
+            # TMP (the run's folder) and os, ast at hand
+            with open(os.path.join(root, *name.split(".")) + ".py", "w") as f:
+                f.write(eval(expr, {"os": os, "ast": __import__("ast"), "TMP": tmp}))
+        for path, text in real.get("files", {}).items():
+            full = os.path.join(tmp, path)
+            os.makedirs(os.path.dirname(full), exist_ok=True)
+            with open(full, "w") as f:
+                f.write(text)
         config = os.path.join(tmp, "config.json")
         with open(config, "w") as f:
             json.dump({"scenario": scenario, "variant": variant, "params": params,

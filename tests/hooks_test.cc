@@ -64,7 +64,7 @@ TEST_CASE("hook scenarios: counts and verdicts as measured on real CPython") {
 // live list (3.11) and the snapshot (3.14): the copies engine is the one
 // tools/crosscheck checks against the real finder.
 TEST_CASE("finder objects: every shipped Paddle scenario counts the same as with the copies representation") {
-  for (const std::string& f : shipped_scenarios()) {
+  for (const std::string& f : shipped_paddle_scenarios()) {
     for (CPython cp : {CPython::V3_11, CPython::V3_14}) {
       CAPTURE(f);
       Scenario plain = load_scenario_file(f);

@@ -43,6 +43,15 @@ inline std::vector<std::string> shipped_scenarios() {
   return out;
 }
 
+// The shipped scenarios that use no hook language (scenarios/zoo/ does):
+// what the fast engine and the copies representation of the proxy model.
+inline std::vector<std::string> shipped_paddle_scenarios() {
+  std::vector<std::string> out;
+  for (const std::string& f : shipped_scenarios())
+    if (!load_scenario_file(f).hooks.used) out.push_back(f);
+  return out;
+}
+
 struct Ran {
   Scenario scenario;
   ScenarioRun run;

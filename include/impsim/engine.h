@@ -235,7 +235,7 @@ class Engine {
   }
   SpecId proxy_find_spec_stepped(NameId name);
   // TorchProxyMetaFinder.find_spec's tests, in its order: which branch answers.
-  FindReason find_spec_branch(NameId name);
+  [[gnu::always_inline]] FindReason find_spec_branch(NameId name);
   // _find_spec_for_specific_module: one lookup.
   SpecId _find_spec_for_specific_module(NameId name, bool exec_enable, uint8_t mark);
   SpecId _find_spec_for_cached_torch_module(NameId name);
@@ -245,6 +245,8 @@ class Engine {
   void disable();
   // use_torch_proxy_guard(enable, scope): entry and exit.
   GuardEntry guard_enter(bool enable, std::optional<SetId> scope, GuardSite site);
+  [[gnu::cold, gnu::noinline]] void trace_guard_enter(GuardEntry& g, bool scope_asked, bool had);
+  [[gnu::cold, gnu::noinline]] void trace_guard_exit(const GuardEntry& g);
   void guard_exit(const GuardEntry& g);
   // _modify_scope_of_torch_proxy.
   void _modify_scope(std::optional<SetId> scope);
@@ -462,7 +464,14 @@ inline SpecId Engine::traced_proxy_find_spec(NameId name, int64_t index, int64_t
   trace_->ask_begin(*this, name, FinderKind::Proxy, index, copies);
   // Only a trace reads these (machine words: copying them is free).
   const StepCounts before = step_counts_;
-  SpecId spec = proxy_find_spec(name);
+  SpecId spec;
+  try {
+    spec = proxy_find_spec(name);
+  } catch (PyError&) {
+    // An ask that raises (the paddle twin is missing) still ends, for the trace.
+    trace_->ask_end(*this, name, FinderKind::Proxy, AskAnswer::Raised);
+    throw;
+  }
   // Suppressed: this ask, and nothing nested in it, was answered by the fix.
   const bool suppressed = step_counts_.asks == before.asks + 1 && step_counts_.suppressed == before.suppressed + 1;
   trace_->ask_end(*this, name, FinderKind::Proxy,

@@ -19,6 +19,7 @@ enum class AskAnswer : uint8_t {
   None,        // None
   Suppressed,  // None, from the fix's resolving check
   Spec,        // a spec
+  Raised,      // an exception passed through (the paddle twin's import failed)
 };
 
 // Why TorchProxyMetaFinder.find_spec answered as it did: its tests, in the

@@ -85,7 +85,10 @@ class ChromeWriter : public TraceWriter {
   }
   void decide(const Engine&, NameId, FindReason r) override { reasons_.back() = r; }
   void ask_end(const Engine&, NameId, FinderKind k, AskAnswer a) override {
-    const char* answer = a == AskAnswer::Spec ? "spec" : a == AskAnswer::Suppressed ? "None (suppressed)" : "None";
+    const char* answer = a == AskAnswer::Spec         ? "spec"
+                         : a == AskAnswer::Suppressed ? "None (suppressed)"
+                         : a == AskAnswer::Raised     ? "raised"
+                                                      : "None";
     std::optional<FindReason> r = reasons_.back();
     reasons_.pop_back();
     if (k != FinderKind::Proxy || !r) {

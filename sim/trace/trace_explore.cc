@@ -180,6 +180,7 @@ class ExploreWriter : public TraceWriter {
   void ask_end(const Engine& e, NameId, FinderKind, AskAnswer a) override {
     close(e, fmt::format("\"A\",\"{}\"", a == AskAnswer::Spec         ? "spec"
                                          : a == AskAnswer::Suppressed ? "suppressed"
+                                         : a == AskAnswer::Raised     ? "raised"
                                                                       : "none"));
   }
   void lookup_begin(const Engine& e, NameId name, uint64_t depth, uint8_t mark) override {

@@ -114,6 +114,7 @@ class TextWriter : public TraceWriter {
     asks_.pop_back();
     const char* r = a == AskAnswer::Spec         ? "spec"
                     : a == AskAnswer::Suppressed ? "None (suppressed: the fix sees this name is being resolved)"
+                    : a == AskAnswer::Raised     ? "raised"
                                                  : "None";
     close(fmt::format(" -> {}", r), fmt::format("{} answers '{}' -> {}", who, text(name), r));
   }

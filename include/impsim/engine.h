@@ -244,7 +244,8 @@ class Engine {
   void enable(std::optional<SetId> scope);
   void disable();
   // use_torch_proxy_guard(enable, scope): entry and exit.
-  GuardEntry guard_enter(bool enable, std::optional<SetId> scope, GuardSite site);
+  // `site` only labels the guard in a trace.
+  GuardEntry guard_enter(bool enable, std::optional<SetId> scope, GuardSite site = GuardSite::Step);
   [[gnu::cold, gnu::noinline]] void trace_guard_enter(GuardEntry& g, bool scope_asked, bool had);
   [[gnu::cold, gnu::noinline]] void trace_guard_exit(const GuardEntry& g);
   void guard_exit(const GuardEntry& g);

@@ -32,7 +32,8 @@ struct State {
   uint64_t modules = 0, torch = 0, cache = 0;
   int global = 1;
   int scope = -1, blocked = -1, resolving = -1, torch_names = -1, cache_names = -1;  // string ids
-  uint64_t counters[7] = {0, 0, 0, 0, 0, 0, 0};  // kCounterNames order; max_depth last
+  // asks, suppressed, lookups, toggles, walks, comparisons (kIncKeys), max_depth
+  uint64_t counters[7] = {0, 0, 0, 0, 0, 0, 0};
 };
 
 // The delta keys, in the page's order: set fields, then the six increments.
@@ -107,8 +108,8 @@ class ExploreWriter : public TraceWriter {
     VariantData& v = variants_.back();
     const Counters& c = e.counters();
     std::string t;
-    for (auto name : kCounterNames) t += fmt::format("{}\"{}\":\"{}\"", t.empty() ? "" : ",", name,
-                                                     counter_value(c, name).text());
+    for (const CounterInfo& ci : kCounters)
+      t += fmt::format("{}\"{}\":\"{}\"", t.empty() ? "" : ",", ci.name, (c.*ci.field).text());
     Outcome o = outcome_of(e);
     v.totals = fmt::format("{{{},\"proxy_copies\":{},\"error\":{},\"limit\":{}}}", t, o.proxy_copies,
                            e.error() ? "\"" + json_escape(e.error()->type + ": " + e.error()->message) + "\"" : "null",
@@ -275,7 +276,8 @@ class ExploreWriter : public TraceWriter {
     }
     s.cache_names = last_cache_text_;
     const Counters& c = e.counters();
-    for (size_t i = 0; i < kCounterNames.size(); ++i) s.counters[i] = counter_value(c, kCounterNames[i]).u64();
+    const Count* in_order[7] = {&c.asks, &c.suppressed, &c.lookups, &c.toggles, &c.walks, &c.comparisons, &c.max_depth};
+    for (size_t i = 0; i < 7; ++i) s.counters[i] = in_order[i]->u64();
     return s;
   }
 

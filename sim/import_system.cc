@@ -268,7 +268,7 @@ void Engine::exec_module(LoaderId loader, ModuleId module) {
     case LoaderKind::Specific: {
       // SpecificModuleLoader.exec_module: the body under its own guard,
       // then the mark.
-      GuardEntry g = guard_enter(l.exec_enable, std::nullopt);
+      GuardEntry g = guard_enter(l.exec_enable, std::nullopt, GuardSite::Loader);
       try_finally([&] { exec_module(l.ref, module); }, [&] { guard_exit(g); });
       Module& m = records_.write_module(module);
       m.marks |= l.mark;

@@ -169,7 +169,7 @@ void Engine::run_guard_levels(const CStep& step, int64_t level) {
   }
   std::optional<SetId> scope;
   if (step.has_scope) scope = step.scopes[static_cast<size_t>(level - 1)];
-  GuardEntry g = guard_enter(step.guard_enable, scope);
+  GuardEntry g = guard_enter(step.guard_enable, scope, GuardSite::Step);
   try_finally([&] { run_guard_levels(step, level + 1); },
               [&] {
                 --guard_depth_;

@@ -7,24 +7,47 @@
 
 namespace impsim {
 
+// The tests of TorchProxyMetaFinder.find_spec (the fix's resolving check
+// first), each branch's cache test included.
+inline FindReason Engine::find_spec_branch(NameId name) {
+  if (design_.resolving_fix && finder_.resolving[name]) return FindReason::Suppressed;
+  if (covers(finder_.blocked, name)) return FindReason::Blocked;
+  if (covers(finder_.scope, name)) return FindReason::InScope;
+  if (!names_.is_torch(name)) return FindReason::NotTorch;
+  if (called_by_module_marked(kMarkDisabled))
+    return cache_.contains(name) ? FindReason::CallerDisabledCached : FindReason::CallerDisabled;
+  if (finder_.globally_enabled) return FindReason::ProxiedGlobal;
+  if (!called_by_module_marked(kMarkEnabled))
+    return cache_.contains(name) ? FindReason::NotEnabledCached : FindReason::NotEnabled;
+  return FindReason::ProxiedCaller;
+}
+
 // TorchProxyMetaFinder.find_spec
 SpecId Engine::proxy_find_spec_stepped(NameId name) {
   ++step_counts_.asks;
   count_event();
-  if (design_.resolving_fix && finder_.resolving[name]) {
-    ++step_counts_.suppressed;
-    return kNoSpec;
+  const FindReason why = find_spec_branch(name);
+  if (trace_) [[unlikely]] trace_->decide(*this, name, why);
+  switch (why) {
+    case FindReason::Suppressed:
+      ++step_counts_.suppressed;
+      return kNoSpec;
+    case FindReason::Blocked:
+      return _find_spec_for_specific_module(name, /*exec_enable=*/false, kMarkDisabled);
+    case FindReason::InScope:
+      return _find_spec_for_specific_module(name, /*exec_enable=*/true, kMarkEnabled);
+    case FindReason::CallerDisabledCached:
+    case FindReason::NotEnabledCached:
+      return _find_spec_for_cached_torch_module(name);
+    case FindReason::ProxiedGlobal:
+    case FindReason::ProxiedCaller:
+      return _find_spec_for_torch_module(name);
+    case FindReason::NotTorch:
+    case FindReason::CallerDisabled:
+    case FindReason::NotEnabled:
+      break;
   }
-  if (covers(finder_.blocked, name))
-    return _find_spec_for_specific_module(name, /*exec_enable=*/false, kMarkDisabled);
-  if (covers(finder_.scope, name))
-    return _find_spec_for_specific_module(name, /*exec_enable=*/true, kMarkEnabled);
-  if (!names_.is_torch(name)) return kNoSpec;
-  if (called_by_module_marked(kMarkDisabled))
-    return cache_.contains(name) ? _find_spec_for_cached_torch_module(name) : kNoSpec;
-  if (!finder_.globally_enabled && !called_by_module_marked(kMarkEnabled))
-    return cache_.contains(name) ? _find_spec_for_cached_torch_module(name) : kNoSpec;
-  return _find_spec_for_torch_module(name);
+  return kNoSpec;
 }
 
 void Engine::resolving_add(NameId name) {
@@ -65,7 +88,7 @@ SpecId Engine::_find_spec_for_specific_module(NameId name, bool exec_enable, uin
                        "lookups nested " + std::to_string(depth_) + " deep; raise it with --max-lookup-depth", {}};
   const bool fix = design_.resolving_fix;
   if (trace_) trace_->lookup_begin(*this, name, depth_, mark);
-  GuardEntry g = guard_enter(false, std::nullopt);
+  GuardEntry g = guard_enter(false, std::nullopt, GuardSite::Lookup);
   SpecId spec = kNoSpec;
   try_finally(
       [&] {
@@ -170,6 +193,7 @@ void Engine::comparisons_wrapped() {
 // 04efefd's swap caches and deletes only real torch modules: proxy modules
 // stay in sys.modules.
 void Engine::enable(std::optional<SetId> scope) {
+  if (trace_) [[unlikely]] trace_->toggle_begin(*this, true);
   count_walk();
   sys_modules_.for_each_torch([&](NameId n) {
     ModuleId m = sys_modules_.get(n);
@@ -196,6 +220,7 @@ void Engine::disable() {
     proxy_moved_in_meta_path(/*inserted=*/false);
   ++copies_moves_;
   copies_changed_by_ = current_step();
+  if (trace_) [[unlikely]] trace_->toggle_begin(*this, false);
   count_walk();
   sys_modules_.for_each_torch([&](NameId n) {
     if (records_.module(sys_modules_.get(n)).proxy) sys_modules_.erase(n);
@@ -207,13 +232,15 @@ void Engine::disable() {
 // use_torch_proxy_guard, entry. b52ce17 saves set(_local_enabled_scope);
 // 04efefd saves the set object itself, so an in-place |= while the guard is
 // open also changes what its exit restores.
-GuardEntry Engine::guard_enter(bool enable_, std::optional<SetId> scope) {
-  GuardEntry g{false, enable_, finder_.scope, finder_.scope_object, finder_.globally_enabled};
+GuardEntry Engine::guard_enter(bool enable_, std::optional<SetId> scope, GuardSite site) {
+  GuardEntry g{false, enable_, finder_.scope, finder_.scope_object, finder_.globally_enabled, site, GuardAction::Enable};
   bool had = finder_.copies > 0;
   if (enable_ == had && ((g.old_global && !scope) || g.old_scope == scope.value_or(kEmptySet))) {
     g.noop = true;
+    if (trace_) [[unlikely]] trace_guard_enter(g, scope.has_value(), had);
     return g;
   }
+  if (trace_) [[unlikely]] trace_guard_enter(g, scope.has_value(), had);
   if (rules_.guard_saves_copy) sets_.hold(g.old_scope);
   else ++scope_objects_[static_cast<size_t>(g.old_scope_object)].holders;
   if (enable_) enable(scope);
@@ -223,7 +250,10 @@ GuardEntry Engine::guard_enter(bool enable_, std::optional<SetId> scope) {
 
 // use_torch_proxy_guard, exit (its `finally`).
 void Engine::guard_exit(const GuardEntry& g) {
-  if (g.noop) return;
+  if (g.noop) {
+    if (trace_) [[unlikely]] trace_guard_exit(g);
+    return;
+  }
   if (!g.enable) enable(std::nullopt);
   if (rules_.guard_saves_copy) {
     assign_set(finder_.scope, g.old_scope);
@@ -236,6 +266,18 @@ void Engine::guard_exit(const GuardEntry& g) {
   }
   finder_.globally_enabled = g.old_global;
   if (g.enable) disable();
+  if (trace_) [[unlikely]] trace_guard_exit(g);
 }
+
+// What the guard's entry test decided, and why (a trace only; kept out of
+// line so the untraced guard stays as small as it was).
+void Engine::trace_guard_enter(GuardEntry& g, bool scope_asked, bool had) {
+  if (g.noop) g.action = g.old_global && !scope_asked ? GuardAction::NoopGlobal : GuardAction::NoopSameScope;
+  else if (g.enable) g.action = !had ? GuardAction::Enable : scope_asked ? GuardAction::EnableRescope : GuardAction::EnableGlobal;
+  else g.action = had ? GuardAction::Disable : GuardAction::DisableAbsent;
+  trace_->guard_begin(*this, g.site, g.enable, g.action);
+}
+
+void Engine::trace_guard_exit(const GuardEntry& g) { trace_->guard_end(*this, g.site, g.action); }
 
 }  // namespace impsim

@@ -131,6 +131,10 @@ TEST_CASE("chrome: valid Trace Event JSON, balanced and monotonic per process, c
       else if (ph == "E") {
         REQUIRE(!open[pid].empty());
         open[pid].pop_back();
+      } else if (ph == "i") {
+        // A guard's entry or exit: an instant, what it did and why.
+        CHECK(e["cat"] == "guard");
+        CHECK(e["args"].contains("why"));
       } else {
         CHECK(ph == "X");
         CHECK(e.contains("dur"));

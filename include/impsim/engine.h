@@ -129,6 +129,8 @@ struct GuardEntry {
   SetId old_scope;             // b52ce17: set(_local_enabled_scope), a copy
   int32_t old_scope_object;    // 04efefd: _local_enabled_scope itself
   bool old_global;
+  GuardSite site;      // for a trace only
+  GuardAction action;  // for a trace only
 };
 
 struct LabelTotals {
@@ -155,6 +157,8 @@ class Engine {
   const std::optional<LimitReached>& limit() const { return limit_; }
   const SysModules& sys_modules() const { return sys_modules_; }
   const FinderState& finder() const { return finder_; }
+  const TorchCache& torch_cache() const { return cache_; }  // TORCH_MODULES_CACHE
+  const SetTable& sets() const { return sets_; }  // what the finder's SetIds stand for
   const Module& module(ModuleId m) const { return records_.module(m); }
   const Model& model() const { return model_; }
   // The current value of a set object (04efefd's scope bookkeeping).
@@ -230,6 +234,8 @@ class Engine {
     return fast_ && !trace_ ? proxy_find_spec_memo(name) : proxy_find_spec_stepped(name);
   }
   SpecId proxy_find_spec_stepped(NameId name);
+  // TorchProxyMetaFinder.find_spec's tests, in its order: which branch answers.
+  [[gnu::always_inline]] FindReason find_spec_branch(NameId name);
   // _find_spec_for_specific_module: one lookup.
   SpecId _find_spec_for_specific_module(NameId name, bool exec_enable, uint8_t mark);
   SpecId _find_spec_for_cached_torch_module(NameId name);
@@ -238,7 +244,10 @@ class Engine {
   void enable(std::optional<SetId> scope);
   void disable();
   // use_torch_proxy_guard(enable, scope): entry and exit.
-  GuardEntry guard_enter(bool enable, std::optional<SetId> scope);
+  // `site` only labels the guard in a trace.
+  GuardEntry guard_enter(bool enable, std::optional<SetId> scope, GuardSite site = GuardSite::Step);
+  [[gnu::cold, gnu::noinline]] void trace_guard_enter(GuardEntry& g, bool scope_asked, bool had);
+  [[gnu::cold, gnu::noinline]] void trace_guard_exit(const GuardEntry& g);
   void guard_exit(const GuardEntry& g);
   // _modify_scope_of_torch_proxy.
   void _modify_scope(std::optional<SetId> scope);
@@ -456,7 +465,14 @@ inline SpecId Engine::traced_proxy_find_spec(NameId name, int64_t index, int64_t
   trace_->ask_begin(*this, name, FinderKind::Proxy, index, copies);
   // Only a trace reads these (machine words: copying them is free).
   const StepCounts before = step_counts_;
-  SpecId spec = proxy_find_spec(name);
+  SpecId spec;
+  try {
+    spec = proxy_find_spec(name);
+  } catch (PyError&) {
+    // An ask that raises (the paddle twin is missing) still ends, for the trace.
+    trace_->ask_end(*this, name, FinderKind::Proxy, AskAnswer::Raised);
+    throw;
+  }
   // Suppressed: this ask, and nothing nested in it, was answered by the fix.
   const bool suppressed = step_counts_.asks == before.asks + 1 && step_counts_.suppressed == before.suppressed + 1;
   trace_->ask_end(*this, name, FinderKind::Proxy,

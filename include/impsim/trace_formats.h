@@ -21,7 +21,7 @@
 
 namespace impsim {
 
-enum class TraceFormat { Text, Chrome, Dot, ImportTime };
+enum class TraceFormat { Text, Chrome, Dot, ImportTime, Explore };
 std::optional<TraceFormat> parse_trace_format(const std::string& s);
 
 struct TraceOptions {
@@ -31,6 +31,8 @@ struct TraceOptions {
   // cut (a cut profile would not parse), dot uses max_nodes.
   std::optional<uint64_t> max_lines;
   uint64_t max_nodes = 300;  // dot: nodes per variant before subtrees are collapsed
+  bool fold = true;                 // explore: fold repeated identical subtrees
+  uint64_t max_bytes = 2'000'000;  // explore: bytes of event rows per variant before the page is cut; 0: no limit
 };
 
 // The simulated clock every timed format shares.
@@ -53,6 +55,8 @@ std::unique_ptr<TraceWriter> make_text_writer(std::ostream& out, const TraceOpti
 std::unique_ptr<TraceWriter> make_chrome_writer(std::ostream& out, const TraceOptions& o);
 std::unique_ptr<TraceWriter> make_dot_writer(std::ostream& out, const TraceOptions& o);
 std::unique_ptr<TraceWriter> make_importtime_writer(std::ostream& out, const TraceOptions& o);
+// `impsim explore`: the self-contained HTML page (sim/trace/trace_explore.cc).
+std::unique_ptr<TraceWriter> make_explore_writer(std::ostream& out, const TraceOptions& o);
 
 struct TraceResult {
   int status = 0;  // 0, 1 (an uncaught exception the scenario does not allow), 3 (a limit)
@@ -76,6 +80,17 @@ std::string finder_id_at(const Engine& e, int64_t at);
 std::string step_text(const Model& model, const CStep& step);
 std::string params_text(const Params& p);
 const char* finder_name(FinderKind k);
+// Why P answered: a short key ("not-torch") and the sentence the text trace
+// and the explorer show ("not a torch name").
+const char* reason_key(FindReason r);
+const char* reason_text(FindReason r);
+// A guard: where it is ("loader"), what its entry did ("noop-global") and why.
+const char* guard_site_key(GuardSite s);
+const char* guard_site_text(GuardSite s);
+const char* guard_action_key(GuardAction a);
+const char* guard_action_text(GuardAction a);
+// What its exit does.
+const char* guard_exit_text(GuardAction a);
 std::string json_escape(const std::string& s);
 }  // namespace trace_detail
 

@@ -48,5 +48,6 @@ Action add_validate(CLI::App& app);
 Action add_compare(CLI::App& app);
 Action add_trace(CLI::App& app);  // sim/cmd_trace.cc
 Action add_sweep(CLI::App& app);  // sim/cmd_sweep.cc
+Action add_explore(CLI::App& app);  // sim/cli/cmd_explore.cc
 
 }  // namespace impsim::cli

@@ -37,7 +37,8 @@ int main(int argc, char** argv) {
       "  impsim run scenarios/nested_guards.json          the seed table, k = 1..4\n"
       "  impsim run scenarios/seed_incident.json --json   the incident as a JSON report\n"
       "  impsim run scenarios/nested_guards.json --set k=6 --variant after\n"
-      "  impsim validate scenarios/*.json\n\n"
+      "  impsim validate scenarios/*.json\n"
+      "  impsim explore scenarios/seed_incident.json -o incident.html   step through it in a browser\n\n"
       "Exit status: 0 ran and every expectation holds; 1 an expectation failed or the program raised;\n"
       "2 invalid scenario or command line; 3 a limit was reached; 4 the report could not be written.\n");
 
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
       cli::add_validate(app),
       cli::add_compare(app),
       cli::add_trace(app), cli::add_sweep(app),
+      cli::add_explore(app),
   };
 
   try {

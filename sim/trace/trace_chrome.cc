@@ -6,6 +6,8 @@
 // the simulated clock's ticks, shown as microseconds.
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "impsim/report.h"
 #include "impsim/trace_formats.h"
 
@@ -30,6 +32,7 @@ class ChromeWriter : public TraceWriter {
     clock_ = {};
     events_ = omitted_ = 0;
     open_.clear();
+    reasons_.clear();
     std::string pname = fmt::format("{} {} ({})", name_, variant_name(v), params_);
     raw(fmt::format(R"({{"name":"process_name","ph":"M","pid":{},"tid":1,"args":{{"name":"{}"}}}})", pid_,
                     json_escape(pname)));
@@ -72,6 +75,7 @@ class ChromeWriter : public TraceWriter {
   }
   void ask_begin(const Engine& e, NameId name, FinderKind k, int64_t index, int64_t copies) override {
     clock_.ask();
+    reasons_.push_back(std::nullopt);
     std::string who = e.hooks_used()           ? finder_id_at(e, index)
                       : k == FinderKind::Proxy ? fmt::format("P{}", index + 1)
                                                : finder_name(k);
@@ -79,10 +83,28 @@ class ChromeWriter : public TraceWriter {
          fmt::format(R"({{"name":"{}","index":{},"copies":{},"meta_path":"{}"}})", text(name), index, copies,
                      e.hooks_used() ? meta_path_text(e, index) : meta_path_text(copies, index)));
   }
-  void ask_end(const Engine&, NameId, FinderKind, AskAnswer a) override {
-    close(fmt::format(R"({{"answer":"{}"}})", a == AskAnswer::Spec         ? "spec"
-                                               : a == AskAnswer::Suppressed ? "None (suppressed)"
-                                                                            : "None"));
+  void decide(const Engine&, NameId, FindReason r) override { reasons_.back() = r; }
+  void ask_end(const Engine&, NameId, FinderKind k, AskAnswer a) override {
+    const char* answer = a == AskAnswer::Spec         ? "spec"
+                         : a == AskAnswer::Suppressed ? "None (suppressed)"
+                         : a == AskAnswer::Raised     ? "raised"
+                                                      : "None";
+    std::optional<FindReason> r = reasons_.back();
+    reasons_.pop_back();
+    if (k != FinderKind::Proxy || !r) {
+      close(fmt::format(R"({{"answer":"{}"}})", answer));
+      return;
+    }
+    close(fmt::format(R"({{"answer":"{}","reason":"{}","why":"{}"}})", answer, reason_key(*r), reason_text(*r)));
+  }
+  // A guard's entry and exit are instants: what it did and why.
+  void guard_begin(const Engine&, GuardSite site, bool enable, GuardAction a) override {
+    instant("guard", fmt::format(R"({{"site":"{}","enable":{},"action":"{}","why":"{}"}})", guard_site_key(site),
+                                 enable ? "true" : "false", guard_action_key(a), guard_action_text(a)));
+  }
+  void guard_end(const Engine&, GuardSite site, GuardAction a) override {
+    instant("guard exit", fmt::format(R"({{"site":"{}","action":"{}","why":"{}"}})", guard_site_key(site),
+                                      guard_action_key(a), guard_exit_text(a)));
   }
   void lookup_begin(const Engine&, NameId name, uint64_t depth, uint8_t mark) override {
     open("lookup", fmt::format("lookup {}", text(name)),
@@ -121,6 +143,15 @@ class ChromeWriter : public TraceWriter {
     first_ = false;
   }
   void event(const std::string& s) { raw(s); }
+  void instant(const char* name, const std::string& args) {
+    if (!(open_.empty() || open_.back())) {  // inside an event left out
+      ++omitted_;
+      return;
+    }
+    if (!room()) return;
+    event(fmt::format(R"({{"name":"{}","cat":"guard","ph":"i","s":"t","ts":{},"pid":{},"tid":1,"args":{}}})", name,
+                      clock_.now, pid_, args));
+  }
   void open(const char* cat, const std::string& name, const std::string& args) {
     // Nothing inside an event that was left out is written either, so
     // every B written gets its E.
@@ -147,6 +178,7 @@ class ChromeWriter : public TraceWriter {
   SimClock clock_;
   uint64_t events_ = 0, omitted_ = 0;
   std::vector<bool> open_;
+  std::vector<std::optional<FindReason>> reasons_;  // one per open ask
   std::vector<std::string> summaries_;
 };
 

@@ -2,7 +2,10 @@
 // node per lookup (P resolving a name itself), labelled with the name, its
 // depth and whether it found a spec; the fix's suppressed asks are dashed
 // grey boxes. Depth-1 lookups hang below the scenario step that caused them,
-// steps below one box per variant (a cluster each).
+// steps below one box per variant (a cluster each). A module body (or a
+// `call`) with lookups inside is a node of its own, and the statements of
+// that body that caused them hang below it, so the import nesting shows;
+// bodies and statements with no lookup inside are not drawn.
 //
 // Subtrees are interned while the run goes (a lookup is identified by its
 // name, depth, answer and children), so memory follows the number of
@@ -26,7 +29,11 @@ using namespace trace_detail;
 
 using NodeId = int32_t;
 
+enum class NodeKind : uint8_t { Lookup, Suppressed, Body, Statement };
+
 struct Node {
+  NodeKind kind = NodeKind::Lookup;
+  std::string label;  // Body, Statement: what the node shows (escaped for DOT)
   NameId name = kNoName;
   uint64_t depth = 0;
   bool found = false;
@@ -76,6 +83,8 @@ class DotWriter : public TraceWriter {
     trees_.emplace_back();
     trees_.back().title = variant_name(v);
     frames_.clear();
+    step_nested_.clear();
+    open_lookups_ = 0;
     steps_.clear();
     asks_.clear();
     last_group_serial_ = -1;
@@ -83,7 +92,8 @@ class DotWriter : public TraceWriter {
 
   void end_variant(const Engine& e) override {
     // A limit may stop the run with lookups open: close them as not found.
-    while (!frames_.empty()) finish_lookup(false);
+    while (!frames_.empty()) finish_frame(false);
+    step_nested_.clear();
     VariantTree& t = trees_.back();
     // A trace steps every event (no --engine fast), so its counts stay in 64 bits.
     t.lookups = e.counters().lookups.u64();
@@ -91,8 +101,33 @@ class DotWriter : public TraceWriter {
     t.suppressed = e.counters().suppressed.u64();
   }
 
-  void step_begin(const Engine&, const CStep& s) override { steps_.push_back({++serial_, &s}); }
-  void step_end(const Engine&, const CStep&, const char*) override { steps_.pop_back(); }
+  // A step outside any module body or lookup groups the tree's top level;
+  // one inside them is a statement node.
+  void step_begin(const Engine&, const CStep& s) override {
+    const bool nested = !frames_.empty();
+    step_nested_.push_back(nested);
+    if (!nested) {
+      steps_.push_back({++serial_, &s});
+      return;
+    }
+    Node n;
+    n.kind = NodeKind::Statement;
+    n.label = dot_escape(*s.pointer) + "\\n" + dot_escape(step_text(*model_, s));
+    frames_.push_back(std::move(n));
+  }
+  void step_end(const Engine&, const CStep&, const char*) override {
+    const bool nested = step_nested_.back();
+    step_nested_.pop_back();
+    if (nested) finish_frame(false);
+    else steps_.pop_back();
+  }
+  void body_begin(const Engine&, NameId m, bool call) override {
+    Node n;
+    n.kind = NodeKind::Body;
+    n.label = dot_escape((call ? "a function of " : "body of ") + model_->names.text(m));
+    frames_.push_back(std::move(n));
+  }
+  void body_end(const Engine&, NameId, bool) override { finish_frame(false); }
 
   void ask_begin(const Engine&, NameId, FinderKind, int64_t index, int64_t) override {
     asks_.push_back(index);
@@ -102,10 +137,11 @@ class DotWriter : public TraceWriter {
     asks_.pop_back();
     if (a != AskAnswer::Suppressed) return;
     Node n;
+    n.kind = NodeKind::Suppressed;
     n.name = name;
     n.suppressed = true;
     n.copy = index + 1;
-    n.depth = frames_.size();
+    n.depth = open_lookups_;
     n.size = 1;
     attach(intern(std::move(n)));
   }
@@ -115,8 +151,9 @@ class DotWriter : public TraceWriter {
     n.name = name;
     n.depth = depth;
     frames_.push_back(std::move(n));
+    ++open_lookups_;
   }
-  void lookup_end(const Engine&, NameId, uint64_t, bool found) override { finish_lookup(found); }
+  void lookup_end(const Engine&, NameId, uint64_t, bool found) override { finish_frame(found); }
 
   void end() override {
     out_ << "digraph lookups {\n";
@@ -127,16 +164,20 @@ class DotWriter : public TraceWriter {
     for (size_t v = 0; v < trees_.size(); ++v) notes += draw_variant(v);
     out_ << fmt::format("  label=\"{}{}\";\n",
                         dot_escape(fmt::format("lookup recursion tree of {} ({}): one node per lookup, labelled "
-                                               "with its name and depth; dashed grey boxes are suppressed asks",
-                                               name_, params_)),
+                                               "with its name and depth; dashed grey boxes are suppressed asks{}",
+                                               name_, params_,
+                                               has_bodies_ ? "; folders are module bodies, with the statements "
+                                                             "inside them that led to lookups"
+                                                           : "")),
                         notes);
     out_ << "}\n";
   }
 
  private:
   NodeId intern(Node n) {
-    std::string key = n.suppressed ? fmt::format("S{}/{}/{}", n.name, n.depth, n.copy)
-                                   : fmt::format("L{}/{}/{}", n.name, n.depth, n.found ? 1 : 0);
+    std::string key = n.kind == NodeKind::Suppressed ? fmt::format("S{}/{}/{}", n.name, n.depth, n.copy)
+                      : n.kind == NodeKind::Lookup   ? fmt::format("L{}/{}/{}", n.name, n.depth, n.found ? 1 : 0)
+                                                     : fmt::format("{}{}", n.kind == NodeKind::Body ? 'B' : 'T', n.label);
     for (auto& [id, count] : n.children) key += fmt::format(":{}x{}", id, count);
     auto it = index_.find(key);
     if (it != index_.end()) return it->second;
@@ -163,11 +204,16 @@ class DotWriter : public TraceWriter {
     add_run(t.groups.back().children, id);
   }
 
-  void finish_lookup(bool found) {
+  // Closes the innermost frame. A body or statement with nothing below it
+  // is dropped: only what leads to a lookup is drawn.
+  void finish_frame(bool found) {
     Node n = std::move(frames_.back());
     frames_.pop_back();
+    if (n.kind == NodeKind::Lookup) --open_lookups_;
+    else if (n.children.empty()) return;
+    else has_bodies_ = true;
     n.found = found;
-    n.lookups = 1;
+    n.lookups = n.kind == NodeKind::Lookup ? 1 : 0;
     n.size = 1;
     for (auto& [id, count] : n.children) {
       n.lookups += nodes_[id].lookups * count;
@@ -181,12 +227,15 @@ class DotWriter : public TraceWriter {
   std::string new_id() { return fmt::format("n{}", ++drawn_total_); }
 
   std::string node_label(const Node& n) const {
+    if (n.kind == NodeKind::Body || n.kind == NodeKind::Statement) return n.label;
     const std::string& name = model_->names.text(n.name);
     if (n.suppressed) return fmt::format("{}\\nsuppressed ask (P copy {})", dot_escape(name), n.copy);
     return fmt::format("{}\\ndepth {}\\n{}", dot_escape(name), n.depth, n.found ? "found" : "not found");
   }
 
   std::string node_attrs(const Node& n) const {
+    if (n.kind == NodeKind::Body) return "shape=folder, fillcolor=\"#fff3cc\"";
+    if (n.kind == NodeKind::Statement) return "shape=box, fillcolor=\"#e6e6fa\"";
     if (n.suppressed) return "shape=box, style=\"dashed,rounded\", color=\"#888888\", fontcolor=\"#666666\"";
     return n.found ? "fillcolor=\"#d8f0d8\"" : "fillcolor=\"#f6dada\"";
   }
@@ -299,6 +348,9 @@ class DotWriter : public TraceWriter {
   std::vector<Node> frames_;
   std::vector<std::pair<int64_t, const CStep*>> steps_;
   std::vector<int64_t> asks_;
+  std::vector<bool> step_nested_;  // per open step: a statement node (inside a body or lookup)?
+  uint64_t open_lookups_ = 0;
+  bool has_bodies_ = false;
   int64_t serial_ = 0, last_group_serial_ = -1;
 
   bool compress_ = false;

@@ -164,6 +164,7 @@ TraceResult write_trace(std::ostream& out, const Scenario& sc, const RunOptions&
     case TraceFormat::Chrome: w = make_chrome_writer(out, topt); break;
     case TraceFormat::Dot: w = make_dot_writer(out, topt); break;
     case TraceFormat::ImportTime: w = make_importtime_writer(out, topt); break;
+    case TraceFormat::Explore: w = make_explore_writer(out, topt); break;
   }
   TraceResult result;
   w->begin(sc, model, plan.variants);

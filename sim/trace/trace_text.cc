@@ -48,7 +48,7 @@ class TextWriter : public TraceWriter {
     flush_pending();
     if (omitted_ > 0) {
       std::string kinds;
-      for (const char* k : {"step", "import", "body", "ask", "lookup", "toggle"})
+      for (const char* k : {"step", "import", "body", "ask", "lookup", "toggle", "guard"})
         if (auto it = omitted_kinds_.find(k); it != omitted_kinds_.end())
           kinds += fmt::format("{}{} {}{}", kinds.empty() ? "" : ", ", grouped(it->second), k,
                                it->second == 1 ? "" : "s");
@@ -105,11 +105,16 @@ class TextWriter : public TraceWriter {
     asks_.push_back(who);
     open("ask", fmt::format("ask i={} {}: {}.find_spec('{}')", index, meta_path_text(copies, index), who, text(name)));
   }
+  // The suppressed answer already says why (ask_end).
+  void decide(const Engine&, NameId, FindReason r) override {
+    if (pending_ && r != FindReason::Suppressed) pending_text_ += fmt::format(" [{}]", reason_text(r));
+  }
   void ask_end(const Engine&, NameId name, FinderKind, AskAnswer a) override {
     std::string who = asks_.back();
     asks_.pop_back();
     const char* r = a == AskAnswer::Spec         ? "spec"
                     : a == AskAnswer::Suppressed ? "None (suppressed: the fix sees this name is being resolved)"
+                    : a == AskAnswer::Raised     ? "raised"
                                                  : "None";
     close(fmt::format(" -> {}", r), fmt::format("{} answers '{}' -> {}", who, text(name), r));
   }
@@ -124,15 +129,28 @@ class TextWriter : public TraceWriter {
     close(fmt::format(" -> {}", r), fmt::format("lookup '{}' (depth {}) -> {}", text(name), depth, r));
   }
 
+  void toggle_begin(const Engine& e, bool) override {
+    size_before_ = e.sys_modules().size();
+    cache_before_ = e.torch_cache().order().size();
+  }
   void toggle(const Engine& e, bool enable, uint64_t walked, int64_t copies) override {
     start(e);
     clock_.walk(walked);
     if (enable)
-      line("toggle", fmt::format("enable: walk over {} names of sys.modules; P inserted at 0 -> {}", grouped(walked),
-                                 meta_path_text(copies)));
+      line("toggle", fmt::format("enable: walk over {} names of sys.modules; P inserted at 0 -> {}{}", grouped(walked),
+                                 meta_path_text(copies), moved(e, true)));
     else
-      line("toggle", fmt::format("disable: walk over {} names of sys.modules; one P removed -> {}", grouped(walked),
-                                 meta_path_text(copies)));
+      line("toggle", fmt::format("disable: walk over {} names of sys.modules; one P removed -> {}{}", grouped(walked),
+                                 meta_path_text(copies), moved(e, false)));
+  }
+
+  void guard_begin(const Engine& e, GuardSite site, bool enable, GuardAction a) override {
+    start(e);
+    line("guard", fmt::format("guard: {} (enable={}) {}", guard_site_text(site), enable ? "True" : "False",
+                              guard_action_text(a)));
+  }
+  void guard_end(const Engine&, GuardSite site, GuardAction a) override {
+    line("guard", fmt::format("guard exit: {}: {}", guard_site_text(site), guard_exit_text(a)));
   }
 
   void body_begin(const Engine& e, NameId m, bool call) override {
@@ -145,6 +163,18 @@ class TextWriter : public TraceWriter {
 
  private:
   const std::string& text(NameId n) const { return model_->names.text(n); }
+
+  // Why a walk's sys.modules shrank or grew: what the toggle moved.
+  std::string moved(const Engine& e, bool enable) const {
+    const uint64_t after = e.sys_modules().size();
+    const size_t cache = e.torch_cache().order().size();
+    if (after == size_before_ && cache == cache_before_) return "";
+    if (enable)
+      return fmt::format("; sys.modules {} -> {} names (torch modules moved to the cache, which holds {})",
+                         grouped(size_before_), grouped(after), grouped(cache));
+    return fmt::format("; sys.modules {} -> {} names (proxy modules cleared, the cache's {} put back)",
+                       grouped(size_before_), grouped(after), grouped(cache));
+  }
 
   // The state the run starts from, before its first event.
   void start(const Engine& e) {
@@ -203,6 +233,8 @@ class TextWriter : public TraceWriter {
   bool started_ = false;
   SimClock clock_;
   std::vector<std::string> asks_;
+  uint64_t size_before_ = 0;
+  size_t cache_before_ = 0;
 };
 
 }  // namespace

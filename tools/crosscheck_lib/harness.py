@@ -17,6 +17,8 @@
 # interpreter's X.Y.
 # "finder_source": PATH runs the real finder (that proxy.py, unmodified)
 # instead of the re-statement: tools/crosscheck_lib/real_finder.py.
+# "branches": true (with "finder_source"; tools/crosscheck_reasons) adds
+# "branches": which branch of the real find_spec each call took.
 # Optional keys (tools/time_cpython): "time": true adds "program_seconds",
 # the wall time of the program alone (perf_counter around it: no start-up,
 # no tree set-up, no report); "python_walk": true makes every walk a Python
@@ -295,6 +297,7 @@ class _Runtime:
         self.disable_all = "disable_all" in design
         self.indexed_walk = "indexed_walk" in design
         self.python_walk = bool(config.get("python_walk")) and not self.indexed_walk
+        self.branches = bool(config.get("branches"))  # real_finder.py: record find_spec's branches
         self.params = config["params"]
         self.tree = scenario.get("tree", {})
         self.blocked = list(scenario.get("blocked", ["tvm_ffi"]))
@@ -789,7 +792,10 @@ def _main(argv):
                  "step": trace[-1] if trace else None, "traceback": trace}
     else:
         seconds = _perf_counter() - start
+    _sys.settrace(None)
     report = _report(rt, error)
+    if getattr(rt.backend, "branches", None) is not None:
+        report["branches"] = rt.backend.branches.records
     if config.get("time"):
         report["program_seconds"] = seconds
     report["python"] = "%d.%d.%d" % _sys.version_info[:3]

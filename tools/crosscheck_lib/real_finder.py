@@ -28,6 +28,13 @@
 # whose every other attribute is the real one: only proxy.py's code sees it,
 # and importlib.util.find_spec stays untouched for everyone else (the parent
 # package it imports first may probe too).
+#
+# With the harness CONFIG key "branches" (tools/crosscheck_reasons): every
+# call of find_spec records which `return` of the REAL find_spec it left by
+# and which functions it called on the way (sys.settrace, find_spec's frames
+# only), and _Branches names that return from find_spec's own syntax tree:
+# the `if` tests around it and what it returns.  The report gets
+# "branches": [[name, key], ...] in call order, keys as impsim's reasons.
 
 import importlib as _importlib
 import importlib.util as _util
@@ -77,6 +84,96 @@ class _Importlib:
         return getattr(_importlib, name)
 
 
+class _Branches:
+    """Which branch of the real find_spec each call took, by its return line.
+
+    The branch of a `return` is read from find_spec's syntax tree: the `if`
+    tests that enclose it (innermost last) and the call it returns (or
+    None).  Names of the finder's helpers and predicates give the key;
+    a return no rule names is reported as "unknown@LINE" (a mismatch).
+    """
+
+    def __init__(self, source, function):
+        import ast
+        with open(source) as f:
+            tree = ast.parse(f.read())
+        code = function.__code__
+        self.code = code
+        self.by_line = {}
+        target = None
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and node.name == "find_spec" \
+                    and node.lineno <= code.co_firstlineno <= node.body[0].lineno:
+                target = node
+        if target is None:
+            raise SystemExit("harness: find_spec not found in %s" % source)
+
+        def visit(body, tests):
+            for stmt in body:
+                if isinstance(stmt, ast.If):
+                    visit(stmt.body, tests + [ast.unparse(stmt.test)])
+                    visit(stmt.orelse, tests + ["not (%s)" % ast.unparse(stmt.test)])
+                elif isinstance(stmt, ast.Return):
+                    value = stmt.value
+                    called = None
+                    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+                        called = value.func.attr
+                    self.by_line[stmt.lineno] = (tests, called)
+
+        visit(target.body, [])
+        self.records = []   # [name, key]
+        self.open = []      # per running find_spec: [record index, functions it called]
+
+    def key(self, line, called_by_frame):
+        tests, called = self.by_line.get(line, (None, None))
+        if tests is None:
+            return "unknown@%d" % line
+        cached = called == "_find_spec_for_cached_torch_module"
+        outer = tests[0] if tests else ""
+        if called == "_find_spec_for_torch_proxy_blocked_module":
+            return "blocked"
+        if called == "_find_spec_for_torch_proxy_local_enabled_module":
+            return "in-scope"
+        if outer.startswith("not _is_torch_module("):
+            return "not-torch"
+        if outer == "_is_called_by_torch_proxy_blocked_module()":
+            return "caller-disabled-cached" if cached else "caller-disabled"
+        if "not self._globally_enabled" in outer:
+            return "not-enabled-cached" if cached else "not-enabled"
+        if called == "_find_spec_for_torch_module" and not tests:
+            # `not self._globally_enabled and not _is_called_by_..._local_enabled_module()`
+            # short-circuits: the frame walk runs only when the finder is not global.
+            if "_is_called_by_torch_proxy_local_enabled_module" in called_by_frame:
+                return "proxied-caller"
+            return "proxied-global"
+        return "unknown@%d" % line
+
+    def begin(self, name):
+        self.records.append([name, None])
+        self.open.append([len(self.records) - 1, []])
+
+    def end(self):
+        self.open.pop()
+
+    def tracer(self, frame, event, arg):
+        """The global trace function: find_spec's frames get a local one."""
+        if event != "call":
+            return None
+        if frame.f_code is self.code:
+            return self.local
+        back = frame.f_back
+        if back is not None and back.f_code is self.code and self.open:
+            self.open[-1][1].append(frame.f_code.co_name)
+        return None
+
+    def local(self, frame, event, arg):
+        if event == "return" and self.open:
+            index, called = self.open[-1]
+            if self.records[index][1] is None:
+                self.records[index][1] = self.key(frame.f_lineno, called)
+        return self.local
+
+
 class RealFinder:
     """harness.py's backend interface over a real proxy.py."""
 
@@ -102,13 +199,25 @@ class RealFinder:
 
         cls = proxy.TorchProxyMetaFinder
         find_spec = cls.find_spec
+        branches = self.branches = None
+        if rt.branches:
+            branches = self.branches = _Branches(source, find_spec)
+            _sys.settrace(branches.tracer)
 
         def counted_find_spec(self, fullname, path, target=None):
             counts[_ASKS] += 1
             if fix and fullname in _resolving(self):
                 counts[_SUPPRESSED] += 1
+                if branches is not None:
+                    branches.records.append([fullname, "suppressed"])
                 return None
-            return find_spec(self, fullname, path, target)
+            if branches is None:
+                return find_spec(self, fullname, path, target)
+            branches.begin(fullname)
+            try:
+                return find_spec(self, fullname, path, target)
+            finally:
+                branches.end()
 
         cls.find_spec = counted_find_spec
 

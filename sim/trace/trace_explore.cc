@@ -1,0 +1,407 @@
+// `impsim explore`: one self-contained HTML page that steps through a run
+// event by event (sim/trace/explore_page.html is the page; this writer
+// fills in its data). Each event is a row: its kind, its arguments and what
+// changed in the interpreter since the row before (meta_path copies,
+// sys.modules, the cache, the finder's state, the counters). The page
+// rebuilds the state at any row from those changes.
+//
+// Folding: every subtree (an import, ask, lookup, guard, body or step with
+// everything inside it) is interned by its content, children by their ids,
+// as the DOT writer does. A subtree identical to one whose rows are still on
+// the page becomes a single fold row pointing at that first occurrence,
+// carrying the subtree's total change. Past --max-bytes of rows a variant is
+// cut; the page says where and how many events are not shown, and the
+// totals it prints are the engine's for the whole run.
+#include <fmt/format.h>
+
+#include <map>
+#include <unordered_map>
+
+#include "explore_page.h"  // generated: kExplorePage, the page template
+#include "impsim/report.h"
+#include "impsim/trace_formats.h"
+
+namespace impsim {
+namespace {
+
+using namespace trace_detail;
+
+// Everything the page shows beside the call stack, as of one event.
+struct State {
+  int64_t copies = 0;
+  uint64_t modules = 0, torch = 0, cache = 0;
+  int global = 1;
+  int scope = -1, blocked = -1, resolving = -1, torch_names = -1, cache_names = -1;  // string ids
+  // asks, suppressed, lookups, toggles, walks, comparisons (kIncKeys), max_depth
+  uint64_t counters[7] = {0, 0, 0, 0, 0, 0, 0};
+};
+
+// The delta keys, in the page's order: set fields, then the six increments.
+constexpr const char* kSetKeys[] = {"c", "m", "t", "h", "g", "s", "k", "v", "x", "y"};
+constexpr const char* kIncKeys[] = {"q", "u", "n", "o", "w", "p"};
+
+std::string delta_text(const State& a, const State& b) {
+  std::string d;
+  auto add = [&](const char* k, auto v) { d += fmt::format("{}\"{}\":{}", d.empty() ? "" : ",", k, v); };
+  const int64_t sa[] = {a.copies, (int64_t)a.modules, (int64_t)a.torch, (int64_t)a.cache, a.global, a.scope,
+                        a.blocked, a.resolving, a.torch_names, a.cache_names};
+  const int64_t sb[] = {b.copies, (int64_t)b.modules, (int64_t)b.torch, (int64_t)b.cache, b.global, b.scope,
+                        b.blocked, b.resolving, b.torch_names, b.cache_names};
+  for (size_t i = 0; i < 10; ++i)
+    if (sa[i] != sb[i]) add(kSetKeys[i], sb[i]);
+  for (size_t i = 0; i < 6; ++i)
+    if (a.counters[i] != b.counters[i]) add(kIncKeys[i], b.counters[i] - a.counters[i]);
+  if (a.counters[6] != b.counters[6]) add("d", b.counters[6]);
+  return d.empty() ? "0" : "{" + d + "}";
+}
+
+struct Frame {
+  size_t first_row;
+  State before;     // the state before its first row
+  std::string key;  // its rows, children as "#id"
+  uint64_t events = 1;
+};
+
+struct VariantData {
+  std::string name;
+  std::string rows;  // the JSON rows, comma separated
+  std::string totals;
+  std::string cut;   // empty, or what was left out and where
+  uint64_t events = 0, rows_count = 0;
+};
+
+class ExploreWriter : public TraceWriter {
+ public:
+  ExploreWriter(std::ostream& out, const TraceOptions& o) : out_(out), max_bytes_(o.max_bytes), fold_(o.fold) {}
+
+  void begin(const Scenario& sc, const Model& model, const std::vector<Variant>&) override {
+    name_ = sc.name.empty() ? sc.file : sc.name;
+    description_ = sc.description;
+    params_ = params_text(model.params);
+    for (size_t i = 0; i < model.labels.size(); ++i) labels_.push_back(model.labels[i]);
+  }
+
+  void begin_variant(const Model& model, Variant v, size_t) override {
+    model_ = &model;
+    torch_ids_.clear();
+    for (NameId n = 0; n < static_cast<NameId>(model.names.size()); ++n)
+      if (model.names.is_torch(n)) torch_ids_.push_back(n);
+    variants_.emplace_back();
+    variants_.back().name = variant_name(v);
+    rows_.clear();
+    row_starts_.clear();
+    frames_.clear();
+    originals_.clear();
+    by_row_.clear();
+    intern_.clear();
+    last_ = State{};
+    started_ = false;
+    last_scope_.clear();
+    last_blocked_.clear();
+    last_resolving_text_ = last_torch_text_ = last_cache_text_ = -1;
+    last_version_ = last_cache_version_ = UINT64_MAX;
+    cut_ = false;
+    omitted_ = 0;
+  }
+
+  void end_variant(const Engine& e) override {
+    VariantData& v = variants_.back();
+    const Counters& c = e.counters();
+    std::string t;
+    for (const CounterInfo& ci : kCounters)
+      t += fmt::format("{}\"{}\":\"{}\"", t.empty() ? "" : ",", ci.name, (c.*ci.field).text());
+    Outcome o = outcome_of(e);
+    v.totals = fmt::format("{{{},\"proxy_copies\":{},\"error\":{},\"limit\":{}}}", t, o.proxy_copies,
+                           e.error() ? "\"" + json_escape(e.error()->type + ": " + e.error()->message) + "\"" : "null",
+                           e.limit() ? "\"" + json_escape(e.limit()->limit + ": " + e.limit()->detail) + "\"" : "null");
+    if (cut_)
+      v.cut = fmt::format("cut at --max-bytes {} after {} rows: {} more events not shown (from {} on); the totals are "
+                          "the whole run's",
+                          grouped(max_bytes_), grouped(v.rows_count), grouped(omitted_), cut_where_);
+    v.rows = std::move(rows_);
+    rows_.clear();
+  }
+
+  void end() override {
+    std::string data = "{";
+    data += fmt::format("\"scenario\":\"{}\",\"description\":\"{}\",\"params\":\"{}\",", json_escape(name_),
+                        json_escape(description_), json_escape(params_));
+    data += "\"labels\":[";
+    for (size_t i = 0; i < labels_.size(); ++i) data += fmt::format("{}\"{}\"", i ? "," : "", json_escape(labels_[i]));
+    data += "],\"names\":[";
+    for (size_t i = 0; i < names_.size(); ++i) data += fmt::format("{}\"{}\"", i ? "," : "", json_escape(names_[i]));
+    data += "],\"strings\":[";
+    for (size_t i = 0; i < strings_.size(); ++i)
+      data += fmt::format("{}\"{}\"", i ? "," : "", json_escape(strings_[i]));
+    data += "],\"reasons\":{";
+    for (int r = 0; r <= static_cast<int>(FindReason::ProxiedCaller); ++r)
+      data += fmt::format("{}\"{}\":\"{}\"", r ? "," : "", reason_key(FindReason(r)),
+                          json_escape(reason_text(FindReason(r))));
+    data += "},\"guards\":{";
+    for (int a = 0; a <= static_cast<int>(GuardAction::DisableAbsent); ++a)
+      data += fmt::format("{}\"{}\":[\"{}\",\"{}\"]", a ? "," : "", guard_action_key(GuardAction(a)),
+                          json_escape(guard_action_text(GuardAction(a))), json_escape(guard_exit_text(GuardAction(a))));
+    data += "},\"sites\":{";
+    for (int s = 0; s <= static_cast<int>(GuardSite::Loader); ++s)
+      data += fmt::format("{}\"{}\":\"{}\"", s ? "," : "", guard_site_key(GuardSite(s)),
+                          json_escape(guard_site_text(GuardSite(s))));
+    data += "},\"variants\":[";
+    for (size_t i = 0; i < variants_.size(); ++i) {
+      const VariantData& v = variants_[i];
+      data += fmt::format("{}{{\"name\":\"{}\",\"totals\":{},\"cut\":\"{}\",\"events\":{},\"rows\":[\n{}]}}",
+                          i ? ",\n" : "", v.name, v.totals, json_escape(v.cut), v.events, v.rows);
+    }
+    data += "]}";
+    // "</" inside a <script> would end it early: names cannot hold one,
+    // but descriptions might.
+    std::string safe;
+    for (size_t i = 0; i < data.size(); ++i) {
+      if (data[i] == '<' && i + 1 < data.size() && data[i + 1] == '/') safe += "<\\";
+      else safe += data[i];
+    }
+    std::string_view page = kExplorePage;
+    const std::string_view marker = "/*IMPSIM_DATA*/null";
+    size_t at = page.find(marker);
+    out_ << page.substr(0, at) << safe << page.substr(at + marker.size());
+  }
+
+  void step_begin(const Engine& e, const CStep& s) override {
+    open(e, fmt::format("\"s\",\"{}\",\"{}\",{}", json_escape(*s.pointer), json_escape(step_text(*model_, s)),
+                        s.label >= 0 ? s.label : -1));
+  }
+  void step_end(const Engine& e, const CStep&, const char* result) override {
+    close(e, fmt::format("\"S\",\"{}\"", json_escape(result)));
+  }
+  void import_begin(const Engine& e, NameId name) override { open(e, fmt::format("\"i\",{}", name_id(name))); }
+  void import_end(const Engine& e, NameId, bool ok) override { close(e, fmt::format("\"I\",{}", ok ? 1 : 0)); }
+  void ask_begin(const Engine& e, NameId name, FinderKind k, int64_t index, int64_t) override {
+    open(e, fmt::format("\"a\",{},\"{}\",{}", name_id(name), finder_name(k), index));
+  }
+  void decide(const Engine& e, NameId, FindReason r) override { leaf(e, fmt::format("\"r\",\"{}\"", reason_key(r))); }
+  void ask_end(const Engine& e, NameId, FinderKind, AskAnswer a) override {
+    close(e, fmt::format("\"A\",\"{}\"", a == AskAnswer::Spec         ? "spec"
+                                         : a == AskAnswer::Suppressed ? "suppressed"
+                                         : a == AskAnswer::Raised     ? "raised"
+                                                                      : "none"));
+  }
+  void lookup_begin(const Engine& e, NameId name, uint64_t depth, uint8_t mark) override {
+    open(e, fmt::format("\"l\",{},{},\"{}\"", name_id(name), depth, mark == kMarkDisabled ? "disabled" : "enabled"));
+  }
+  void lookup_end(const Engine& e, NameId, uint64_t, bool found) override {
+    close(e, fmt::format("\"L\",{}", found ? 1 : 0));
+  }
+  void toggle(const Engine& e, bool enable, uint64_t walked, int64_t) override {
+    leaf(e, fmt::format("\"t\",{},{}", enable ? 1 : 0, walked));
+  }
+  void guard_begin(const Engine& e, GuardSite site, bool enable, GuardAction a) override {
+    open(e, fmt::format("\"g\",\"{}\",{},\"{}\"", guard_site_key(site), enable ? 1 : 0, guard_action_key(a)));
+  }
+  void guard_end(const Engine& e, GuardSite, GuardAction) override { close(e, "\"G\""); }
+  void body_begin(const Engine& e, NameId m, bool call) override {
+    open(e, fmt::format("\"b\",{},{}", name_id(m), call ? 1 : 0));
+  }
+  void body_end(const Engine& e, NameId, bool) override { close(e, "\"B\""); }
+
+ private:
+  int name_id(NameId n) {
+    auto [it, fresh] = name_index_.emplace(n, static_cast<int>(names_.size()));
+    if (fresh) names_.push_back(model_->names.text(n));
+    return it->second;
+  }
+  int string_id(const std::string& s) {
+    auto [it, fresh] = string_index_.emplace(s, static_cast<int>(strings_.size()));
+    if (fresh) strings_.push_back(s);
+    return it->second;
+  }
+  std::string names_text(const std::vector<NameId>& ids) {
+    std::string s;
+    size_t shown = 0;
+    for (NameId n : ids) {
+      if (shown == 12) {
+        s += fmt::format(", +{} more", grouped(ids.size() - shown));
+        break;
+      }
+      s += (s.empty() ? "" : ", ") + model_->names.text(n);
+      ++shown;
+    }
+    return s;
+  }
+  std::string set_text(const std::vector<NameId>& members) {
+    std::vector<std::string> names;
+    for (NameId n : members) names.push_back(model_->names.text(n));
+    std::sort(names.begin(), names.end());
+    std::string s;
+    for (auto& n : names) s += (s.empty() ? "" : ", ") + n;
+    return "{" + s + "}";
+  }
+
+  State snapshot(const Engine& e) {
+    State s;
+    const FinderState& f = e.finder();
+    s.copies = f.copies;
+    s.modules = e.sys_modules().size();
+    s.torch = e.sys_modules().torch_count();
+    s.cache = e.torch_cache().order().size();
+    s.global = f.globally_enabled ? 1 : 0;
+    // Set texts are remade only when the set changed (set ids are reused).
+    const std::vector<NameId>& scope = e.sets().members(f.scope);
+    if (scope != last_scope_ || last_scope_text_ < 0) {
+      last_scope_ = scope;
+      last_scope_text_ = string_id(set_text(scope));
+    }
+    s.scope = last_scope_text_;
+    const std::vector<NameId>& blocked = e.sets().members(f.blocked);
+    if (blocked != last_blocked_ || last_blocked_text_ < 0) {
+      last_blocked_ = blocked;
+      last_blocked_text_ = string_id(set_text(blocked));
+    }
+    s.blocked = last_blocked_text_;
+    if (f.resolving_list != last_resolving_ || last_resolving_text_ < 0) {
+      last_resolving_ = f.resolving_list;
+      last_resolving_text_ = string_id(names_text(last_resolving_));
+    }
+    s.resolving = last_resolving_text_;
+    if (e.sys_modules().version() != last_version_) {
+      last_version_ = e.sys_modules().version();
+      std::vector<NameId> torch;
+      if (s.torch > 0)
+        for (NameId n : torch_ids_)
+          if (e.sys_modules().contains(n)) torch.push_back(n);
+      last_torch_text_ = string_id(names_text(torch));
+    }
+    s.torch_names = last_torch_text_;
+    if (e.torch_cache().version() != last_cache_version_) {
+      last_cache_version_ = e.torch_cache().version();
+      last_cache_text_ = string_id(names_text(e.torch_cache().order()));
+    }
+    s.cache_names = last_cache_text_;
+    const Counters& c = e.counters();
+    const Count* in_order[7] = {&c.asks, &c.suppressed, &c.lookups, &c.toggles, &c.walks, &c.comparisons, &c.max_depth};
+    for (size_t i = 0; i < 7; ++i) s.counters[i] = in_order[i]->u64();
+    return s;
+  }
+
+  // Appends one row; returns false once the variant is cut.
+  bool emit(const Engine& e, const std::string& body, std::string* key_out) {
+    VariantData& v = variants_.back();
+    ++v.events;
+    if (!started_) {
+      started_ = true;
+      last_ = State{};
+      last_.scope = last_.blocked = last_.resolving = last_.torch_names = last_.cache_names = -2;
+    }
+    if (cut_) {
+      ++omitted_;
+      return false;
+    }
+    if (max_bytes_ != 0 && rows_.size() > max_bytes_) {
+      cut_ = true;
+      ++omitted_;
+      const CStep* s = e.current_step();
+      cut_where_ = s ? "step " + *s->pointer : "the start";
+      return false;
+    }
+    State now = snapshot(e);
+    std::string row = "[" + body + "," + delta_text(last_, now) + "]";
+    if (key_out) *key_out = row;
+    row_starts_.push_back(rows_.size());
+    rows_ += (rows_.empty() ? "" : ",\n") + row;
+    ++v.rows_count;
+    last_ = now;
+    return true;
+  }
+
+  void leaf(const Engine& e, const std::string& body) {
+    std::string row;
+    bool shown = emit(e, body, &row);
+    if (!frames_.empty()) {
+      frames_.back().events += 1;
+      if (shown) frames_.back().key += row + "\n";
+    }
+  }
+
+  void open(const Engine& e, const std::string& body) {
+    State before = last_;
+    size_t first = row_starts_.size();
+    std::string row;
+    bool shown = emit(e, body, &row);
+    frames_.push_back(Frame{first, before, shown ? row + "\n" : std::string(), 1});
+    if (!shown) frames_.back().first_row = SIZE_MAX;
+  }
+
+  void close(const Engine& e, const std::string& body) {
+    std::string row;
+    bool shown = emit(e, body, &row);
+    Frame f = std::move(frames_.back());
+    frames_.pop_back();
+    f.events += 1;
+    if (!frames_.empty()) frames_.back().events += f.events;
+    if (!shown || f.first_row == SIZE_MAX || cut_) return;
+    f.key += row;
+    auto [it, fresh] = intern_.emplace(std::move(f.key), static_cast<int>(intern_.size()));
+    const int id = it->second;
+    if (!frames_.empty()) frames_.back().key += fmt::format("#{}\n", id);
+    if (static_cast<size_t>(id) >= originals_.size()) originals_.resize(static_cast<size_t>(id) + 1, -1);
+    const size_t rows = row_starts_.size() - f.first_row;
+    int64_t& original = originals_[static_cast<size_t>(id)];
+    if (original < 0) {
+      original = static_cast<int64_t>(f.first_row);
+      by_row_.emplace(f.first_row, id);
+      return;
+    }
+    if (!fold_ || rows < kMinFold) return;
+    // Fold: the rows go, one row stands for them.
+    VariantData& v = variants_.back();
+    const size_t cut_at = row_starts_[f.first_row];
+    rows_.resize(cut_at);  // row_starts_ point at the separator before a row
+    row_starts_.resize(f.first_row);
+    v.rows_count -= rows;
+    for (auto r = by_row_.lower_bound(f.first_row); r != by_row_.end();) {
+      originals_[static_cast<size_t>(r->second)] = -1;
+      r = by_row_.erase(r);
+    }
+    State now = last_;
+    std::string row_f = fmt::format("[\"F\",{},{},{}]", original, f.events, delta_text(f.before, now));
+    row_starts_.push_back(rows_.size());
+    rows_ += (rows_.empty() ? "" : ",\n") + row_f;
+    ++v.rows_count;
+  }
+
+  static constexpr size_t kMinFold = 6;
+
+  std::ostream& out_;
+  uint64_t max_bytes_;
+  bool fold_;
+  const Model* model_ = nullptr;
+  std::string name_, description_, params_;
+  std::vector<std::string> labels_;
+  std::vector<VariantData> variants_;
+  std::vector<std::string> names_, strings_;
+  std::unordered_map<NameId, int> name_index_;
+  std::unordered_map<std::string, int> string_index_;
+  std::vector<NameId> torch_ids_;
+
+  std::string rows_;
+  std::vector<size_t> row_starts_;  // byte offset of each row in rows_
+  std::vector<Frame> frames_;
+  std::unordered_map<std::string, int> intern_;
+  std::vector<int64_t> originals_;       // by subtree id: its first row still on the page, or -1
+  std::multimap<size_t, int> by_row_;    // first row -> subtree id, to forget folded originals
+  State last_;
+  bool started_ = false, cut_ = false;
+  uint64_t omitted_ = 0;
+  std::string cut_where_;
+  std::vector<NameId> last_scope_, last_blocked_;
+  int last_scope_text_ = -1, last_blocked_text_ = -1, last_torch_text_ = -1, last_cache_text_ = -1;
+  std::vector<NameId> last_resolving_;
+  int last_resolving_text_ = -1;
+  uint64_t last_version_ = UINT64_MAX, last_cache_version_ = UINT64_MAX;
+};
+
+}  // namespace
+
+std::unique_ptr<TraceWriter> make_explore_writer(std::ostream& out, const TraceOptions& o) {
+  return std::make_unique<ExploreWriter>(out, o);
+}
+
+}  // namespace impsim

@@ -1,0 +1,223 @@
+// impsim explore in a real browser: Debian's headless Chromium
+// (/usr/bin/chromium, never a downloaded one), driven by playwright-core.
+// Generates pages with the impsim under test, steps through them with the
+// keyboard as a reader would, and checks that what the page SHOWS (the
+// meta_path length, the counters, the reason) equals `impsim trace` (text)
+// and `impsim run --json` at the same points. Saves screenshots.
+// Load time and page size of the seed incident are measured and printed,
+// never asserted (noisy machines).
+//
+//   node explore_test.mjs            (tools/test runs it; IMPSIM=path/to/impsim)
+//   SHOTS=dir node explore_test.mjs  (where the screenshots go; default build/browser-test)
+//   FIGURES=docs/figures node explore_test.mjs --figures   (tools/make_tutorial_figures)
+import { chromium } from "playwright-core";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "..", "..");
+const impsim = path.resolve(process.env.IMPSIM || path.join(root, "build", "impsim"));
+const figures = process.argv.includes("--figures");
+const shots = path.resolve(process.env.SHOTS || path.join(root, "build", "browser-test"));
+const work = fs.mkdtempSync(path.join(os.tmpdir(), "impsim-explore-"));
+fs.mkdirSync(shots, { recursive: true });
+
+let failures = 0, checks = 0;
+function check(ok, what) {
+  checks++;
+  if (!ok) {
+    failures++;
+    console.log("FAIL " + what);
+  }
+}
+function eq(actual, expected, what) {
+  check(String(actual) === String(expected), `${what}: page shows ${actual}, expected ${expected}`);
+}
+const run = (...args) => execFileSync(impsim, args, { cwd: root, maxBuffer: 1 << 30 }).toString();
+const num = (s) => Number(String(s).replace(/,/g, ""));
+
+// The asks of P in a text trace, in order: meta_path length and reason.
+function traceAsks(text) {
+  const asks = {};
+  let variant = null;
+  for (const line of text.split("\n")) {
+    const v = line.match(/^== variant (\S+)/);
+    if (v) { variant = v[1]; asks[variant] = []; continue; }
+    const m = line.match(/ask i=\d+ \[(.*?)\]: P \(copy \d+ of (\d+)\)\.find_spec\('([^']*)'\)(?: \[([^\]]*)\])?(.*)$/);
+    if (!m) continue;
+    const suppressed = m[5].match(/\(suppressed: (.*)\)/);
+    asks[variant].push({ len: num(m[2]) + 3, name: m[3], reason: m[4] || (suppressed ? "suppressed: " + suppressed[1] : null) });
+  }
+  return asks;
+}
+
+const flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const profile = fs.mkdtempSync(path.join(os.tmpdir(), "impsim-chromium-"));
+const context = await chromium.launchPersistentContext(profile, {
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  headless: true,
+  args: flags,
+  viewport: { width: 1500, height: 980 },
+});
+// No network: every request but the page's own file is refused and counted.
+let network = 0;
+await context.route("**/*", (route) => {
+  if (route.request().url().startsWith("file://")) return route.continue();
+  network++;
+  return route.abort();
+});
+const page = context.pages()[0] || (await context.newPage());
+
+async function open(file) {
+  const t0 = Date.now();
+  await page.goto("file://" + file);
+  await page.waitForSelector("body[data-ready='1']", { timeout: 60000 });
+  return { wall: Date.now() - t0, script: await page.evaluate(() => window.impsimReady) };
+}
+const pane = (v) => page.locator(`#pane-${v}`);
+async function shown(v) {
+  const p = pane(v);
+  const counters = {};
+  for (const c of ["asks", "suppressed", "lookups", "toggles", "walks", "comparisons", "max_depth"])
+    counters[c] = num(await p.locator(`[data-counter=${c}]`).innerText());
+  const mp = await p.locator(".muted[data-len]").getAttribute("data-len");
+  const reason = (await p.locator("[data-field=reason]").count()) ? await p.locator("[data-field=reason]").innerText() : "";
+  return { row: num(await p.getAttribute("data-row")), kind: await p.getAttribute("data-kind"), counters,
+           metaPath: num(mp), reason, event: await p.locator("[data-field=event]").innerText() };
+}
+async function focus(v) {
+  await pane(v).locator("h2").click();
+}
+async function press(key, times = 1) {
+  for (let i = 0; i < times; i++) await page.keyboard.press(key);
+}
+
+// --- 1. nested_guards k=2, no folding: every ask of P, in order, against `impsim trace` -----------
+{
+  const file = path.join(work, "k2.html");
+  run("explore", "scenarios/nested_guards.json", "--set", "k=2", "--no-fold", "-o", file);
+  const text = run("trace", "scenarios/nested_guards.json", "--set", "k=2", "--max-lines", "0");
+  const json = JSON.parse(run("run", "scenarios/nested_guards.json", "--set", "k=2", "--json"));
+  const expected = traceAsks(text);
+  await open(file);
+  for (const v of ["before", "after"]) {
+    await focus(v);
+    await press("Home");
+    const seen = [];
+    let last = -1;
+    for (;;) {
+      const s = await shown(v);
+      if (s.row === last) break;
+      last = s.row;
+      if (s.kind === "a" && /= P \(copy/.test(s.event)) {
+        const name = s.event.match(/find_spec\('([^']*)'\)/)[1];
+        await press("ArrowRight");
+        const d = await shown(v);  // the decision row: the reason
+        seen.push({ len: s.metaPath, name, reason: d.kind === "r" ? d.reason : null });
+        last = d.row;
+        if (seen.length === 4 && v === "before") await page.screenshot({ path: path.join(shots, "explore_decision.png") });
+      }
+      await press("ArrowRight");
+    }
+    eq(seen.length, expected[v].length, `k=2 ${v}: asks of P shown`);
+    for (let i = 0; i < Math.min(seen.length, expected[v].length); i++) {
+      eq(seen[i].len, expected[v][i].len, `k=2 ${v} ask ${i} (${expected[v][i].name}): len(sys.meta_path)`);
+      eq(seen[i].name, expected[v][i].name, `k=2 ${v} ask ${i}: name`);
+      eq(seen[i].reason, expected[v][i].reason, `k=2 ${v} ask ${i}: reason`);
+    }
+    // at the end: the run's totals, as `impsim run --json` reports them
+    await press("End");
+    const end = await shown(v);
+    const r = json.runs.find((x) => x.variant === v);
+    for (const c of Object.keys(end.counters)) eq(end.counters[c], r.counters[c], `k=2 ${v} end: ${c}`);
+    eq(end.metaPath, 3 + r.outcome.proxy_copies, `k=2 ${v} end: len(sys.meta_path)`);
+    // ... and the text trace's totals line
+    const totals = text.split("== variant " + v)[1].match(/totals: ([\d,]+) asks? of P, ([\d,]+) suppressed/);
+    eq(end.counters.asks, num(totals[1]), `k=2 ${v} end: asks vs the trace's totals`);
+    eq(end.counters.suppressed, num(totals[2]), `k=2 ${v} end: suppressed vs the trace's totals`);
+  }
+  await page.screenshot({ path: path.join(shots, "explore_k2_end.png") });
+}
+
+// --- 2. the seed incident (k = 7): size, load time, labelled steps in step, the probe's counters ---
+{
+  const file = path.join(work, "incident.html");
+  run("explore", "scenarios/seed_incident.json", "-o", file);
+  const bytes = fs.statSync(file).size;
+  const json = JSON.parse(run("run", "scenarios/seed_incident.json", "--json"));
+  const t = await open(file);
+  console.log(`seed incident page: ${(bytes / 1e6).toFixed(2)} MB; interactive after ${t.wall} ms ` +
+              `(navigation to ready), its script ran ${Math.round(t.script)} ms`);
+  check(bytes < 5e6, `seed incident page is ${bytes} bytes, over 5 MB`);
+  await focus("before");
+  await press("Home");
+  await page.screenshot({ path: path.join(shots, "explore_incident_start.png") });
+  // n: the labelled step "probe", both sides kept in step
+  await press("n");
+  const b = await shown("before"), a = await shown("after");
+  check(/^step \S+ begins: importlib\.util\.find_spec\('pkg\.missing'\)/.test(b.event), `incident: n lands on the probe (${b.event})`);
+  eq(a.event, b.event, "incident: the other side is kept in step at the labelled step");
+  await page.screenshot({ path: path.join(shots, "explore_incident_probe.png") });
+  for (const v of ["before", "after"]) {
+    await focus(v);
+    await press("Home");
+    await press("n");
+    const start = await shown(v);
+    await press("e");  // to the probe's end
+    const end = await shown(v);
+    eq(end.kind, "S", `incident ${v}: e goes to the step's end`);
+    const r = json.runs.find((x) => x.variant === v);
+    for (const c of ["asks", "suppressed", "lookups", "toggles", "walks", "comparisons"])
+      eq(end.counters[c] - start.counters[c], r.labels.probe[c], `incident ${v}: probe.${c}`);
+    await press("End");
+    const fin = await shown(v);
+    for (const c of Object.keys(fin.counters)) eq(fin.counters[c], r.counters[c], `incident ${v} end: ${c}`);
+    eq(fin.metaPath, 3 + r.outcome.proxy_copies, `incident ${v} end: len(sys.meta_path)`);
+  }
+  // the page says what it folded or cut, and its rows account for every event
+  for (const v of ["before", "after"]) {
+    const notes = await pane(v).locator("[data-field=notes]").innerText();
+    check(!/INCONSISTENT/.test(notes), `incident ${v}: ${notes}`);
+    if (v === "before") check(/folded|cut/.test(notes), `incident: the page states its folds or cuts (${notes})`);
+  }
+  // search: a module name finds rows, Enter jumps to one naming it
+  await page.locator("#search").fill("pkg.missing");
+  await focus("before");
+  await page.locator("#search").focus();
+  await page.keyboard.press("Enter");
+  const hit = await shown("before");
+  check(/pkg\.missing/.test(hit.event), `incident: search jumps to an event naming pkg.missing (${hit.event})`);
+  await page.screenshot({ path: path.join(shots, "explore_incident_search.png") });
+  // a fold opens its first occurrence
+  await page.locator("#search").fill("");
+  await focus("before");
+  await press("Home");
+  let fold = null;
+  for (let i = 0; i < 4000 && !fold; i += 1) {
+    const s = await shown("before");
+    if (s.kind === "F") fold = s;
+    else await press("ArrowRight");
+  }
+  if (fold) {
+    await press("o");
+    const orig = await shown("before");
+    check(orig.row < fold.row, `incident: o opens the fold's first occurrence (row ${orig.row} < ${fold.row})`);
+    await page.screenshot({ path: path.join(shots, "explore_incident_fold.png") });
+  }
+}
+
+check(network === 0, `the pages made ${network} network requests`);
+await context.close();
+fs.rmSync(work, { recursive: true, force: true });
+fs.rmSync(profile, { recursive: true, force: true });
+if (figures) {
+  const dest = path.resolve(process.env.FIGURES || path.join(root, "docs", "figures"));
+  for (const f of ["explore_decision.png", "explore_incident_probe.png", "explore_incident_fold.png"])
+    if (fs.existsSync(path.join(shots, f))) fs.copyFileSync(path.join(shots, f), path.join(dest, f));
+}
+console.log(`${checks - failures}/${checks} checks passed; screenshots in ${shots}`);
+process.exit(failures ? 1 : 0);

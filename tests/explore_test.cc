@@ -1,0 +1,194 @@
+// impsim explore's page (its data, not its looks: tests/browser/ drives it
+// in Chromium), the finder's reasons in the text trace, and the module-body
+// nesting of the DOT tree.
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "impsim/loader.h"
+#include "impsim/trace_formats.h"
+#include "test_util.h"
+
+using namespace impsim;
+
+namespace {
+
+const std::string kSource = std::string(IMPSIM_SOURCE_DIR) + "/";
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string write(const std::string& scenario, TraceFormat format, Params set = {}, TraceOptions topt = {}) {
+  Scenario sc = load_scenario_file(kSource + scenario);
+  RunOptions options;
+  options.overrides = std::move(set);
+  topt.format = format;
+  std::ostringstream out;
+  write_trace(out, sc, options, topt);
+  return out.str();
+}
+
+// The page's data: the JSON the writer put after `const DATA = `.
+nlohmann::json page_data(const std::string& page) {
+  const std::string start = "const DATA = ";
+  size_t a = page.find(start);
+  REQUIRE(a != std::string::npos);
+  a += start.size();
+  size_t b = page.find(";\n</script>", a);
+  REQUIRE(b != std::string::npos);
+  return nlohmann::json::parse(page.substr(a, b - a));
+}
+
+// What the page computes: events per variant (a fold row stands for its
+// events) and the counters after the last row.
+struct Replay {
+  uint64_t events = 0;
+  std::map<std::string, uint64_t> counters;
+};
+Replay replay(const nlohmann::json& variant) {
+  Replay r;
+  const std::map<std::string, std::string> inc = {{"q", "asks"},  {"u", "suppressed"}, {"n", "lookups"},
+                                                  {"o", "toggles"}, {"w", "walks"},      {"p", "comparisons"}};
+  for (const auto& row : variant["rows"]) {
+    r.events += row[0] == "F" ? row[2].get<uint64_t>() : 1;
+    const auto& d = row.back();
+    if (!d.is_object()) continue;
+    for (auto& [k, name] : inc)
+      if (d.contains(k)) r.counters[name] += d[k].get<uint64_t>();
+    if (d.contains("d")) r.counters["max_depth"] = d["d"].get<uint64_t>();
+  }
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("explore: one self-contained page, nothing fetched") {
+  std::string page = write("tests/golden/nested_guards.json", TraceFormat::Explore, {{"k", 2}});
+  CHECK(page.rfind("<!DOCTYPE html>", 0) == 0);
+  CHECK(page.find("/*IMPSIM_DATA*/") == std::string::npos);
+  for (const char* outside : {"http://", "https://", "<link", " src=", "import(", "fetch("}) {
+    CAPTURE(outside);
+    CHECK(page.find(outside) == std::string::npos);
+  }
+  nlohmann::json d = page_data(page);
+  CHECK(d["variants"].size() == 2);
+  CHECK(d["reasons"]["in-scope"] == "in scope: P looks it up itself, to mark it enabled");
+}
+
+TEST_CASE("explore: every event is a row or inside a fold, and the rows end at the run's counters") {
+  for (bool fold : {true, false}) {
+    // A swept parameter is set: explore runs one value, run the whole sweep.
+    for (auto [file, k] : std::vector<std::pair<const char*, int64_t>>{{"scenarios/nested_guards.json", 3},
+                                                                       {"scenarios/seed_incident.json", 7},
+                                                                       {"scenarios/import_chain.json", 3},
+                                                                       {"scenarios/blocked_marks_differ.json", 2}}) {
+      CAPTURE(fold);
+      CAPTURE(file);
+      TraceOptions o;
+      o.fold = fold;
+      o.max_bytes = 0;
+      nlohmann::json d = page_data(write(file, TraceFormat::Explore, {{"k", k}}, o));
+      // Counted independently: the JSON report of the same run.
+      RunOptions ro;
+      ro.overrides = {{"k", k}};
+      auto ran = test::run_json(read_file(kSource + file), ro);
+      for (const auto& v : d["variants"]) {
+        CAPTURE(v["name"].get<std::string>());
+        Replay r = replay(v);
+        CHECK(r.events == v["events"].get<uint64_t>());
+        CHECK(v["cut"] == "");
+        const VariantRun& vr = test::variant_run(ran->run, *parse_variant(v["name"].get<std::string>()));
+        for (const CounterInfo& ci : kCounters) {
+          const std::string name(ci.name);
+          CAPTURE(name);
+          CHECK(std::to_string(r.counters[name]) == (vr.counters.*ci.field).text());
+          CHECK(v["totals"][name] == (vr.counters.*ci.field).text());
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("explore: folding keeps the seed incident small, a cut page says what it left out") {
+  std::string page = write("scenarios/seed_incident.json", TraceFormat::Explore);
+  CHECK(page.size() < 5'000'000);
+  nlohmann::json d = page_data(page);
+  size_t folds = 0;
+  for (const auto& row : d["variants"][0]["rows"]) folds += row[0] == "F";
+  CHECK(folds > 0);
+  // Without folding, 2,000 bytes of rows: cut, and the page says where.
+  TraceOptions o;
+  o.fold = false;
+  o.max_bytes = 2000;
+  nlohmann::json cut = page_data(write("scenarios/seed_incident.json", TraceFormat::Explore, {}, o));
+  const std::string said = cut["variants"][0]["cut"];
+  CHECK(said.find("cut at --max-bytes 2,000 after ") != std::string::npos);
+  CHECK(said.find("more events not shown") != std::string::npos);
+  Replay r = replay(cut["variants"][0]);
+  CHECK(r.events < cut["variants"][0]["events"].get<uint64_t>());
+}
+
+// The expectations below follow the finder's source (find_spec's test order,
+// use_torch_proxy_guard's entry test); tools/crosscheck_reasons checks every
+// reason against the real source's branches on random programs.
+TEST_CASE("reasons: the text trace says why P answered and what each guard did") {
+  std::string t = write("tests/golden/nested_guards.json", TraceFormat::Text, {{"k", 2}});
+  // pkg is in both guards' scope: P looks it up itself.
+  CHECK(t.find("P (copy 1 of 2).find_spec('pkg') [in scope: P looks it up itself, to mark it enabled]") !=
+        std::string::npos);
+  // The lookup's own guard (enable=False) removes a copy.
+  CHECK(t.find("guard: the lookup's guard (enable=False) toggles: P is in sys.meta_path, so disable_torch_proxy "
+               "removes one copy") != std::string::npos);
+  // SpecificModuleLoader.exec_module's guard (enable=True, no scope) while P
+  // is scoped: _modify_scope_of_torch_proxy switches P to global.
+  CHECK(t.find("guard: the loader's guard around the module body (enable=True) toggles: P is there, scoped, and no "
+               "scope is asked, so enable_torch_proxy adds a copy and switches P to global") != std::string::npos);
+  // The inner loader's guard then finds P global with no scope asked: nothing.
+  CHECK(t.find("guard: the loader's guard around the module body (enable=True) does nothing: P is already as asked "
+               "and globally enabled, no scope asked") != std::string::npos);
+  CHECK(t.find("guard exit: the loader's guard around the module body: nothing to undo") != std::string::npos);
+  // A suppressed ask keeps its one reason.
+  CHECK(t.find("-> None (suppressed: the fix sees this name is being resolved)") != std::string::npos);
+  CHECK(t.find("[suppressed") == std::string::npos);
+
+  // torch_in_scope: torch is imported from a scoped package: what the cache serves.
+  std::string torch = write("scenarios/torch_in_scope.json", TraceFormat::Text, {}, TraceOptions{.max_lines = 0});
+  CHECK(torch.find("not globally enabled, no calling module marked enabled") != std::string::npos);
+  // A walk that moves torch modules to the cache says so.
+  CHECK(torch.find("(torch modules moved to the cache, which holds") != std::string::npos);
+}
+
+TEST_CASE("dot: a statement inside a module body hangs under that body") {
+  std::string d = write("scenarios/import_chain.json", TraceFormat::Dot);
+  // body of pkg -> its statement `import pkg.a` -> the lookups it caused.
+  auto id_of = [&](const std::string& label_start) {
+    size_t at = d.find("[label=\"" + label_start);
+    REQUIRE(at != std::string::npos);
+    size_t begin = d.rfind('\n', at) + 1;
+    return d.substr(begin + 4, at - 1 - (begin + 4));
+  };
+  std::string body = id_of("body of pkg\"");
+  std::string statement = id_of("/tree/pkg/body/0\\nimport pkg.a");
+  CHECK(d.find("    " + body + " -> " + statement + ";") != std::string::npos);
+  CHECK(d.find("folders are module bodies") != std::string::npos);
+  // A scenario without bodies that lead to lookups keeps its legend.
+  CHECK(write("tests/golden/nested_guards.json", TraceFormat::Dot, {{"k", 2}}).find("folders") == std::string::npos);
+}
+
+TEST_CASE("impsim explore on the command line") {
+  std::string out = test::write_temp("cli_explore.html", "");
+  auto r = test::impsim("explore " + kSource + "tests/golden/nested_guards.json --set k=1 -o " + out);
+  CHECK(r.status == 0);
+  CHECK(read_file(out) == write("tests/golden/nested_guards.json", TraceFormat::Explore, {{"k", 1}}));
+  CHECK(test::impsim("explore " + kSource + "tests/golden/nested_guards.json").status == 2);  // no -o
+  CHECK(test::impsim("explore " + kSource + "tests/golden/nested_guards.json --engine fast -o " + out).status == 2);
+  CHECK(test::impsim("explore " + kSource + "tests/golden/nested_guards.json --set q=1 -o " + out).status == 2);
+  CHECK(test::impsim("explore " + kSource + "tests/golden/nested_guards.json -o /nonexistent/dir/x.html").status == 4);
+}

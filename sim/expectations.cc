@@ -6,6 +6,7 @@
 #include <array>
 #include <charconv>
 
+#include "impsim/json_scan.h"
 #include "impsim/ratio.h"
 #include "impsim/report.h"
 
@@ -60,7 +61,7 @@ Budget parse_budget(const nlohmann::json& value, const std::string& ptr, const s
   }
   for (auto& [key, v] : value.items()) {
     if (key == "ratio_to") continue;
-    std::string p = ptr + "/" + key;
+    std::string p = ptr + "/" + pointer_token(key);
     if (std::find(kOps.begin(), kOps.end(), key) == kOps.end())
       fail(p, fmt::format("unknown key \"{}\" in a budget; expected one of: <=, <, >=, >, ==, ratio_to", key));
     std::optional<Fraction> f;

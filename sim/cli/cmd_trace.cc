@@ -58,7 +58,10 @@ Action add_trace(CLI::App& app) {
     if (!st->output.empty()) {
       file_out.open(st->output, std::ios::binary);
       if (!file_out) {
-        print_error(fmt::format("-o {}: cannot open for writing: {}", st->output, std::strerror(errno)));
+        std::string message = fmt::format("-o {}: cannot open for writing: {}", st->output, std::strerror(errno));
+        print_error(message);
+        if (sink.format == Format::Json)
+          std::cout << dump_json(error_json({"output", "", message, "", 0, 0, "", kExitOutput})) << "\n";
         return kExitOutput;
       }
     }

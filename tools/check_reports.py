@@ -104,6 +104,22 @@ def main():
             fail(f"{argv[0]} on three files: expected 3 reports, got {len(doc.get('reports', []))}")
         checked += 1
 
+    # Budgets (a bound, a ratio, one failing) in run's and compare's JSON.
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(ROOT, "scenarios", "seed_incident.json")) as f:
+            doc = json.load(f)
+        doc["expect"] = {"after": {"probe.lookups": {"<=": 7}, "lookups": {">=": 100},
+                                   "probe.walks": {"ratio_to": "before", "<=": "1/1000"}, "probe.asks": 49}}
+        path = os.path.join(tmp, "budgets.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        for argv in (["run", path], ["compare", path, "--variants", "before,after"], ["sweep", path, "--param", "k", "--values", "6,7"]):
+            status, out, _ = impsim(argv + ["--format", "json"])
+            got = check_json(" ".join(argv[:1]) + " with budgets", out)
+            if status != 1 or (got is not None and got.get("exit_status") != 1):
+                fail(f"{argv[0]} with a failing budget: exit {status}, expected 1")
+            checked += 1
+
     # Errors: one JSON object on standard output, the exit status unchanged.
     with tempfile.TemporaryDirectory() as tmp:
         bad = os.path.join(tmp, "bad.json")

@@ -222,3 +222,28 @@ TEST_CASE("--quiet prints no report, the exit status says it") {
   CHECK(q.status == 1);
   CHECK(q.out.empty());
 }
+
+TEST_CASE("budgets are exact past 2^64: the fast engine's counts at k = 30 against bounds and ratios") {
+  // lookups(k) = k * (lookups(k-1) + 1) (MODEL.md): at k = 30 the before
+  // probe makes about 7.2e32 lookups, the after probe 30.
+  std::string text = read(kSource + "/scenarios/nested_guards.json");
+  size_t sweep = text.find("\"sweep\"");
+  size_t sweep_end = text.find("\"sys_modules\"");
+  size_t expect = text.find("\"expect\"");
+  REQUIRE(sweep != std::string::npos);
+  std::string big = text.substr(0, sweep) + text.substr(sweep_end, expect - sweep_end) +
+                    R"("expect": {"before": {"probe.lookups": {">": 18446744073709551615}},
+                                  "after": {"probe.lookups": {"ratio_to": "before", "<": "1/100000000000000000"}}}})";
+  std::string path = test::write_temp("big_budget.json", big);
+  auto r = test::impsim("run " + path + " --engine fast --set k=30");
+  CAPTURE(r.out);
+  CHECK(r.status == 0);
+  CHECK(r.out.find("expectations: 2/2 hold") != std::string::npos);
+  // The same bound the other way round fails, and says by how much.
+  size_t gt = big.find("{\">\": 18446744073709551615}");
+  big.replace(gt, 3, "{\"<=");
+  r = test::impsim("run " + test::write_temp("big_budget_fail.json", big) + " --engine fast --set k=30");
+  CHECK(r.status == 1);
+  CHECK(r.out.find("FAILED before probe.lookups [k=30]: expected <= 18,446,744,073,709,551,615, got ") !=
+        std::string::npos);
+}

@@ -260,9 +260,9 @@ std::string report_text(const ScenarioRun& run) {
   return out + table(counter_table(run)) + report_tail(run);
 }
 
-std::string report_markdown(const ScenarioRun& run) {
+std::string report_markdown(const ScenarioRun& run, const std::string& command) {
   const Scenario& sc = *run.scenario;
-  std::string out = fmt::format("### impsim run: {}\n\n", sc.name);
+  std::string out = fmt::format("### impsim {}: {}\n\n", command, sc.name);
   if (!sc.description.empty()) out += sc.description + "\n\n";
   out += markdown_table(counter_table(run)) + "\n";
   std::string tail = report_tail(run);

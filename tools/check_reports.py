@@ -94,6 +94,8 @@ def main():
                 fail(f"sweep {path} --format {fmt}: exit {status}")
             if fmt == "json":
                 check_json(f"sweep {path} --format json", out)
+            if fmt == "markdown" and not out.startswith("### impsim sweep: "):
+                fail(f"sweep {path} --format markdown: no heading")
             checked += 1
 
     # Several files: one object, each file's report in it, the worst status.

@@ -23,7 +23,8 @@ std::string expectations_text(const ScenarioRun& run);
 std::string report_text(const ScenarioRun& run);
 // The same for a code review or $GITHUB_STEP_SUMMARY: a heading, the
 // counters as a Markdown table, the rest of the text report in a block.
-std::string report_markdown(const ScenarioRun& run);
+// `command` names the subcommand in the heading ("### impsim run: NAME").
+std::string report_markdown(const ScenarioRun& run, const std::string& command = "run");
 // Rows of cells (the first the header) as a Markdown table, the first
 // column in code font.
 std::string markdown_table(const std::vector<std::vector<std::string>>& rows);

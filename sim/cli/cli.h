@@ -52,7 +52,7 @@ std::vector<std::string> split_list(const std::string& list);
 
 // A run's report in the sink's format, plus the GitHub Actions annotations
 // and step summary (github.h); run and sweep print through it.
-void emit_run_report(Sink& sink, const ScenarioRun& result, const std::string& file);
+void emit_run_report(Sink& sink, const ScenarioRun& result, const std::string& file, const std::string& command = "run");
 
 Action add_run(CLI::App& app);
 Action add_validate(CLI::App& app);

@@ -49,14 +49,14 @@ void print_stats(const ScenarioRun& result, const RunOptions& options) {
 
 }  // namespace
 
-void emit_run_report(Sink& sink, const ScenarioRun& result, const std::string& file) {
+void emit_run_report(Sink& sink, const ScenarioRun& result, const std::string& file, const std::string& command) {
   switch (sink.format) {
     case Format::Json: sink.json(report_json(result)); break;
-    case Format::Markdown: sink.text(report_markdown(result)); break;
+    case Format::Markdown: sink.text(report_markdown(result, command)); break;
     case Format::Text: sink.text(report_text(result)); break;
   }
   github_annotations(result, file, sink.format);
-  github_step_summary(report_markdown(result));
+  github_step_summary(report_markdown(result, command));
 }
 
 Action add_run(CLI::App& app) {

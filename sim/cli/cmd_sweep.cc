@@ -88,7 +88,7 @@ Action add_sweep(CLI::App& app) {
               out.close();
               if (!out) throw OutputError(fmt::format("--svg {}: cannot write: {}", st->svg, std::strerror(errno)));
             }
-            emit_run_report(sink, result.run, file);
+            emit_run_report(sink, result.run, file, "sweep");
             return result.run.exit_status();
           },
           &sink);

@@ -7,19 +7,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "impsim/errors.h"
 #include "impsim/report.h"
 
 namespace impsim {
 
 using nlohmann::ordered_json;
-
-std::string ratio_text(Count value, Count baseline) {
-  if (value == baseline) return "=";
-  if (baseline == 0) return "n/a";
-  if (value == 0) return "0";
-  if (value > baseline) return "x" + ratio_number(value, baseline);
-  return "1/" + inverse_ratio_number(value, baseline);
-}
 
 namespace {
 
@@ -54,7 +47,8 @@ ordered_json ratio_json(const Count& a, const Count& b) {
   return fmt::format("{:.2f}e{}", r.mantissa, r.exponent);
 }
 
-std::vector<Row> rows_of(const ScenarioRun& run, const std::vector<const VariantRun*>& block) {
+std::vector<Row> rows_of(const Comparison& c, const std::vector<const VariantRun*>& block) {
+  const ScenarioRun& run = *c.run;
   std::vector<Row> rows;
   std::vector<std::string> labels{""};
   for (auto& l : run.scenario->labels) labels.push_back(l);
@@ -62,12 +56,18 @@ std::vector<Row> rows_of(const ScenarioRun& run, const std::vector<const Variant
   std::vector<std::string> counter_names;
   if (!run.runs.empty() && run.runs.front().hooks_used) counter_names = report_counter_names(run.runs);
   else
-    for (const CounterInfo* c : run.shown_counters()) counter_names.emplace_back(c->name);
+    for (const CounterInfo* info : run.shown_counters()) counter_names.emplace_back(info->name);
   for (auto& label : labels)
     for (const std::string& name : counter_names) {
       Row row{label.empty() ? name : label + "." + name, {}};
       for (auto* r : block)
         row.values.push_back(r->hooks_used ? counter_of(*r, row.counter) : value_of(*r, label, *find_counter(name)));
+      if (!c.counters.empty()) {
+        // Chosen counters are shown as asked, zeros included.
+        if (std::find(c.counters.begin(), c.counters.end(), row.counter) == c.counters.end()) continue;
+        rows.push_back(std::move(row));
+        continue;
+      }
       bool all_zero = std::all_of(row.values.begin(), row.values.end(), [](Count x) { return x == 0; });
       if (!label.empty() && all_zero) continue;
       rows.push_back(std::move(row));
@@ -94,6 +94,11 @@ std::string problem(const VariantRun& r) {
 
 }  // namespace
 
+int compare_exit_status(const ScenarioRun& run) {
+  if (run.limit_reached()) return kExitLimit;
+  return run.expectations_ok() ? kExitOk : kExitFailed;
+}
+
 std::string compare_text(const Comparison& c, CompareFormat format) {
   const ScenarioRun& run = *c.run;
   const bool md = format == CompareFormat::Markdown;
@@ -115,7 +120,7 @@ std::string compare_text(const Comparison& c, CompareFormat format) {
       stopped = stopped || block[v]->limit.has_value();
     }
     table.push_back(head);
-    for (const Row& row : rows_of(run, block)) {
+    for (const Row& row : rows_of(c, block)) {
       std::vector<std::string> line{row.counter};
       for (size_t v = 0; v < row.values.size(); ++v) {
         std::string cell = grouped(row.values[v]);
@@ -126,17 +131,7 @@ std::string compare_text(const Comparison& c, CompareFormat format) {
       table.push_back(line);
     }
     if (md) {
-      for (size_t i = 0; i < table.size(); ++i) {
-        std::string line = "|";
-        for (size_t j = 0; j < table[i].size(); ++j) line += " " + (j == 0 && i > 0 ? "`" + table[i][j] + "`" : table[i][j]) + " |";
-        out += line + "\n";
-        if (i == 0) {
-          line = "|";
-          for (size_t j = 0; j < table[i].size(); ++j) line += j == 0 ? " --- |" : " ---: |";
-          out += line + "\n";
-        }
-      }
-      out += "\n";
+      out += markdown_table(table) + "\n";
     } else {
       std::vector<size_t> width(table[0].size(), 0);
       for (auto& line : table)
@@ -166,6 +161,12 @@ std::string compare_text(const Comparison& c, CompareFormat format) {
     }
     out += "\n";
   }
+  // compare honours the scenario's expectations as run does; they are
+  // shown only when one fails (so that a passing comparison reads as before).
+  if (!run.expectations_ok()) {
+    std::string ex = expectations_text(run);
+    out += md ? "```text\n" + ex + "```\n" : ex;
+  }
   return out;
 }
 
@@ -174,6 +175,7 @@ ordered_json compare_json(const Comparison& c) {
   const size_t base = baseline_index(c);
   ordered_json j;
   j["impsim"] = 1;
+  add_producer(j, run);
   j["scenario"] = run.scenario->name;
   j["baseline"] = variant_name(c.baseline);
   ordered_json vs = ordered_json::array();
@@ -192,7 +194,7 @@ ordered_json compare_json(const Comparison& c) {
     for (size_t v = 0; v < block.size(); ++v)
       if (block[v]->limit) partial.push_back(variant_name(run.variants[v]));
     if (stopped) b["partial"] = partial;
-    for (const Row& row : rows_of(run, block)) {
+    for (const Row& row : rows_of(c, block)) {
       ordered_json r;
       r["counter"] = row.counter;
       ordered_json values = ordered_json::object(), ratios = ordered_json::object();
@@ -224,6 +226,21 @@ ordered_json compare_json(const Comparison& c) {
     comparisons.push_back(b);
   }
   j["comparisons"] = comparisons;
+  // Every expectation checked, per run, as in run's report.
+  ordered_json ex = ordered_json::array();
+  for (const VariantRun& r : run.runs)
+    for (const ordered_json& e : expectations_json(r)) {
+      ordered_json entry;
+      entry["variant"] = variant_name(r.variant);
+      ordered_json params = ordered_json::object();
+      for (auto& [k, v] : r.params) params[k] = v;
+      entry["params"] = params;
+      for (auto it = e.begin(); it != e.end(); ++it) entry[it.key()] = it.value();
+      ex.push_back(entry);
+    }
+  j["expectations"] = ex;
+  if (run.equivalence_failure) j["equivalence_failure"] = *run.equivalence_failure;
+  j["exit_status"] = compare_exit_status(run);
   return j;
 }
 

@@ -224,17 +224,30 @@ void read_expect(Load& l, const json& v) {
     for (auto& [counter, value] : counters.items()) {
       std::string ptr = vptr + "/" + pointer_token(counter);
       check_counter(r, sc, counter, ptr);
-      Expectation e{variant, counter, {}, ptr};
+      Expectation e{variant, counter, {}, ptr, {}};
       size_t want = sc.sweep ? sc.sweep->values.size() : 1;
-      if (value.is_array()) {
+      // A budget ({"<=": 20}): one object for every sweep value, or one entry of the list.
+      auto budget = [&](const json& b, const std::string& p) {
+        return parse_budget(b, p, sc.variants, [&](const std::string& at, const std::string& msg) { r.fail(at, msg); });
+      };
+      if (value.is_object()) {
+        e.values.push_back(std::nullopt);
+        e.budgets.push_back(budget(value, ptr));
+      } else if (value.is_array()) {
         if (value.size() != want)
           r.fail(ptr, fmt::format("expected {} value(s), one per sweep value, found {}", want, value.size()));
+        e.budgets.resize(value.size());
+        e.listed = true;
         for (size_t i = 0; i < value.size(); ++i) {
-          if (value[i].is_null())
+          if (value[i].is_null()) {
             e.values.push_back(std::nullopt);
-          else
+          } else if (value[i].is_object()) {
+            e.values.push_back(std::nullopt);
+            e.budgets[i] = budget(value[i], ptr + "/" + std::to_string(i));
+          } else {
             e.values.push_back(
                 static_cast<uint64_t>(r.integer(value[i], ptr + "/" + std::to_string(i), "an expected count", 0)));
+          }
         }
       } else {
         if (sc.sweep) r.fail(ptr, fmt::format("the scenario sweeps {} values: expected a list of {}", want, want));

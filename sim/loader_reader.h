@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "impsim/did_you_mean.h"
 #include "impsim/errors.h"
 #include "impsim/loader.h"
 #include "impsim/names.h"
@@ -88,7 +89,9 @@ class Reader {
         std::sort(sorted.begin(), sorted.end());
         std::string list;
         for (auto& a : sorted) list += (list.empty() ? "" : ", ") + std::string(a);
-        fail(ptr + "/" + pointer_token(k), fmt::format("unknown key \"{}\" in {}; expected one of: {}", k, what, list));
+        auto near = did_you_mean(k, std::vector<std::string>(sorted.begin(), sorted.end()));
+        fail(ptr + "/" + pointer_token(k), fmt::format("unknown key \"{}\" in {}{}; expected one of: {}", k, what,
+                                                       near ? fmt::format(" (did you mean \"{}\"?)", *near) : "", list));
       }
     }
   }

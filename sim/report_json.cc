@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "impsim/version.h"
+
 namespace impsim {
 
 using nlohmann::ordered_json;
@@ -135,9 +137,33 @@ ordered_json error_json(const std::optional<PyError>& e) {
 
 }  // namespace
 
+ordered_json expectations_json(const VariantRun& r) {
+  ordered_json ex = ordered_json::array();
+  for (auto& e : r.expectations) {
+    if (!e.budget) {
+      ex.push_back({{"counter", e.counter}, {"expected", count_json(e.expected)}, {"actual", count_json(e.actual)}, {"ok", e.ok}});
+      continue;
+    }
+    ordered_json je;
+    je["counter"] = e.counter;
+    je["budget"] = budget_json(*e.budget);
+    je["actual"] = count_json(e.actual);
+    if (e.baseline) je["baseline"] = count_json(*e.baseline);
+    je["ok"] = e.ok;
+    ex.push_back(je);
+  }
+  return ex;
+}
+
+void add_producer(ordered_json& j, const ScenarioRun& run) {
+  j["version"] = impsim_version();
+  j["axes"] = {{"revision", revision_name(run.axes.revision)}, {"cpython", cpython_name(run.axes.cpython)}};
+}
+
 ordered_json report_json(const ScenarioRun& run) {
   ordered_json j;
   j["impsim"] = 1;
+  add_producer(j, run);
   j["scenario"] = run.scenario->name;
   const std::vector<const CounterInfo*> shown = run.shown_counters();
   ordered_json runs = ordered_json::array();
@@ -169,9 +195,7 @@ ordered_json report_json(const ScenarioRun& run) {
     outcome["error"] = error_json(r.outcome.error);
     if (r.hooks_used) outcome["meta_path"] = r.outcome.meta_path;
     jr["outcome"] = outcome;
-    ordered_json ex = ordered_json::array();
-    for (auto& e : r.expectations)
-      ex.push_back({{"counter", e.counter}, {"expected", count_json(e.expected)}, {"actual", count_json(e.actual)}, {"ok", e.ok}});
+    ordered_json ex = expectations_json(r);
     jr["expectations"] = ex;
     if (!r.verdict.empty()) jr["verdict"] = r.verdict;
     if (r.verdict_expected)

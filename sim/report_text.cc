@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "impsim/ratio.h"
 #include "impsim/report.h"
 
 namespace impsim {
@@ -11,27 +12,6 @@ std::string grouped(const Count& n) {
   std::string s = count_text(n);
   for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
   return s;
-}
-
-namespace {
-
-constexpr int64_t kScientificFrom = 9;  // ratios from 10^9 on: mantissa and power of ten
-
-std::string scientific(const Count::Scientific& r) { return fmt::format("{:.2f}e{}", r.mantissa, r.exponent); }
-
-}  // namespace
-
-std::string ratio_number(const Count& a, const Count& b) {
-  Count::Scientific r = Count::ratio(a, b);
-  if (r.exponent >= kScientificFrom) return scientific(r);
-  return fmt::format("{:.2f}", a.to_double() / b.to_double());
-}
-
-std::string inverse_ratio_number(const Count& a, const Count& b) {
-  Count::Scientific r = Count::ratio(b, a);
-  if (r.exponent >= kScientificFrom) return scientific(r);
-  double inv = b.to_double() / a.to_double();
-  return inv >= 100 ? grouped(static_cast<uint64_t>(std::llround(inv))) : fmt::format("{:.2f}", inv);
 }
 
 namespace {
@@ -56,6 +36,30 @@ std::string table(const std::vector<std::vector<std::string>>& rows) {
   return out;
 }
 
+}  // namespace
+
+std::string markdown_table(const std::vector<std::vector<std::string>>& rows) {
+  std::string out;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    std::string line = "|";
+    for (size_t j = 0; j < rows[i].size(); ++j) {
+      std::string cell = rows[i][j];
+      // A pipe would end the cell.
+      for (size_t at = cell.find('|'); at != std::string::npos; at = cell.find('|', at + 2)) cell.replace(at, 1, "\\|");
+      line += " " + (j == 0 && i > 0 ? "`" + cell + "`" : cell) + " |";
+    }
+    out += line + "\n";
+    if (i == 0) {
+      line = "|";
+      for (size_t j = 0; j < rows[i].size(); ++j) line += j == 0 ? " --- |" : " ---: |";
+      out += line + "\n";
+    }
+  }
+  return out;
+}
+
+namespace {
+
 std::string where(const std::vector<std::string>& traceback) {
   return traceback.empty() ? "?" : traceback.back();
 }
@@ -78,6 +82,16 @@ std::string run_problem(const VariantRun& r) {
   return out;
 }
 
+std::string expected_text(const ExpectationResult& e) {
+  return e.budget ? budget_text(*e.budget) : grouped(e.expected);
+}
+
+std::string actual_text(const ExpectationResult& e) {
+  if (!e.baseline) return grouped(e.actual);
+  return fmt::format("{} ({} of {}'s {})", grouped(e.actual), ratio_text(e.actual, *e.baseline), e.budget->ratio_to,
+                     grouped(*e.baseline));
+}
+
 std::string params_text(const Params& p) {
   std::string s;
   for (auto& [k, v] : p) s += (s.empty() ? "" : ", ") + fmt::format("{}={}", k, v);
@@ -86,18 +100,18 @@ std::string params_text(const Params& p) {
 
 }  // namespace
 
-std::string report_text(const ScenarioRun& run) {
+namespace {
+
+// The counters table: the sweep table, or every counter side by side.
+std::vector<std::vector<std::string>> counter_table(const ScenarioRun& run) {
   const Scenario& sc = *run.scenario;
-  std::string out = sc.name;
-  if (!sc.description.empty()) out += ": " + sc.description;
-  out += "\n\n";
+  std::vector<std::vector<std::string>> t;
   const size_t nv = run.variants.size();
   const size_t nsweep = run.points();
 
   if (!run.sweep_values.empty()) {
     std::vector<ReportRow> rows = sc.report;
     if (rows.empty()) rows.push_back({"lookups", "lookups"});
-    std::vector<std::vector<std::string>> t;
     std::vector<std::string> head{sc.sweep->title};
     for (int64_t v : run.sweep_values) head.push_back(std::to_string(v));
     t.push_back(head);
@@ -110,9 +124,7 @@ std::string report_text(const ScenarioRun& run) {
         }
         t.push_back(line);
       }
-    out += table(t);
   } else {
-    std::vector<std::vector<std::string>> t;
     std::vector<std::string> head{"counter"};
     for (size_t v = 0; v < nv; ++v)
       head.push_back(std::string(variant_name(run.variants[v])) + (run.at(0, v).limit ? " (stopped: partial)" : ""));
@@ -133,9 +145,7 @@ std::string report_text(const ScenarioRun& run) {
         if (!prefix.empty() && std::all_of(vals.begin(), vals.end(), [](Count x) { return x == 0; })) continue;
         for (Count x : vals) line.push_back(grouped(x));
         if (nv == 2) {
-          if (any_stopped) line.push_back("partial");
-          else if (vals[1] == 0 || vals[0] == 0) line.push_back(vals[0] == vals[1] ? "-" : "n/a");
-          else line.push_back(ratio_number(vals[0], vals[1]) + "x");
+          line.push_back(any_stopped ? "partial" : ratio_text(vals[0], vals[1]));
         }
         t.push_back(line);
       }
@@ -143,31 +153,21 @@ std::string report_text(const ScenarioRun& run) {
     add_rows("", [](const VariantRun& r, const std::string& c) { return counter_of(r, c); });
     for (const std::string& label : sc.labels)
       add_rows(label + ".", [&](const VariantRun& r, const std::string& c) { return counter_of(r, label + "." + c); });
-    out += table(t);
   }
+  return t;
+}
 
-  // Expectations.
-  size_t total = 0, held = 0;
-  std::string failures;
-  for (const VariantRun& r : run.runs)
-    for (auto& e : r.expectations) {
-      ++total;
-      if (e.ok) ++held;
-      else
-        failures += fmt::format("  FAILED {} {} [{}]: expected {}, got {}\n", variant_name(r.variant), e.counter,
-                                params_text(r.params), grouped(e.expected), grouped(e.actual));
-    }
-  for (const VariantRun& r : run.runs) {
-    if (!r.verdict_expected) continue;
-    ++total;
-    if (*r.verdict_expected == r.verdict) ++held;
-    else
-      failures += fmt::format("  FAILED {} outcome against {} [{}]: expected {}, got {}\n", variant_name(r.variant),
-                              variant_name(run.variants[0]), params_text(r.params), *r.verdict_expected, r.verdict);
-  }
-  out += "\n";
-  if (total > 0) out += fmt::format("expectations: {}/{} hold\n{}", held, total, failures);
-  if (run.equivalence_failure) out += "  FAILED " + *run.equivalence_failure + "\n";
+// What follows the table: expectations, the cost model, the outcome and
+// what stopped or raised.
+std::string report_tail(const ScenarioRun& run) {
+  const Scenario& sc = *run.scenario;
+  std::string out;
+  const size_t nv = run.variants.size();
+  auto run_at = [&](size_t sweep, size_t v) -> const VariantRun& { return run.runs[sweep * nv + v]; };
+  const size_t nsweep = run.runs.size() / std::max<size_t>(nv, 1);
+  (void)sc;
+
+  out += "\n" + expectations_text(run);
 
   // The cost model, at the last (largest) sweep value.
   for (size_t v = 0; v < nv; ++v) {
@@ -221,6 +221,53 @@ std::string report_text(const ScenarioRun& run) {
       out += p;
     }
   }
+  return out;
+}
+
+}  // namespace
+
+std::string expectations_text(const ScenarioRun& run) {
+  std::string out;
+  size_t total = 0, held = 0;
+  std::string failures;
+  for (const VariantRun& r : run.runs)
+    for (auto& e : r.expectations) {
+      ++total;
+      if (e.ok) ++held;
+      else
+        failures += fmt::format("  FAILED {} {} [{}]: expected {}, got {}\n", variant_name(r.variant), e.counter,
+                                params_text(r.params), expected_text(e), actual_text(e));
+    }
+  for (const VariantRun& r : run.runs) {
+    if (!r.verdict_expected) continue;
+    ++total;
+    if (*r.verdict_expected == r.verdict) ++held;
+    else
+      failures += fmt::format("  FAILED {} outcome against {} [{}]: expected {}, got {}\n", variant_name(r.variant),
+                              variant_name(run.variants[0]), params_text(r.params), *r.verdict_expected, r.verdict);
+  }
+  if (total > 0) out += fmt::format("expectations: {}/{} hold\n{}", held, total, failures);
+  if (run.equivalence_failure) out += "  FAILED " + *run.equivalence_failure + "\n";
+
+  return out;
+}
+
+std::string report_text(const ScenarioRun& run) {
+  const Scenario& sc = *run.scenario;
+  std::string out = sc.name;
+  if (!sc.description.empty()) out += ": " + sc.description;
+  out += "\n\n";
+  return out + table(counter_table(run)) + report_tail(run);
+}
+
+std::string report_markdown(const ScenarioRun& run, const std::string& command) {
+  const Scenario& sc = *run.scenario;
+  std::string out = fmt::format("### impsim {}: {}\n\n", command, sc.name);
+  if (!sc.description.empty()) out += sc.description + "\n\n";
+  out += markdown_table(counter_table(run)) + "\n";
+  std::string tail = report_tail(run);
+  while (tail.starts_with('\n')) tail.erase(0, 1);
+  if (!tail.empty()) out += "```text\n" + tail + "```\n";
   return out;
 }
 

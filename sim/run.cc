@@ -207,6 +207,50 @@ std::string fast_engine_hint(const Model& model, Variant variant, const EngineLi
   return fmt::format("; --engine fast finishes this run ({} simulated events)", grouped(engine.events()));
 }
 
+// Ratio budgets of the runs from `first` on (one point): each against its
+// ratio_to variant's same counter at the same point. One whose variant did
+// not run (--variant) cannot be checked and is dropped, as the expectations
+// of a variant that does not run are.
+void check_ratio_budgets(std::vector<VariantRun>& runs, size_t first) {
+  for (size_t i = first; i < runs.size(); ++i) {
+    auto& ex = runs[i].expectations;
+    for (auto it = ex.begin(); it != ex.end();) {
+      if (!it->budget || it->budget->ratio_to.empty()) {
+        ++it;
+        continue;
+      }
+      auto base = std::find_if(runs.begin() + static_cast<ptrdiff_t>(first), runs.end(),
+                               [&](const VariantRun& r) { return variant_name(r.variant) == it->budget->ratio_to; });
+      if (base == runs.end()) {
+        it = ex.erase(it);
+        continue;
+      }
+      // A stopped baseline's count is partial: its ratio says nothing.
+      if (base->limit) {
+        it = ex.erase(it);
+        continue;
+      }
+      it->baseline = counter_of(*base, it->counter);
+      it->ok = budget_holds(*it->budget, it->actual, it->baseline);
+      ++it;
+    }
+  }
+}
+
+// A run that never started: its point's model was past a limit.
+VariantRun stopped_before_start(const RunPlan& plan, size_t point, Variant variant, const ModelLimitError& e) {
+  VariantRun r;
+  r.variant = variant;
+  r.params = plan.params[point];
+  for (auto& [k, v] : plan.scenario->params)
+    if (!r.params.count(k)) r.params[k] = v;
+  r.sweep_index = point;
+  r.expect_index = plan.expect_at[point];
+  for (const std::string& label : plan.scenario->labels) r.labels.emplace_back(label, Counters{});
+  r.limit = LimitReached{e.limit, e.detail, {e.pointer}};
+  return r;
+}
+
 }  // namespace
 
 RunPlan plan_runs(const Scenario& sc, const RunOptions& options, SweepMode mode) {
@@ -296,9 +340,17 @@ VariantRun run_one(const RunPlan& plan, const Model& model, size_t point, Varian
     for (const Expectation& e : sc.expect) {
       if (e.variant != variant_name(variant)) continue;
       size_t idx = e.values.size() == 1 ? 0 : *r.expect_index;
-      if (!e.values[idx]) continue;
+      std::string ptr = e.listed ? e.pointer + "/" + std::to_string(idx) : e.pointer;
       Count actual = counter_of(r, e.counter);
-      r.expectations.push_back({e.counter, *e.values[idx], actual, actual == *e.values[idx]});
+      if (const Budget* b = e.budget_at(idx)) {
+        // A ratio is checked once every variant at this point has run
+        // (check_ratio_budgets); until then it holds.
+        r.expectations.push_back({e.counter, 0, actual, b->ratio_to.empty() ? budget_holds(*b, actual, std::nullopt) : true,
+                                  *b, std::nullopt, ptr});
+        continue;
+      }
+      if (!e.values[idx]) continue;
+      r.expectations.push_back({e.counter, *e.values[idx], actual, actual == *e.values[idx], std::nullopt, std::nullopt, ptr});
     }
   }
   return r;
@@ -316,8 +368,24 @@ ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options) {
   for (size_t si = 0; si < plan.points(); ++si) {
     if (options.progress && !plan.sweep_values.empty())
       options.progress(si, plan.sweep_values.size(), plan.sweep_values[si]);
-    Model model = compile_model(sc, plan.params[si], options.model_limits);
+    std::optional<Model> compiled;
+    try {
+      compiled.emplace(compile_model(sc, plan.params[si], options.model_limits));
+    } catch (const ModelLimitError& e) {
+      // In a sweep, a value past a model limit (--max-nest, --max-repeat,
+      // ...) stops that value's runs, as --max-events does, not the table.
+      if (plan.sweep_values.size() < 2) throw;
+      for (Variant variant : plan.variants) {
+        out.runs.push_back(stopped_before_start(plan, si, variant, e));
+        if (variant != plan.variants.front()) out.runs.back().verdict = "not compared";
+      }
+      out.equivalent_at.push_back(true);
+      out.compared_at.push_back(false);
+      continue;
+    }
+    Model& model = *compiled;
     apply_axes(model, options);
+    out.axes = model.axes;
     for (Variant variant : plan.variants) {
       VariantRun r = run_one(plan, model, si, variant, options);
       if (r.limit && r.limit->limit == "max-events" && options.engine == EngineKind::Step && !options.limits.max_events)
@@ -325,6 +393,7 @@ ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options) {
       out.runs.push_back(std::move(r));
     }
     const size_t first = plan.index(si, 0);
+    check_ratio_budgets(out.runs, first);
     bool eq = true;
     bool compared = std::none_of(out.runs.begin() + static_cast<ptrdiff_t>(first), out.runs.end(),
                                  [](const VariantRun& r) { return r.limit.has_value(); });

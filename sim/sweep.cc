@@ -55,7 +55,23 @@ std::vector<int64_t> parse_sweep_values(const std::string& text, size_t max_valu
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
+  // A value twice would run twice and make two columns of one: a mistake.
+  std::vector<int64_t> sorted = out;
+  std::sort(sorted.begin(), sorted.end());
+  if (auto dup = std::adjacent_find(sorted.begin(), sorted.end()); dup != sorted.end())
+    throw bad(fmt::format("--values {}: {} is given twice", text, *dup));
   return out;
+}
+
+void check_counter_flags(const Scenario& sc, const std::vector<std::string>& counters, const std::string& flag) {
+  for (auto& c : counters) {
+    const std::string counter = c.substr(c.find('.') == std::string::npos ? 0 : c.find('.') + 1);
+    if (!is_counter_name(counter) && !is_hook_counter_name(sc, counter))
+      throw bad(fmt::format("{} {}: unknown counter; expected {}, optionally after \"LABEL.\"", flag, c, counter_list()));
+    if (auto dot = c.find('.'); dot != std::string::npos &&
+                                std::find(sc.labels.begin(), sc.labels.end(), c.substr(0, dot)) == sc.labels.end())
+      throw bad(fmt::format("{} {}: the scenario has no step labelled \"{}\"", flag, c, c.substr(0, dot)));
+  }
 }
 
 SweepResult run_sweep(const Scenario& sc, const SweepOptions& options) {
@@ -69,15 +85,7 @@ SweepResult run_sweep(const Scenario& sc, const SweepOptions& options) {
     throw bad(fmt::format("--set {}=...: {} is the swept parameter; give its values with --values", options.param,
                           options.param));
   if (options.values.empty()) throw bad("--values: no values");
-  for (auto& c : options.counters) {
-    const std::string counter = c.substr(c.find('.') == std::string::npos ? 0 : c.find('.') + 1);
-    if (!is_counter_name(counter) && !is_hook_counter_name(sc, counter))
-      throw bad(fmt::format("--counter {}: unknown counter; expected {}, optionally after \"LABEL.\"", c,
-                            counter_list()));
-    if (auto dot = c.find('.'); dot != std::string::npos &&
-                                std::find(sc.labels.begin(), sc.labels.end(), c.substr(0, dot)) == sc.labels.end())
-      throw bad(fmt::format("--counter {}: the scenario has no step labelled \"{}\"", c, c.substr(0, dot)));
-  }
+  check_counter_flags(sc, options.counters, "--counter");
 
   SweepResult out;
   out.scenario = std::make_unique<Scenario>(sc);
@@ -96,6 +104,8 @@ SweepResult run_sweep(const Scenario& sc, const SweepOptions& options) {
   for (const Expectation& e : sc.expect) {
     Expectation n = e;
     n.values.assign(options.values.size(), std::nullopt);
+    n.budgets.assign(options.values.size(), std::nullopt);
+    n.listed = false;  // its indices are not the file's: annotations point at the entry
     bool any = false;
     for (size_t i = 0; i < options.values.size(); ++i) {
       std::optional<size_t> at;
@@ -107,6 +117,10 @@ SweepResult run_sweep(const Scenario& sc, const SweepOptions& options) {
       }
       if (at && *at < e.values.size() && e.values[*at]) {
         n.values[i] = e.values[*at];
+        any = true;
+      }
+      if (at && e.budget_at(*at)) {
+        n.budgets[i] = *e.budget_at(*at);
         any = true;
       }
     }

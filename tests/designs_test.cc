@@ -93,11 +93,15 @@ TEST_CASE("compare: verdicts name the designs and the step that produced each di
 }
 
 TEST_CASE("ratio text") {
-  CHECK(ratio_text(10, 10) == "=");
+  CHECK(ratio_text(10, 10) == "x1");
+  CHECK(ratio_text(0, 0) == "x1");
   CHECK(ratio_text(15, 10) == "x1.50");
-  CHECK(ratio_text(5, 10) == "1/2.00");
-  CHECK(ratio_text(7, 13699) == "1/1,957");
-  CHECK(ratio_text(0, 10) == "0");
+  CHECK(ratio_text(5, 10) == "x1/2.00");
+  CHECK(ratio_text(7, 13699) == "x1/1,957");
+  CHECK(ratio_text(13699, 7) == "x1,957");
+  CHECK(ratio_text(Count(uint64_t{3} << 60), 1) == "x3.46e18");
+  CHECK(ratio_text(1, Count(uint64_t{3} << 60)) == "x1/3.46e18");
+  CHECK(ratio_text(0, 10) == "x0");
   CHECK(ratio_text(3, 0) == "n/a");
 }
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 
+#include "impsim/ratio.h"
 #include "impsim/run.h"
 
 namespace impsim {
@@ -13,14 +14,19 @@ namespace impsim {
 struct Comparison {
   const ScenarioRun* run = nullptr;
   Variant baseline = Variant::Before;
+  // --counters: the rows to show ("lookups", "probe.lookups"); empty: all.
+  std::vector<std::string> counters;
 };
 
 enum class CompareFormat { Text, Markdown, Json };
 
+// 3 a limit stopped a run, 1 an expectation failed, else 0. A design the
+// scenario does not run may raise where the scenario's do not: that alone
+// is a finding of the comparison, not a failure.
+int compare_exit_status(const ScenarioRun& run);
+
 std::string compare_text(const Comparison& c, CompareFormat format);
 nlohmann::ordered_json compare_json(const Comparison& c);
 
-// "x1.50", "1/2,494", "=", "0", "n/a": a counter against the baseline's.
-std::string ratio_text(Count value, Count baseline);
 
 }  // namespace impsim

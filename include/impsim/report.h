@@ -4,23 +4,33 @@
 
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <vector>
 
 #include "impsim/run.h"
 
 namespace impsim {
 
 nlohmann::ordered_json report_json(const ScenarioRun& run);
+// What produced a report, after its "impsim" key: "version" (impsim's) and
+// "axes" (the model's finder revision and CPython version).
+void add_producer(nlohmann::ordered_json& j, const ScenarioRun& run);
+// A run's "expectations" array: exact ones {"counter", "expected", "actual",
+// "ok"}, budgets {"counter", "budget", "actual", ["baseline",] "ok"}.
+nlohmann::ordered_json expectations_json(const VariantRun& r);
+// "expectations: 3/4 hold" and a FAILED line for each that does not (and
+// for expect_equivalent), as run's text report has them.
+std::string expectations_text(const ScenarioRun& run);
 std::string report_text(const ScenarioRun& run);
+// The same for a code review or $GITHUB_STEP_SUMMARY: a heading, the
+// counters as a Markdown table, the rest of the text report in a block.
+// `command` names the subcommand in the heading ("### impsim run: NAME").
+std::string report_markdown(const ScenarioRun& run, const std::string& command = "run");
+// Rows of cells (the first the header) as a Markdown table, the first
+// column in code font.
+std::string markdown_table(const std::vector<std::vector<std::string>>& rows);
 
 // 13699 -> "13,699"
 std::string grouped(const Count& n);
-
-// a / b (b > 0) for the text reports: "1957.00" below 10^9, "3.31e17" from
-// there on, at any magnitude (run, compare and sweep use this one notation).
-std::string ratio_number(const Count& a, const Count& b);
-// The same for a ratio below 1 written as 1/x: "2,494" (x >= 100, rounded),
-// "2.50" below 100, "3.31e17" from 10^9.
-std::string inverse_ratio_number(const Count& a, const Count& b);
 
 // A count as JSON: a number, exact at any size. Past 2^53 (where doubles,
 // and so JavaScript and jq, stop being exact) it is held as a binary value

@@ -38,9 +38,12 @@ inline void apply_axes(Model& model, const RunOptions& o) {
 
 struct ExpectationResult {
   std::string counter;
-  uint64_t expected = 0;
+  uint64_t expected = 0;       // an exact expectation's value
   Count actual = 0;
   bool ok = false;
+  std::optional<Budget> budget;   // a budget instead of `expected`
+  std::optional<Count> baseline;  // a ratio budget: its ratio_to variant's count
+  std::string pointer;            // the entry in the scenario file ("/expect/after/lookups/2")
 };
 
 // What a run left behind (docs/scenario-format.md, "Outcome").
@@ -94,6 +97,7 @@ struct ScenarioRun {
   const Scenario* scenario = nullptr;
   std::vector<int64_t> sweep_values;  // empty without a sweep
   std::vector<Variant> variants;
+  Axes axes;                          // the run's revision and CPython (a variant may name its own revision)
   std::vector<VariantRun> runs;       // sweep values outer, variants inner: use at()
   std::vector<bool> equivalent_at;    // per sweep value (true when not compared)
   // Per sweep value: false when a variant was stopped by a limit, so its

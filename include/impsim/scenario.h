@@ -11,6 +11,7 @@
 
 #include "impsim/axes.h"
 #include "impsim/meta_path.h"
+#include "impsim/expectations.h"
 
 namespace impsim {
 
@@ -71,9 +72,14 @@ struct ReportRow {
 struct Expectation {
   std::string variant;
   std::string counter;
-  // One value, or one per sweep value; nullopt entries are not checked.
+  // One value, or one per sweep value; nullopt entries are not checked
+  // unless budgets[i] holds a budget (expectations.h) instead.
   std::vector<std::optional<uint64_t>> values;
   std::string pointer;
+  std::vector<std::optional<Budget>> budgets;  // empty, or as long as values
+  bool listed = false;  // written as a list (one entry per sweep value): entries are pointer + "/i"
+  // The budget at sweep index i, if that entry is one.
+  const Budget* budget_at(size_t i) const { return i < budgets.size() && budgets[i] ? &*budgets[i] : nullptr; }
 };
 
 struct Scenario {

@@ -42,6 +42,10 @@ struct SweepResult {
   ScenarioRun run;
 };
 
+// Counters named on the command line (sweep --counter, compare --counters):
+// throws UsageError for one the scenario does not have, naming `flag`.
+void check_counter_flags(const Scenario& sc, const std::vector<std::string>& counters, const std::string& flag);
+
 // Throws InputError (unknown parameter or counter, --set of the swept
 // parameter, bad --variant) or ModelLimitError.
 SweepResult run_sweep(const Scenario& sc, const SweepOptions& options);

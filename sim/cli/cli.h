@@ -10,6 +10,7 @@
 
 #include "impsim/loader.h"
 #include "impsim/run.h"
+#include "output.h"
 
 namespace impsim::cli {
 
@@ -21,6 +22,8 @@ using Action = std::function<int()>;
 
 // Options every command that runs a scenario shares: --set, --variant and
 // the limits. add() registers them; options() checks and returns them.
+// --variant is repeatable and takes comma lists (--variants is the same
+// flag); a parameter --set twice is an error, as a variant given twice is.
 struct RunFlags {
   std::vector<std::string> sets;
   std::vector<std::string> variants;
@@ -40,8 +43,16 @@ void add_input_limits(CLI::App* cmd, InputLimits& limits);
 void print_error(const std::string& message);
 
 // Runs `body`, turning InputError into exit 2, InputLimitError,
-// ModelLimitError and std::bad_alloc into 3.
-int guarded(const std::string& file, const std::function<int()>& body);
+// ModelLimitError and std::bad_alloc into 3; each also said on standard
+// error and, when `sink` is under --format json, as error_json in it.
+int guarded(const std::string& file, const std::function<int()>& body, Sink* sink = nullptr);
+
+// "a,b" -> {"a", "b"}; empty items dropped.
+std::vector<std::string> split_list(const std::string& list);
+
+// A run's report in the sink's format, plus the GitHub Actions annotations
+// and step summary (github.h); run and sweep print through it.
+void emit_run_report(Sink& sink, const ScenarioRun& result, const std::string& file, const std::string& command = "run");
 
 Action add_run(CLI::App& app);
 Action add_validate(CLI::App& app);

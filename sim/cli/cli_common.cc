@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <new>
+#include <set>
 
 #include "cli.h"
 #include "impsim/loader.h"
@@ -10,6 +11,19 @@
 namespace impsim::cli {
 
 void print_error(const std::string& message) { fmt::print(stderr, "impsim: error: {}\n", message); }
+
+std::vector<std::string> split_list(const std::string& list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!name.empty()) out.push_back(name);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
 
 namespace {
 
@@ -44,9 +58,14 @@ constexpr uint64_t kI64Max = INT64_MAX;
 }  // namespace
 
 void RunFlags::add(CLI::App* cmd, bool with_variant) {
-  cmd->add_option("--set", sets, "Override a parameter, NAME=N (repeatable); setting the swept one runs that value only");
+  cmd->add_option("--set", sets,
+                  "Override a parameter, NAME=N (repeatable, one NAME once); setting the swept one runs that value only")
+      ->allow_extra_args(false);
   if (with_variant)
-    cmd->add_option("--variant", variants, "Run this variant (repeatable): " + variant_list() + " (default: the scenario's)");
+    cmd->add_option("--variant,--variants", variants,
+                    "Run these variants (repeatable, or comma-separated): " + variant_list() + " (default: the scenario's)")
+        ->delimiter(',')
+        ->allow_extra_args(false);  // one value per occurrence: the files after it stay files
   cmd->add_option("--engine", engine,
                   "step: replay every event (the reference); fast: answer asks seen before from memory, exact "
                   "counts far past what stepping can reach (k = 20 and beyond)")
@@ -101,11 +120,14 @@ void add_input_limits(CLI::App* cmd, InputLimits& limits) {
 
 RunOptions RunFlags::options() const {
   RunOptions o = run;
+  std::set<std::string> seen;
   for (const std::string& s : sets) {
     auto eq = s.find('=');
     if (eq == std::string::npos || eq == 0)
       throw UsageError("<command line>", fmt::format("--set {}: expected NAME=N, such as --set k=4", s));
     std::string name = s.substr(0, eq), value = s.substr(eq + 1);
+    if (!seen.insert(name).second)
+      throw UsageError("<command line>", fmt::format("--set {}: {} is set twice; give each parameter once", s, name));
     try {
       size_t used = 0;
       long long v = std::stoll(value, &used);
@@ -122,29 +144,53 @@ RunOptions RunFlags::options() const {
   return o;
 }
 
-int guarded(const std::string& file, const std::function<int()>& body) {
+namespace {
+
+// Says why on standard error, and under --format json also as the JSON
+// error object on standard output.
+int fail(ErrorInfo info, Sink* sink) {
+  print_error(info.message);
+  if (sink) sink->error(error_json(info));
+  return info.status;
+}
+
+ErrorInfo info_of(const InputError& e, std::string kind, int status) {
+  ErrorInfo i{std::move(kind), e.file, e.what(), e.pointer, 0, 0, "", status};
+  // A UsageError has no place in a file: its position is not made up.
+  if (!dynamic_cast<const UsageError*>(&e)) {
+    i.line = e.pos.line;
+    i.column = e.pos.column;
+  }
+  return i;
+}
+
+}  // namespace
+
+int guarded(const std::string& file, const std::function<int()>& body, Sink* sink) {
   try {
     return body();
   } catch (const InputLimitError& e) {
-    print_error(e.what());
-    return kExitLimit;
+    ErrorInfo i = info_of(e, "limit", kExitLimit);
+    i.limit = e.limit;
+    return fail(i, sink);
+  } catch (const UsageError& e) {
+    return fail(info_of(e, "usage", kExitInvalid), sink);
   } catch (const InputError& e) {
-    print_error(e.what());
-    return kExitInvalid;
+    return fail(info_of(e, "invalid", kExitInvalid), sink);
   } catch (const OutputError& e) {
-    print_error(e.what());
-    return kExitOutput;
+    return fail({"output", file, e.what(), "", 0, 0, "", kExitOutput}, sink);
   } catch (const ModelLimitError& e) {
-    print_error(fmt::format("{}: {}", file, e.what()));
-    return kExitLimit;
+    return fail({"limit", file, fmt::format("{}: {}", file, e.what()), e.pointer, 0, 0, e.limit, kExitLimit}, sink);
   } catch (const std::bad_alloc&) {
     // The limits bound memory by the input's size (docs/limits.md), but
     // their ceilings can still ask for more than a machine (or ulimit -v)
     // gives: say so, rather than abort.
-    print_error(fmt::format("{}: out of memory: the scenario and the limits ask for more memory than is available; "
-                            "lower --max-file-bytes or the limit that the scenario reaches",
-                            file));
-    return kExitLimit;
+    return fail({"memory", file,
+                 fmt::format("{}: out of memory: the scenario and the limits ask for more memory than is available; "
+                             "lower --max-file-bytes or the limit that the scenario reaches",
+                             file),
+                 "", 0, 0, "", kExitLimit},
+                sink);
   }
 }
 

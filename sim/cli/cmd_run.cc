@@ -1,62 +1,131 @@
-// `impsim run FILE`: the front door.
+// `impsim run FILE...`: the front door.
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "github.h"
+#include "impsim/bless.h"
 #include "impsim/loader.h"
 #include "impsim/report.h"
+#include "progress.h"
 
 namespace impsim::cli {
 
+namespace {
+
+// Replaces `path` by `text` through a file beside it, so that a failed
+// write leaves the scenario as it was.
+void write_file(const std::string& path, const std::string& text) {
+  std::string tmp = path + ".impsim-bless.tmp";
+  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) throw OutputError(fmt::format("--bless: cannot write {}: {}", tmp, std::strerror(errno)));
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw OutputError(fmt::format("--bless: cannot replace {}: {}", path, ec.message()));
+}
+
+void print_stats(const ScenarioRun& result, const RunOptions& options) {
+  for (const VariantRun& r : result.runs) {
+    std::string params;
+    for (auto& [k, v] : r.params) params += fmt::format(" {}={}", k, v);
+    double eps = r.seconds > 0 ? r.events.to_double() / r.seconds : 0;
+    fmt::print(stderr,
+               "stats: {}{}: engine {:.6f} s, cpu {:.6f} s, {} events (asks + toggles), {:.3g} events/s, {} "
+               "lookups{}\n",
+               variant_name(r.variant), params, r.seconds, r.cpu_seconds, grouped(r.events), eps,
+               grouped(r.counters.lookups),
+               options.engine == EngineKind::Fast ? fmt::format(", {} asks answered from memory", r.memo_hits) : "");
+  }
+}
+
+}  // namespace
+
+void emit_run_report(Sink& sink, const ScenarioRun& result, const std::string& file, const std::string& command) {
+  switch (sink.format) {
+    case Format::Json: sink.json(report_json(result)); break;
+    case Format::Markdown: sink.text(report_markdown(result, command)); break;
+    case Format::Text: sink.text(report_text(result)); break;
+  }
+  github_annotations(result, file, sink.format);
+  github_step_summary(report_markdown(result, command));
+}
+
 Action add_run(CLI::App& app) {
   struct State {
-    std::string file;
-    bool json = false;
-    JsonOptions json_options;
+    std::vector<std::string> files;
+    OutputFlags out;
     bool stats = false;
+    bool bless = false;
     RunFlags flags;
     InputLimits input;
   };
   auto st = std::make_shared<State>();
-  auto* cmd = app.add_subcommand("run", "Run a scenario and print its counters, table and outcome");
-  cmd->add_option("file", st->file, "The scenario file (JSON, format v1)")->required();
-  cmd->add_flag("--json", st->json, "Print the JSON report of docs/scenario-format.md instead of text");
-  cmd->add_flag("--json-big-as-strings", st->json_options.big_as_strings,
-                "JSON: write counts past 2^53 as strings of digits (exact in jq and JavaScript, whose numbers are doubles)");
+  auto* cmd = app.add_subcommand("run", "Run scenarios and print their counters, table and outcome");
+  cmd->add_option("files", st->files, "Scenario files (JSON, format v1); \"-\" reads standard input")->required();
+  st->out.add(cmd, "text, json (the report of docs/scenario-format.md) or markdown (for a code review)");
   st->flags.add(cmd);
   cmd->add_flag("--stats", st->stats, "Print engine time (wall and CPU), events and events per second to stderr");
+  cmd->add_flag("--bless", st->bless,
+                "Write the measured counts into each file's \"expect\" (exact values only; budgets are kept; a file "
+                "without \"expect\" gets one). Refused when a run raised or stopped at a limit");
   add_input_limits(cmd, st->input);
   cmd->footer(
       "Examples:\n"
       "  impsim run scenarios/nested_guards.json\n"
-      "  impsim run scenarios/import_chain.json --set k=2 --json\n"
+      "  impsim run scenarios/import_chain.json --set k=2 --format json\n"
       "  impsim run scenarios/seed_incident.json --variant after\n"
-      "  impsim run scenarios/nested_guards.json --set k=20 --engine fast --stats\n");
+      "  impsim run scenarios/nested_guards.json --set k=20 --engine fast --stats\n"
+      "  impsim run scenarios/*.json --quiet                 # the exit status only\n"
+      "  impsim run my_scenario.json --bless                 # record today's counts as the expectations\n");
   return [st, cmd]() -> int {
     if (!cmd->parsed()) return -1;
-    return guarded(st->file, [&] {
-      RunOptions options = st->flags.options();
-      Scenario sc = load_scenario_file(st->file, st->input);
-      ScenarioRun result = run_scenario(sc, options);
-      if (st->json) std::cout << dump_json(report_json(result), st->json_options) << "\n";
-      else std::cout << report_text(result);
-      if (st->stats) {
-        for (const VariantRun& r : result.runs) {
-          std::string params;
-          for (auto& [k, v] : r.params) params += fmt::format(" {}={}", k, v);
-          double eps = r.seconds > 0 ? r.events.to_double() / r.seconds : 0;
-          fmt::print(stderr,
-                     "stats: {}{}: engine {:.6f} s, cpu {:.6f} s, {} events (asks + toggles), {:.3g} events/s, {} "
-                     "lookups{}\n",
-                     variant_name(r.variant), params, r.seconds, r.cpu_seconds, grouped(r.events), eps,
-                     grouped(r.counters.lookups),
-                     options.engine == EngineKind::Fast ? fmt::format(", {} asks answered from memory", r.memo_hits) : "");
-        }
-      }
-      return result.exit_status();
+    Sink sink = st->out.sink();
+    Progress progress(!st->out.quiet);
+    return for_each_file(st->files, sink, [&](const std::string& file) {
+      return guarded(
+          file,
+          [&] {
+            RunOptions options = st->flags.options();
+            if (st->bless) {
+              if (!options.overrides.empty() || !options.variants.empty() || options.revision || options.cpython)
+                throw UsageError("<command line>",
+                                 "--bless records the scenario's own counts: it takes no --set, --variant, "
+                                 "--revision or --cpython");
+              if (file == "-") throw UsageError("<command line>", "--bless rewrites a file: it cannot bless \"-\"");
+            }
+            progress.set(file);
+            Scenario sc = load_scenario_file(file, st->input);
+            ScenarioRun result = run_scenario(sc, options);
+            if (st->bless && bless_refusal(result)) {
+              // The report says what went wrong; the file is left alone.
+              emit_run_report(sink, result, file);
+              print_error("--bless: " + *bless_refusal(result));
+              return result.exit_status();
+            }
+            if (st->bless) {
+              std::string source = read_scenario_file(file, st->input);
+              Blessed b = bless(source, result);
+              if (b.text != source) write_file(file, b.text);
+              fmt::print(stderr, "impsim: {}: blessed: {} value(s) rewritten, {} added\n", file, b.changed, b.added);
+              // The report is of the blessed file, run again: it shows the
+              // expectations now hold (or a budget that does not).
+              sc = load_scenario_file(file, st->input);
+              result = run_scenario(sc, options);
+            }
+            emit_run_report(sink, result, file);
+            if (st->stats) print_stats(result, options);
+            return result.exit_status();
+          },
+          &sink);
     });
   };
 }

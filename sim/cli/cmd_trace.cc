@@ -1,4 +1,4 @@
-// `impsim trace FILE`: watch a resolution unfold, as text, a Chrome trace,
+// `impsim trace FILE...`: watch a resolution unfold, as text, a Chrome trace,
 // a Graphviz lookup tree or `python -X importtime` lines.
 #include <fmt/format.h>
 
@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "cli.h"
 #include "impsim/loader.h"
@@ -15,8 +16,8 @@ namespace impsim::cli {
 
 Action add_trace(CLI::App& app) {
   struct State {
-    std::string file;
-    std::string format = "text";
+    std::vector<std::string> files;
+    OutputFlags out;
     std::optional<uint64_t> max_lines;
     uint64_t max_nodes = 300;
     std::string output;
@@ -24,13 +25,13 @@ Action add_trace(CLI::App& app) {
     InputLimits input;
   };
   auto st = std::make_shared<State>();
-  auto* cmd = app.add_subcommand("trace", "Run a scenario once per variant and show every step of the resolution");
-  cmd->add_option("file", st->file, "The scenario file (JSON, format v1)")->required();
-  cmd->add_option("--format", st->format,
-                  "text: an indented log; chrome: Trace Event JSON for Perfetto or chrome://tracing; dot: the lookup "
-                  "tree for Graphviz; importtime: `python -X importtime` lines (for tuna)")
-      ->check(CLI::IsMember({"text", "chrome", "dot", "importtime"}))
-      ->capture_default_str();
+  auto* cmd = app.add_subcommand("trace", "Run scenarios once per variant and show every step of the resolution");
+  cmd->add_option("files", st->files, "Scenario files (JSON, format v1); \"-\" reads standard input")->required();
+  st->out.add(cmd,
+              "text: an indented log; json or chrome: Trace Event JSON for Perfetto or chrome://tracing; markdown: "
+              "the text log for a code review; dot: the lookup tree for Graphviz; importtime: `python -X importtime` "
+              "lines (for tuna)",
+              {"chrome", "dot", "importtime"}, /*big_as_strings=*/false);
   cmd->add_option("--max-lines", st->max_lines,
                   "Cut each variant's trace after N lines (text, default 2000) or N events (chrome, default 200000); "
                   "0: no limit");
@@ -51,28 +52,67 @@ Action add_trace(CLI::App& app) {
       "  impsim trace scenarios/import_chain.json --set k=2 --variant before --format importtime > it.log; tuna it.log\n");
   return [st, cmd]() -> int {
     if (!cmd->parsed()) return -1;
-    return guarded(st->file, [&] {
-      RunOptions options = st->flags.options();
-      // A trace shows every event, and the fast engine's point is not to
-      // step them: it would trace only what it steps, and say nothing else.
-      if (options.engine == EngineKind::Fast)
-        throw UsageError("<command line>",
-                         "--engine fast: trace shows every event, so it always steps them (the fast engine answers "
-                         "repeated asks from memory and would have nothing to show); use `impsim run --engine fast` "
-                         "for the counts, or trace a smaller --set");
-      TraceOptions topt;
-      topt.format = *parse_trace_format(st->format);
-      topt.max_lines = st->max_lines;
-      topt.max_nodes = st->max_nodes;
-      Scenario sc = load_scenario_file(st->file, st->input);
-      if (st->output.empty()) return write_trace(std::cout, sc, options, topt).status;
-      std::ofstream out(st->output, std::ios::binary);
-      if (!out) throw OutputError(fmt::format("-o {}: cannot open for writing: {}", st->output, std::strerror(errno)));
-      int status = write_trace(out, sc, options, topt).status;
-      out.close();
-      if (!out) throw OutputError(fmt::format("-o {}: write failed: {}", st->output, std::strerror(errno)));
-      return status;
+    Sink sink = st->out.sink();
+    const std::string format = st->out.name();
+    std::ofstream file_out;
+    if (!st->output.empty()) {
+      file_out.open(st->output, std::ios::binary);
+      if (!file_out) {
+        std::string message = fmt::format("-o {}: cannot open for writing: {}", st->output, std::strerror(errno));
+        print_error(message);
+        if (sink.format == Format::Json)
+          std::cout << dump_json(error_json({"output", "", message, "", 0, 0, "", kExitOutput})) << "\n";
+        return kExitOutput;
+      }
+    }
+    std::ostream& out = st->output.empty() ? std::cout : file_out;
+    sink.out = &out;
+    int status = for_each_file(st->files, sink, [&](const std::string& file) {
+      return guarded(
+          file,
+          [&] {
+            RunOptions options = st->flags.options();
+            // A trace shows every event, and the fast engine's point is not to
+            // step them: it would trace only what it steps, and say nothing else.
+            if (options.engine == EngineKind::Fast)
+              throw UsageError("<command line>",
+                               "--engine fast: trace shows every event, so it always steps them (the fast engine "
+                               "answers repeated asks from memory and would have nothing to show); use `impsim run "
+                               "--engine fast` for the counts, or trace a smaller --set");
+            TraceOptions topt;
+            topt.format = *parse_trace_format(format == "json" ? "chrome" : format == "markdown" ? "text" : format);
+            topt.max_lines = st->max_lines;
+            topt.max_nodes = st->max_nodes;
+            Scenario sc = load_scenario_file(file, st->input);
+            if (st->out.quiet) {
+              std::ostringstream discard;
+              return write_trace(discard, sc, options, topt).status;
+            }
+            // One JSON document for several files, or for an error: kept in the sink.
+            if (sink.format == Format::Json && st->files.size() > 1) {
+              std::ostringstream doc;
+              int s = write_trace(doc, sc, options, topt).status;
+              sink.json_text(doc.str());
+              return s;
+            }
+            if (sink.format == Format::Markdown) {
+              std::ostringstream doc;
+              int s = write_trace(doc, sc, options, topt).status;
+              out << fmt::format("### impsim trace: {}\n\n```text\n{}```\n", sc.name, doc.str());
+              return s;
+            }
+            return write_trace(out, sc, options, topt).status;
+          },
+          &sink);
     });
+    if (!st->output.empty()) {
+      file_out.close();
+      if (!file_out) {
+        print_error(fmt::format("-o {}: write failed: {}", st->output, std::strerror(errno)));
+        return kExitOutput;
+      }
+    }
+    return status;
   };
 }
 

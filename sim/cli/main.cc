@@ -1,4 +1,4 @@
-// impsim's command line. Each subcommand lives in its own sim/cmd_*.cc.
+// impsim's command line. Each subcommand lives in its own sim/cli/cmd_*.cc.
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -7,6 +7,8 @@
 #include <iostream>
 
 #include "cli.h"
+#include "help.h"
+#include "impsim/version.h"
 
 using namespace impsim;
 
@@ -30,17 +32,21 @@ int main(int argc, char** argv) {
   CLI::App app{"impsim: a deterministic simulator of Python import resolution (CPython 3.11) with the torch proxy\n"
                "finder as released (\"before\") and with its reentrancy fix (\"after\").",
                "impsim"};
-  app.set_version_flag("--version", std::string("impsim ") + IMPSIM_VERSION);
+  app.set_version_flag("--version", std::string("impsim ") + impsim_version());
   app.require_subcommand(1);
+  std::string statuses;
+  for (auto& [code, text] : cli::exit_statuses()) statuses += fmt::format("  {}  {}\n", code, text);
   app.footer(
       "Examples:\n"
       "  impsim run scenarios/nested_guards.json          the seed table, k = 1..4\n"
       "  impsim run scenarios/seed_incident.json --json   the incident as a JSON report\n"
       "  impsim run scenarios/nested_guards.json --set k=6 --variant after\n"
       "  impsim validate scenarios/*.json\n"
-      "  impsim explore scenarios/seed_incident.json -o incident.html   step through it in a browser\n\n"
-      "Exit status: 0 ran and every expectation holds; 1 an expectation failed or the program raised;\n"
-      "2 invalid scenario or command line; 3 a limit was reached; 4 the report could not be written.\n");
+      "  impsim explore scenarios/seed_incident.json -o incident.html   step through it in a browser\n"
+      "  impsim help run                                  the options of one subcommand\n\n"
+      "Every subcommand takes several files and --format text|json|markdown (--json, --quiet).\n\n"
+      "Exit status:\n" +
+      statuses);
 
   std::vector<cli::Action> actions = {
       cli::add_run(app),
@@ -48,11 +54,18 @@ int main(int argc, char** argv) {
       cli::add_compare(app),
       cli::add_trace(app), cli::add_sweep(app),
       cli::add_explore(app),
+      cli::add_help(app),
   };
 
+  if (auto status = cli::check_subcommand(app, argc, argv)) return *status;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() != 0 && cli::json_requested(argc, argv)) {
+      cli::print_error(e.what());
+      std::cout << dump_json(cli::error_json({"usage", "", e.what(), "", 0, 0, "", kExitInvalid})) << "\n";
+      return kExitInvalid;
+    }
     int code = app.exit(e);
     return code == 0 ? 0 : kExitInvalid;
   }

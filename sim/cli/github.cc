@@ -1,0 +1,86 @@
+#include "github.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+
+#include "impsim/json_scan.h"
+#include "impsim/loader.h"
+#include "impsim/report.h"
+
+namespace impsim::cli {
+
+namespace {
+
+bool under_github_actions() {
+  const char* v = std::getenv("GITHUB_ACTIONS");
+  return v && std::string(v) == "true";
+}
+
+std::string params_text(const Params& p) {
+  std::string s;
+  for (auto& [k, v] : p) s += (s.empty() ? "" : ", ") + fmt::format("{}={}", k, v);
+  return s;
+}
+
+}  // namespace
+
+std::string github_escape(const std::string& s, bool property) {
+  std::string out;
+  for (char c : s) {
+    if (c == '%') out += "%25";
+    else if (c == '\r') out += "%0D";
+    else if (c == '\n') out += "%0A";
+    else if (property && c == ':') out += "%3A";
+    else if (property && c == ',') out += "%2C";
+    else out += c;
+  }
+  return out;
+}
+
+void github_annotations(const ScenarioRun& run, const std::string& file, Format format) {
+  if (!under_github_actions()) return;
+  // The file is read again only to place the annotations (a stream has no lines to point at).
+  std::optional<JsonSource> source;
+  if (file != "-") {
+    try {
+      source.emplace(read_scenario_file(file));
+    } catch (const std::exception&) {
+    }
+  }
+  std::ostream& out = format == Format::Json ? std::cerr : std::cout;
+  auto annotate = [&](const std::string& pointer, const std::string& message) {
+    std::string where = "file=" + github_escape(file, true);
+    if (source) {
+      SourcePos pos = source->position_of(pointer);
+      where += fmt::format(",line={},col={}", pos.line, pos.column);
+    }
+    out << "::error " << where << ",title=impsim expectation::" << github_escape(message, false) << "\n";
+  };
+  for (const VariantRun& r : run.runs) {
+    for (const ExpectationResult& e : r.expectations) {
+      if (e.ok) continue;
+      std::string want = e.budget ? budget_text(*e.budget) : grouped(e.expected);
+      annotate(e.pointer, fmt::format("{}: {} {} [{}]: expected {}, got {}", run.scenario->name, variant_name(r.variant),
+                                      e.counter, params_text(r.params), want, grouped(e.actual)));
+    }
+    if (r.verdict_expected && *r.verdict_expected != r.verdict)
+      annotate("/expect_outcome/" + pointer_token(variant_name(r.variant)),
+               fmt::format("{}: {} outcome [{}]: expected {}, got {}", run.scenario->name, variant_name(r.variant),
+                           params_text(r.params), *r.verdict_expected, r.verdict));
+  }
+  if (run.equivalence_failure) annotate("/expect_equivalent", run.scenario->name + ": " + *run.equivalence_failure);
+  out.flush();
+}
+
+void github_step_summary(const std::string& markdown) {
+  const char* path = std::getenv("GITHUB_STEP_SUMMARY");
+  if (!path || !*path) return;
+  std::ofstream f(path, std::ios::app | std::ios::binary);
+  f << markdown << "\n";
+  if (!f) fmt::print(stderr, "impsim: warning: cannot append to $GITHUB_STEP_SUMMARY ({})\n", path);
+}
+
+}  // namespace impsim::cli

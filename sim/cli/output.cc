@@ -1,0 +1,128 @@
+#include "output.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <iostream>
+
+#include "impsim/version.h"
+
+namespace impsim::cli {
+
+using nlohmann::ordered_json;
+
+void Sink::text(const std::string& s) {
+  if (!quiet) (out ? *out : std::cout) << s;
+}
+
+void Sink::json(const ordered_json& j) { json_text(dump_json(j, json_options)); }
+
+void Sink::json_text(std::string dumped) {
+  while (!dumped.empty() && dumped.back() == '\n') dumped.pop_back();
+  docs_.push_back(std::move(dumped));
+}
+
+void Sink::error(const ordered_json& e) {
+  if (format == Format::Json) json(e);
+}
+
+namespace {
+
+// A document nested one level down: every line after the first indented,
+// which is safe because a JSON string never holds a raw newline.
+std::string indented(const std::string& doc, const std::string& pad) {
+  std::string out;
+  for (char c : doc) {
+    out += c;
+    if (c == '\n') out += pad;
+  }
+  return out;
+}
+
+}  // namespace
+
+void Sink::finish(int status) {
+  if (format != Format::Json || quiet) return;
+  std::ostream& o = out ? *out : std::cout;
+  if (files_ <= 1) {
+    // One file: its document as it is (none when it was written as it ran).
+    if (!docs_.empty()) o << docs_.front() << "\n";
+    return;
+  }
+  // Several files: one object, each file's document in order.
+  std::string doc = fmt::format("{{\n  \"impsim\": 1,\n  \"version\": \"{}\",\n  \"reports\": [", impsim_version());
+  for (size_t i = 0; i < docs_.size(); ++i) doc += (i ? ",\n    " : "\n    ") + indented(docs_[i], "    ");
+  doc += docs_.empty() ? "],\n" : "\n  ],\n";
+  doc += fmt::format("  \"exit_status\": {}\n}}\n", status);
+  o << doc;
+}
+
+void OutputFlags::add(CLI::App* cmd, const std::string& help, const std::vector<std::string>& extra,
+                      bool big_as_strings) {
+  std::vector<std::string> formats{"text", "json", "markdown"};
+  formats.insert(formats.end(), extra.begin(), extra.end());
+  cmd->add_option("--format", format, help)->check(CLI::IsMember(formats))->capture_default_str();
+  cmd->add_flag("--json", json, "The same as --format json");
+  cmd->add_flag("-q,--quiet", quiet,
+                "Print no report and no progress; the exit status (and errors, on standard error) say the outcome");
+  if (big_as_strings)
+    cmd->add_flag("--json-big-as-strings", json_options.big_as_strings,
+                  "JSON: write counts past 2^53 as strings of digits (exact in jq and JavaScript, whose numbers are "
+                  "doubles)");
+}
+
+Format OutputFlags::base() const {
+  if (json || format == "json") return Format::Json;
+  if (format == "markdown") return Format::Markdown;
+  return Format::Text;
+}
+
+Sink OutputFlags::sink() const {
+  Sink s;
+  s.format = base();
+  s.quiet = quiet;
+  s.json_options = json_options;
+  return s;
+}
+
+int for_each_file(const std::vector<std::string>& files, Sink& sink, const std::function<int(const std::string&)>& body) {
+  sink.files_ = files.size();
+  int status = 0;
+  for (size_t i = 0; i < files.size(); ++i) {
+    // Text reports of several files, one after another, a blank line apart.
+    if (i > 0 && sink.format != Format::Json) sink.text("\n");
+    status = std::max(status, body(files[i]));
+  }
+  sink.finish(status);
+  return status;
+}
+
+ordered_json error_json(const ErrorInfo& e) {
+  ordered_json j;
+  j["impsim"] = 1;
+  j["version"] = impsim_version();
+  ordered_json err;
+  err["kind"] = e.kind;
+  err["file"] = e.file.empty() ? ordered_json(nullptr) : ordered_json(e.file);
+  err["line"] = e.line > 0 ? ordered_json(e.line) : ordered_json(nullptr);
+  err["column"] = e.column > 0 ? ordered_json(e.column) : ordered_json(nullptr);
+  err["pointer"] = e.pointer.empty() && e.line == 0 ? ordered_json(nullptr) : ordered_json(e.pointer);
+  err["limit"] = e.limit.empty() ? ordered_json(nullptr) : ordered_json(e.limit);
+  err["message"] = e.message;
+  j["error"] = err;
+  j["exit_status"] = e.status;
+  return j;
+}
+
+bool json_requested(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--json" || a == "--format=json") return true;
+    if (a == "--format" && i + 1 < argc && std::strcmp(argv[i + 1], "json") == 0) return true;
+    if (a == "--") break;
+  }
+  return false;
+}
+
+}  // namespace impsim::cli

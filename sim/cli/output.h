@@ -1,0 +1,82 @@
+// One output switch for every subcommand (--format text|json|markdown, with
+// --json as its alias, --quiet), several files per command, and errors that
+// are one JSON object on standard output under --format json (issue 13).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <ostream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "impsim/report.h"
+
+namespace impsim::cli {
+
+enum class Format { Text, Json, Markdown };
+
+// What a command prints for one file: text (or Markdown) goes straight to
+// standard output; a JSON document is kept, so that several files make one
+// object ({"reports": [...]}) and one file its report unchanged.
+class Sink {
+ public:
+  Format format = Format::Text;
+  bool quiet = false;
+  JsonOptions json_options;
+  std::ostream* out = nullptr;  // standard output unless set (trace -o)
+
+  void text(const std::string& s);           // ignored under --quiet
+  void json(const nlohmann::ordered_json& j);
+  void json_text(std::string dumped);        // an already written JSON document
+  void error(const nlohmann::ordered_json& error_object);
+
+  // Writes what was kept: the one document, or every file's under "reports".
+  void finish(int status);
+  // How many files the command reads (for_each_file sets it).
+  void files_hint(size_t n) { files_ = n; }
+
+ private:
+  std::vector<std::string> docs_;
+  size_t files_ = 0;
+  friend int for_each_file(const std::vector<std::string>&, Sink&, const std::function<int(const std::string&)>&);
+};
+
+// --format, --json and --quiet on `cmd`. `extra` adds formats of the
+// command's own (trace: chrome, dot, importtime).
+struct OutputFlags {
+  std::string format = "text";
+  bool json = false;
+  bool quiet = false;
+  JsonOptions json_options;
+  void add(CLI::App* cmd, const std::string& help, const std::vector<std::string>& extra = {},
+           bool big_as_strings = true);
+  // text, json or markdown; a format of the command's own is Text here.
+  Format base() const;
+  std::string name() const { return json ? "json" : format; }
+  Sink sink() const;
+};
+
+// Runs `body` on every file (errors turned into statuses and, under
+// --format json, into JSON objects by guarded()), then writes the JSON.
+// The status is the worst file's (the highest).
+int for_each_file(const std::vector<std::string>& files, Sink& sink, const std::function<int(const std::string&)>& body);
+
+// What stopped a file short of a report, for the JSON error object.
+struct ErrorInfo {
+  std::string kind;     // "invalid", "usage", "limit", "output", "memory"
+  std::string file;
+  std::string message;  // as on standard error, without "impsim: error: "
+  std::string pointer;  // JSON pointer into the file, when there is one
+  int line = 0, column = 0;  // 0: no position
+  std::string limit;    // the limit's flag without dashes, for "limit"
+  int status = 0;
+};
+// {"impsim": 1, "version": ..., "error": {...}, "exit_status": N}
+nlohmann::ordered_json error_json(const ErrorInfo& e);
+
+// Under --format json (or --json) in argv, a command-line error is written
+// as error_json too: true when it was.
+bool json_requested(int argc, char** argv);
+
+}  // namespace impsim::cli

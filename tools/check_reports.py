@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""Every subcommand in every output format, and its JSON against docs/report.schema.json.
+
+- run, sweep, compare, trace and validate on every shipped scenario with
+  --format text, json and markdown (and --json): the exit status is the same
+  in every format, text and markdown print something, json prints exactly one
+  JSON object that validates against the report schema;
+- several files make one object holding each file's report;
+- errors (a missing file, a bad scenario, a bad flag, an unknown
+  subcommand) under --format json are one JSON object on standard output
+  that validates too, with the exit status unchanged.
+
+Needs python3-jsonschema >= 4 (Debian bookworm: 4.10.3); tools/setup installs it.
+Usage: tools/check_reports.py [--impsim build/impsim]
+"""
+import argparse
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import jsonschema
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--impsim", default=os.path.join(ROOT, "build", "impsim"))
+    args = ap.parse_args()
+    failures = []
+
+    def fail(msg):
+        failures.append(msg)
+        print("FAIL", msg)
+
+    with open(os.path.join(ROOT, "docs", "report.schema.json")) as f:
+        schema = json.load(f)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+
+    def impsim(argv):
+        r = subprocess.run([args.impsim] + argv, capture_output=True, text=True, cwd=ROOT)
+        return r.returncode, r.stdout, r.stderr
+
+    def check_json(what, out, want_title=None):
+        try:
+            doc = json.loads(out)
+        except json.JSONDecodeError as e:
+            fail(f"{what}: not one JSON object: {e}: {out[:200]!r}")
+            return None
+        errs = [f"{'/' + '/'.join(map(str, e.absolute_path))}: {e.message[:160]}" for e in validator.iter_errors(doc)]
+        if errs:
+            fail(f"{what}: against docs/report.schema.json: {errs[:3]}")
+        return doc
+
+    shipped = sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "scenarios", "**", "*.json"), recursive=True))
+    commands = {
+        "run": lambda f: ["run", f],
+        "compare": lambda f: ["compare", f],
+        "trace": lambda f: ["trace", f, "--max-lines", "50"],
+        "validate": lambda f: ["validate", f],
+    }
+    checked = 0
+    for path in shipped:
+        for name, argv in commands.items():
+            statuses = {}
+            for fmt in ["text", "json", "markdown"]:
+                status, out, err = impsim(argv(path) + ["--format", fmt])
+                statuses[fmt] = status
+                what = f"{' '.join(argv(path))} --format {fmt}"
+                if fmt == "json":
+                    doc = check_json(what, out)
+                    if doc is not None and "exit_status" in doc and doc["exit_status"] != status:
+                        fail(f"{what}: exit_status {doc['exit_status']} but the exit status is {status}")
+                elif not out.strip():
+                    fail(f"{what}: printed nothing")
+                if fmt == "markdown" and name in ("run", "compare", "trace") and not out.startswith("### impsim "):
+                    fail(f"{what}: markdown does not start with a heading")
+                checked += 1
+            status, out, _ = impsim(argv(path) + ["--json"])
+            if out != impsim(argv(path) + ["--format", "json"])[1]:
+                fail(f"{' '.join(argv(path))}: --json differs from --format json")
+            if len(set(statuses.values())) != 1:
+                fail(f"{' '.join(argv(path))}: exit statuses differ between formats: {statuses}")
+
+    # sweep, in each format, on the scenarios with a parameter k.
+    for path in ["scenarios/nested_guards.json", "scenarios/import_chain.json"]:
+        for fmt in ["text", "json", "markdown"]:
+            status, out, _ = impsim(["sweep", path, "--param", "k", "--values", "1..3", "--format", fmt])
+            if status != 0:
+                fail(f"sweep {path} --format {fmt}: exit {status}")
+            if fmt == "json":
+                check_json(f"sweep {path} --format json", out)
+            if fmt == "markdown" and not out.startswith("### impsim sweep: "):
+                fail(f"sweep {path} --format markdown: no heading")
+            checked += 1
+
+    # Several files: one object, each file's report in it, the worst status.
+    for argv in (["run"], ["compare", "--variants", "before,after"], ["validate"], ["trace", "--max-lines", "20"]):
+        status, out, _ = impsim(argv + shipped[:3] + ["--format", "json"])
+        doc = check_json(f"{argv[0]} on three files", out)
+        if doc is not None and len(doc.get("reports", [])) != 3:
+            fail(f"{argv[0]} on three files: expected 3 reports, got {len(doc.get('reports', []))}")
+        checked += 1
+
+    # Budgets (a bound, a ratio, one failing) in run's and compare's JSON.
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(ROOT, "scenarios", "seed_incident.json")) as f:
+            doc = json.load(f)
+        doc["expect"] = {"after": {"probe.lookups": {"<=": 7}, "lookups": {">=": 100},
+                                   "probe.walks": {"ratio_to": "before", "<=": "1/1000"}, "probe.asks": 49}}
+        path = os.path.join(tmp, "budgets.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        for argv in (["run", path], ["compare", path, "--variants", "before,after"], ["sweep", path, "--param", "k", "--values", "6,7"]):
+            status, out, _ = impsim(argv + ["--format", "json"])
+            got = check_json(" ".join(argv[:1]) + " with budgets", out)
+            if status != 1 or (got is not None and got.get("exit_status") != 1):
+                fail(f"{argv[0]} with a failing budget: exit {status}, expected 1")
+            checked += 1
+
+    # Errors: one JSON object on standard output, the exit status unchanged.
+    with tempfile.TemporaryDirectory() as tmp:
+        bad = os.path.join(tmp, "bad.json")
+        with open(bad, "w") as f:
+            f.write('{"impsim": 1, "tree": {}, "program": [], "nmae": "x"}\n')
+        cases = [
+            (["run", "does-not-exist.json"], 2),
+            (["run", bad], 2),
+            (["compare", bad], 2),
+            (["sweep", bad, "--param", "k", "--values", "1"], 2),
+            (["trace", bad], 2),
+            (["validate", bad], 2),
+            (["run", "scenarios/nested_guards.json", "--set", "k=1", "--set", "k=2"], 2),
+            (["run", "scenarios/nested_guards.json", "--no-such-flag"], 2),
+            (["runn", "scenarios/nested_guards.json"], 2),
+            (["run", "scenarios/nested_guards.json", "--max-file-bytes", "10"], 3),
+            (["run", "scenarios/nested_guards.json", "--set", "k=9", "--max-events", "100"], 3),
+        ]
+        for argv, want in cases:
+            for flag in (["--format", "json"], ["--json"]):
+                status, out, err = impsim(argv + flag)
+                what = " ".join(argv + flag)
+                if status != want:
+                    fail(f"{what}: exit {status}, expected {want}")
+                doc = check_json(what, out)
+                if doc is not None and doc.get("exit_status") != want:
+                    fail(f"{what}: exit_status {doc.get('exit_status')}, expected {want}")
+                if want == 2 and doc is not None and "error" not in doc:
+                    fail(f"{what}: no \"error\" object")
+                checked += 1
+        status, out, _ = impsim(["run", bad, "--format", "json"])
+        doc = json.loads(out)
+        if doc["error"]["pointer"] != "/nmae" or "did you mean \"name\"" not in doc["error"]["message"]:
+            fail(f"unknown key: expected /nmae and a did-you-mean, got {doc['error']}")
+
+    print(f"{checked} outputs checked, {len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -191,4 +191,8 @@ TEST_CASE("impsim explore on the command line") {
   CHECK(test::impsim("explore " + kSource + "tests/golden/nested_guards.json --engine fast -o " + out).status == 2);
   CHECK(test::impsim("explore " + kSource + "tests/golden/nested_guards.json --set q=1 -o " + out).status == 2);
   CHECK(test::impsim("explore " + kSource + "tests/golden/nested_guards.json -o /nonexistent/dir/x.html").status == 4);
+  // A hook scenario's meta_path is a list of objects the page cannot draw yet: refused, not drawn wrong.
+  auto hooks = test::impsim("explore " + kSource + "scenarios/zoo/six_moves.json -o " + out);
+  CHECK(hooks.status == 2);
+  CHECK(hooks.out.find("explore does not draw hook scenarios") != std::string::npos);
 }

@@ -26,7 +26,7 @@
 # set difference in C (same names, same counters, a different cost).
 #
 # This file is a re-statement of the torch proxy finder described in
-# /work/shared/MODEL.md, instrumented with impsim's counters, plus a small
+# docs/model.md, instrumented with impsim's counters, plus a small
 # interpreter for the scenario steps.  Everything it needs is imported up
 # front, before the program starts: nothing the harness does is seen by the
 # finder.  The finder never warns, walks the stack with sys._getframe, and the

@@ -11,6 +11,7 @@
 #include "impsim/loader.h"
 #include "impsim/trace_formats.h"
 #include "test_util.h"
+#include "trace_test_util.h"
 
 using namespace impsim;
 
@@ -18,21 +19,10 @@ namespace {
 
 const std::string kSource = std::string(IMPSIM_SOURCE_DIR) + "/";
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read_file(const std::string& path) { return test::read_text(path); }
 
 std::string write(const std::string& scenario, TraceFormat format, Params set = {}, TraceOptions topt = {}) {
-  Scenario sc = load_scenario_file(kSource + scenario);
-  RunOptions options;
-  options.overrides = std::move(set);
-  topt.format = format;
-  std::ostringstream out;
-  write_trace(out, sc, options, topt);
-  return out.str();
+  return test::traced(kSource + scenario, format, std::move(set), topt);
 }
 
 // The page's data: the JSON the writer put after `const DATA = `.
@@ -191,8 +181,68 @@ TEST_CASE("impsim explore on the command line") {
   CHECK(test::impsim("explore " + kSource + "tests/golden/nested_guards.json --engine fast -o " + out).status == 2);
   CHECK(test::impsim("explore " + kSource + "tests/golden/nested_guards.json --set q=1 -o " + out).status == 2);
   CHECK(test::impsim("explore " + kSource + "tests/golden/nested_guards.json -o /nonexistent/dir/x.html").status == 4);
-  // A hook scenario's meta_path is a list of objects the page cannot draw yet: refused, not drawn wrong.
+  // A hook scenario: the page draws its list of finder objects.
   auto hooks = test::impsim("explore " + kSource + "scenarios/zoo/six_moves.json -o " + out);
-  CHECK(hooks.status == 2);
-  CHECK(hooks.out.find("explore does not draw hook scenarios") != std::string::npos);
+  CHECK(hooks.status == 0);
+  CHECK(read_file(out) == write("scenarios/zoo/six_moves.json", TraceFormat::Explore));
+}
+
+// Hook scenarios: the rows carry sys.meta_path as finder objects and the
+// hook counters; replayed, they end where `impsim run` ends (counted
+// independently, by the report of the same run).
+TEST_CASE("explore: a hook scenario's rows end at the run's hook counters and sys.meta_path") {
+  for (const std::string& file : test::shipped_scenarios()) {
+    if (file.find("/zoo/") == std::string::npos) continue;
+    for (bool fold : {true, false}) {
+      CAPTURE(file);
+      CAPTURE(fold);
+      TraceOptions o;
+      o.fold = fold;
+      o.max_bytes = 0;
+      nlohmann::json d = page_data(test::traced(file, TraceFormat::Explore, {}, o));
+      REQUIRE(d.contains("finders"));
+      // At the scenario's defaults: explore does not run a sweep.
+      RunOptions ro;
+      ro.overrides = load_scenario_file(file).params;
+      auto ran = test::run_json(read_file(file), ro);
+      for (const auto& v : d["variants"]) {
+        CAPTURE(v["name"].get<std::string>());
+        const VariantRun& vr = test::variant_run(ran->run, *parse_variant(v["name"].get<std::string>()));
+        uint64_t events = 0, searches = 0, calls = 0, depth = 0;
+        std::map<std::string, uint64_t> by;
+        int64_t meta = -1;
+        for (const auto& row : v["rows"]) {
+          events += row[0] == "F" ? row[2].get<uint64_t>() : 1;
+          if (row[0] == "a") CHECK(row.size() == 6);  // the object's id, the list's length, the change
+          const auto& delta = row.back();
+          if (!delta.is_object()) continue;
+          for (auto& [k, x] : delta.items()) {
+            if (k == "e") searches += x.get<uint64_t>();
+            if (k == "j") calls += x.get<uint64_t>();
+            if (k == "z") depth = x.get<uint64_t>();
+            if (k == "f") meta = x.get<int64_t>();
+            if (k[0] == '@') by[d["finders"][std::stoul(k.substr(1))][0].get<std::string>()] += x.get<uint64_t>();
+          }
+        }
+        CHECK(events == v["events"].get<uint64_t>());
+        CHECK(searches == vr.hooks.searches.u64());
+        CHECK(calls == vr.hooks.finder_calls.u64());
+        CHECK(depth == vr.hooks.max_depth.u64());
+        CHECK(v["totals"]["searches"] == vr.hooks.searches.text());
+        for (size_t i = 0; i < vr.finder_ids.size(); ++i)
+          if (!vr.finder_ids[i].empty()) CHECK(by[vr.finder_ids[i]] == vr.hooks.by_object[i].u64());
+        // The last sys.meta_path the rows set is the run's final one.
+        REQUIRE(meta >= 0);
+        std::string ids;
+        for (const std::string& id : vr.outcome.meta_path) {
+          size_t at = 0;
+          while (d["finders"][at][0] != id) ++at;
+          ids += (ids.empty() ? "" : ",") + std::to_string(at);
+        }
+        CHECK(d["strings"][static_cast<size_t>(meta)] == ids);
+      }
+    }
+  }
+  // A Paddle page carries none of it.
+  CHECK(!page_data(write("tests/golden/nested_guards.json", TraceFormat::Explore, {{"k", 1}})).contains("finders"));
 }

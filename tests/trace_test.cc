@@ -12,6 +12,7 @@
 #include "impsim/loader.h"
 #include "impsim/trace_formats.h"
 #include "test_util.h"
+#include "trace_test_util.h"
 
 using namespace impsim;
 
@@ -21,22 +22,10 @@ const std::string kGolden = std::string(IMPSIM_SOURCE_DIR) + "/tests/golden/";
 
 std::string trace(const std::string& scenario, TraceFormat format, Params set = {}, TraceOptions topt = {},
                   std::vector<std::string> variants = {}) {
-  Scenario sc = load_scenario_file(scenario);
-  RunOptions options;
-  options.overrides = std::move(set);
-  options.variants = std::move(variants);
-  topt.format = format;
-  std::ostringstream out;
-  write_trace(out, sc, options, topt);
-  return out.str();
+  return test::traced(scenario, format, std::move(set), topt, std::move(variants));
 }
 
-std::string read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read(const std::string& path) { return test::read_text(path); }
 
 // Compares with tests/golden/NAME, or rewrites it when IMPSIM_UPDATE_GOLDEN is set.
 void check_golden(const std::string& name, const std::string& actual) {
@@ -154,9 +143,11 @@ TEST_CASE("chrome: valid Trace Event JSON, balanced and monotonic per process, c
 
 TEST_CASE("importtime: every line parses with tuna's regex and nests as tuna reads it") {
   std::regex re(R"(import time:\s+(\d+) \|\s+(\d+) \|(\s+)(.*))");
-  for (std::string file : {kGolden + "nested_guards.json", std::string(IMPSIM_SOURCE_DIR) + "/scenarios/import_chain.json"}) {
+  // A hook scenario's lines name the finder objects asked too (they have no k).
+  const std::string zoo = std::string(IMPSIM_SOURCE_DIR) + "/scenarios/zoo/distutils_hack_nested.json";
+  for (std::string file : {kGolden + "nested_guards.json", std::string(IMPSIM_SOURCE_DIR) + "/scenarios/import_chain.json", zoo}) {
     CAPTURE(file);
-    std::string t = trace(file, TraceFormat::ImportTime, {{"k", 2}});
+    std::string t = trace(file, TraceFormat::ImportTime, file == zoo ? Params{} : Params{{"k", 2}});
     std::istringstream in(t);
     std::string line;
     std::getline(in, line);
@@ -205,6 +196,11 @@ TEST_CASE("dot: Graphviz accepts the lookup tree, drawn in full or compressed") 
     if (rc != 0) MESSAGE(read(path + ".err"));
     CHECK(read(path + ".svg").find("<svg") != std::string::npos);
   }
+  // A hook scenario's search tree.
+  std::string path = test::write_temp("zoo.dot", trace(std::string(IMPSIM_SOURCE_DIR) + "/scenarios/zoo/distutils_hack_nested.json",
+                                                       TraceFormat::Dot));
+  CHECK(std::system(("dot -Tsvg " + path + " -o " + path + ".svg 2>" + path + ".err").c_str()) == 0);
+  CHECK(read(path + ".svg").find("dh.find_spec") != std::string::npos);
 }
 
 TEST_CASE("impsim trace on the command line") {
@@ -220,4 +216,54 @@ TEST_CASE("impsim trace on the command line") {
   CHECK(test::impsim("trace " + f + " --set q=1").status == 2);
   CHECK(test::impsim("trace " + f + " --variant sideways").status == 2);
   CHECK(test::impsim("trace " + f + " --set k=3 --max-lookup-depth 2").status == 3);
+}
+
+// Hook scenarios: every format names the finder object asked, an object
+// twice in sys.meta_path twice. The counts compared are the scenario's
+// pinned expectations (tools/crosscheck --zoo checks them against the real
+// _distutils_hack): finder_calls:dh is 10 as released, so each format must
+// show dh asked 10 times.
+TEST_CASE("hook scenarios: text, chrome, dot and importtime name each finder object asked") {
+  const std::string f = std::string(IMPSIM_SOURCE_DIR) + "/scenarios/zoo/distutils_hack_nested.json";
+  auto count = [](const std::string& s, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+    return n;
+  };
+  TraceOptions all;
+  all.max_lines = 0;
+  std::string t = trace(f, TraceFormat::Text, {}, all, {"as_is"});
+  // ensure_local_distutils' second copy: dh asked at i=0 and again at i=1.
+  CHECK(t.find("ask i=0 [*dh dh BuiltinImporter FrozenImporter PathFinder]: dh.find_spec('setuptools._distutils') -> "
+               "None") != std::string::npos);
+  CHECK(t.find("ask i=1 [dh *dh BuiltinImporter FrozenImporter PathFinder]: dh.find_spec('setuptools._distutils') -> "
+               "None") != std::string::npos);
+  CHECK(count(t, ": dh.find_spec('") == 10);
+  CHECK(t.find("totals: 9 searches, 10 finder calls (dh 10), deepest _find_spec nesting 3; clock") != std::string::npos);
+  CHECK(t.find("end: sys.meta_path is [BuiltinImporter FrozenImporter PathFinder]") != std::string::npos);
+  CHECK(t.find("P is the torch proxy finder") == std::string::npos);
+
+  auto j = nlohmann::json::parse(trace(f, TraceFormat::Chrome, {}, {}, {"as_is"}));
+  size_t dh = 0;
+  for (auto& e : j["traceEvents"])
+    if (e["ph"] == "B" && e["cat"] == "ask") {
+      CHECK(e["args"]["meta_path"].get<std::string>().find("*" + e["args"]["finder"].get<std::string>()) !=
+            std::string::npos);
+      dh += e["args"]["finder"] == "dh";
+    }
+  CHECK(dh == 10);
+  CHECK(j["otherData"]["variants"]["as_is"]["finder_calls_by_object"]["dh"] == 10);
+  CHECK(j["otherData"]["variants"]["as_is"]["searches"] == 9);
+  CHECK(j["otherData"]["variants"]["as_is"]["max_depth"] == 3);
+
+  std::string it = trace(f, TraceFormat::ImportTime, {}, {}, {"as_is"});
+  CHECK(count(it, "| dh.find_spec('") + count(it, " dh.find_spec('") == 10);
+  // setuptools' __init__ runs inside dh.find_spec('distutils'): its line is below dh's.
+  CHECK(std::regex_search(it, std::regex(R"(\|\s+setuptools\n(.*\n)*?import time:.*\| {5}dh\.find_spec\('distutils'\)\n)")));
+
+  std::string d = trace(f, TraceFormat::Dot, {}, {}, {"as_is"});
+  CHECK(count(d, "[label=\"dh.find_spec('") == 10);
+  CHECK(d.find("9 searches, 10 finder calls, deepest _find_spec nesting 3") != std::string::npos);
+  CHECK(d.find("search tree of distutils_hack_nested") != std::string::npos);
+  CHECK(d.find("_find_spec nesting 3") != std::string::npos);
 }

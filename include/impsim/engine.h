@@ -208,6 +208,12 @@ class Engine {
   bool hooks_used() const { return hooks_; }
   const std::vector<FinderId>& meta_path() const { return meta_path_; }
   const HookCounters& hook_counters() const { return hook_counters_; }
+  // The hooks' reentrancy guards now (trace, explore): the global_set and
+  // thread_set guards' names, and one object's own set and flag.
+  const std::vector<NameId>& global_finding() const { return global_finding_; }
+  const std::vector<NameId>& thread_finding() const { return thread_finding_; }
+  const std::vector<NameId>& object_in_progress(FinderId f) const { return hook_state_[static_cast<size_t>(f)].in_progress; }
+  bool object_flag(FinderId f) const { return hook_state_[static_cast<size_t>(f)].flag; }
   // Attributes set on a module by a hook's wrapped loader (outcome marks).
   const std::vector<std::string>* module_attributes(ModuleId m) const;
   // _find_spec over a list of finder objects, live or snapshot (finders/meta_path.cc).

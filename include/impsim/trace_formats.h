@@ -76,6 +76,14 @@ std::string meta_path_text(int64_t copies, int64_t at = -1);
 // Hook scenarios: the live list of finder objects by id, and the id at `at`.
 std::string meta_path_text(const Engine& e, int64_t at);
 std::string finder_id_at(const Engine& e, int64_t at);
+// sys.meta_path now, as the scenario represents it: the list of objects
+// (hook scenarios) or `copies` copies of P before the interpreter's three.
+std::string meta_path_now(const Engine& e, int64_t copies, int64_t at = -1);
+// Hook scenarios: find_spec calls per finder object, for every hook object
+// and any other object the engine counted a call of, in FinderId order.
+std::vector<std::pair<std::string, Count>> finder_calls_by_object(const Engine& e);
+// "9 searches, 10 finder calls (dh 10), deepest _find_spec nesting 3".
+std::string hook_totals_text(const Engine& e);
 // "import pkg", "find_spec('pkg.missing')", "with use_torch_proxy_guard(...)".
 std::string step_text(const Model& model, const CStep& step);
 std::string params_text(const Params& p);

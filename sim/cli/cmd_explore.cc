@@ -52,13 +52,6 @@ Action add_explore(CLI::App& app) {
       topt.max_bytes = st->max_bytes;
       topt.fold = !st->no_fold;
       Scenario sc = load_scenario_file(st->file, st->input);
-      // The page draws sys.meta_path as copies of P before the interpreter's
-      // finders: a list of hook objects would be drawn wrong, so say so.
-      if (sc.hooks.used)
-        throw UsageError("<command line>",
-                         fmt::format("{}: explore does not draw hook scenarios (hooks, finders, meta_path) yet; "
-                                     "`impsim trace {}` shows every event of them",
-                                     st->file, st->file));
       std::ofstream out(st->output, std::ios::binary);
       if (!out) throw OutputError(fmt::format("-o {}: cannot open for writing: {}", st->output, std::strerror(errno)));
       int status = write_trace(out, sc, options, topt).status;

@@ -73,9 +73,19 @@ SpecId Engine::_find_spec_over_objects(NameId name, PathRef path) {
           if (cls == FinderClass::Proxy) {
             spec = traced_proxy_find_spec(name, index, size);
           } else {
-            if (trace_) trace_->ask_begin(*this, name, trace_kind(cls), index, size);
-            spec = finder_find_spec(f, name, path);
-            if (trace_) trace_->ask_end(*this, name, trace_kind(cls), spec != kNoSpec ? AskAnswer::Spec : AskAnswer::None);
+            if (!trace_) {
+              spec = finder_find_spec(f, name, path);
+            } else {
+              // The trace hears the ask end even when an exception leaves it.
+              trace_->ask_begin(*this, name, trace_kind(cls), index, size);
+              spec = kNoSpec;
+              try_finally([&] { spec = finder_find_spec(f, name, path); },
+                          [&](bool raised) {
+                            trace_->ask_end(*this, name, trace_kind(cls),
+                                            raised ? AskAnswer::Raised
+                                                   : spec != kNoSpec ? AskAnswer::Spec : AskAnswer::None);
+                          });
+            }
           }
           if (spec == kNoSpec) continue;
           // The parent import may have already imported this module.

@@ -46,8 +46,17 @@ class ChromeWriter : public TraceWriter {
     while (!open_.empty()) close("{}");  // a limit stopped the run mid-way
     const Counters& c = e.counters();
     std::string counts;
-    for (const CounterInfo* info : counters_of_groups(kCoreCounters))
-      counts += fmt::format(R"("{}":{},)", info->name, c.*info->field);
+    if (e.hooks_used()) {
+      const HookCounters& h = e.hook_counters();
+      std::string by;
+      for (const auto& [id, n] : finder_calls_by_object(e)) by += fmt::format(R"({}"{}":{})", by.empty() ? "" : ",", id, n);
+      counts = fmt::format(R"("searches":{},"finder_calls":{},"finder_calls_by_object":{{{}}},"max_depth":{},)"
+                           R"("lookup_depth":{},)",
+                           h.searches, h.finder_calls, by, h.max_depth, c.max_depth);
+    } else {
+      for (const CounterInfo* info : counters_of_groups(kCoreCounters))
+        counts += fmt::format(R"("{}":{},)", info->name, c.*info->field);
+    }
     summaries_.push_back(fmt::format(R"("{}":{{{}"ticks":{},"events_left_out":{}}})", variant_, counts, clock_.now,
                                      omitted_));
   }
@@ -76,12 +85,18 @@ class ChromeWriter : public TraceWriter {
   void ask_begin(const Engine& e, NameId name, FinderKind k, int64_t index, int64_t copies) override {
     clock_.ask();
     reasons_.push_back(std::nullopt);
-    std::string who = e.hooks_used()           ? finder_id_at(e, index)
-                      : k == FinderKind::Proxy ? fmt::format("P{}", index + 1)
-                                               : finder_name(k);
+    if (e.hooks_used()) {
+      // A list of finder objects: the object asked, the loop's index and the length of the list it walks.
+      std::string who = finder_id_at(e, index);
+      open("ask", fmt::format("ask {} {}", who, text(name)),
+           fmt::format(R"({{"name":"{}","finder":"{}","index":{},"len":{},"meta_path":"{}"}})", text(name), who, index,
+                       copies, meta_path_text(e, index)));
+      return;
+    }
+    std::string who = k == FinderKind::Proxy ? fmt::format("P{}", index + 1) : finder_name(k);
     open("ask", fmt::format("ask {} {}", who, text(name)),
          fmt::format(R"({{"name":"{}","index":{},"copies":{},"meta_path":"{}"}})", text(name), index, copies,
-                     e.hooks_used() ? meta_path_text(e, index) : meta_path_text(copies, index)));
+                     meta_path_text(copies, index)));
   }
   void decide(const Engine&, NameId, FindReason r) override { reasons_.back() = r; }
   void ask_end(const Engine&, NameId, FinderKind k, AskAnswer a) override {
@@ -114,13 +129,13 @@ class ChromeWriter : public TraceWriter {
   void lookup_end(const Engine&, NameId, uint64_t, bool found) override {
     close(fmt::format(R"({{"found":{}}})", found ? "true" : "false"));
   }
-  void toggle(const Engine&, bool enable, uint64_t walked, int64_t copies) override {
+  void toggle(const Engine& e, bool enable, uint64_t walked, int64_t copies) override {
     uint64_t ts = clock_.now;
     clock_.walk(walked);
     if (!room()) return;
     event(fmt::format(R"({{"name":"{}","cat":"toggle","ph":"X","ts":{},"dur":{},"pid":{},"tid":1,)"
                       R"("args":{{"walked":{},"copies_after":{},"meta_path":"{}"}}}})",
-                      enable ? "enable" : "disable", ts, walked, pid_, walked, copies, meta_path_text(copies)));
+                      enable ? "enable" : "disable", ts, walked, pid_, walked, copies, meta_path_now(e, copies)));
   }
   void body_begin(const Engine&, NameId m, bool call) override {
     open("body", (call ? "call in " : "body of ") + text(m), fmt::format(R"({{"module":"{}"}})", text(m)));

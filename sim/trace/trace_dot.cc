@@ -9,7 +9,13 @@
 //
 // Subtrees are interned while the run goes (a lookup is identified by its
 // name, depth, answer and children), so memory follows the number of
-// distinct subtrees, not of lookups. A tree of at most --max-nodes nodes is
+// distinct subtrees, not of lookups.
+//
+// A hook scenario has no lookups: its tree is the search tree, one node per
+// find_spec call of a finder object in sys.meta_path (a box named after the
+// object, the name asked, the loop's index, the _find_spec nesting and the
+// answer; hook objects drawn bold), with the calls a finder made while it
+// ran (through a module body it imported, or a re-entry) below it. A tree of at most --max-nodes nodes is
 // drawn in full. A larger one is drawn compressed: a run of identical
 // siblings becomes one node marked "x N", a subtree identical to one drawn
 // already becomes one dashed node, and past --max-nodes the remaining
@@ -29,18 +35,19 @@ using namespace trace_detail;
 
 using NodeId = int32_t;
 
-enum class NodeKind : uint8_t { Lookup, Suppressed, Body, Statement };
+enum class NodeKind : uint8_t { Lookup, Suppressed, Body, Statement, Ask };
 
 struct Node {
   NodeKind kind = NodeKind::Lookup;
-  std::string label;  // Body, Statement: what the node shows (escaped for DOT)
+  std::string label;  // Body, Statement, Ask: what the node shows (escaped for DOT)
+  bool hook = false;  // Ask: of a hook object
   NameId name = kNoName;
   uint64_t depth = 0;
   bool found = false;
   bool suppressed = false;  // a suppressed ask (a leaf)
   int64_t copy = 0;         // suppressed: which copy of P was asked (1-based)
   std::vector<std::pair<NodeId, uint64_t>> children;  // runs: (subtree, times in a row)
-  uint64_t lookups = 0;     // lookups in the full subtree, this one included
+  uint64_t lookups = 0;     // lookups (hook scenarios: asks) in the full subtree, this one included
   uint64_t size = 0;        // nodes the full subtree draws
 };
 
@@ -51,6 +58,7 @@ struct Group {
 
 struct VariantTree {
   std::string title;
+  std::string summary;  // hook scenarios: the counters under the title
   std::vector<Group> groups;
   uint64_t lookups = 0, max_depth = 0, suppressed = 0;
 };
@@ -76,6 +84,8 @@ class DotWriter : public TraceWriter {
   void begin(const Scenario& sc, const Model& model, const std::vector<Variant>&) override {
     name_ = sc.name.empty() ? sc.file : sc.name;
     params_ = params_text(model.params);
+    hooks_ = model.hooks.used;
+    unit_ = hooks_ ? "finder calls" : "lookups";
   }
 
   void begin_variant(const Model& model, Variant v, size_t) override {
@@ -99,6 +109,11 @@ class DotWriter : public TraceWriter {
     t.lookups = e.counters().lookups.u64();
     t.max_depth = e.counters().max_depth.u64();
     t.suppressed = e.counters().suppressed.u64();
+    if (hooks_) {
+      const HookCounters& h = e.hook_counters();
+      t.summary = fmt::format("{} searches, {} finder calls, deepest _find_spec nesting {}", grouped(h.searches),
+                              grouped(h.finder_calls), h.max_depth);
+    }
   }
 
   // A step outside any module body or lookup groups the tree's top level;
@@ -129,12 +144,26 @@ class DotWriter : public TraceWriter {
   }
   void body_end(const Engine&, NameId, bool) override { finish_frame(false); }
 
-  void ask_begin(const Engine&, NameId, FinderKind, int64_t index, int64_t) override {
+  void ask_begin(const Engine& e, NameId name, FinderKind, int64_t index, int64_t len) override {
     asks_.push_back(index);
+    if (!hooks_) return;
+    Node n;
+    n.kind = NodeKind::Ask;
+    const FinderId f = e.meta_path()[static_cast<size_t>(index)];
+    n.hook = e.model().hooks.objects[static_cast<size_t>(f)].cls == FinderClass::Hook;
+    n.label = dot_escape(fmt::format("{}.find_spec('{}')", finder_id_at(e, index), model_->names.text(name))) +
+              fmt::format("\\ni={} of {}, _find_spec nesting {}", index, len, open_asks_ + 1);
+    frames_.push_back(std::move(n));
+    ++open_asks_;
   }
   void ask_end(const Engine&, NameId name, FinderKind, AskAnswer a) override {
     int64_t index = asks_.back();
     asks_.pop_back();
+    if (hooks_) {
+      frames_.back().label += a == AskAnswer::Spec ? "\\n-> spec" : a == AskAnswer::Raised ? "\\n-> raised" : "\\n-> None";
+      finish_frame(a == AskAnswer::Spec);
+      return;
+    }
     if (a != AskAnswer::Suppressed) return;
     Node n;
     n.kind = NodeKind::Suppressed;
@@ -162,6 +191,17 @@ class DotWriter : public TraceWriter {
     out_ << "  edge [color=\"#555555\", arrowsize=0.6];\n";
     std::string notes;
     for (size_t v = 0; v < trees_.size(); ++v) notes += draw_variant(v);
+    if (hooks_) {
+      out_ << fmt::format("  label=\"{}{}\";\n",
+                          dot_escape(fmt::format("search tree of {} ({}): one box per find_spec call of a finder object "
+                                                 "in sys.meta_path (bold: a hook object; green: it returned a spec), "
+                                                 "with the calls made while it ran below it; folders are module "
+                                                 "bodies, with the statements inside them that led to calls",
+                                                 name_, params_)),
+                          notes);
+      out_ << "}\n";
+      return;
+    }
     out_ << fmt::format("  label=\"{}{}\";\n",
                         dot_escape(fmt::format("lookup recursion tree of {} ({}): one node per lookup, labelled "
                                                "with its name and depth; dashed grey boxes are suppressed asks{}",
@@ -177,6 +217,7 @@ class DotWriter : public TraceWriter {
   NodeId intern(Node n) {
     std::string key = n.kind == NodeKind::Suppressed ? fmt::format("S{}/{}/{}", n.name, n.depth, n.copy)
                       : n.kind == NodeKind::Lookup   ? fmt::format("L{}/{}/{}", n.name, n.depth, n.found ? 1 : 0)
+                      : n.kind == NodeKind::Ask      ? fmt::format("A{}/{}", n.hook ? 1 : 0, n.label)
                                                      : fmt::format("{}{}", n.kind == NodeKind::Body ? 'B' : 'T', n.label);
     for (auto& [id, count] : n.children) key += fmt::format(":{}x{}", id, count);
     auto it = index_.find(key);
@@ -210,10 +251,11 @@ class DotWriter : public TraceWriter {
     Node n = std::move(frames_.back());
     frames_.pop_back();
     if (n.kind == NodeKind::Lookup) --open_lookups_;
+    else if (n.kind == NodeKind::Ask) --open_asks_;
     else if (n.children.empty()) return;
     else has_bodies_ = true;
     n.found = found;
-    n.lookups = n.kind == NodeKind::Lookup ? 1 : 0;
+    n.lookups = n.kind == NodeKind::Lookup || n.kind == NodeKind::Ask ? 1 : 0;
     n.size = 1;
     for (auto& [id, count] : n.children) {
       n.lookups += nodes_[id].lookups * count;
@@ -227,7 +269,7 @@ class DotWriter : public TraceWriter {
   std::string new_id() { return fmt::format("n{}", ++drawn_total_); }
 
   std::string node_label(const Node& n) const {
-    if (n.kind == NodeKind::Body || n.kind == NodeKind::Statement) return n.label;
+    if (n.kind == NodeKind::Body || n.kind == NodeKind::Statement || n.kind == NodeKind::Ask) return n.label;
     const std::string& name = model_->names.text(n.name);
     if (n.suppressed) return fmt::format("{}\\nsuppressed ask (P copy {})", dot_escape(name), n.copy);
     return fmt::format("{}\\ndepth {}\\n{}", dot_escape(name), n.depth, n.found ? "found" : "not found");
@@ -236,6 +278,9 @@ class DotWriter : public TraceWriter {
   std::string node_attrs(const Node& n) const {
     if (n.kind == NodeKind::Body) return "shape=folder, fillcolor=\"#fff3cc\"";
     if (n.kind == NodeKind::Statement) return "shape=box, fillcolor=\"#e6e6fa\"";
+    if (n.kind == NodeKind::Ask)
+      return fmt::format("shape=box, style=\"filled,rounded\", fillcolor=\"{}\"{}", n.found ? "#d8f0d8" : "#ffffff",
+                         n.hook ? ", penwidth=2" : "");
     if (n.suppressed) return "shape=box, style=\"dashed,rounded\", color=\"#888888\", fontcolor=\"#666666\"";
     return n.found ? "fillcolor=\"#d8f0d8\"" : "fillcolor=\"#f6dada\"";
   }
@@ -257,8 +302,8 @@ class DotWriter : public TraceWriter {
           lookups += nodes_[runs[j].first].lookups * runs[j].second;
         }
         std::string id = new_id();
-        node(id, fmt::format("{} more subtree{} not drawn\\n({} lookups)", grouped(subtrees), subtrees == 1 ? "" : "s",
-                             grouped(lookups)),
+        node(id, fmt::format("{} more subtree{} not drawn\\n({} {})", grouped(subtrees), subtrees == 1 ? "" : "s",
+                             grouped(lookups), unit_),
              "shape=box, style=dashed, fillcolor=\"#ffffff\"");
         edge(parent, id);
         cut_limit_ += subtrees;
@@ -282,7 +327,7 @@ class DotWriter : public TraceWriter {
       ++merged_runs_;
     }
     if (compress_ && !n.children.empty() && drawn_subtrees_.count(id)) {
-      node(me, fmt::format("{}\\nsame subtree as drawn above\\n({} lookups)", label, grouped(n.lookups)),
+      node(me, fmt::format("{}\\nsame subtree as drawn above\\n({} {})", label, grouped(n.lookups), unit_),
            node_attrs(n) + ", style=\"filled,dashed\"");
       edge(parent, me);
       ++cut_identical_;
@@ -310,8 +355,9 @@ class DotWriter : public TraceWriter {
     std::string root = new_id();
     node(root,
          dot_escape(fmt::format("{} ({})", t.title, params_)) +
-             fmt::format("\\n{} lookups, deepest {}, {} suppressed asks", grouped(t.lookups), t.max_depth,
-                         grouped(t.suppressed)),
+             (hooks_ ? "\\n" + dot_escape(t.summary)
+                     : fmt::format("\\n{} lookups, deepest {}, {} suppressed asks", grouped(t.lookups), t.max_depth,
+                                   grouped(t.suppressed))),
          "shape=box, style=\"filled,bold\", fillcolor=\"#eeeeee\"");
     for (size_t g = 0; g < t.groups.size(); ++g) {
       if (compress_ && drawn_ >= max_nodes_) {
@@ -350,7 +396,10 @@ class DotWriter : public TraceWriter {
   std::vector<int64_t> asks_;
   std::vector<bool> step_nested_;  // per open step: a statement node (inside a body or lookup)?
   uint64_t open_lookups_ = 0;
+  uint64_t open_asks_ = 0;  // hook scenarios: the _find_spec nesting
   bool has_bodies_ = false;
+  bool hooks_ = false;
+  const char* unit_ = "lookups";  // what a collapsed subtree counts
   int64_t serial_ = 0, last_group_serial_ = -1;
 
   bool compress_ = false;

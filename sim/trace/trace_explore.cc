@@ -12,6 +12,13 @@
 // carrying the subtree's total change. Past --max-bytes of rows a variant is
 // cut; the page says where and how many events are not shown, and the
 // totals it prints are the engine's for the whole run.
+//
+// A hook scenario's rows carry sys.meta_path as the list of finder objects
+// (a string of FinderIds), the object each ask is made of, its hook
+// counters (searches, finder calls in total and per object, the _find_spec
+// nesting) and the state of the hooks' reentrancy guards; the page draws
+// those in place of the proxy's copies, scope and cache. A Paddle page's
+// data is as before, byte for byte.
 #include <fmt/format.h>
 
 #include <map>
@@ -34,6 +41,10 @@ struct State {
   int scope = -1, blocked = -1, resolving = -1, torch_names = -1, cache_names = -1;  // string ids
   // asks, suppressed, lookups, toggles, walks, comparisons (kIncKeys), max_depth
   uint64_t counters[7] = {0, 0, 0, 0, 0, 0, 0};
+  // Hook scenarios only (unchanged, so never written, in a Paddle one):
+  int meta_path = -1, guards = -1;  // string ids: FinderIds "4,4,0,1,2"; the guards' state
+  uint64_t searches = 0, finder_calls = 0, search_depth = 0;  // search_depth: the deepest _find_spec nesting so far
+  std::vector<uint64_t> by_object;  // finder calls per FinderId
 };
 
 // The delta keys, in the page's order: set fields, then the six increments.
@@ -42,7 +53,7 @@ constexpr const char* kIncKeys[] = {"q", "u", "n", "o", "w", "p"};
 
 std::string delta_text(const State& a, const State& b) {
   std::string d;
-  auto add = [&](const char* k, auto v) { d += fmt::format("{}\"{}\":{}", d.empty() ? "" : ",", k, v); };
+  auto add = [&](const auto& k, auto v) { d += fmt::format("{}\"{}\":{}", d.empty() ? "" : ",", k, v); };
   const int64_t sa[] = {a.copies, (int64_t)a.modules, (int64_t)a.torch, (int64_t)a.cache, a.global, a.scope,
                         a.blocked, a.resolving, a.torch_names, a.cache_names};
   const int64_t sb[] = {b.copies, (int64_t)b.modules, (int64_t)b.torch, (int64_t)b.cache, b.global, b.scope,
@@ -52,6 +63,16 @@ std::string delta_text(const State& a, const State& b) {
   for (size_t i = 0; i < 6; ++i)
     if (a.counters[i] != b.counters[i]) add(kIncKeys[i], b.counters[i] - a.counters[i]);
   if (a.counters[6] != b.counters[6]) add("d", b.counters[6]);
+  // Hook scenarios: f, r set; e, j and "@<FinderId>" increments; z set.
+  if (a.meta_path != b.meta_path) add("f", b.meta_path);
+  if (a.guards != b.guards) add("r", b.guards);
+  if (a.searches != b.searches) add("e", b.searches - a.searches);
+  if (a.finder_calls != b.finder_calls) add("j", b.finder_calls - a.finder_calls);
+  if (a.search_depth != b.search_depth) add("z", b.search_depth);
+  for (size_t i = 0; i < b.by_object.size(); ++i) {
+    const uint64_t before = i < a.by_object.size() ? a.by_object[i] : 0;
+    if (b.by_object[i] != before) add(fmt::format("@{}", i), b.by_object[i] - before);
+  }
   return d.empty() ? "0" : "{" + d + "}";
 }
 
@@ -79,6 +100,7 @@ class ExploreWriter : public TraceWriter {
     description_ = sc.description;
     params_ = params_text(model.params);
     for (size_t i = 0; i < model.labels.size(); ++i) labels_.push_back(model.labels[i]);
+    hooks_ = model.hooks.used;
   }
 
   void begin_variant(const Model& model, Variant v, size_t) override {
@@ -100,6 +122,8 @@ class ExploreWriter : public TraceWriter {
     last_blocked_.clear();
     last_resolving_text_ = last_torch_text_ = last_cache_text_ = -1;
     last_version_ = last_cache_version_ = UINT64_MAX;
+    last_meta_path_.clear();
+    last_meta_path_text_ = -1;
     cut_ = false;
     omitted_ = 0;
   }
@@ -111,6 +135,7 @@ class ExploreWriter : public TraceWriter {
     for (const CounterInfo& ci : kCounters)
       t += fmt::format("{}\"{}\":\"{}\"", t.empty() ? "" : ",", ci.name, (c.*ci.field).text());
     Outcome o = outcome_of(e);
+    if (hooks_) t = hook_totals(e);
     v.totals = fmt::format("{{{},\"proxy_copies\":{},\"error\":{},\"limit\":{}}}", t, o.proxy_copies,
                            e.error() ? "\"" + json_escape(e.error()->type + ": " + e.error()->message) + "\"" : "null",
                            e.limit() ? "\"" + json_escape(e.limit()->limit + ": " + e.limit()->detail) + "\"" : "null");
@@ -145,7 +170,17 @@ class ExploreWriter : public TraceWriter {
     for (int s = 0; s <= static_cast<int>(GuardSite::Loader); ++s)
       data += fmt::format("{}\"{}\":\"{}\"", s ? "," : "", guard_site_key(GuardSite(s)),
                           json_escape(guard_site_text(GuardSite(s))));
-    data += "},\"variants\":[";
+    data += "},";
+    if (hooks_) {
+      // The finder objects by FinderId: their ids, and which are hooks.
+      data += "\"finders\":[";
+      for (size_t i = 0; i < model_->hooks.objects.size(); ++i) {
+        const FinderObject& f = model_->hooks.objects[i];
+        data += fmt::format("{}[\"{}\",{}]", i ? "," : "", json_escape(f.id), f.cls == FinderClass::Hook ? 1 : 0);
+      }
+      data += "],";
+    }
+    data += "\"variants\":[";
     for (size_t i = 0; i < variants_.size(); ++i) {
       const VariantData& v = variants_[i];
       data += fmt::format("{}{{\"name\":\"{}\",\"totals\":{},\"cut\":\"{}\",\"events\":{},\"rows\":[\n{}]}}",
@@ -174,8 +209,10 @@ class ExploreWriter : public TraceWriter {
   }
   void import_begin(const Engine& e, NameId name) override { open(e, fmt::format("\"i\",{}", name_id(name))); }
   void import_end(const Engine& e, NameId, bool ok) override { close(e, fmt::format("\"I\",{}", ok ? 1 : 0)); }
-  void ask_begin(const Engine& e, NameId name, FinderKind k, int64_t index, int64_t) override {
-    open(e, fmt::format("\"a\",{},\"{}\",{}", name_id(name), finder_name(k), index));
+  void ask_begin(const Engine& e, NameId name, FinderKind k, int64_t index, int64_t len) override {
+    // Hook scenarios: the object's id, and the length of the list the loop walks.
+    if (hooks_) open(e, fmt::format("\"a\",{},\"{}\",{},{}", name_id(name), json_escape(finder_id_at(e, index)), index, len));
+    else open(e, fmt::format("\"a\",{},\"{}\",{}", name_id(name), finder_name(k), index));
   }
   void decide(const Engine& e, NameId, FindReason r) override { leaf(e, fmt::format("\"r\",\"{}\"", reason_key(r))); }
   void ask_end(const Engine& e, NameId, FinderKind, AskAnswer a) override {
@@ -278,7 +315,52 @@ class ExploreWriter : public TraceWriter {
     const Counters& c = e.counters();
     const Count* in_order[7] = {&c.asks, &c.suppressed, &c.lookups, &c.toggles, &c.walks, &c.comparisons, &c.max_depth};
     for (size_t i = 0; i < 7; ++i) s.counters[i] = in_order[i]->u64();
+    if (hooks_) hook_snapshot(e, s);
     return s;
+  }
+
+  // sys.meta_path, the hook counters and the guards, remade as text only when changed.
+  void hook_snapshot(const Engine& e, State& s) {
+    if (e.meta_path() != last_meta_path_ || last_meta_path_text_ < 0) {
+      last_meta_path_ = e.meta_path();
+      std::string ids;
+      for (FinderId f : last_meta_path_) ids += fmt::format("{}{}", ids.empty() ? "" : ",", f);
+      last_meta_path_text_ = string_id(ids);
+    }
+    s.meta_path = last_meta_path_text_;
+    s.guards = string_id(guards_text(e));
+    const HookCounters& h = e.hook_counters();
+    s.searches = h.searches.u64();
+    s.finder_calls = h.finder_calls.u64();
+    s.search_depth = h.max_depth.u64();
+    for (const Count& c : h.by_object) s.by_object.push_back(c.u64());
+  }
+
+  // What the hooks' reentrancy guards hold now: "global_set {distutils}; wd1: in_progress {a}; vf: flag set".
+  std::string guards_text(const Engine& e) {
+    std::string s;
+    auto part = [&](const std::string& p) { s += (s.empty() ? "" : "; ") + p; };
+    if (!e.global_finding().empty()) part("global_set " + set_text(e.global_finding()));
+    if (!e.thread_finding().empty()) part("thread_set " + set_text(e.thread_finding()));
+    for (FinderId f : model_->hooks.hook_objects()) {
+      const std::string& id = model_->hooks.objects[static_cast<size_t>(f)].id;
+      if (!e.object_in_progress(f).empty()) part(id + ": in_progress " + set_text(e.object_in_progress(f)));
+      if (e.object_flag(f)) part(id + ": flag set");
+    }
+    return s;
+  }
+
+  // The totals of a hook scenario: its counters as `impsim run --json` names them.
+  std::string hook_totals(const Engine& e) {
+    const Counters& c = e.counters();
+    const HookCounters& h = e.hook_counters();
+    std::string t = fmt::format("\"searches\":\"{}\",\"finder_calls\":\"{}\",\"max_depth\":\"{}\",\"lookup_depth\":\"{}\"",
+                                h.searches.text(), h.finder_calls.text(), h.max_depth.text(), c.max_depth.text());
+    for (const CounterInfo& ci : kCounters)
+      if (std::string_view(ci.name) != "max_depth") t += fmt::format(",\"{}\":\"{}\"", ci.name, (c.*ci.field).text());
+    std::string by;
+    for (const auto& [id, n] : finder_calls_by_object(e)) by += fmt::format("{}\"{}\":\"{}\"", by.empty() ? "" : ",", id, n.text());
+    return t + ",\"finder_calls_by_object\":{" + by + "},\"meta_path\":\"" + json_escape(meta_path_text(e, -1)) + "\"";
   }
 
   // Appends one row; returns false once the variant is cut.
@@ -289,6 +371,7 @@ class ExploreWriter : public TraceWriter {
       started_ = true;
       last_ = State{};
       last_.scope = last_.blocked = last_.resolving = last_.torch_names = last_.cache_names = -2;
+      if (hooks_) last_.meta_path = last_.guards = -2;
     }
     if (cut_) {
       ++omitted_;
@@ -396,6 +479,9 @@ class ExploreWriter : public TraceWriter {
   std::vector<NameId> last_resolving_;
   int last_resolving_text_ = -1;
   uint64_t last_version_ = UINT64_MAX, last_cache_version_ = UINT64_MAX;
+  bool hooks_ = false;
+  std::vector<FinderId> last_meta_path_;
+  int last_meta_path_text_ = -1;
 };
 
 }  // namespace

@@ -9,6 +9,13 @@
 // the whole run, so its self time is the work done outside any import (a
 // probe of a missing name, the guards' walks) and every import sits below
 // it. The header line is written once, first, as CPython does.
+//
+// A hook scenario also gets one line per find_spec call of a finder
+// object, `dh.find_spec('distutils')`, below the import (or the
+// importlib.util.find_spec) that asked it: its self time is the call's
+// tick, its cumulative time takes in what the finder imported while it
+// ran, so a module body run inside find_spec shows under the object
+// that ran it. Paddle scenarios keep CPython's lines only.
 #include <fmt/format.h>
 
 #include "impsim/trace_formats.h"
@@ -35,7 +42,15 @@ class ImportTimeWriter : public TraceWriter {
 
   void import_begin(const Engine&, NameId name) override { stack_.push_back({model_->names.text(name), clock_.now, 0}); }
   void import_end(const Engine&, NameId, bool) override { pop(); }
-  void ask_begin(const Engine&, NameId, FinderKind, int64_t, int64_t) override { clock_.ask(); }
+  void ask_begin(const Engine& e, NameId name, FinderKind, int64_t index, int64_t) override {
+    if (e.hooks_used())
+      stack_.push_back({fmt::format("{}.find_spec('{}')", trace_detail::finder_id_at(e, index), model_->names.text(name)),
+                        clock_.now, 0});
+    clock_.ask();
+  }
+  void ask_end(const Engine& e, NameId, FinderKind, AskAnswer) override {
+    if (e.hooks_used()) pop();
+  }
   void toggle(const Engine&, bool, uint64_t walked, int64_t) override { clock_.walk(walked); }
 
  private:

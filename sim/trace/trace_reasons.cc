@@ -1,104 +1,76 @@
 // The words every trace format uses for a finder decision (FindReason) and a
 // guard (GuardSite, GuardAction): one key for machines, one sentence for
-// people, listed in docs/model.md ("Why the finder answers").
+// people, listed in docs/model.md ("Why the finder answers"). One table per
+// enum, in the enum's order, so a new value without its words fails to build.
+#include <iterator>
+
 #include "impsim/trace_formats.h"
 
 namespace impsim::trace_detail {
+namespace {
 
-const char* reason_key(FindReason r) {
-  switch (r) {
-    case FindReason::Suppressed: return "suppressed";
-    case FindReason::Blocked: return "blocked";
-    case FindReason::InScope: return "in-scope";
-    case FindReason::NotTorch: return "not-torch";
-    case FindReason::CallerDisabled: return "caller-disabled";
-    case FindReason::CallerDisabledCached: return "caller-disabled-cached";
-    case FindReason::NotEnabled: return "not-enabled";
-    case FindReason::NotEnabledCached: return "not-enabled-cached";
-    case FindReason::ProxiedGlobal: return "proxied-global";
-    case FindReason::ProxiedCaller: return "proxied-caller";
-  }
-  return "?";
+struct Words {
+  const char* key;
+  const char* text;
+  const char* exit = nullptr;  // GuardAction: what its exit does
+};
+
+constexpr Words kReasons[] = {
+    {"suppressed", "suppressed: the fix sees this name is being resolved"},
+    {"blocked", "a blocked name: P looks it up itself, to mark it disabled"},
+    {"in-scope", "in scope: P looks it up itself, to mark it enabled"},
+    {"not-torch", "not a torch name"},
+    {"caller-disabled", "a calling module is marked disabled, and the name is not cached"},
+    {"caller-disabled-cached", "a calling module is marked disabled: served from the cache"},
+    {"not-enabled", "not globally enabled, no calling module marked enabled, not cached"},
+    {"not-enabled-cached", "not globally enabled, no calling module marked enabled: served from the cache"},
+    {"proxied-global", "globally enabled: the paddle twin is imported and served as torch"},
+    {"proxied-caller", "a calling module is marked enabled: the paddle twin is imported and served as torch"},
+};
+static_assert(std::size(kReasons) == static_cast<size_t>(FindReason::ProxiedCaller) + 1);
+
+constexpr Words kSites[] = {
+    {"step", "the step's guard"},
+    {"lookup", "the lookup's guard"},
+    {"loader", "the loader's guard around the module body"},
+};
+static_assert(std::size(kSites) == static_cast<size_t>(GuardSite::Loader) + 1);
+
+constexpr const char* kUndoEnable = "scope and flag restored, then disable_torch_proxy removes one copy";
+constexpr const char* kUndoDisable = "enable_torch_proxy(), then scope and flag restored";
+
+constexpr Words kActions[] = {
+    {"noop-global", "does nothing: P is already as asked and globally enabled, no scope asked", "nothing to undo"},
+    {"noop-same-scope", "does nothing: P is already as asked, with the scope asked", "nothing to undo"},
+    {"enable", "toggles: P is not in sys.meta_path, so enable_torch_proxy", kUndoEnable},
+    {"enable-rescope",
+     "toggles: P is there with another scope, so enable_torch_proxy adds a copy and extends the scope", kUndoEnable},
+    {"enable-global",
+     "toggles: P is there, scoped, and no scope is asked, so enable_torch_proxy adds a copy and switches P to global",
+     kUndoEnable},
+    {"disable", "toggles: P is in sys.meta_path, so disable_torch_proxy removes one copy", kUndoDisable},
+    {"disable-absent",
+     "toggles: P is absent but its saved scope is not the empty one asked, so disable_torch_proxy (which only "
+     "warns), and the exit enables P",
+     kUndoDisable},
+};
+static_assert(std::size(kActions) == static_cast<size_t>(GuardAction::DisableAbsent) + 1);
+
+template <typename E, size_t N>
+const Words& words(const Words (&table)[N], E e) {
+  static const Words unknown{"?", "?", "?"};
+  const auto i = static_cast<size_t>(e);
+  return i < N ? table[i] : unknown;
 }
 
-const char* reason_text(FindReason r) {
-  switch (r) {
-    case FindReason::Suppressed: return "suppressed: the fix sees this name is being resolved";
-    case FindReason::Blocked: return "a blocked name: P looks it up itself, to mark it disabled";
-    case FindReason::InScope: return "in scope: P looks it up itself, to mark it enabled";
-    case FindReason::NotTorch: return "not a torch name";
-    case FindReason::CallerDisabled: return "a calling module is marked disabled, and the name is not cached";
-    case FindReason::CallerDisabledCached: return "a calling module is marked disabled: served from the cache";
-    case FindReason::NotEnabled: return "not globally enabled, no calling module marked enabled, not cached";
-    case FindReason::NotEnabledCached:
-      return "not globally enabled, no calling module marked enabled: served from the cache";
-    case FindReason::ProxiedGlobal: return "globally enabled: the paddle twin is imported and served as torch";
-    case FindReason::ProxiedCaller:
-      return "a calling module is marked enabled: the paddle twin is imported and served as torch";
-  }
-  return "?";
-}
+}  // namespace
 
-const char* guard_site_key(GuardSite s) {
-  switch (s) {
-    case GuardSite::Step: return "step";
-    case GuardSite::Lookup: return "lookup";
-    case GuardSite::Loader: return "loader";
-  }
-  return "?";
-}
-
-const char* guard_site_text(GuardSite s) {
-  switch (s) {
-    case GuardSite::Step: return "the step's guard";
-    case GuardSite::Lookup: return "the lookup's guard";
-    case GuardSite::Loader: return "the loader's guard around the module body";
-  }
-  return "?";
-}
-
-const char* guard_action_key(GuardAction a) {
-  switch (a) {
-    case GuardAction::NoopGlobal: return "noop-global";
-    case GuardAction::NoopSameScope: return "noop-same-scope";
-    case GuardAction::Enable: return "enable";
-    case GuardAction::EnableRescope: return "enable-rescope";
-    case GuardAction::EnableGlobal: return "enable-global";
-    case GuardAction::Disable: return "disable";
-    case GuardAction::DisableAbsent: return "disable-absent";
-  }
-  return "?";
-}
-
-const char* guard_action_text(GuardAction a) {
-  switch (a) {
-    case GuardAction::NoopGlobal: return "does nothing: P is already as asked and globally enabled, no scope asked";
-    case GuardAction::NoopSameScope: return "does nothing: P is already as asked, with the scope asked";
-    case GuardAction::Enable: return "toggles: P is not in sys.meta_path, so enable_torch_proxy";
-    case GuardAction::EnableRescope:
-      return "toggles: P is there with another scope, so enable_torch_proxy adds a copy and extends the scope";
-    case GuardAction::EnableGlobal:
-      return "toggles: P is there, scoped, and no scope is asked, so enable_torch_proxy adds a copy and switches "
-             "P to global";
-    case GuardAction::Disable: return "toggles: P is in sys.meta_path, so disable_torch_proxy removes one copy";
-    case GuardAction::DisableAbsent:
-      return "toggles: P is absent but its saved scope is not the empty one asked, so disable_torch_proxy "
-             "(which only warns), and the exit enables P";
-  }
-  return "?";
-}
-
-const char* guard_exit_text(GuardAction a) {
-  switch (a) {
-    case GuardAction::NoopGlobal:
-    case GuardAction::NoopSameScope: return "nothing to undo";
-    case GuardAction::Enable:
-    case GuardAction::EnableRescope:
-    case GuardAction::EnableGlobal: return "scope and flag restored, then disable_torch_proxy removes one copy";
-    case GuardAction::Disable:
-    case GuardAction::DisableAbsent: return "enable_torch_proxy(), then scope and flag restored";
-  }
-  return "?";
-}
+const char* reason_key(FindReason r) { return words(kReasons, r).key; }
+const char* reason_text(FindReason r) { return words(kReasons, r).text; }
+const char* guard_site_key(GuardSite s) { return words(kSites, s).key; }
+const char* guard_site_text(GuardSite s) { return words(kSites, s).text; }
+const char* guard_action_key(GuardAction a) { return words(kActions, a).key; }
+const char* guard_action_text(GuardAction a) { return words(kActions, a).text; }
+const char* guard_exit_text(GuardAction a) { return words(kActions, a).exit; }
 
 }  // namespace impsim::trace_detail

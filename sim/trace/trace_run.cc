@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "impsim/loader.h"
+#include "impsim/report.h"
 #include "impsim/trace_formats.h"
 
 namespace impsim {
@@ -31,6 +32,30 @@ std::string meta_path_text(const Engine& e, int64_t at) {
   for (size_t i = 0; i < e.meta_path().size(); ++i)
     s += fmt::format("{}{}{}", i ? " " : "", static_cast<int64_t>(i) == at ? "*" : "", finder_id_at(e, static_cast<int64_t>(i)));
   return "[" + s + "]";
+}
+
+std::string meta_path_now(const Engine& e, int64_t copies, int64_t at) {
+  return e.hooks_used() ? meta_path_text(e, at) : meta_path_text(copies, at);
+}
+
+std::vector<std::pair<std::string, Count>> finder_calls_by_object(const Engine& e) {
+  std::vector<std::pair<std::string, Count>> out;
+  const auto& objects = e.model().hooks.objects;
+  const auto& by = e.hook_counters().by_object;
+  for (size_t i = 0; i < objects.size(); ++i) {
+    const Count n = i < by.size() ? by[i] : Count(0);
+    if (objects[i].cls == FinderClass::Hook || n != 0) out.emplace_back(objects[i].id, n);
+  }
+  return out;
+}
+
+std::string hook_totals_text(const Engine& e) {
+  const HookCounters& h = e.hook_counters();
+  std::string by;
+  for (const auto& [id, n] : finder_calls_by_object(e)) by += fmt::format("{}{} {}", by.empty() ? "" : ", ", id, grouped(n));
+  return fmt::format("{} {}, {} finder call{}{}, deepest _find_spec nesting {}", grouped(h.searches),
+                     h.searches == 1 ? "search" : "searches", grouped(h.finder_calls), h.finder_calls == 1 ? "" : "s",
+                     by.empty() ? "" : " (" + by + ")", h.max_depth);
 }
 
 std::string meta_path_text(int64_t copies, int64_t at) {

@@ -22,6 +22,12 @@ class TextWriter : public TraceWriter {
     out_ << fmt::format("# impsim trace of {}{}\n", sc.name.empty() ? sc.file : sc.name,
                         sc.description.empty() ? "" : ": " + sc.description);
     if (!model.params.empty()) out_ << fmt::format("# parameters: {}\n", params_text(model.params));
+    if (model.hooks.used) {
+      out_ << "# [BuiltinImporter FrozenImporter PathFinder] is sys.meta_path at that moment, each finder object\n"
+              "# by its id (an object twice in the list is written twice); the starred entry is the one\n"
+              "# _find_spec's loop is asking (i is the loop's index into the list it walks).\n";
+      return;
+    }
     out_ << "# P is the torch proxy finder. [P P | Builtin Frozen Path] is sys.meta_path at that moment; the\n"
             "# starred entry is the one _find_spec's loop is asking (i is the loop's index into the live list).\n"
             "# A lookup is P resolving a name itself, with P disabled by a guard; every enable and disable\n"
@@ -57,15 +63,28 @@ class TextWriter : public TraceWriter {
     }
     const Counters& c = e.counters();
     auto n = [](const Count& x, const char* one, const char* many) { return grouped(x) + " " + (x == 1 ? one : many); };
-    out_ << fmt::format("totals: {} of P, {} suppressed, {} (deepest {}), {}, {}, {} compared; clock {}\n",
-                        n(c.asks, "ask", "asks"), grouped(c.suppressed), n(c.lookups, "lookup", "lookups"), c.max_depth,
-                        n(c.toggles, "toggle", "toggles"), n(c.walks, "walk", "walks"),
-                        n(c.comparisons, "name", "names"), n(clock_.now, "tick", "ticks"));
+    if (e.hooks_used()) {
+      out_ << fmt::format("totals: {}; clock {}\n", hook_totals_text(e), n(clock_.now, "tick", "ticks"));
+      // P in a hook scenario: its own counters too.
+      if (c.asks != 0 || c.toggles != 0)
+        out_ << fmt::format("totals of P: {}, {} suppressed, {} (deepest {}), {}, {}, {} compared\n",
+                            n(c.asks, "ask", "asks"), grouped(c.suppressed), n(c.lookups, "lookup", "lookups"),
+                            c.max_depth, n(c.toggles, "toggle", "toggles"), n(c.walks, "walk", "walks"),
+                            n(c.comparisons, "name", "names"));
+    } else {
+      out_ << fmt::format("totals: {} of P, {} suppressed, {} (deepest {}), {}, {}, {} compared; clock {}\n",
+                          n(c.asks, "ask", "asks"), grouped(c.suppressed), n(c.lookups, "lookup", "lookups"),
+                          c.max_depth, n(c.toggles, "toggle", "toggles"), n(c.walks, "walk", "walks"),
+                          n(c.comparisons, "name", "names"), n(clock_.now, "tick", "ticks"));
+    }
     Outcome o = outcome_of(e);
     std::string marks;
     for (auto& [k, v] : o.marks) marks += fmt::format("{}{} {}", marks.empty() ? "" : ", ", k, v);
-    out_ << fmt::format("end: {} copies of P left in sys.meta_path; marked: {}\n", o.proxy_copies,
-                        marks.empty() ? "none" : marks);
+    if (e.hooks_used())
+      out_ << fmt::format("end: sys.meta_path is {}; marked: {}\n", meta_path_text(e, -1), marks.empty() ? "none" : marks);
+    else
+      out_ << fmt::format("end: {} copies of P left in sys.meta_path; marked: {}\n", o.proxy_copies,
+                          marks.empty() ? "none" : marks);
     if (e.error())
       out_ << fmt::format("raised {}: {} (at {})\n", e.error()->type, e.error()->message,
                           e.error()->traceback.empty() ? "?" : e.error()->traceback.back());
@@ -138,10 +157,10 @@ class TextWriter : public TraceWriter {
     clock_.walk(walked);
     if (enable)
       line("toggle", fmt::format("enable: walk over {} names of sys.modules; P inserted at 0 -> {}{}", grouped(walked),
-                                 meta_path_text(copies), moved(e, true)));
+                                 meta_path_now(e, copies), moved(e, true)));
     else
       line("toggle", fmt::format("disable: walk over {} names of sys.modules; one P removed -> {}{}", grouped(walked),
-                                 meta_path_text(copies), moved(e, false)));
+                                 meta_path_now(e, copies), moved(e, false)));
   }
 
   void guard_begin(const Engine& e, GuardSite site, bool enable, GuardAction a) override {
@@ -181,7 +200,7 @@ class TextWriter : public TraceWriter {
     if (started_) return;
     started_ = true;
     line("", fmt::format("start: sys.modules holds {} names; sys.meta_path is {}", grouped(e.sys_modules().size()),
-                         e.hooks_used() ? meta_path_text(e, -1) : meta_path_text(e.finder().copies)));
+                         meta_path_now(e, e.finder().copies)));
   }
 
   void emit(int indent, const std::string& s, const char* kind, bool counts) {

@@ -3,7 +3,10 @@
 // Generates pages with the impsim under test, steps through them with the
 // keyboard as a reader would, and checks that what the page SHOWS (the
 // meta_path length, the counters, the reason) equals `impsim trace` (text)
-// and `impsim run --json` at the same points. Saves screenshots.
+// and `impsim run --json` at the same points; for a hook scenario (the
+// zoo's distutils_hack_nested), sys.meta_path as finder objects and the
+// object asked at every ask, and a reentrancy guard's state (ddtrace's
+// watchdogs). Saves screenshots.
 // Load time and page size of the seed incident are measured and printed,
 // never asserted (noisy machines).
 //
@@ -210,13 +213,109 @@ async function press(key, times = 1) {
   }
 }
 
+// --- 3. a hook scenario (the zoo's distutils_hack_nested, no folding): at every ask, sys.meta_path as
+// the list of finder objects, the loop's index and the object asked, against `impsim trace`; the end's
+// counters and sys.meta_path against `impsim run --json` ----------------------------------------------
+{
+  const scenario = "scenarios/zoo/distutils_hack_nested.json";
+  const file = path.join(work, "zoo.html");
+  run("explore", scenario, "--no-fold", "-o", file);
+  const text = run("trace", scenario, "--max-lines", "0");
+  const json = JSON.parse(run("run", scenario, "--json"));
+  const expected = {};
+  let variant = null;
+  for (const line of text.split("\n")) {
+    const v = line.match(/^== variant (\S+)/);
+    if (v) { variant = v[1]; expected[variant] = []; continue; }
+    const m = line.match(/ask i=(\d+) (\[[^\]]*\]): (\S+)\.find_spec\('([^']*)'\)/);
+    if (m) expected[variant].push({ mp: m[2], who: m[3], name: m[4] });
+  }
+  await open(file);
+  const variants = json.runs.map((r) => r.variant);
+  eq(variants.join(" "), Object.keys(expected).join(" "), "zoo: the trace's variants");
+  for (const v of variants) {
+    await focus(v);
+    await press("Home");
+    const seen = [];
+    let last = -1, shot = false;
+    for (;;) {
+      const p = pane(v);
+      const row = num(await p.getAttribute("data-row"));
+      if (row === last) break;
+      last = row;
+      if ((await p.getAttribute("data-kind")) === "a") {
+        const event = await p.locator("[data-field=event]").innerText();
+        const m = event.match(/sys\.meta_path\[(\d+)\] = (\S+)\.find_spec\('([^']*)'\)/);
+        const mp = await p.locator(".muted[data-len]").getAttribute("data-mp");
+        const ids = await p.locator("[data-field=meta_path] .finder").evaluateAll((es) => es.map((e) => e.dataset.id));
+        // the drawn entries are the list the text names, and the starred one is the one asked
+        eq("[" + ids.join(" ") + "]", mp.replace("*", ""), `zoo ${v} row ${row}: drawn entries vs data-mp`);
+        seen.push({ mp, who: m ? m[2] : null, name: m ? m[3] : null, index: m ? num(m[1]) : -1 });
+        if (!shot && v === "as_is" && ids.filter((x) => x === "dh").length === 2 && seen.length > 8) {
+          shot = true;
+          await page.screenshot({ path: path.join(shots, "explore_hooks_nested.png") });
+        }
+      }
+      await press("ArrowRight");
+    }
+    eq(seen.length, expected[v].length, `zoo ${v}: asks shown`);
+    for (let i = 0; i < Math.min(seen.length, expected[v].length); i++) {
+      const e = expected[v][i], s = seen[i];
+      eq(s.mp, e.mp, `zoo ${v} ask ${i} (${e.who}.find_spec('${e.name}')): sys.meta_path`);
+      eq(s.who, e.who, `zoo ${v} ask ${i}: the object asked`);
+      eq(s.name, e.name, `zoo ${v} ask ${i}: the name`);
+      eq(e.mp.replace(/[\[\]]/g, "").split(" ")[s.index], "*" + s.who, `zoo ${v} ask ${i}: the loop's index`);
+    }
+    await press("End");
+    const r = json.runs.find((x) => x.variant === v);
+    const p = pane(v);
+    for (const c of ["searches", "finder_calls", "max_depth", "lookup_depth"])
+      eq(num(await p.locator(`[data-counter=${c}]`).innerText()), r.counters[c], `zoo ${v} end: ${c}`);
+    for (const id of Object.keys(r.finder_calls_by_object))
+      eq(num(await p.locator(`[data-counter="finder_calls:${id}"]`).innerText()), r.finder_calls_by_object[id],
+         `zoo ${v} end: finder_calls:${id}`);
+    const ids = await p.locator("[data-field=meta_path] .finder").evaluateAll((es) => es.map((e) => e.dataset.id));
+    eq(ids.join(" "), r.outcome.meta_path.join(" "), `zoo ${v} end: sys.meta_path`);
+    const notes = await p.locator("[data-field=notes]").innerText();
+    check(!/INCONSISTENT/.test(notes), `zoo ${v}: ${notes}`);
+  }
+}
+
+// --- 4. a hook with a reentrancy guard (ddtrace's process-global _finding): the page shows what the guard
+// holds while a watchdog's re-entry runs, and nothing once it is done -------------------------------------
+{
+  const scenario = "scenarios/zoo/ddtrace_watchdog.json";
+  const file = path.join(work, "guard.html");
+  run("explore", scenario, "--no-fold", "-o", file);
+  await open(file);
+  const v = JSON.parse(run("run", scenario, "--json")).runs[0].variant;
+  await focus(v);
+  await press("Home");
+  let held = null, last = -1;
+  for (;;) {
+    const p = pane(v);
+    const row = num(await p.getAttribute("data-row"));
+    if (row === last) break;
+    last = row;
+    const g = await p.locator("[data-field=guards]").innerText();
+    if (!held && /^global_set \{/.test(g)) {
+      held = g;
+      await page.screenshot({ path: path.join(shots, "explore_hooks_guard.png") });
+    }
+    await press("ArrowRight");
+  }
+  check(held !== null, "ddtrace_watchdog: the page shows the global _finding set holding a name during a re-entry");
+  const g = await pane(v).locator("[data-field=guards]").innerText();
+  check(/^nothing/.test(g), `ddtrace_watchdog end: no guard holds anything (${g})`);
+}
+
 check(network === 0, `the pages made ${network} network requests`);
 await context.close();
 fs.rmSync(work, { recursive: true, force: true });
 fs.rmSync(profile, { recursive: true, force: true });
 if (figures) {
   const dest = path.resolve(process.env.FIGURES || path.join(root, "docs", "figures"));
-  for (const f of ["explore_decision.png", "explore_incident_probe.png", "explore_incident_fold.png"])
+  for (const f of ["explore_decision.png", "explore_incident_probe.png", "explore_incident_fold.png", "explore_hooks_nested.png"])
     if (fs.existsSync(path.join(shots, f))) fs.copyFileSync(path.join(shots, f), path.join(dest, f));
 }
 console.log(`${checks - failures}/${checks} checks passed; screenshots in ${shots}`);

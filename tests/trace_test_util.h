@@ -1,0 +1,36 @@
+// What trace_test.cc and explore_test.cc share: a scenario file traced in
+// one format, as `impsim trace` / `impsim explore` would write it, and a
+// file read whole.
+#pragma once
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "impsim/loader.h"
+#include "impsim/trace_formats.h"
+
+namespace impsim::test {
+
+inline std::string traced(const std::string& scenario, TraceFormat format, Params set = {}, TraceOptions topt = {},
+                          std::vector<std::string> variants = {}) {
+  Scenario sc = load_scenario_file(scenario);
+  RunOptions options;
+  options.overrides = std::move(set);
+  options.variants = std::move(variants);
+  topt.format = format;
+  std::ostringstream out;
+  write_trace(out, sc, options, topt);
+  return out.str();
+}
+
+inline std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace impsim::test

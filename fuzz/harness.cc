@@ -46,16 +46,10 @@ Verdict run_input(const uint8_t* data, size_t size) {
   InputLimits in_limits;
   in_limits.max_file_bytes = 1 << 20;
   std::string text(reinterpret_cast<const char*>(data), size);
-  Scenario sc;
   try {
-    sc = load_scenario_text(text, "fuzz.json", in_limits);
-  } catch (const InputError& e) {
-    (void)e.what();
-    return Verdict::Invalid;
-  }
-  RunOptions options = fuzz_options();
-  options.engine = EngineKind::Step;
-  try {
+    Scenario sc = load_scenario_text(text, "fuzz.json", in_limits);
+    RunOptions options = fuzz_options();
+    options.engine = EngineKind::Step;
     RunPlan plan = plan_runs(sc, options);
     if (plan.runs() > kMaxRuns) return Verdict::StepBudget;
     // First pass: every run under the step budget, before the reports.
@@ -66,17 +60,11 @@ Verdict run_input(const uint8_t* data, size_t size) {
         if (VariantRun r = run_one(plan, model, p, v, options); r.limit && r.limit->limit == "max-steps")
           return Verdict::StepBudget;
     }
-  } catch (const InputError&) {
-    return Verdict::Invalid;
-  } catch (const ModelLimitError&) {
-    return Verdict::Invalid;
-  }
 
-  // Second pass: the real front door, both reports, with each engine (the
-  // fast one does less work than the step engine that just finished). The
-  // limits are explicit, so both engines stop at the same event: their
-  // reports must be byte for byte the same (docs/limits.md).
-  try {
+    // Second pass: the real front door, both reports, with each engine (the
+    // fast one does less work than the step engine that just finished). The
+    // limits are explicit, so both engines stop at the same event: their
+    // reports must be byte for byte the same (docs/limits.md).
     std::string reports[2];
     int i = 0;
     for (EngineKind kind : {EngineKind::Step, EngineKind::Fast}) {

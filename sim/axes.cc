@@ -37,10 +37,10 @@ const auto* entry_of(const Table& table, Key key) {
 }
 
 template <class Table>
-const auto* entry_named(const Table& table, const std::string& name) {
+auto key_named(const Table& table, const std::string& name) -> std::optional<decltype(table[0].key)> {
   for (auto& e : table)
-    if (name == e.name) return &e;
-  return static_cast<decltype(&table[0])>(nullptr);
+    if (name == e.name) return e.key;
+  return std::nullopt;
 }
 
 template <class Table>
@@ -60,19 +60,13 @@ std::string joined(const std::vector<std::string>& names) {
 
 RevisionRules rules_of(Revision r) { return entry_of(kRevisions, r)->rules; }
 const char* revision_name(Revision r) { return entry_of(kRevisions, r)->name; }
-std::optional<Revision> parse_revision(const std::string& s) {
-  if (auto* e = entry_named(kRevisions, s)) return e->key;
-  return std::nullopt;
-}
+std::optional<Revision> parse_revision(const std::string& s) { return key_named(kRevisions, s); }
 std::vector<std::string> revision_names() { return names_of(kRevisions); }
 std::string revision_list() { return joined(revision_names()); }
 
 bool find_spec_iterates_snapshot(CPython v) { return entry_of(kVersions, v)->snapshot; }
 const char* cpython_name(CPython v) { return entry_of(kVersions, v)->name; }
-std::optional<CPython> parse_cpython(const std::string& s) {
-  if (auto* e = entry_named(kVersions, s)) return e->key;
-  return std::nullopt;
-}
+std::optional<CPython> parse_cpython(const std::string& s) { return key_named(kVersions, s); }
 std::vector<std::string> cpython_names() { return names_of(kVersions); }
 std::string cpython_list() { return joined(cpython_names()); }
 

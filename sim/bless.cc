@@ -98,8 +98,7 @@ Blessed bless(const std::string& source, const ScenarioRun& run) {
   if (sc.expect.empty() && !nlohmann::json::parse(source).contains("expect")) {
     auto [end, indent] = root_end(source);
     std::vector<std::string> counters;
-    for (const ReportRow& row : sc.report) counters.push_back(row.counter);
-    if (counters.empty()) counters.push_back("lookups");
+    for (const ReportRow& row : report_rows(sc)) counters.push_back(row.counter);
     std::string block = fmt::format(",\n{}\"expect\": {{", indent);
     for (size_t v = 0; v < run.variants.size(); ++v) {
       std::string entries;

@@ -85,7 +85,7 @@ void Engine::set_up() {
   if (!rules_.guard_saves_copy) finder_.scope_object = new_scope_object(kEmptySet);
   finder_.blocked = model_.blocked;
   finder_.resolving.assign(names_.size(), 0);
-  path_cache_.assign(names_.size(), {kNoPath, kNoSpec});
+  path_miss_.assign(names_.size(), kNoPath);
   labels_.assign(model_.labels.size(), LabelTotals{});
   auto preload = [&](NameId name, bool torch) {
     TreeId t = model_.find_tree(name);
@@ -192,10 +192,10 @@ SpecId Engine::path_finder_find_spec(NameId name, PathRef path) {
   } else {
     if (path < 0) return kNoSpec;  // None or []
     // A probe for a missing name asks again and again with the same path.
-    auto& cached = path_cache_[static_cast<size_t>(name)];
-    if (cached.first == path) return kNoSpec;
+    PathRef& missed = path_miss_[static_cast<size_t>(name)];
+    if (missed == path) return kNoSpec;
     t = model_.find_child(path, name);
-    if (t < 0) cached.first = path;
+    if (t < 0) missed = path;
   }
   if (t < 0) return kNoSpec;
   LoaderId loader = new_loader(Loader{LoaderKind::Source, false, 0, t});

@@ -29,27 +29,20 @@ namespace {
 using loading::Reader;
 using nlohmann::json;
 
-// What a top-level key's reader may use: the Reader, the scenario read so
-// far, and the file's source and limits.
-struct Load {
-  Reader& r;
-  Scenario& sc;
-};
-
-void read_impsim(Load& l, const json& v) {
+void read_impsim(Reader& r, Scenario&, const json& v) {
   if (!v.is_number_integer() || v.get<int64_t>() != 1)
-    l.r.fail("/impsim", fmt::format("this impsim reads scenario format 1; found {}", loading::quoted(v)));
+    r.fail("/impsim", fmt::format("this impsim reads scenario format 1; found {}", loading::quoted(v)));
 }
 
-void read_schema(Load& l, const json& v) { l.r.string(v, "/$schema", "a schema address"); }
+void read_schema(Reader& r, Scenario&, const json& v) { r.string(v, "/$schema", "a schema address"); }
 
-void read_name(Load& l, const json& v) { l.sc.name = l.r.string(v, "/name", "a name"); }
+void read_name(Reader& r, Scenario& sc, const json& v) { sc.name = r.string(v, "/name", "a name"); }
 
-void read_description(Load& l, const json& v) { l.sc.description = l.r.string(v, "/description", "a description"); }
+void read_description(Reader& r, Scenario& sc, const json& v) {
+  sc.description = r.string(v, "/description", "a description");
+}
 
-void read_params(Load& l, const json& v) {
-  Reader& r = l.r;
-  Scenario& sc = l.sc;
+void read_params(Reader& r, Scenario& sc, const json& v) {
   const json& p = r.object(v, "/params", "the parameters");
   for (auto& [k, x] : p.items()) {
     std::string ptr = "/params/" + pointer_token(k);
@@ -60,9 +53,7 @@ void read_params(Load& l, const json& v) {
   }
 }
 
-void read_sweep(Load& l, const json& v) {
-  Reader& r = l.r;
-  Scenario& sc = l.sc;
+void read_sweep(Reader& r, Scenario& sc, const json& v) {
   const InputLimits& limits = r.limits();
   const json& s = r.object(v, "/sweep", "the sweep");
   r.expect_keys(s, "/sweep", {"param", "values", "title"}, "the sweep");
@@ -85,9 +76,7 @@ void read_sweep(Load& l, const json& v) {
   sc.sweep = sw;
 }
 
-void read_sys_modules(Load& l, const json& v) {
-  Reader& r = l.r;
-  Scenario& sc = l.sc;
+void read_sys_modules(Reader& r, Scenario& sc, const json& v) {
   const json& m = r.object(v, "/sys_modules", "the starting sys.modules");
   r.expect_keys(m, "/sys_modules", {"preloaded", "filler", "torch"}, "sys_modules");
   if (m.contains("preloaded"))
@@ -110,9 +99,7 @@ void read_sys_modules(Load& l, const json& v) {
   }
 }
 
-void read_tree(Load& l, const json& tree) {
-  Reader& r = l.r;
-  Scenario& sc = l.sc;
+void read_tree(Reader& r, Scenario& sc, const json& tree) {
   const InputLimits& limits = r.limits();
   const json& t = r.object(tree, "/tree", "the package tree");
   if (t.size() > limits.max_tree_entries)
@@ -163,13 +150,13 @@ void read_tree(Load& l, const json& tree) {
   }
 }
 
-void read_blocked(Load& l, const json& v) { l.sc.blocked = l.r.names(v, "/blocked", "the blocked module names"); }
+void read_blocked(Reader& r, Scenario& sc, const json& v) {
+  sc.blocked = r.names(v, "/blocked", "the blocked module names");
+}
 
-void read_program(Load& l, const json& v) { l.sc.program = l.r.steps(v, "/program"); }
+void read_program(Reader& r, Scenario& sc, const json& v) { sc.program = r.steps(v, "/program"); }
 
-void read_variants(Load& l, const json& v) {
-  Reader& r = l.r;
-  Scenario& sc = l.sc;
+void read_variants(Reader& r, Scenario& sc, const json& v) {
   r.array(v, "/variants", "the variants to run");
   if (v.empty()) r.fail("/variants", "name at least one variant");
   sc.variants.clear();
@@ -195,9 +182,7 @@ void check_counter(const Reader& r, const Scenario& sc, const std::string& c, co
            fmt::format("unknown counter \"{}\"; expected {}, optionally after \"LABEL.\"", counter, counter_list()));
 }
 
-void read_report(Load& l, const json& v) {
-  Reader& r = l.r;
-  Scenario& sc = l.sc;
+void read_report(Reader& r, Scenario& sc, const json& v) {
   r.array(v, "/report", "the report rows");
   for (size_t i = 0; i < v.size(); ++i) {
     std::string ptr = "/report/" + std::to_string(i);
@@ -212,9 +197,7 @@ void read_report(Load& l, const json& v) {
   }
 }
 
-void read_expect(Load& l, const json& v) {
-  Reader& r = l.r;
-  Scenario& sc = l.sc;
+void read_expect(Reader& r, Scenario& sc, const json& v) {
   const json& ex = r.object(v, "/expect", "the expectations (variant -> counter -> value)");
   for (auto& [variant, counters] : ex.items()) {
     std::string vptr = "/expect/" + pointer_token(variant);
@@ -261,27 +244,27 @@ void read_expect(Load& l, const json& v) {
 // The hook language's keys (sim/loader_hooks.cc): read together, with their
 // cross-references, once the program and variants are read (read_hooks,
 // from the loop below, before "report" needs the hook counters' names).
-void read_by_hook_language(Load&, const json&) {}
+void read_by_hook_language(Reader&, Scenario&, const json&) {}
 
-void read_revision(Load& l, const json& v) {
-  std::string name = l.r.string(v, "/revision", "the finder revision");
-  l.sc.revision = parse_revision(name);
-  if (!l.sc.revision)
-    l.r.fail("/revision", fmt::format("unknown finder revision \"{}\"; expected one of: {}", name, revision_list()));
+void read_revision(Reader& r, Scenario& sc, const json& v) {
+  std::string name = r.string(v, "/revision", "the finder revision");
+  sc.revision = parse_revision(name);
+  if (!sc.revision)
+    r.fail("/revision", fmt::format("unknown finder revision \"{}\"; expected one of: {}", name, revision_list()));
 }
 
-void read_cpython(Load& l, const json& v) {
-  std::string name = l.r.string(v, "/cpython", "the CPython version");
-  l.sc.cpython = parse_cpython(name);
-  if (!l.sc.cpython)
-    l.r.fail("/cpython", fmt::format("unknown CPython version \"{}\"; expected one of: {}", name, cpython_list()));
+void read_cpython(Reader& r, Scenario& sc, const json& v) {
+  std::string name = r.string(v, "/cpython", "the CPython version");
+  sc.cpython = parse_cpython(name);
+  if (!sc.cpython)
+    r.fail("/cpython", fmt::format("unknown CPython version \"{}\"; expected one of: {}", name, cpython_list()));
 }
 
-void read_allow_error(Load& l, const json& v) { l.sc.allow_error = l.r.boolean(v, "/allow_error", "\"allow_error\""); }
+void read_allow_error(Reader& r, Scenario& sc, const json& v) {
+  sc.allow_error = r.boolean(v, "/allow_error", "\"allow_error\"");
+}
 
-void read_expect_outcome(Load& l, const json& v) {
-  Reader& r = l.r;
-  Scenario& sc = l.sc;
+void read_expect_outcome(Reader& r, Scenario& sc, const json& v) {
   const json& eo =
       r.object(v, "/expect_outcome", "variant -> \"identical\" or \"differs\" (against the first variant)");
   size_t want = sc.sweep ? sc.sweep->values.size() : 1;
@@ -309,13 +292,13 @@ void read_expect_outcome(Load& l, const json& v) {
   }
 }
 
-void read_expect_equivalent(Load& l, const json& v) {
-  l.sc.expect_equivalent = l.r.boolean(v, "/expect_equivalent", "\"expect_equivalent\"");
+void read_expect_equivalent(Reader& r, Scenario& sc, const json& v) {
+  sc.expect_equivalent = r.boolean(v, "/expect_equivalent", "\"expect_equivalent\"");
 }
 
 struct TopKey {
   std::string_view key;
-  void (*read)(Load&, const json&);
+  void (*read)(Reader&, Scenario&, const json&);  // reads the value into the scenario read so far
   const char* missing = nullptr;  // the message when the key is absent; nullptr: optional
 };
 
@@ -392,11 +375,10 @@ Scenario load_scenario_text(const std::string& text, const std::string& file, co
   r.object(root, "", "a scenario");
   static constexpr auto kKeyNames = top_key_names();
   r.expect_keys(root, "", kKeyNames.data(), kKeyNames.data() + kKeyNames.size(), "a scenario");
-  Load load{r, sc};
   for (const TopKey& k : kTopKeys) {
     if (k.key == "report") read_hooks(r, root, sc, root.contains("variants"));
     if (root.contains(k.key))
-      k.read(load, root[std::string(k.key)]);
+      k.read(r, sc, root[std::string(k.key)]);
     else if (k.missing)
       r.fail("", k.missing);
   }

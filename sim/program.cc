@@ -1,5 +1,5 @@
 // The scenario's steps, each run as the Python statement it stands for
-// (SCENARIO_FORMAT.md, "Steps"), with labels and the traceback of steps.
+// (docs/scenario-format.md, "Steps"), with labels and the traceback of steps.
 #include <fmt/format.h>
 
 #include "impsim/engine.h"

@@ -20,38 +20,25 @@ const Count kExactInDouble = Count(uint64_t{1} << 53);
 void write(std::string& out, const ordered_json& j, int indent, const JsonOptions& o) {
   const std::string pad(static_cast<size_t>(indent) + 2, ' ');
   switch (j.type()) {
-    case nlohmann::json::value_t::object: {
+    case nlohmann::json::value_t::object:
+    case nlohmann::json::value_t::array: {
+      const bool object = j.is_object();
+      const char* brackets = object ? "{}" : "[]";
       if (j.empty()) {
-        out += "{}";
+        out += brackets;
         return;
       }
-      out += "{\n";
+      out += brackets[0];
+      out += "\n";
       bool first = true;
       for (auto it = j.begin(); it != j.end(); ++it) {
         if (!first) out += ",\n";
         first = false;
         out += pad;
-        out += ordered_json(it.key()).dump();
-        out += ": ";
+        if (object) out += ordered_json(it.key()).dump() + ": ";
         write(out, it.value(), indent + 2, o);
       }
-      out += "\n" + std::string(static_cast<size_t>(indent), ' ') + "}";
-      return;
-    }
-    case nlohmann::json::value_t::array: {
-      if (j.empty()) {
-        out += "[]";
-        return;
-      }
-      out += "[\n";
-      bool first = true;
-      for (const auto& v : j) {
-        if (!first) out += ",\n";
-        first = false;
-        out += pad;
-        write(out, v, indent + 2, o);
-      }
-      out += "\n" + std::string(static_cast<size_t>(indent), ' ') + "]";
+      out += "\n" + std::string(static_cast<size_t>(indent), ' ') + brackets[1];
       return;
     }
     case nlohmann::json::value_t::binary: {

@@ -110,8 +110,7 @@ std::vector<std::vector<std::string>> counter_table(const ScenarioRun& run) {
   const size_t nsweep = run.points();
 
   if (!run.sweep_values.empty()) {
-    std::vector<ReportRow> rows = sc.report;
-    if (rows.empty()) rows.push_back({"lookups", "lookups"});
+    std::vector<ReportRow> rows = report_rows(sc);
     std::vector<std::string> head{sc.sweep->title};
     for (int64_t v : run.sweep_values) head.push_back(std::to_string(v));
     t.push_back(head);
@@ -160,12 +159,9 @@ std::vector<std::vector<std::string>> counter_table(const ScenarioRun& run) {
 // What follows the table: expectations, the cost model, the outcome and
 // what stopped or raised.
 std::string report_tail(const ScenarioRun& run) {
-  const Scenario& sc = *run.scenario;
   std::string out;
   const size_t nv = run.variants.size();
-  auto run_at = [&](size_t sweep, size_t v) -> const VariantRun& { return run.runs[sweep * nv + v]; };
-  const size_t nsweep = run.runs.size() / std::max<size_t>(nv, 1);
-  (void)sc;
+  const size_t nsweep = run.points();
 
   out += "\n" + expectations_text(run);
 

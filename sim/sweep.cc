@@ -152,8 +152,7 @@ ChartSpec sweep_chart(const SweepResult& result) {
                      ? t
                      : fmt::format("{} ({})", t, sc.sweep->param);
   spec.x = run.sweep_values;
-  std::vector<ReportRow> rows = sc.report;
-  if (rows.empty()) rows.push_back({"lookups", "lookups"});
+  std::vector<ReportRow> rows = report_rows(sc);
   spec.y_label = rows.size() == 1 ? rows[0].title + " (log scale)" : "count (log scale)";
   const size_t nv = run.variants.size();
   for (size_t r = 0; r < rows.size(); ++r)

@@ -31,6 +31,22 @@ const Entry kHookEntries[] = {
     {DesignId::GuardRemoveSelf, "guard_remove_self", {.hook_fix = HookFix::GuardRemoveSelf}},
 };
 
+// Every design of `table` on the run's revision, in the table's order.
+template <size_t N>
+std::vector<Variant> variants_of(const Entry (&table)[N]) {
+  std::vector<Variant> out;
+  for (auto& e : table) out.push_back(Variant{e.variant, std::nullopt, {}});
+  return out;
+}
+
+// "before, after, ..." for messages.
+template <size_t N>
+std::string names_of(const Entry (&table)[N]) {
+  std::string s;
+  for (auto& e : table) s += (s.empty() ? "" : ", ") + std::string(e.name);
+  return s;
+}
+
 const Entry* entry_of(DesignId d) {
   for (auto& e : kEntries)
     if (e.variant == d) return &e;
@@ -81,33 +97,19 @@ std::optional<Variant> parse_variant(const std::string& s) {
 }
 
 const std::vector<Variant>& all_variants() {
-  static const std::vector<Variant> v = [] {
-    std::vector<Variant> out;
-    for (auto& e : kEntries) out.push_back(Variant{e.variant, std::nullopt, {}});
-    return out;
-  }();
+  static const std::vector<Variant> v = variants_of(kEntries);
   return v;
 }
 
 const std::vector<Variant>& all_hook_variants() {
-  static const std::vector<Variant> v = [] {
-    std::vector<Variant> out;
-    for (auto& e : kHookEntries) out.push_back(Variant{e.variant, std::nullopt, {}});
-    return out;
-  }();
+  static const std::vector<Variant> v = variants_of(kHookEntries);
   return v;
 }
 
 std::string hook_variant_list() {
-  std::string s;
-  for (auto& e : kHookEntries) s += (s.empty() ? "" : ", ") + std::string(e.name);
-  return s + " (each fix may take :HOOK to apply to that hook only)";
+  return names_of(kHookEntries) + " (each fix may take :HOOK to apply to that hook only)";
 }
 
-std::string variant_list() {
-  std::string s;
-  for (auto& e : kEntries) s += (s.empty() ? "" : ", ") + std::string(e.name);
-  return s + " (each may take @REVISION: " + revision_list() + ")";
-}
+std::string variant_list() { return names_of(kEntries) + " (each may take @REVISION: " + revision_list() + ")"; }
 
 }  // namespace impsim

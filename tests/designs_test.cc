@@ -77,7 +77,7 @@ TEST_CASE("compare: verdicts name the designs and the step that produced each di
       {"import": "pkg.sub"}
     ],
     "variants": ["before", "disable-all", "after"]})");
-  Comparison c{&r->run, Variant::Before};
+  Comparison c{&r->run, Variant::Before, {}};
   std::string text = compare_text(c, CompareFormat::Text);
   CHECK(text.find("after: identical") != std::string::npos);
   CHECK(text.find("disable-all: differs") != std::string::npos);

@@ -2,19 +2,14 @@
 // as JSON: every shipped scenario, run twice by the real binary.
 #include <doctest/doctest.h>
 
-#include <filesystem>
-#include <map>
-
 #include "test_util.h"
 
 using namespace impsim;
 
 TEST_CASE("every shipped scenario prints identical bytes twice, text and JSON") {
   int seen = 0;
-  for (auto& e : std::filesystem::recursive_directory_iterator(std::string(IMPSIM_SOURCE_DIR) + "/scenarios")) {
-    if (e.path().extension() != ".json") continue;
+  for (const std::string& path : test::shipped_scenarios()) {
     ++seen;
-    std::string path = e.path().string();
     CAPTURE(path);
     for (const char* flags : {"", " --json"}) {
       CAPTURE(flags);

@@ -133,30 +133,30 @@ TEST_CASE("guard truth table") {
     t.engine.guard_exit(g);
     CHECK(t.f().copies == 0);
   }
+  // enable=False on a P scoped to {a}: the copies inside the guard and after
+  // it; the exit enables again, keeping the scope {a}.
+  auto check_disabling_guard = [](Bench& t, int inside, int after) {
+    GuardEntry g = t.engine.guard_enter(false, std::nullopt);
+    CHECK_FALSE(g.noop);
+    CHECK(t.f().copies == inside);
+    t.engine.guard_exit(g);
+    CHECK(t.f().copies == after);
+    CHECK(t.f().scope == t.a);
+    CHECK_FALSE(t.f().globally_enabled);
+  };
   SUBCASE("absent but scoped, enable=False: the exit leaves a registration behind") {
     Bench t;
     t.engine.enable(t.a);
     t.engine.disable();
     REQUIRE(t.f().copies == 0);
     REQUIRE(t.f().scope == t.a);
-    GuardEntry g = t.engine.guard_enter(false, std::nullopt);
-    CHECK_FALSE(g.noop);
-    CHECK(t.f().copies == 0);
-    t.engine.guard_exit(g);
-    CHECK(t.f().copies == 1);
-    CHECK(t.f().scope == t.a);
-    CHECK_FALSE(t.f().globally_enabled);
+    check_disabling_guard(t, 0, 1);
   }
   SUBCASE("present, enable=False: one copy out on entry, back at index 0 on exit") {
     Bench t;
     t.engine.enable(t.a);
     t.engine.enable(t.a);
-    GuardEntry g = t.engine.guard_enter(false, std::nullopt);
-    CHECK(t.f().copies == 1);
-    t.engine.guard_exit(g);
-    CHECK(t.f().copies == 2);
-    CHECK(t.f().scope == t.a);
-    CHECK_FALSE(t.f().globally_enabled);
+    check_disabling_guard(t, 1, 2);
   }
 }
 

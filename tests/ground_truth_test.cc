@@ -1,5 +1,6 @@
 // The two ground-truth tables, measured on CPython 3.11.7 with the released
-// finder, as data (tools/scenarios/gt_*.json run them against the interpreter).
+// finder (docs/model.md, "Ground truth"), as data (tools/scenarios/gt_*.json run
+// them against the interpreter).
 #include <doctest/doctest.h>
 
 #include "test_util.h"

@@ -3,8 +3,6 @@
 // engine's copies, CPython 3.14's snapshot, and the loader's errors.
 #include <doctest/doctest.h>
 
-#include <filesystem>
-
 #include "impsim/loader_hooks.h"
 #include "test_util.h"
 
@@ -13,13 +11,7 @@ using namespace impsim::test;
 
 namespace {
 
-std::vector<std::string> hook_scenarios() {
-  std::vector<std::string> out;
-  for (auto& e : std::filesystem::directory_iterator(std::string(IMPSIM_SOURCE_DIR) + "/tests/data/hooks"))
-    if (e.path().extension() == ".json") out.push_back(e.path().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
+std::vector<std::string> hook_scenarios() { return json_files("tests/data/hooks"); }
 
 std::string load_error(const std::string& json) {
   try {

@@ -34,14 +34,23 @@ inline constexpr const char* kProbeScenario = R"({
   ]
 })";
 
-// Every scenario shipped under scenarios/, sorted.
-inline std::vector<std::string> shipped_scenarios() {
+// The .json files in `dir` (a folder of the source tree), sorted; `recursive`: in its subfolders too.
+inline std::vector<std::string> json_files(const std::string& dir, bool recursive = false) {
   std::vector<std::string> out;
-  for (auto& e : std::filesystem::recursive_directory_iterator(std::string(IMPSIM_SOURCE_DIR) + "/scenarios"))
+  auto add = [&](const std::filesystem::directory_entry& e) {
     if (e.path().extension() == ".json") out.push_back(e.path().string());
+  };
+  std::string path = std::string(IMPSIM_SOURCE_DIR) + "/" + dir;
+  if (recursive)
+    for (auto& e : std::filesystem::recursive_directory_iterator(path)) add(e);
+  else
+    for (auto& e : std::filesystem::directory_iterator(path)) add(e);
   std::sort(out.begin(), out.end());
   return out;
 }
+
+// Every scenario shipped under scenarios/, sorted.
+inline std::vector<std::string> shipped_scenarios() { return json_files("scenarios", true); }
 
 // The shipped scenarios that use no hook language (scenarios/zoo/ does):
 // what the fast engine and the copies representation of the proxy model.

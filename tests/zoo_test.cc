@@ -16,13 +16,7 @@ using namespace impsim;
 
 namespace {
 
-std::vector<std::string> zoo_files() {
-  std::vector<std::string> out;
-  for (auto& e : std::filesystem::directory_iterator(std::string(IMPSIM_SOURCE_DIR) + "/scenarios/zoo"))
-    if (e.path().extension() == ".json") out.push_back(e.path().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
+std::vector<std::string> zoo_files() { return test::json_files("scenarios/zoo"); }
 
 nlohmann::json read_json(const std::string& path) {
   std::ifstream in(path);

@@ -13,36 +13,21 @@
 Needs python3-jsonschema >= 4 (Debian bookworm: 4.10.3); tools/setup installs it.
 Usage: tools/check_reports.py [--impsim build/impsim]
 """
-import argparse
 import glob
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
-import jsonschema
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from schema_check import ROOT, SchemaCheck
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--impsim", default=os.path.join(ROOT, "build", "impsim"))
-    args = ap.parse_args()
-    failures = []
-
-    def fail(msg):
-        failures.append(msg)
-        print("FAIL", msg)
-
-    with open(os.path.join(ROOT, "docs", "report.schema.json")) as f:
-        schema = json.load(f)
-    jsonschema.Draft202012Validator.check_schema(schema)
-    validator = jsonschema.Draft202012Validator(schema)
+    check = SchemaCheck(__doc__.splitlines()[0], "report.schema.json")
+    fail = check.fail
 
     def impsim(argv):
-        r = subprocess.run([args.impsim] + argv, capture_output=True, text=True, cwd=ROOT)
+        r = check.impsim(argv, cwd=ROOT)
         return r.returncode, r.stdout, r.stderr
 
     def check_json(what, out, want_title=None):
@@ -51,7 +36,7 @@ def main():
         except json.JSONDecodeError as e:
             fail(f"{what}: not one JSON object: {e}: {out[:200]!r}")
             return None
-        errs = [f"{'/' + '/'.join(map(str, e.absolute_path))}: {e.message[:160]}" for e in validator.iter_errors(doc)]
+        errs = check.schema_errors(doc, 160)
         if errs:
             fail(f"{what}: against docs/report.schema.json: {errs[:3]}")
         return doc
@@ -157,8 +142,8 @@ def main():
         if doc["error"]["pointer"] != "/nmae" or "did you mean \"name\"" not in doc["error"]["message"]:
             fail(f"unknown key: expected /nmae and a did-you-mean, got {doc['error']}")
 
-    print(f"{checked} outputs checked, {len(failures)} failures")
-    return 1 if failures else 0
+    print(f"{checked} outputs checked, {len(check.failures)} failures")
+    return 1 if check.failures else 0
 
 
 if __name__ == "__main__":

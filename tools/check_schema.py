@@ -13,43 +13,28 @@
 Needs python3-jsonschema >= 4 (Debian bookworm: 4.10.3); tools/setup installs it.
 Usage: tools/check_schema.py [--impsim build/impsim]
 """
-import argparse
 import glob
 import json
 import os
 import re
 import shlex
-import subprocess
 import sys
 import tempfile
 
-import jsonschema
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-from crosscheck_lib import counters  # noqa: E402
+from crosscheck_lib import counters
+from schema_check import ROOT, SchemaCheck
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--impsim", default=os.path.join(ROOT, "build", "impsim"))
-    args = ap.parse_args()
-    failures = []
-
-    def fail(msg):
-        failures.append(msg)
-        print("FAIL", msg)
-
-    with open(os.path.join(ROOT, "docs", "scenario.schema.json")) as f:
-        schema = json.load(f)
-    jsonschema.Draft202012Validator.check_schema(schema)
-    validator = jsonschema.Draft202012Validator(schema)
+    check = SchemaCheck(__doc__.splitlines()[0], "scenario.schema.json")
+    fail = check.fail
+    schema = check.schema
 
     def schema_errors(doc):
-        return [f"{'/' + '/'.join(map(str, e.absolute_path))}: {e.message[:120]}" for e in validator.iter_errors(doc)]
+        return check.schema_errors(doc, 120)
 
     def impsim(argv):
-        r = subprocess.run([args.impsim] + argv, capture_output=True, text=True)
+        r = check.impsim(argv)
         return r.returncode, r.stdout + r.stderr
 
     shipped = sorted(glob.glob(os.path.join(ROOT, "scenarios", "**", "*.json"), recursive=True))
@@ -162,8 +147,8 @@ def main():
     print(f"\n{len(shipped)} shipped scenarios; {len(cases)} error cases: "
           + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
     print("caught only by the loader or the run: " + ", ".join(only))
-    if failures:
-        print(f"\n{len(failures)} disagreement(s)")
+    if check.failures:
+        print(f"\n{len(check.failures)} disagreement(s)")
         return 1
     return 0
 

@@ -396,7 +396,9 @@ class Engine {
   EngineLimits limits_;
   SetTable sets_;  // a copy: scope unions intern new sets while running
   std::vector<std::vector<int8_t>> covers_;  // by SetId, by NameId: -1 unknown, 0, 1
-  std::vector<std::pair<PathRef, SpecId>> path_cache_;  // by NameId: PathFinder's last miss
+  // By NameId: the path PathFinder last searched in vain for the name (the
+  // tree never changes, so a search there would miss again).
+  std::vector<PathRef> path_miss_;
   struct ScopeObject {
     SetId value;
     int32_t holders;  // the finder, and the open guards that saved it

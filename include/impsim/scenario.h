@@ -114,4 +114,10 @@ struct Scenario {
   HooksText hooks;  // impsim extension: finder objects and hooks as data
 };
 
+// The rows a sweep table, a chart or a blessed `expect` show: the
+// scenario's `report`, or lookups alone when it names none.
+inline std::vector<ReportRow> report_rows(const Scenario& sc) {
+  return sc.report.empty() ? std::vector<ReportRow>{{"lookups", "lookups"}} : sc.report;
+}
+
 }  // namespace impsim

@@ -97,20 +97,12 @@ class _ProxyModule(_types.ModuleType):
     """A torch name served by the proxy (everything else is 'real')."""
 
 
-class _EmptyLoader:
-    """Loader of preloaded modules that are not in the tree: no body."""
+class _BodilessLoader:
+    """A loader with no body to run: serves `module` (a real torch module out
+    of the torch cache) or, with None, lets importlib make an empty module (a
+    preloaded module that is not in the tree)."""
 
-    def create_module(self, spec):
-        return None
-
-    def exec_module(self, module):
-        pass
-
-
-class _CachedLoader:
-    """Serves a real torch module out of the torch cache."""
-
-    def __init__(self, module):
+    def __init__(self, module=None):
         self.module = module
 
     def create_module(self, spec):
@@ -475,8 +467,8 @@ class _Runtime:
         module = self.cache[name]
         origin = getattr(module, "__file__", None)
         if self.revision == "04efefd":  # not a package spec
-            return _util.spec_from_loader(name, _CachedLoader(module), origin=origin)
-        spec = _util.spec_from_loader(name, _CachedLoader(module), origin=origin,
+            return _util.spec_from_loader(name, _BodilessLoader(module), origin=origin)
+        spec = _util.spec_from_loader(name, _BodilessLoader(module), origin=origin,
                                       is_package=True)
         spec.submodule_search_locations = list(getattr(module, "__path__", []))
         return spec
@@ -498,7 +490,7 @@ class _Runtime:
                 if name in self.tree:
                     spec = self.tree_spec(name, root)
                 else:
-                    spec = _machinery.ModuleSpec(name, _EmptyLoader(),
+                    spec = _machinery.ModuleSpec(name, _BodilessLoader(),
                                                  is_package=(kind == "torch"))
                 _sys.modules[name] = _util.module_from_spec(spec)
         for i in range(self.filler_count):

@@ -77,21 +77,20 @@ SpecId Engine::_find_spec_over_objects(NameId name, PathRef path) {
           SpecId spec;
           if (cls == FinderClass::Proxy) {
             spec = traced_proxy_find_spec(name, index, size);
-          } else if (is_legacy_finder(f)) {
-            // `finder.find_spec` raises AttributeError: 3.12+ goes on to the
-            // next finder; up to 3.11 _find_spec_legacy calls find_module.
-            if (!legacy_finders_reached_) continue;
-            if (trace_) trace_->ask_begin(*this, name, trace_kind(cls), index, size);
-            spec = _find_spec_legacy(f, name, path);
-            if (trace_) trace_->ask_end(*this, name, trace_kind(cls), spec != kNoSpec ? AskAnswer::Spec : AskAnswer::None);
           } else {
+            // A legacy finder: `finder.find_spec` raises AttributeError, so
+            // 3.12+ goes on to the next finder; up to 3.11 _find_spec_legacy
+            // calls find_module.
+            const bool legacy = is_legacy_finder(f);
+            if (legacy && !legacy_finders_reached_) continue;
+            auto ask = [&] { return legacy ? _find_spec_legacy(f, name, path) : finder_find_spec(f, name, path); };
             if (!trace_) {
-              spec = finder_find_spec(f, name, path);
+              spec = ask();
             } else {
               // The trace hears the ask end even when an exception leaves it.
               trace_->ask_begin(*this, name, trace_kind(cls), index, size);
               spec = kNoSpec;
-              try_finally([&] { spec = finder_find_spec(f, name, path); },
+              try_finally([&] { spec = ask(); },
                           [&](bool raised) {
                             trace_->ask_end(*this, name, trace_kind(cls),
                                             raised ? AskAnswer::Raised

@@ -188,11 +188,19 @@ HookText HookReader::hook(const json& v, const std::string& ptr, const std::stri
     h.uninstall = choice<UninstallPolicy>(v["uninstall"], ptr + "/uninstall", "uninstall policy",
                                           {{"first", UninstallPolicy::First}, {"all", UninstallPolicy::All}});
   if (v.contains("api")) {
-    std::string api = string(v["api"], ptr + "/api", "the finder API");
-    if (api == "find_module")
-      fail(ptr + "/api", "\"find_module\" (legacy finders reached through _find_spec_legacy) is not modelled; only "
-                         "\"find_spec\" is");
-    if (api != "find_spec") fail(ptr + "/api", fmt::format("expected \"find_spec\", found \"{}\"", api));
+    h.legacy = choice<bool>(v["api"], ptr + "/api", "finder API", {{"find_spec", false}, {"find_module", true}});
+  }
+  if (h.legacy) {
+    // A legacy finder's find_module returns a loader, which _find_spec_legacy
+    // turns into spec_from_loader(name, loader): exact for a served loader
+    // and for None; a spec found elsewhere would lose its origin and search
+    // locations, so those actions (and loader wrappers) are refused.
+    for (const HookActionText& a : h.actions)
+      if (a.kind == ActionKind::Reenter || a.kind == ActionKind::Call || a.kind == ActionKind::CallNext)
+        fail(a.pointer, "a legacy hook (\"api\": \"find_module\") returns a loader, not a spec; impsim models its "
+                        "find_module with import, serve, unload and return actions only");
+    if (h.loader != LoaderWrap::Unchanged)
+      fail(ptr + "/loader", "a legacy hook (\"api\": \"find_module\") takes \"loader\": \"unchanged\" only");
   }
   return h;
 }
@@ -304,8 +312,18 @@ void read_hooks(const loading::Reader& in, const json& root, Scenario& sc, bool 
   // "real" ties a scenario to the package tools/crosscheck runs; impsim reads nothing in it.
   for (size_t i = 0; i < h.hooks.size(); ++i) {
     const HookText& hook = h.hooks[i];
-    for (const HookActionText& a : hook.actions)
-      if (a.kind == ActionKind::Call) known(a.target, a.pointer + "/call");
+    for (const HookActionText& a : hook.actions) {
+      if (a.kind != ActionKind::Call) continue;
+      known(a.target, a.pointer + "/call");
+      // `X.find_spec(...)` on a legacy finder is an AttributeError in Python.
+      for (const FinderText& f : h.finders)
+        if (f.id == a.target)
+          for (const HookText& t : h.hooks)
+            if (t.name == f.hook && t.legacy)
+              r.fail(a.pointer + "/call", fmt::format("\"{}\" is a legacy finder (its hook \"{}\" has \"api\": "
+                                                      "\"find_module\"): it has no find_spec to call",
+                                                      a.target, t.name));
+    }
     if (!hook.toggle_finder.empty()) known(hook.toggle_finder, hook.toggle_pointer);
   }
   auto check_steps = [&](const std::vector<Step>& steps) {
@@ -338,9 +356,11 @@ void read_hooks(const loading::Reader& in, const json& root, Scenario& sc, bool 
 
 bool is_hook_counter_name(const Scenario& sc, const std::string& name) {
   if (!sc.hooks.used) return false;
-  if (name == "searches" || name == "finder_calls" || name == "lookup_depth") return true;
+  if (name == "searches" || name == "finder_calls" || name == "lookup_depth" || name == "legacy_warnings") return true;
   if (!name.starts_with("finder_calls:")) return false;
   const std::string id = name.substr(13);
+  // The interpreter's three are counted per object too (not P: its asks).
+  if (id == "BuiltinImporter" || id == "FrozenImporter" || id == "PathFinder") return true;
   return std::any_of(sc.hooks.finders.begin(), sc.hooks.finders.end(), [&](const FinderText& f) { return f.id == id; });
 }
 

@@ -29,6 +29,7 @@ Count hook_run_counter(const VariantRun& r, const Counters& c, const HookCounter
   if (name == "searches") return h.searches;
   if (name == "finder_calls") return h.finder_calls;
   if (name == "max_depth") return h.max_depth;
+  if (name == "legacy_warnings") return h.legacy_warnings;  // predef (issue #15)
   if (name == "lookup_depth") return c.max_depth;
   if (name.starts_with("finder_calls:")) {
     std::string_view id = name.substr(13);
@@ -60,9 +61,14 @@ std::vector<std::string> report_counter_names(const std::vector<VariantRun>& run
     return out;
   }
   out = {"searches", "finder_calls"};
-  for (const std::string& id : runs.front().finder_ids)
-    if (!id.empty()) out.push_back("finder_calls:" + id);
+  // predef (issue #15): hook objects first, then the interpreter's three.
+  const std::vector<std::string>& ids = runs.front().finder_ids;
+  for (FinderId f : counted_finder_order(ids.size()))
+    if (!ids[static_cast<size_t>(f)].empty()) out.push_back("finder_calls:" + ids[static_cast<size_t>(f)]);
   out.push_back("max_depth");
+  // predef (issue #15): only where a legacy finder warned.
+  if (std::any_of(runs.begin(), runs.end(), [](const VariantRun& r) { return r.hooks.legacy_warnings != 0; }))
+    out.push_back("legacy_warnings");
   for (const CounterInfo& c : kCounters) {
     std::string name = c.name == "max_depth" ? "lookup_depth" : std::string(c.name);
     if (std::any_of(runs.begin(), runs.end(), [&](const VariantRun& r) { return counter_of(r, name) != 0; }))
@@ -326,7 +332,8 @@ VariantRun run_one(const RunPlan& plan, const Model& model, size_t point, Varian
     r.hooks_used = true;
     r.hooks = engine.hook_counters();
     for (size_t i = 0; i < model.labels.size(); ++i) r.label_hooks.emplace_back(model.labels[i], engine.labels()[i].hooks);
-    for (const FinderObject& f : model.hooks.objects) r.finder_ids.push_back(f.cls == FinderClass::Hook ? f.id : "");
+    // predef (issue #15): the interpreter's three are counted per object too; P is not.
+    for (const FinderObject& f : model.hooks.objects) r.finder_ids.push_back(f.cls == FinderClass::Proxy ? "" : f.id);
   }
   r.outcome = outcome_of(engine);
   r.limit = engine.limit();

@@ -224,6 +224,9 @@ class Engine {
   SpecId builtin_importer_find_spec(NameId name);
   // A hook finder object's find_spec (finders/hook_finder.cc).
   SpecId hook_find_spec(FinderId finder, NameId name, PathRef path);
+  // A legacy (find_module-only) hook reached by _find_spec up to 3.11 (finders/meta_path.cc).
+  SpecId _find_spec_legacy(FinderId finder, NameId name, PathRef path);
+  bool is_legacy_finder(FinderId finder) const;
   // sys.meta_path.insert(at, f) / .append(f) / .remove(f) (false: ValueError).
   void meta_path_insert(int64_t at, FinderId finder);
   void meta_path_append(FinderId finder);
@@ -434,6 +437,8 @@ class Engine {
   std::vector<FinderId> meta_path_;
   std::vector<HookClass> hook_classes_;  // the model's, with the variant's fix
   HookCounters hook_counters_;
+  bool legacy_finders_reached_ = true;  // _find_spec_legacy exists (up to 3.11)
+  bool legacy_finders_warn_ = true;     // and warns (3.10, 3.11)
   uint64_t search_depth_ = 0;       // current _find_spec nesting
   uint64_t hook_call_depth_ = 0;    // current nesting of hook find_spec calls
   uint64_t label_search_high_ = 0;  // deepest _find_spec since the innermost label began

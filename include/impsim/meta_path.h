@@ -64,6 +64,7 @@ struct HookText {
   std::string toggle_pointer;
   InstallPolicy install = InstallPolicy::Insert0;
   UninstallPolicy uninstall = UninstallPolicy::First;
+  bool legacy = false;  // "api": "find_module": no find_spec at all
 };
 
 struct FinderText {
@@ -108,6 +109,9 @@ struct HookClass {
   FinderId toggle = kNoFinder;
   InstallPolicy install = InstallPolicy::Insert0;
   UninstallPolicy uninstall = UninstallPolicy::First;
+  // Only find_module (a pre-3.4 finder): _find_spec reaches it through
+  // _find_spec_legacy up to 3.11 and skips it from 3.12 (docs/model.md).
+  bool legacy = false;
 };
 
 struct FinderObject {
@@ -130,6 +134,16 @@ struct HookModel {
 
 // The ids every scenario has, in HookModel::objects order.
 inline const char* const kPredefinedFinders[] = {"BuiltinImporter", "FrozenImporter", "PathFinder", "P"};
+
+// The objects whose calls are counted one by one (finder_calls:ID), in the
+// order reports list them: the hook objects as declared, then the
+// interpreter's three (P is counted by the proxy's counters instead).
+inline std::vector<FinderId> counted_finder_order(size_t objects) {
+  std::vector<FinderId> out;
+  for (size_t i = kProxyFinder + 1; i < objects; ++i) out.push_back(static_cast<FinderId>(i));
+  for (FinderId f : {kBuiltinImporter, kFrozenImporter, kPathFinder}) out.push_back(f);
+  return out;
+}
 
 // Interns the hooks' names; resolves finder ids (the loader checked them).
 HookModel compile_hooks(const HooksText& text, NameTable& names);

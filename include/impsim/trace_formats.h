@@ -76,6 +76,9 @@ std::string meta_path_text(int64_t copies, int64_t at = -1);
 // Hook scenarios: the live list of finder objects by id, and the id at `at`.
 std::string meta_path_text(const Engine& e, int64_t at);
 std::string finder_id_at(const Engine& e, int64_t at);
+// The method _find_spec calls on the object at `at`: "find_module" for a
+// legacy hook ("api": "find_module", through _find_spec_legacy), else "find_spec".
+const char* finder_method_at(const Engine& e, int64_t at);
 // sys.meta_path now, as the scenario represents it: the list of objects
 // (hook scenarios) or `copies` copies of P before the interpreter's three.
 std::string meta_path_now(const Engine& e, int64_t copies, int64_t at = -1);

@@ -31,6 +31,11 @@ void Engine::set_up_hooks() {
     const bool fixed = variant_.hook_target.empty() || variant_.hook_target == h.name;
     hook_classes_.push_back(fixed ? apply_hook_fix(h, design_.hook_fix) : h);
   }
+  // _find_spec without find_spec: _find_spec_legacy in 3.9 (silent), 3.10
+  // and 3.11 (an ImportWarning); 3.12 removed it, the finder is skipped.
+  const CPython v = model_.axes.cpython;
+  legacy_finders_reached_ = v == CPython::V3_9 || v == CPython::V3_10 || v == CPython::V3_11;
+  legacy_finders_warn_ = v == CPython::V3_10 || v == CPython::V3_11;
   hook_counters_ = HookCounters{};
   hook_counters_.by_object.assign(hm.objects.size(), Count(0));
   hook_state_.assign(hm.objects.size(), HookObjectState{});
@@ -73,13 +78,19 @@ SpecId Engine::_find_spec_over_objects(NameId name, PathRef path) {
           if (cls == FinderClass::Proxy) {
             spec = traced_proxy_find_spec(name, index, size);
           } else {
+            // A legacy finder: `finder.find_spec` raises AttributeError, so
+            // 3.12+ goes on to the next finder; up to 3.11 _find_spec_legacy
+            // calls find_module.
+            const bool legacy = is_legacy_finder(f);
+            if (legacy && !legacy_finders_reached_) continue;
+            auto ask = [&] { return legacy ? _find_spec_legacy(f, name, path) : finder_find_spec(f, name, path); };
             if (!trace_) {
-              spec = finder_find_spec(f, name, path);
+              spec = ask();
             } else {
               // The trace hears the ask end even when an exception leaves it.
               trace_->ask_begin(*this, name, trace_kind(cls), index, size);
               spec = kNoSpec;
-              try_finally([&] { spec = finder_find_spec(f, name, path); },
+              try_finally([&] { spec = ask(); },
                           [&](bool raised) {
                             trace_->ask_end(*this, name, trace_kind(cls),
                                             raised ? AskAnswer::Raised
@@ -100,14 +111,45 @@ SpecId Engine::_find_spec_over_objects(NameId name, PathRef path) {
       [&] { --search_depth_; });
 }
 
+// _find_spec_legacy (3.9 to 3.11): 3.10 and 3.11 first warn
+// "X.find_spec() not found; falling back to find_module()" (ImportWarning),
+// 3.9 does not; then spec_from_loader(name, finder.find_module(name, path)),
+// the same spec a served loader gives (the loader refuses other actions).
+SpecId Engine::_find_spec_legacy(FinderId finder, NameId name, PathRef path) {
+  if (legacy_finders_warn_) ++hook_counters_.legacy_warnings;
+  return hook_find_spec(finder, name, path);
+}
+
+bool Engine::is_legacy_finder(FinderId finder) const {
+  const FinderObject& o = model_.hooks.objects[static_cast<size_t>(finder)];
+  return o.cls == FinderClass::Hook && hook_classes_[static_cast<size_t>(o.hook)].legacy;
+}
+
 // finder.find_spec(name, path): a call on the object, never through sys.meta_path.
+// The interpreter's three are counted per object (finder_calls:PathFinder,
+// every call: from _find_spec and from a hook's `call`), outside the
+// hooks-only total finder_calls; P keeps its own counters (asks).
 SpecId Engine::finder_find_spec(FinderId finder, NameId name, PathRef path) {
   switch (model_.hooks.objects[static_cast<size_t>(finder)].cls) {
-    case FinderClass::Builtin: return builtin_importer_find_spec(name);
-    case FinderClass::Frozen: return kNoSpec;  // no frozen module is part of a scenario
-    case FinderClass::Path: return path_finder_find_spec(name, path);
+    case FinderClass::Builtin:
+      ++hook_counters_.by_object[static_cast<size_t>(finder)];
+      return builtin_importer_find_spec(name);
+    case FinderClass::Frozen:
+      ++hook_counters_.by_object[static_cast<size_t>(finder)];
+      return kNoSpec;  // no frozen module is part of a scenario
+    case FinderClass::Path:
+      ++hook_counters_.by_object[static_cast<size_t>(finder)];
+      return path_finder_find_spec(name, path);
     case FinderClass::Proxy: return proxy_find_spec(name);
-    case FinderClass::Hook: return hook_find_spec(finder, name, path);
+    case FinderClass::Hook:
+      // A legacy finder has no find_spec (a `call` of one is refused by the
+      // loader; `call_next` may meet one in the list).
+      if (is_legacy_finder(finder))
+        raise("AttributeError", fmt::format("'{}' object has no attribute 'find_spec'",
+                                            hook_classes_[static_cast<size_t>(
+                                                              model_.hooks.objects[static_cast<size_t>(finder)].hook)]
+                                                .name));
+      return hook_find_spec(finder, name, path);
   }
   return kNoSpec;
 }

@@ -36,6 +36,7 @@ HookModel compile_hooks(const HooksText& text, NameTable& names) {
     c.attribute = h.attribute;
     c.install = h.install;
     c.uninstall = h.uninstall;
+    c.legacy = h.legacy;
     m.hooks.push_back(std::move(c));
   }
   auto hook_index = [&](const std::string& name) {

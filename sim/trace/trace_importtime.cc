@@ -44,7 +44,8 @@ class ImportTimeWriter : public TraceWriter {
   void import_end(const Engine&, NameId, bool) override { pop(); }
   void ask_begin(const Engine& e, NameId name, FinderKind, int64_t index, int64_t) override {
     if (e.hooks_used())
-      stack_.push_back({fmt::format("{}.find_spec('{}')", trace_detail::finder_id_at(e, index), model_->names.text(name)),
+      stack_.push_back({fmt::format("{}.{}('{}')", trace_detail::finder_id_at(e, index),
+                                    trace_detail::finder_method_at(e, index), model_->names.text(name)),
                         clock_.now, 0});
     clock_.ask();
   }

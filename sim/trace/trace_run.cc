@@ -26,6 +26,12 @@ std::string finder_id_at(const Engine& e, int64_t at) {
   return e.model().hooks.objects[static_cast<size_t>(mp[static_cast<size_t>(at)])].id;
 }
 
+const char* finder_method_at(const Engine& e, int64_t at) {
+  const auto& mp = e.meta_path();
+  if (at < 0 || at >= static_cast<int64_t>(mp.size())) return "find_spec";
+  return e.is_legacy_finder(mp[static_cast<size_t>(at)]) ? "find_module" : "find_spec";
+}
+
 // A hook scenario's sys.meta_path, by finder id, the entry at `at` starred.
 std::string meta_path_text(const Engine& e, int64_t at) {
   std::string s;
@@ -42,7 +48,9 @@ std::vector<std::pair<std::string, Count>> finder_calls_by_object(const Engine& 
   std::vector<std::pair<std::string, Count>> out;
   const auto& objects = e.model().hooks.objects;
   const auto& by = e.hook_counters().by_object;
-  for (size_t i = 0; i < objects.size(); ++i) {
+  // predef (issue #15): hook objects first, then the interpreter's finders that were called.
+  for (FinderId f : counted_finder_order(objects.size())) {
+    const size_t i = static_cast<size_t>(f);
     const Count n = i < by.size() ? by[i] : Count(0);
     if (objects[i].cls == FinderClass::Hook || n != 0) out.emplace_back(objects[i].id, n);
   }
@@ -51,11 +59,19 @@ std::vector<std::pair<std::string, Count>> finder_calls_by_object(const Engine& 
 
 std::string hook_totals_text(const Engine& e) {
   const HookCounters& h = e.hook_counters();
-  std::string by;
-  for (const auto& [id, n] : finder_calls_by_object(e)) by += fmt::format("{}{} {}", by.empty() ? "" : ", ", id, grouped(n));
-  return fmt::format("{} {}, {} finder call{}{}, deepest _find_spec nesting {}", grouped(h.searches),
+  const auto& objects = e.model().hooks.objects;
+  // The hook objects' calls make up finder_calls; the interpreter's finders are listed apart.
+  std::string hooks, predefined;
+  for (FinderId f : counted_finder_order(objects.size())) {
+    const size_t i = static_cast<size_t>(f);
+    const Count n = i < h.by_object.size() ? h.by_object[i] : Count(0);
+    std::string& s = objects[i].cls == FinderClass::Hook ? hooks : predefined;
+    if (objects[i].cls == FinderClass::Hook || n != 0) s += fmt::format("{}{} {}", s.empty() ? "" : ", ", objects[i].id, grouped(n));
+  }
+  return fmt::format("{} {}, {} finder call{}{}{}, deepest _find_spec nesting {}", grouped(h.searches),
                      h.searches == 1 ? "search" : "searches", grouped(h.finder_calls), h.finder_calls == 1 ? "" : "s",
-                     by.empty() ? "" : " (" + by + ")", h.max_depth);
+                     hooks.empty() ? "" : " (" + hooks + ")",
+                     predefined.empty() ? "" : ", interpreter's finders: " + predefined, h.max_depth);
 }
 
 std::string meta_path_text(int64_t copies, int64_t at) {

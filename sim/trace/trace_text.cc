@@ -117,7 +117,8 @@ class TextWriter : public TraceWriter {
       // A list of finder objects: index and length are the walk's.
       std::string who = finder_id_at(e, index);
       asks_.push_back(who);
-      open("ask", fmt::format("ask i={} {}: {}.find_spec('{}')", index, meta_path_text(e, index), who, text(name)));
+      open("ask", fmt::format("ask i={} {}: {}.{}('{}')", index, meta_path_text(e, index), who,
+                              finder_method_at(e, index), text(name)));
       return;
     }
     std::string who = k == FinderKind::Proxy ? fmt::format("P (copy {} of {})", index + 1, copies) : finder_name(k);

@@ -14,8 +14,9 @@
 # (that is tools/crosscheck --zoo, on the real packages).
 #
 # Counting is from outside: importlib._bootstrap._find_spec and
-# importlib.util._find_spec are wrapped (searches, max_depth), and each hook
-# object's find_spec is wrapped on the instance (finder_calls_by_object).
+# importlib.util._find_spec are wrapped (searches, max_depth), each hook
+# object's find_spec is wrapped on the instance, and BuiltinImporter's,
+# FrozenImporter's and PathFinder's at class level (finder_calls_by_object).
 #
 # Only hook steps and import/find_spec/call are run; a scenario with Paddle
 # steps (enable, disable, guard, block) prints {"skip": reason}.
@@ -31,6 +32,7 @@ import importlib.util as _util
 import importlib.machinery as _machinery
 import importlib._bootstrap as _bootstrap
 import builtins as _builtins
+import warnings as _warnings
 
 _HOOK_FIXES = {
     "as_is": None, "idempotent_install": "idempotent_install", "remove_all": "remove_all",
@@ -90,8 +92,14 @@ def _claims(hook, fullname, path):
 
 
 class _ServeLoader:
-    def __init__(self, module_name):
+    def __init__(self, module_name, package=False):
         self.module_name = module_name
+        self.package = package
+
+    def is_package(self, fullname):
+        # what spec_from_loader asks when a legacy finder's find_module
+        # returned this loader (_find_spec_legacy)
+        return self.package
 
     def create_module(self, spec):
         return _sys.modules[self.module_name] if self.module_name else None
@@ -129,8 +137,8 @@ class _WrappedLoader:
                 attrs.append(w["attribute"])
 
 
-class DeclaredHook:
-    """A finder class generated from a hook's declaration."""
+class _Declared:
+    """What a finder class generated from a hook's declaration does."""
 
     def __init__(self, fid, hook, objects):
         self.fid = fid
@@ -141,14 +149,6 @@ class DeclaredHook:
 
     def __repr__(self):
         return self.fid
-
-    def find_spec(self, fullname, path, target=None):
-        if not _claims(self.hook, fullname, path):
-            return None
-        spec = self._guarded(fullname, path)
-        if spec is not None and self.hook.get("loader", "unchanged") != "unchanged":
-            spec.loader = _WrappedLoader(spec.loader, self.hook, self.objects)
-        return spec
 
     def _guarded(self, fullname, path):
         g = self.hook.get("guard", "none")
@@ -203,13 +203,35 @@ class DeclaredHook:
                         if result is not None:
                             break
             elif "serve" in a:
-                result = _util.spec_from_loader(fullname, _ServeLoader(a.get("module")),
+                result = _util.spec_from_loader(fullname, _ServeLoader(a.get("module"), bool(a.get("package"))),
                                                 is_package=bool(a.get("package")))
             elif "unload" in a:
                 _unload(a["unload"], a.get("submodules", False))
             elif "return" in a:
                 result = None
         return result
+
+
+class DeclaredHook(_Declared):
+    """A finder class generated from a hook's declaration."""
+
+    def find_spec(self, fullname, path, target=None):
+        if not _claims(self.hook, fullname, path):
+            return None
+        spec = self._guarded(fullname, path)
+        if spec is not None and self.hook.get("loader", "unchanged") != "unchanged":
+            spec.loader = _WrappedLoader(spec.loader, self.hook, self.objects)
+        return spec
+
+
+class DeclaredLegacyHook(_Declared):
+    """"api": "find_module": a legacy finder, no find_spec attribute at all."""
+
+    def find_module(self, fullname, path=None):
+        if not _claims(self.hook, fullname, path):
+            return None
+        spec = self._guarded(fullname, path)
+        return None if spec is None else spec.loader
 
 
 def _unload(names, submodules):
@@ -231,12 +253,38 @@ def _counted_find_spec(original):
     return find_spec
 
 
+_PREDEFINED_IDS = ("BuiltinImporter", "FrozenImporter", "PathFinder")
+
+
+def _count_predefined():
+    """Every call of the interpreter's finders' find_spec, through
+    sys.meta_path or direct (a hook's "call"), per object; not in the
+    hooks-only total finder_calls."""
+    for fid in _PREDEFINED_IDS:
+        cls = getattr(_machinery, fid)
+        original = cls.__dict__["find_spec"].__func__
+
+        def find_spec(cls, fullname, path=None, target=None, _fid=fid, _original=original):
+            C.by_object[_fid] = C.by_object.get(_fid, 0) + 1
+            return _original(cls, fullname, path, target)
+        cls.find_spec = classmethod(find_spec)
+        C.by_object[fid] = 0
+
+
 def _counted_method(fid, method):
     def find_spec(fullname, path, target=None):
         C.finder_calls += 1
         C.by_object[fid] = C.by_object.get(fid, 0) + 1
         return method(fullname, path, target)
     return find_spec
+
+
+def _counted_legacy(fid, method):
+    def find_module(fullname, path=None):
+        C.finder_calls += 1
+        C.by_object[fid] = C.by_object.get(fid, 0) + 1
+        return method(fullname, path)
+    return find_module
 
 
 class _Program:
@@ -253,11 +301,16 @@ class _Program:
         }
         self.hook_ids = []
         for fid, f in sc.get("finders", {}).items():
-            obj = DeclaredHook(fid, self.hooks[f["hook"]], self.objects)
-            obj.find_spec = _counted_method(fid, obj.find_spec)
+            if self.hooks[f["hook"]].get("api") == "find_module":
+                obj = DeclaredLegacyHook(fid, self.hooks[f["hook"]], self.objects)
+                obj.find_module = _counted_legacy(fid, obj.find_module)
+            else:
+                obj = DeclaredHook(fid, self.hooks[f["hook"]], self.objects)
+                obj.find_spec = _counted_method(fid, obj.find_spec)
             self.objects[fid] = obj
             self.hook_ids.append(fid)
             C.by_object[fid] = 0
+        self.counted_ids = self.hook_ids + list(_PREDEFINED_IDS)
         self.labels = {}
         self.results = {}
 
@@ -332,10 +385,10 @@ class _Program:
             if label is not None:
                 after = C.snapshot()
                 lab = self.labels.setdefault(label, {"searches": 0, "finder_calls": 0, "max_depth": 0,
-                                                     "finder_calls_by_object": {f: 0 for f in self.hook_ids}})
+                                                     "finder_calls_by_object": {f: 0 for f in self.counted_ids}})
                 lab["searches"] += after[0] - before[0]
                 lab["finder_calls"] += after[1] - before[1]
-                for f in self.hook_ids:
+                for f in self.counted_ids:
                     lab["finder_calls_by_object"][f] += after[2].get(f, 0) - before[2].get(f, 0)
                 lab["max_depth"] = max(lab["max_depth"], _label_high[0])
                 _label_high[0] = max(saved_high, _label_high[0])
@@ -385,23 +438,30 @@ def main():
     _sys.meta_path[:] = [program.objects[i] for i in sc.get("meta_path", ["BuiltinImporter", "FrozenImporter", "PathFinder"])]
     before = set(_sys.modules)
     original = _bootstrap._find_spec
+    _count_predefined()
     counted = _counted_find_spec(original)
     _bootstrap._find_spec = counted
     _util._find_spec = counted
     error = None
-    try:
-        program.run_steps(sc["program"])
-    except Exception as e:
-        error = type(e).__name__
-    finally:
-        _bootstrap._find_spec = original
-        _util._find_spec = original
+    # _find_spec_legacy's ImportWarning (3.10, 3.11), each one it raises
+    with _warnings.catch_warnings(record=True) as warned:
+        _warnings.simplefilter("always")
+        try:
+            program.run_steps(sc["program"])
+        except Exception as e:
+            error = type(e).__name__
+        finally:
+            _bootstrap._find_spec = original
+            _util._find_spec = original
+    legacy_warnings = sum(1 for w in warned if issubclass(w.category, ImportWarning)
+                          and "falling back to find_module()" in str(w.message))
     meta_path = [program.id_of(f) for f in _sys.meta_path]
     modules = [n for n in _sys.modules if n not in before]
     marks = {n: "+".join(a) for n, a in _attributes.items() if n in _sys.modules}
     print(_json.dumps({
         "searches": C.searches, "finder_calls": C.finder_calls, "max_depth": C.max_depth,
-        "finder_calls_by_object": {f: C.by_object.get(f, 0) for f in program.hook_ids},
+        "legacy_warnings": legacy_warnings,
+        "finder_calls_by_object": {f: C.by_object.get(f, 0) for f in program.counted_ids},
         "labels": program.labels, "results": program.results, "meta_path": meta_path,
         "modules": modules, "marks": marks, "error": error,
     }, sort_keys=True))

@@ -21,8 +21,8 @@
 # importlib.util._find_spec are wrapped (searches, max_depth); each finder
 # object seen in sys.meta_path gets an instance attribute find_spec (or
 # find_module, for a legacy finder) that counts and calls the original;
-# PathFinder.find_spec is wrapped at class level (predefined_calls, every
-# call, direct ones included).  Objects are seen when a search starts and
+# BuiltinImporter, FrozenImporter and PathFinder's find_spec are wrapped at
+# class level (predefined_calls, every call, direct ones included).  Objects are seen when a search starts and
 # after each step.  Everything the harness and the bound packages' set-up
 # need is imported before counting starts (real.setup, real.preimport).
 #
@@ -37,7 +37,7 @@ import importlib.util as _util
 import importlib.machinery as _machinery
 import json as _json
 import threading as _threading  # noqa: F401 (loaded before counting)
-import warnings as _warnings  # noqa: F401
+import warnings as _warnings
 import functools as _functools  # noqa: F401
 
 _bootstrap = _sys.modules["_frozen_importlib"]
@@ -55,7 +55,7 @@ class _Counts:
         self.depth = 0
         self.max_depth = 0
         self.by_object = {}       # finder id -> calls
-        self.predefined = {}      # predefined id -> calls (PathFinder only)
+        self.predefined = {}      # predefined id -> calls (BuiltinImporter, FrozenImporter, PathFinder)
 
 
 _C = _Counts()
@@ -244,13 +244,16 @@ def _find_spec_counted(original):
     return _find_spec
 
 
-def _count_pathfinder():
-    original = _machinery.PathFinder.__dict__["find_spec"].__func__
+def _count_predefined():
+    """BuiltinImporter, FrozenImporter, PathFinder: every call of each
+    class's find_spec, through sys.meta_path or direct (pytest's hook)."""
+    for fid, cls in _PREDEFINED.items():
+        original = cls.__dict__["find_spec"].__func__
 
-    def find_spec(cls, fullname, path=None, target=None):
-        _C.predefined["PathFinder"] = _C.predefined.get("PathFinder", 0) + 1
-        return original(cls, fullname, path, target)
-    _machinery.PathFinder.find_spec = classmethod(find_spec)
+        def find_spec(cls, fullname, path=None, target=None, _fid=fid, _original=original):
+            _C.predefined[_fid] = _C.predefined.get(_fid, 0) + 1
+            return _original(cls, fullname, path, target)
+        cls.find_spec = classmethod(find_spec)
 
 
 def _counted_method(fid, method):
@@ -330,7 +333,7 @@ class _Runtime:
         attr = "find_spec" if hasattr(obj, "find_spec") else "find_module"
         if isinstance(obj, type):
             if fid in _PREDEFINED:
-                return  # PathFinder is counted at class level (predefined_calls)
+                return  # the predefined are counted at class level (predefined_calls)
             # a class on meta_path (setuptools' _EditableFinder): its
             # classmethod is replaced by a counting static function
             method = getattr(obj, attr, None)
@@ -616,7 +619,7 @@ def _main(argv):
     _builtins.__impsim__ = rt
     # Before the set-up: a package that keeps PathFinder.find_spec (pytest's
     # _find_spec) keeps the counting one.
-    _count_pathfinder()
+    _count_predefined()
     # What the scenario takes as already imported, and the set-up the real
     # package needs, before counting starts.
     with _warnings.catch_warnings():
@@ -648,14 +651,20 @@ def _main(argv):
     _util._find_spec = counted
     main_globals = _sys.modules["__main__"].__dict__
     error = None
-    try:
-        rt.block(scenario.get("program", []), "/program", main_globals)
-    except BaseException as exc:  # the run's uncaught exception
-        where = rt.where.get(id(exc))
-        trace = list(where[1]) if where is not None else []
-        error = {"type": type(exc).__name__, "message": str(exc),
-                 "step": trace[-1] if trace else None, "traceback": trace}
+    # _find_spec_legacy's ImportWarnings (3.10, 3.11): each one raised
+    with _warnings.catch_warnings(record=True) as warned:
+        _warnings.simplefilter("always")
+        try:
+            rt.block(scenario.get("program", []), "/program", main_globals)
+        except BaseException as exc:  # the run's uncaught exception
+            where = rt.where.get(id(exc))
+            trace = list(where[1]) if where is not None else []
+            error = {"type": type(exc).__name__, "message": str(exc),
+                     "step": trace[-1] if trace else None, "traceback": trace}
     report = _report(rt, error)
+    report["counters"]["legacy_warnings"] = sum(
+        1 for w in warned if issubclass(w.category, ImportWarning)
+        and "falling back to find_module()" in str(w.message))
     report["python"] = "%d.%d.%d" % _sys.version_info[:3]
     _sys.stdout.write(_json.dumps(report) + "\n")
     _sys.stdout.flush()

@@ -247,3 +247,23 @@ TEST_CASE("budgets are exact past 2^64: the fast engine's counts at k = 30 again
   CHECK(r.out.find("FAILED before probe.lookups [k=30]: expected <= 18,446,744,073,709,551,615, got ") !=
         std::string::npos);
 }
+
+TEST_CASE("explore tells an error as JSON under --json and takes one file, as the shared flags say") {
+  const std::string missing = kSource + "/scenarios/no_such_file.json";
+  auto j = test::shell(std::string(IMPSIM_BINARY) + " explore " + missing + " -o /dev/null --json 2>/dev/null");
+  CHECK(j.status == 2);
+  CHECK(nlohmann::json::parse(j.out)["error"]["kind"] == "invalid");
+  auto plain = test::shell(std::string(IMPSIM_BINARY) + " explore " + missing + " -o /dev/null 2>/dev/null");
+  CHECK(plain.status == 2);
+  CHECK(plain.out.empty());
+  auto two = test::impsim("explore " + missing + " " + missing + " -o /dev/null");
+  CHECK(two.status == 2);
+  CHECK(two.out.find("not expected") != std::string::npos);
+}
+
+TEST_CASE("validate's lines of several files are one list, with no blank line between") {
+  const std::string a = kSource + "/scenarios/seed_incident.json", b = kSource + "/scenarios/nested_guards.json";
+  auto v = test::impsim("validate " + a + " " + b);
+  CHECK(v.status == 0);
+  CHECK(v.out == a + ": ok (1 tree entries, 1 top-level steps)\n" + b + ": ok (2 tree entries, 1 top-level steps)\n");
+}

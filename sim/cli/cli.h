@@ -20,8 +20,10 @@ int finish_output(int status);
 
 using Action = std::function<int()>;
 
-// Options every command that runs a scenario shares: --set, --variant and
-// the limits. add() registers them; options() checks and returns them.
+// Options every command that runs a scenario shares: --set, --variant, the
+// engine, the axes (--revision, --cpython) and the limits. add() registers
+// them (`variant_help`: a command's own wording of --variant, such as
+// compare's other default); options() checks and returns them.
 // --variant is repeatable and takes comma lists (--variants is the same
 // flag); a parameter --set twice is an error, as a variant given twice is.
 struct RunFlags {
@@ -31,7 +33,7 @@ struct RunFlags {
   std::string revision;  // empty: the scenario's
   std::string cpython;
   RunOptions run;
-  void add(CLI::App* cmd, bool with_variant = true);
+  void add(CLI::App* cmd, const std::string& variant_help = "");
   RunOptions options() const;  // throws InputError for a bad --set
 };
 
@@ -39,6 +41,11 @@ struct RunFlags {
 // --max-tree-entries, --max-name-length); a command that loads a scenario
 // registers them and passes `limits` to load_scenario_file.
 void add_input_limits(CLI::App* cmd, InputLimits& limits);
+
+// A repeatable option that also takes comma lists (--variants a,b), one
+// value per occurrence, so that the files after it stay files.
+CLI::Option* add_list_option(CLI::App* cmd, const std::string& names, std::vector<std::string>& values,
+                             const std::string& help);
 
 void print_error(const std::string& message);
 
@@ -57,8 +64,8 @@ void emit_run_report(Sink& sink, const ScenarioRun& result, const std::string& f
 Action add_run(CLI::App& app);
 Action add_validate(CLI::App& app);
 Action add_compare(CLI::App& app);
-Action add_trace(CLI::App& app);  // sim/cmd_trace.cc
-Action add_sweep(CLI::App& app);  // sim/cmd_sweep.cc
-Action add_explore(CLI::App& app);  // sim/cli/cmd_explore.cc
+Action add_trace(CLI::App& app);
+Action add_sweep(CLI::App& app);
+Action add_explore(CLI::App& app);
 
 }  // namespace impsim::cli

@@ -57,15 +57,19 @@ constexpr uint64_t kI64Max = INT64_MAX;
 
 }  // namespace
 
-void RunFlags::add(CLI::App* cmd, bool with_variant) {
+CLI::Option* add_list_option(CLI::App* cmd, const std::string& names, std::vector<std::string>& values,
+                             const std::string& help) {
+  return cmd->add_option(names, values, help)->delimiter(',')->allow_extra_args(false);
+}
+
+void RunFlags::add(CLI::App* cmd, const std::string& variant_help) {
   cmd->add_option("--set", sets,
                   "Override a parameter, NAME=N (repeatable, one NAME once); setting the swept one runs that value only")
       ->allow_extra_args(false);
-  if (with_variant)
-    cmd->add_option("--variant,--variants", variants,
-                    "Run these variants (repeatable, or comma-separated): " + variant_list() + " (default: the scenario's)")
-        ->delimiter(',')
-        ->allow_extra_args(false);  // one value per occurrence: the files after it stay files
+  add_list_option(cmd, "--variant,--variants", variants,
+                  variant_help.empty() ? "Run these variants (repeatable, or comma-separated): " + variant_list() +
+                                             " (default: the scenario's)"
+                                       : variant_help);
   cmd->add_option("--engine", engine,
                   "step: replay every event (the reference); fast: answer asks seen before from memory, exact "
                   "counts far past what stepping can reach (k = 20 and beyond)")

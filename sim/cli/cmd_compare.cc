@@ -1,57 +1,42 @@
 // `impsim compare FILE...`: every finder design side by side.
 #include <fmt/format.h>
 
-#include <iostream>
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include <nlohmann/json.hpp>
-
-#include "cli.h"
+#include "scenario_command.h"
 #include "github.h"
 #include "impsim/compare.h"
 #include "impsim/loader.h"
 #include "impsim/report.h"
 #include "impsim/sweep.h"
-#include "progress.h"
 
 namespace impsim::cli {
 
 Action add_compare(CLI::App& app) {
-  struct State {
-    std::vector<std::string> files;
-    std::vector<std::string> variants;
+  struct State : ScenarioCommand {
+    using ScenarioCommand::ScenarioCommand;
     std::vector<std::string> revisions;
     std::vector<std::string> counters;
     std::string baseline = "before";
-    OutputFlags out;
-    RunFlags flags;
-    InputLimits input;
   };
-  auto st = std::make_shared<State>();
-  auto* cmd = app.add_subcommand("compare", "Compare finder designs on scenarios: counters, ratios, outcome verdicts");
-  cmd->add_option("files", st->files, "Scenario files (JSON, format v1); \"-\" reads standard input")->required();
-  cmd->add_option("--variant,--variants", st->variants,
-                  "Designs to compare (repeatable, or comma-separated; default: all of them): " + variant_list() +
-                      "; for a scenario with hooks: " + hook_variant_list() + ", against as_is")
-      ->delimiter(',')
-      ->allow_extra_args(false);  // one value per occurrence: the files after it stay files
-  cmd->add_option("--revisions", st->revisions,
+  auto st = std::make_shared<State>(app, "compare",
+                                    "Compare finder designs on scenarios: counters, ratios, outcome verdicts");
+  CLI::App* cmd = st->cmd;
+  add_list_option(cmd, "--revisions", st->revisions,
                   "Finder revisions (b52ce17, 04efefd; repeatable, or comma-separated): every design on each, side by "
-                  "side, named DESIGN@REVISION")
-      ->delimiter(',')
-      ->allow_extra_args(false);  // one value per occurrence: the files after it stay files
+                  "side, named DESIGN@REVISION");
   cmd->add_option("--baseline", st->baseline,
                   "The design the others are measured against (with --revisions: on the first revision; default: "
                   "before, or as_is for a scenario with hooks)")
       ->capture_default_str();
-  cmd->add_option("--counter,--counters", st->counters,
+  add_list_option(cmd, "--counter,--counters", st->counters,
                   "Show only these counters (repeatable, or comma-separated), such as lookups or probe.lookups "
-                  "(default: every counter, a labelled step's when not all zero)")
-      ->delimiter(',')
-      ->allow_extra_args(false);  // one value per occurrence: the files after it stay files
-  st->out.add(cmd, "text, markdown (for a code review) or json");
-  st->flags.add(cmd, /*with_variant=*/false);
-  add_input_limits(cmd, st->input);
+                  "(default: every counter, a labelled step's when not all zero)");
+  st->add_shared({.format_help = "text, markdown (for a code review) or json",
+                  .variant_help = "Designs to compare (repeatable, or comma-separated; default: all of them): " +
+                                  variant_list() + "; for a scenario with hooks: " + hook_variant_list() +
+                                  ", against as_is"});
   cmd->footer(
       "The scenario's expectations are checked as `impsim run` checks them (exit 1 when one fails).\n\n"
       "Examples:\n"
@@ -61,53 +46,44 @@ Action add_compare(CLI::App& app) {
       "  impsim compare scenarios/nested_guards.json --counters lookups,probe.lookups\n"
       "  impsim compare scenarios/revisions/guard_saves_scope_object.json --variants before,after --revisions "
       "b52ce17,04efefd\n");
-  return [st, cmd]() -> int {
-    if (!cmd->parsed()) return -1;
-    Sink sink = st->out.sink();
-    Progress progress(!st->out.quiet);
-    return for_each_file(st->files, sink, [&](const std::string& file) {
-      return guarded(
-          file,
-          [&] {
-            RunOptions options = st->flags.options();
-            progress.set(file);
-            // A hook scenario's designs are the hook designs, measured against as_is.
-            Scenario sc = load_scenario_file(file, st->input);
-            check_counter_flags(sc, st->counters, "--counters");
-            std::vector<std::string> names = st->variants;
-            if (names.empty())
-              for (Variant v : sc.hooks.used ? all_hook_variants() : all_variants()) names.push_back(variant_name(v));
-            std::string baseline_name = st->baseline;
-            if (sc.hooks.used && cmd->get_option("--baseline")->count() == 0) baseline_name = "as_is";
-            if (!st->revisions.empty()) {
-              std::vector<std::string> on_each;
-              for (const std::string& r : st->revisions) {
-                if (!parse_revision(r))
-                  throw UsageError("<command line>", fmt::format("--revisions {}: unknown revision; expected one of: {}",
-                                                                 r, revision_list()));
-                for (const std::string& n : names) on_each.push_back(n + "@" + r);
-              }
-              names = on_each;
-              if (baseline_name.find('@') == std::string::npos) baseline_name += "@" + st->revisions.front();
+  return action_of(st, [st, cmd](Sink& sink) -> int {
+    return st->for_each_scenario(
+        sink, nullptr, [&](const std::string& file, Scenario& sc, const RunOptions& given, Progress&) {
+          check_counter_flags(sc, st->counters, "--counters");
+          // A hook scenario's designs are the hook designs, measured against as_is.
+          std::vector<std::string> names = given.variants;
+          if (names.empty())
+            for (Variant v : sc.hooks.used ? all_hook_variants() : all_variants()) names.push_back(variant_name(v));
+          std::string baseline_name = st->baseline;
+          if (sc.hooks.used && cmd->get_option("--baseline")->count() == 0) baseline_name = "as_is";
+          if (!st->revisions.empty()) {
+            std::vector<std::string> on_each;
+            for (const std::string& r : st->revisions) {
+              if (!parse_revision(r))
+                throw UsageError("<command line>", fmt::format("--revisions {}: unknown revision; expected one of: {}",
+                                                               r, revision_list()));
+              for (const std::string& n : names) on_each.push_back(n + "@" + r);
             }
-            auto baseline = parse_variant(baseline_name);
-            if (!baseline)
-              throw UsageError("<command line>", fmt::format("--baseline {}: unknown design; expected one of: {}",
-                                                             baseline_name, variant_list()));
-            if (std::find(names.begin(), names.end(), baseline_name) == names.end())
-              names.insert(names.begin(), baseline_name);
-            options.variants = names;
-            ScenarioRun result = run_scenario(sc, options);
-            Comparison c{&result, *baseline, st->counters};
-            if (sink.format == Format::Json) sink.json(compare_json(c));
-            else sink.text(compare_text(c, sink.format == Format::Markdown ? CompareFormat::Markdown : CompareFormat::Text));
-            github_annotations(result, file, sink.format);
-            github_step_summary(compare_text(c, CompareFormat::Markdown));
-            return compare_exit_status(result);
-          },
-          &sink);
-    });
-  };
+            names = on_each;
+            if (baseline_name.find('@') == std::string::npos) baseline_name += "@" + st->revisions.front();
+          }
+          auto baseline = parse_variant(baseline_name);
+          if (!baseline)
+            throw UsageError("<command line>", fmt::format("--baseline {}: unknown design; expected one of: {}",
+                                                           baseline_name, variant_list()));
+          if (std::find(names.begin(), names.end(), baseline_name) == names.end())
+            names.insert(names.begin(), baseline_name);
+          RunOptions options = given;
+          options.variants = names;
+          ScenarioRun result = run_scenario(sc, options);
+          Comparison c{&result, *baseline, st->counters};
+          if (sink.format == Format::Json) sink.json(compare_json(c));
+          else sink.text(compare_text(c, sink.format == Format::Markdown ? CompareFormat::Markdown : CompareFormat::Text));
+          github_annotations(result, file, sink.format);
+          github_step_summary(compare_text(c, CompareFormat::Markdown));
+          return compare_exit_status(result);
+        });
+  });
 }
 
 }  // namespace impsim::cli

@@ -7,31 +7,30 @@
 #include <cstring>
 #include <fstream>
 
-#include "cli.h"
+#include "scenario_command.h"
 #include "impsim/loader.h"
 #include "impsim/trace_formats.h"
 
 namespace impsim::cli {
 
 Action add_explore(CLI::App& app) {
-  struct State {
-    std::string file;
+  struct State : ScenarioCommand {
+    using ScenarioCommand::ScenarioCommand;
     std::string output;
     uint64_t max_bytes = TraceOptions{}.max_bytes;
     bool no_fold = false;
-    RunFlags flags;
-    InputLimits input;
   };
-  auto st = std::make_shared<State>();
-  auto* cmd = app.add_subcommand("explore", "Write an HTML page that steps through a run, event by event, with why");
-  cmd->add_option("file", st->file, "The scenario file (JSON, format v1)")->required();
+  auto st = std::make_shared<State>(app, "explore",
+                                    "Write an HTML page that steps through a run, event by event, with why",
+                                    /*one_file=*/true);
+  CLI::App* cmd = st->cmd;
   cmd->add_option("-o,--output", st->output, "The page to write")->required();
   cmd->add_option("--max-bytes", st->max_bytes,
                   "Cut a variant's events past N bytes of page data (repeated subtrees are folded first); 0: no limit")
       ->capture_default_str();
   cmd->add_flag("--no-fold", st->no_fold, "Show every event, even in subtrees identical to one shown already");
-  st->flags.add(cmd);
-  add_input_limits(cmd, st->input);
+  // The page is the report: no --format, but an error is told as everywhere.
+  st->add_shared({.format_help = "", .big_as_strings = false});
   cmd->footer(
       "The scenario runs at its default parameters (its sweep is not run); --set picks others.\n"
       "The page opens from disk in any browser; keys: arrows step, Shift+arrows skip a subtree,\n"
@@ -39,27 +38,25 @@ Action add_explore(CLI::App& app) {
       "Examples:\n"
       "  impsim explore scenarios/seed_incident.json -o incident.html\n"
       "  impsim explore scenarios/nested_guards.json --set k=2 --variant before --variant after -o k2.html\n");
-  return [st, cmd]() -> int {
-    if (!cmd->parsed()) return -1;
-    return guarded(st->file, [&] {
-      RunOptions options = st->flags.options();
-      if (options.engine == EngineKind::Fast)
-        throw UsageError("<command line>",
-                         "--engine fast: explore shows every event, so it always steps them; use `impsim run --engine "
-                         "fast` for the counts");
-      TraceOptions topt;
-      topt.format = TraceFormat::Explore;
-      topt.max_bytes = st->max_bytes;
-      topt.fold = !st->no_fold;
-      Scenario sc = load_scenario_file(st->file, st->input);
-      std::ofstream out(st->output, std::ios::binary);
-      if (!out) throw OutputError(fmt::format("-o {}: cannot open for writing: {}", st->output, std::strerror(errno)));
-      int status = write_trace(out, sc, options, topt).status;
-      out.close();
-      if (!out) throw OutputError(fmt::format("-o {}: write failed: {}", st->output, std::strerror(errno)));
-      return status;
-    });
-  };
+  return action_of(st, [st](Sink& sink) -> int {
+    TraceOptions topt;
+    topt.format = TraceFormat::Explore;
+    topt.max_bytes = st->max_bytes;
+    topt.fold = !st->no_fold;
+    return st->for_each_scenario(
+        sink,
+        refuse_fast_engine("--engine fast: explore shows every event, so it always steps them; use `impsim run "
+                           "--engine fast` for the counts"),
+        [&](const std::string&, Scenario& sc, const RunOptions& options, Progress&) {
+          std::ofstream out(st->output, std::ios::binary);
+          if (!out)
+            throw OutputError(fmt::format("-o {}: cannot open for writing: {}", st->output, std::strerror(errno)));
+          int status = write_trace(out, sc, options, topt).status;
+          out.close();
+          if (!out) throw OutputError(fmt::format("-o {}: write failed: {}", st->output, std::strerror(errno)));
+          return status;
+        });
+  });
 }
 
 }  // namespace impsim::cli

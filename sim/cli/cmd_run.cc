@@ -9,12 +9,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli.h"
+#include "scenario_command.h"
 #include "github.h"
 #include "impsim/bless.h"
 #include "impsim/loader.h"
 #include "impsim/report.h"
-#include "progress.h"
 
 namespace impsim::cli {
 
@@ -60,24 +59,18 @@ void emit_run_report(Sink& sink, const ScenarioRun& result, const std::string& f
 }
 
 Action add_run(CLI::App& app) {
-  struct State {
-    std::vector<std::string> files;
-    OutputFlags out;
+  struct State : ScenarioCommand {
+    using ScenarioCommand::ScenarioCommand;
     bool stats = false;
     bool bless = false;
-    RunFlags flags;
-    InputLimits input;
   };
-  auto st = std::make_shared<State>();
-  auto* cmd = app.add_subcommand("run", "Run scenarios and print their counters, table and outcome");
-  cmd->add_option("files", st->files, "Scenario files (JSON, format v1); \"-\" reads standard input")->required();
-  st->out.add(cmd, "text, json (the report of docs/scenario-format.md) or markdown (for a code review)");
-  st->flags.add(cmd);
+  auto st = std::make_shared<State>(app, "run", "Run scenarios and print their counters, table and outcome");
+  CLI::App* cmd = st->cmd;
   cmd->add_flag("--stats", st->stats, "Print engine time (wall and CPU), events and events per second to stderr");
   cmd->add_flag("--bless", st->bless,
                 "Write the measured counts into each file's \"expect\" (exact values only; budgets are kept; a file "
                 "without \"expect\" gets one). Refused when a run raised or stopped at a limit");
-  add_input_limits(cmd, st->input);
+  st->add_shared({.format_help = "text, json (the report of docs/scenario-format.md) or markdown (for a code review)"});
   cmd->footer(
       "Examples:\n"
       "  impsim run scenarios/nested_guards.json\n"
@@ -86,48 +79,40 @@ Action add_run(CLI::App& app) {
       "  impsim run scenarios/nested_guards.json --set k=20 --engine fast --stats\n"
       "  impsim run scenarios/*.json --quiet                 # the exit status only\n"
       "  impsim run my_scenario.json --bless                 # record today's counts as the expectations\n");
-  return [st, cmd]() -> int {
-    if (!cmd->parsed()) return -1;
-    Sink sink = st->out.sink();
-    Progress progress(!st->out.quiet);
-    return for_each_file(st->files, sink, [&](const std::string& file) {
-      return guarded(
-          file,
-          [&] {
-            RunOptions options = st->flags.options();
-            if (st->bless) {
-              if (!options.overrides.empty() || !options.variants.empty() || options.revision || options.cpython)
-                throw UsageError("<command line>",
-                                 "--bless records the scenario's own counts: it takes no --set, --variant, "
-                                 "--revision or --cpython");
-              if (file == "-") throw UsageError("<command line>", "--bless rewrites a file: it cannot bless \"-\"");
-            }
-            progress.set(file);
-            Scenario sc = load_scenario_file(file, st->input);
-            ScenarioRun result = run_scenario(sc, options);
-            if (st->bless && bless_refusal(result)) {
-              // The report says what went wrong; the file is left alone.
-              emit_run_report(sink, result, file);
-              print_error("--bless: " + *bless_refusal(result));
-              return result.exit_status();
-            }
-            if (st->bless) {
-              std::string source = read_scenario_file(file, st->input);
-              Blessed b = bless(source, result);
-              if (b.text != source) write_file(file, b.text);
-              fmt::print(stderr, "impsim: {}: blessed: {} value(s) rewritten, {} added\n", file, b.changed, b.added);
-              // The report is of the blessed file, run again: it shows the
-              // expectations now hold (or a budget that does not).
-              sc = load_scenario_file(file, st->input);
-              result = run_scenario(sc, options);
-            }
+  return action_of(st, [st](Sink& sink) -> int {
+    const InputLimits& input = st->input;
+    auto refuse_bless = [&](const std::string& file, const RunOptions& options) {
+      if (!st->bless) return;
+      if (!options.overrides.empty() || !options.variants.empty() || options.revision || options.cpython)
+        throw UsageError("<command line>",
+                         "--bless records the scenario's own counts: it takes no --set, --variant, "
+                         "--revision or --cpython");
+      if (file == "-") throw UsageError("<command line>", "--bless rewrites a file: it cannot bless \"-\"");
+    };
+    return st->for_each_scenario(
+        sink, refuse_bless, [&](const std::string& file, Scenario& sc, const RunOptions& options, Progress&) {
+          ScenarioRun result = run_scenario(sc, options);
+          if (st->bless && bless_refusal(result)) {
+            // The report says what went wrong; the file is left alone.
             emit_run_report(sink, result, file);
-            if (st->stats) print_stats(result, options);
+            print_error("--bless: " + *bless_refusal(result));
             return result.exit_status();
-          },
-          &sink);
-    });
-  };
+          }
+          if (st->bless) {
+            std::string source = read_scenario_file(file, input);
+            Blessed b = bless(source, result);
+            if (b.text != source) write_file(file, b.text);
+            fmt::print(stderr, "impsim: {}: blessed: {} value(s) rewritten, {} added\n", file, b.changed, b.added);
+            // The report is of the blessed file, run again: it shows the
+            // expectations now hold (or a budget that does not).
+            sc = load_scenario_file(file, input);
+            result = run_scenario(sc, options);
+          }
+          emit_run_report(sink, result, file);
+          if (st->stats) print_stats(result, options);
+          return result.exit_status();
+        });
+  });
 }
 
 }  // namespace impsim::cli

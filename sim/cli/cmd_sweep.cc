@@ -5,47 +5,38 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <iostream>
 
 #include <nlohmann/json.hpp>
 
-#include "cli.h"
+#include "scenario_command.h"
 #include "impsim/loader.h"
 #include "impsim/report.h"
 #include "impsim/sweep.h"
-#include "progress.h"
 
 namespace impsim::cli {
 
 Action add_sweep(CLI::App& app) {
-  struct State {
-    std::vector<std::string> files;
+  struct State : ScenarioCommand {
+    using ScenarioCommand::ScenarioCommand;
     std::string param;
     std::string values;
     std::vector<std::string> counters;
     std::string svg;
-    OutputFlags out;
-    RunFlags flags;
-    InputLimits input;
   };
-  auto st = std::make_shared<State>();
-  auto* cmd = app.add_subcommand("sweep", "Run scenarios over the values of one parameter; print the table, chart it");
-  cmd->add_option("files", st->files, "Scenario files (JSON, format v1); \"-\" reads standard input")->required();
+  auto st = std::make_shared<State>(app, "sweep",
+                                    "Run scenarios over the values of one parameter; print the table, chart it");
+  CLI::App* cmd = st->cmd;
   cmd->add_option("--param", st->param, "The parameter to sweep (one of the scenario's params)")->required();
   cmd->add_option("--values", st->values,
                   "Its values: A..B (inclusive) or A,B,C, or both: 1..4,8; each value once, at most "
                   "--max-sweep-values (10000) of them")
       ->required();
-  cmd->add_option("--counter,--counters", st->counters,
+  add_list_option(cmd, "--counter,--counters", st->counters,
                   "A counter for the table and the chart, such as lookups or probe.lookups (repeatable, or "
-                  "comma-separated; default: the scenario's report rows)")
-      ->delimiter(',')
-      ->allow_extra_args(false);  // one value per occurrence: the files after it stay files
+                  "comma-separated; default: the scenario's report rows)");
   cmd->add_option("--svg", st->svg,
                   "Also write an SVG line chart (log-scale y, one line per variant) to this file (one file only)");
-  st->out.add(cmd, "text, json (the report of docs/scenario-format.md) or markdown");
-  st->flags.add(cmd);
-  add_input_limits(cmd, st->input);
+  st->add_shared({.format_help = "text, json (the report of docs/scenario-format.md) or markdown"});
   cmd->footer(
       "The scenario's own expectations are checked at the values its sweep shares with these.\n"
       "A value past --max-nest stops that value's runs (marked \"limit\" in the table, exit 3), not the sweep.\n\n"
@@ -53,47 +44,41 @@ Action add_sweep(CLI::App& app) {
       "  impsim sweep scenarios/nested_guards.json --param k --values 1..4        # the seed table\n"
       "  impsim sweep scenarios/nested_guards.json --param k --values 1..8 --svg lookups.svg\n"
       "  impsim sweep scenarios/import_chain.json --param k --values 1,2,4 --counters lookups,toggles\n");
-  return [st, cmd]() -> int {
-    if (!cmd->parsed()) return -1;
-    Sink sink = st->out.sink();
-    Progress progress(!st->out.quiet);
-    return for_each_file(st->files, sink, [&](const std::string& file) -> int {
-      return guarded(
-          file,
-          [&]() -> int {
-            if (!st->svg.empty() && st->files.size() > 1)
-              throw UsageError("<command line>", "--svg charts one scenario: give one file");
-            SweepOptions o;
-            o.param = st->param;
-            o.values = parse_sweep_values(st->values, st->input.max_sweep_values);
-            o.counters = st->counters;
-            o.run = st->flags.options();
-            Scenario sc = load_scenario_file(file, st->input);
-            o.progress = [&](size_t i, size_t n, int64_t v) {
-              progress.set(fmt::format("sweep {}: {}={} ({} of {})", file, o.param, v, i + 1, n));
-            };
-            SweepResult result = run_sweep(sc, o);
-            if (!st->svg.empty()) {
-              std::string svg;
-              try {
-                svg = svg_line_chart(sweep_chart(result));
-              } catch (const ChartTooBig& e) {
-                print_error(e.what());
-                if (sink.format == Format::Json)
-                  sink.error(error_json({"limit", file, e.what(), "", 0, 0, "", kExitLimit}));
-                return kExitLimit;
-              }
-              std::ofstream out(st->svg, std::ios::binary);
-              out << svg;
-              out.close();
-              if (!out) throw OutputError(fmt::format("--svg {}: cannot write: {}", st->svg, std::strerror(errno)));
+  return action_of(st, [st](Sink& sink) -> int {
+    SweepOptions o;
+    o.param = st->param;
+    o.counters = st->counters;
+    auto check = [&](const std::string&, const RunOptions& options) {
+      if (!st->svg.empty() && st->files.size() > 1)
+        throw UsageError("<command line>", "--svg charts one scenario: give one file");
+      o.values = parse_sweep_values(st->values, st->input.max_sweep_values);
+      o.run = options;
+    };
+    return st->for_each_scenario(
+        sink, check, [&](const std::string& file, Scenario& sc, const RunOptions&, Progress& progress) -> int {
+          o.progress = [&](size_t i, size_t n, int64_t v) {
+            progress.set(fmt::format("sweep {}: {}={} ({} of {})", file, o.param, v, i + 1, n));
+          };
+          SweepResult result = run_sweep(sc, o);
+          if (!st->svg.empty()) {
+            std::string svg;
+            try {
+              svg = svg_line_chart(sweep_chart(result));
+            } catch (const ChartTooBig& e) {
+              print_error(e.what());
+              if (sink.format == Format::Json)
+                sink.error(error_json({"limit", file, e.what(), "", 0, 0, "", kExitLimit}));
+              return kExitLimit;
             }
-            emit_run_report(sink, result.run, file, "sweep");
-            return result.run.exit_status();
-          },
-          &sink);
-    });
-  };
+            std::ofstream out(st->svg, std::ios::binary);
+            out << svg;
+            out.close();
+            if (!out) throw OutputError(fmt::format("--svg {}: cannot write: {}", st->svg, std::strerror(errno)));
+          }
+          emit_run_report(sink, result.run, file, "sweep");
+          return result.run.exit_status();
+        });
+  });
 }
 
 }  // namespace impsim::cli

@@ -44,7 +44,8 @@ int main(int argc, char** argv) {
       "  impsim validate scenarios/*.json\n"
       "  impsim explore scenarios/seed_incident.json -o incident.html   step through it in a browser\n"
       "  impsim help run                                  the options of one subcommand\n\n"
-      "Every subcommand takes several files and --format text|json|markdown (--json, --quiet).\n\n"
+      "Every subcommand takes --json (errors too are JSON then) and --quiet; all but explore (one file, an\n"
+      "HTML page) take several files and --format text|json|markdown.\n\n"
       "Exit status:\n" +
       statuses);
 

@@ -60,10 +60,16 @@ void Sink::finish(int status) {
 
 void OutputFlags::add(CLI::App* cmd, const std::string& help, const std::vector<std::string>& extra,
                       bool big_as_strings) {
-  std::vector<std::string> formats{"text", "json", "markdown"};
-  formats.insert(formats.end(), extra.begin(), extra.end());
-  cmd->add_option("--format", format, help)->check(CLI::IsMember(formats))->capture_default_str();
-  cmd->add_flag("--json", json, "The same as --format json");
+  if (help.empty()) {
+    // No report of the command's own (explore writes a page): --json only
+    // says how an error is told, as it does for every other command.
+    cmd->add_flag("--json", json, "Write an error also as the JSON error object on standard output");
+  } else {
+    std::vector<std::string> formats{"text", "json", "markdown"};
+    formats.insert(formats.end(), extra.begin(), extra.end());
+    cmd->add_option("--format", format, help)->check(CLI::IsMember(formats))->capture_default_str();
+    cmd->add_flag("--json", json, "The same as --format json");
+  }
   cmd->add_flag("-q,--quiet", quiet,
                 "Print no report and no progress; the exit status (and errors, on standard error) say the outcome");
   if (big_as_strings)
@@ -90,8 +96,9 @@ int for_each_file(const std::vector<std::string>& files, Sink& sink, const std::
   sink.files_ = files.size();
   int status = 0;
   for (size_t i = 0; i < files.size(); ++i) {
-    // Text reports of several files, one after another, a blank line apart.
-    if (i > 0 && sink.format != Format::Json) sink.text("\n");
+    // Text reports of several files, one after another, a blank line apart
+    // (not the lines of one list).
+    if (i > 0 && sink.format != Format::Json && !sink.one_list) sink.text("\n");
     status = std::max(status, body(files[i]));
   }
   sink.finish(status);

@@ -25,6 +25,7 @@ class Sink {
   bool quiet = false;
   JsonOptions json_options;
   std::ostream* out = nullptr;  // standard output unless set (trace -o)
+  bool one_list = false;        // validate: a line a file, no blank line between files
 
   void text(const std::string& s);           // ignored under --quiet
   void json(const nlohmann::ordered_json& j);
@@ -33,8 +34,6 @@ class Sink {
 
   // Writes what was kept: the one document, or every file's under "reports".
   void finish(int status);
-  // How many files the command reads (for_each_file sets it).
-  void files_hint(size_t n) { files_ = n; }
 
  private:
   std::vector<std::string> docs_;
@@ -43,7 +42,8 @@ class Sink {
 };
 
 // --format, --json and --quiet on `cmd`. `extra` adds formats of the
-// command's own (trace: chrome, dot, importtime).
+// command's own (trace: chrome, dot, importtime); an empty `help`: no
+// --format, the command writes no report (explore).
 struct OutputFlags {
   std::string format = "text";
   bool json = false;

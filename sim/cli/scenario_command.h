@@ -1,0 +1,72 @@
+// What every subcommand that reads scenario files shares: its positional
+// files, the output switch (output.h), the run flags and the loader's input
+// limits, registered in one order after the command's own options, and the
+// loop that loads each file and runs the command's body on it.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+#include "impsim/loader.h"
+#include "output.h"
+#include "progress.h"
+
+namespace impsim::cli {
+
+// What the shared flags say in one command's --help, and which it takes.
+struct SharedFlags {
+  // --format's help; empty: the command writes no report of its own (explore
+  // writes a page), so it takes only --json (an error as JSON) and --quiet.
+  std::string format_help = {};
+  std::vector<std::string> extra_formats = {};  // trace: chrome, dot, importtime
+  bool big_as_strings = true;              // --json-big-as-strings
+  bool run = true;                         // --set, --variant, --engine, the axes, the limits (not validate)
+  std::string variant_help = {};           // empty: RunFlags's (compare: its own default)
+};
+
+struct ScenarioCommand {
+  CLI::App* cmd = nullptr;
+  std::vector<std::string> files;
+  std::string single_file;  // the one file of a command that takes one (explore)
+  OutputFlags out;
+  RunFlags flags;
+  InputLimits input;
+  // A progress line while a file runs; off for trace, which streams its
+  // output to the terminal as it runs.
+  bool progress = true;
+
+  // Adds the subcommand with its positional files; `one_file` (explore):
+  // a single "file".
+  ScenarioCommand(CLI::App& app, const std::string& name, const std::string& description, bool one_file = false);
+  // CLI11 holds the addresses of the members: the object stays where it is
+  // made (a command's state derives from it, made by std::make_shared).
+  ScenarioCommand(const ScenarioCommand&) = delete;
+  ScenarioCommand& operator=(const ScenarioCommand&) = delete;
+  // Registers the shared flags; called after the command's own options so
+  // that every --help lists them in the same place.
+  void add_shared(const SharedFlags& shared);
+
+  // The command's refusals of its flags for one file, before it is loaded
+  // (a UsageError); may be empty.
+  using Check = std::function<void(const std::string& file, const RunOptions& options)>;
+  // `progress` names the file; sweep names its values there too.
+  using Body = std::function<int(const std::string& file, Scenario& sc, const RunOptions& options, Progress& progress)>;
+  // For each file, under guarded() (errors become statuses, and JSON error
+  // objects in `sink`): the run options from the flags, `check`, the
+  // scenario loaded, then `body`. Returns the worst file's status, the sink
+  // finished (for_each_file).
+  int for_each_scenario(Sink& sink, const Check& check, const Body& body) const;
+};
+
+// The command's Action: -1 when it was not given, else `run` with a sink of
+// its output flags.
+Action action_of(std::shared_ptr<const ScenarioCommand> command, std::function<int(Sink& sink)> run);
+
+// A Check for the commands that show every event (trace, explore): they
+// step every one, so --engine fast is refused with `message`.
+ScenarioCommand::Check refuse_fast_engine(std::string message);
+
+}  // namespace impsim::cli

@@ -37,7 +37,7 @@ std::string seed_with(const std::string& name, const std::string& expect) {
 
 TEST_CASE("budgets: a bound on a count and a ratio to another variant") {
   // The incident's counts, measured by impsim run: before 13,699 probe
-  // lookups, after 7 (MODEL.md's table; scenarios/seed_incident.json).
+  // lookups, after 7 (docs/model.md, ground truth; scenarios/seed_incident.json).
   std::string ok = seed_with("budget_ok.json",
                              R"({"after": {"probe.lookups": {"<=": 7}, "lookups": {">=": 1, "<": 100},
                                   "probe.comparisons": {"ratio_to": "before", "<=": "1/1000"}}})");
@@ -224,7 +224,7 @@ TEST_CASE("--quiet prints no report, the exit status says it") {
 }
 
 TEST_CASE("budgets are exact past 2^64: the fast engine's counts at k = 30 against bounds and ratios") {
-  // lookups(k) = k * (lookups(k-1) + 1) (MODEL.md): at k = 30 the before
+  // lookups(k) = k * (lookups(k-1) + 1) (docs/model.md): at k = 30 the before
   // probe makes about 7.2e32 lookups, the after probe 30.
   std::string text = read(kSource + "/scenarios/nested_guards.json");
   size_t sweep = text.find("\"sweep\"");

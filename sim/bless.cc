@@ -62,7 +62,7 @@ std::pair<size_t, std::string> root_end(const std::string& text) {
 }  // namespace
 
 std::optional<std::string> bless_refusal(const ScenarioRun& run) {
-  const Scenario& sc = *run.scenario;
+  const ScenarioFacts& sc = run.scenario;
   for (const VariantRun& r : run.runs) {
     if (r.limit)
       return fmt::format("{} not rewritten: {} stopped at limit {}, so its counts are partial", sc.file,
@@ -76,7 +76,7 @@ std::optional<std::string> bless_refusal(const ScenarioRun& run) {
 }
 
 Blessed bless(const std::string& source, const ScenarioRun& run) {
-  const Scenario& sc = *run.scenario;
+  const ScenarioFacts& sc = run.scenario;
   if (auto why = bless_refusal(run)) throw UsageError(sc.file, "--bless: " + *why);
   JsonSource src(source);
   Blessed out;
@@ -98,7 +98,7 @@ Blessed bless(const std::string& source, const ScenarioRun& run) {
   if (sc.expect.empty() && !nlohmann::json::parse(source).contains("expect")) {
     auto [end, indent] = root_end(source);
     std::vector<std::string> counters;
-    for (const ReportRow& row : report_rows(sc)) counters.push_back(row.counter);
+    for (const ReportRow& row : sc.rows) counters.push_back(row.counter);
     std::string block = fmt::format(",\n{}\"expect\": {{", indent);
     for (size_t v = 0; v < run.variants.size(); ++v) {
       std::string entries;

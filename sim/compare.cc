@@ -51,7 +51,7 @@ std::vector<Row> rows_of(const Comparison& c, const std::vector<const VariantRun
   const ScenarioRun& run = *c.run;
   std::vector<Row> rows;
   std::vector<std::string> labels{""};
-  for (auto& l : run.scenario->labels) labels.push_back(l);
+  for (auto& l : run.scenario.labels) labels.push_back(l);
   // A hook scenario's rows are its own (report_counter_names); others, the table's.
   std::vector<std::string> counter_names;
   if (!run.runs.empty() && run.runs.front().hooks_used) counter_names = report_counter_names(run.runs);
@@ -104,8 +104,8 @@ std::string compare_text(const Comparison& c, CompareFormat format) {
   const bool md = format == CompareFormat::Markdown;
   const size_t base = baseline_index(c);
   std::string out;
-  out += md ? fmt::format("### impsim compare: {}\n\n", run.scenario->name) : fmt::format("{}", run.scenario->name);
-  if (!run.scenario->description.empty()) out += md ? run.scenario->description + "\n\n" : ": " + run.scenario->description + "\n";
+  out += md ? fmt::format("### impsim compare: {}\n\n", run.scenario.name) : fmt::format("{}", run.scenario.name);
+  if (!run.scenario.description.empty()) out += md ? run.scenario.description + "\n\n" : ": " + run.scenario.description + "\n";
   if (!md) out += "\n";
   for (auto& block : blocks(run)) {
     if (!block[0]->params.empty())
@@ -176,7 +176,7 @@ ordered_json compare_json(const Comparison& c) {
   ordered_json j;
   j["impsim"] = 1;
   add_producer(j, run);
-  j["scenario"] = run.scenario->name;
+  j["scenario"] = run.scenario.name;
   j["baseline"] = variant_name(c.baseline);
   ordered_json vs = ordered_json::array();
   for (Variant v : run.variants) vs.push_back(variant_name(v));

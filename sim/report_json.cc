@@ -155,7 +155,7 @@ ordered_json report_json(const ScenarioRun& run) {
   ordered_json j;
   j["impsim"] = 1;
   add_producer(j, run);
-  j["scenario"] = run.scenario->name;
+  j["scenario"] = run.scenario.name;
   const std::vector<const CounterInfo*> shown = run.shown_counters();
   ordered_json runs = ordered_json::array();
   for (const VariantRun& r : run.runs) {

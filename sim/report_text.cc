@@ -104,13 +104,13 @@ namespace {
 
 // The counters table: the sweep table, or every counter side by side.
 std::vector<std::vector<std::string>> counter_table(const ScenarioRun& run) {
-  const Scenario& sc = *run.scenario;
+  const ScenarioFacts& sc = run.scenario;
   std::vector<std::vector<std::string>> t;
   const size_t nv = run.variants.size();
   const size_t nsweep = run.points();
 
   if (!run.sweep_values.empty()) {
-    std::vector<ReportRow> rows = report_rows(sc);
+    std::vector<ReportRow> rows = sc.rows;
     std::vector<std::string> head{sc.sweep->title};
     for (int64_t v : run.sweep_values) head.push_back(std::to_string(v));
     t.push_back(head);
@@ -249,7 +249,7 @@ std::string expectations_text(const ScenarioRun& run) {
 }
 
 std::string report_text(const ScenarioRun& run) {
-  const Scenario& sc = *run.scenario;
+  const ScenarioFacts& sc = run.scenario;
   std::string out = sc.name;
   if (!sc.description.empty()) out += ": " + sc.description;
   out += "\n\n";
@@ -257,7 +257,7 @@ std::string report_text(const ScenarioRun& run) {
 }
 
 std::string report_markdown(const ScenarioRun& run, const std::string& command) {
-  const Scenario& sc = *run.scenario;
+  const ScenarioFacts& sc = run.scenario;
   std::string out = fmt::format("### impsim {}: {}\n\n", command, sc.name);
   if (!sc.description.empty()) out += sc.description + "\n\n";
   out += markdown_table(counter_table(run)) + "\n";

@@ -180,7 +180,7 @@ bool ScenarioRun::expectations_ok() const {
 }
 
 bool ScenarioRun::raised_unexpectedly() const {
-  if (scenario->allow_error) return false;
+  if (scenario.allow_error) return false;
   return std::any_of(runs.begin(), runs.end(), [](const VariantRun& r) { return r.outcome.error.has_value(); });
 }
 
@@ -363,10 +363,14 @@ VariantRun run_one(const RunPlan& plan, const Model& model, size_t point, Varian
   return r;
 }
 
+ScenarioFacts ScenarioFacts::of(const Scenario& sc) {
+  return {sc.name, sc.description, sc.file, sc.labels, sc.sweep, report_rows(sc), sc.expect, sc.allow_error};
+}
+
 ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options) {
   RunPlan plan = plan_runs(sc, options);
   ScenarioRun out;
-  out.scenario = &sc;
+  out.scenario = ScenarioFacts::of(sc);
   out.sweep_values = plan.sweep_values;
   out.variants = plan.variants;
   // The engine thread starts on first use: start it here, so its creation

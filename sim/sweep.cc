@@ -88,8 +88,7 @@ SweepResult run_sweep(const Scenario& sc, const SweepOptions& options) {
   check_counter_flags(sc, options.counters, "--counter");
 
   SweepResult out;
-  out.scenario = std::make_unique<Scenario>(sc);
-  Scenario& s = *out.scenario;
+  Scenario s = sc;
   std::string title = options.param;
   if (sc.sweep && sc.sweep->param == options.param) title = sc.sweep->title;
   s.sweep = Sweep{options.param, options.values, title};
@@ -136,14 +135,14 @@ SweepResult run_sweep(const Scenario& sc, const SweepOptions& options) {
   RunOptions run = options.run;
   run.progress = options.progress;
   out.run = run_scenario(one, run);
-  out.run.scenario = &s;
+  out.run.scenario = ScenarioFacts::of(s);
   out.run.equivalence_failure = equivalence_failure(s, out.run);
   return out;
 }
 
 ChartSpec sweep_chart(const SweepResult& result) {
-  const Scenario& sc = *result.scenario;
   const ScenarioRun& run = result.run;
+  const ScenarioFacts& sc = run.scenario;
   ChartSpec spec;
   spec.title = sc.name.empty() ? sc.file : sc.name;
   spec.subtitle = sc.description;
@@ -152,7 +151,7 @@ ChartSpec sweep_chart(const SweepResult& result) {
                      ? t
                      : fmt::format("{} ({})", t, sc.sweep->param);
   spec.x = run.sweep_values;
-  std::vector<ReportRow> rows = report_rows(sc);
+  const std::vector<ReportRow>& rows = sc.rows;
   spec.y_label = rows.size() == 1 ? rows[0].title + " (log scale)" : "count (log scale)";
   const size_t nv = run.variants.size();
   for (size_t r = 0; r < rows.size(); ++r)

@@ -93,8 +93,24 @@ struct VariantRun {
   double cpu_seconds = 0;      // CPU time of the process during the run
 };
 
+// What the reports say of the scenario a run came from, copied into the
+// run so that no report points into a Scenario (a sweep runs a modified
+// copy that is gone once the sweep returns).
+struct ScenarioFacts {
+  std::string name;
+  std::string description;
+  std::string file;
+  std::vector<std::string> labels;
+  std::optional<Sweep> sweep;       // as run: sweep --param replaces the file's
+  std::vector<ReportRow> rows;      // report_rows(): the table's, the chart's and --bless's
+  std::vector<Expectation> expect;  // as run: a sweep re-aligns them to its values
+  bool allow_error = false;
+
+  static ScenarioFacts of(const Scenario& sc);
+};
+
 struct ScenarioRun {
-  const Scenario* scenario = nullptr;
+  ScenarioFacts scenario;
   std::vector<int64_t> sweep_values;  // empty without a sweep
   std::vector<Variant> variants;
   Axes axes;                          // the run's revision and CPython (a variant may name its own revision)

@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -33,12 +32,10 @@ struct SweepOptions {
 };
 
 struct SweepResult {
-  // The scenario as swept: its sweep replaced by the one asked for, its
-  // report rows by the counters asked for, its expectations re-aligned to the
-  // new values (kept where a value of the old sweep, or the parameter's
-  // default for a scenario without a sweep, is run again). `run` points
-  // into it, so it is held by pointer.
-  std::unique_ptr<Scenario> scenario;
+  // run.scenario is the scenario as swept: its sweep replaced by the one
+  // asked for, its report rows by the counters asked for, its expectations
+  // re-aligned to the new values (kept where a value of the old sweep, or
+  // the parameter's default for a scenario without a sweep, is run again).
   ScenarioRun run;
 };
 

@@ -63,15 +63,15 @@ void github_annotations(const ScenarioRun& run, const std::string& file, Format 
     for (const ExpectationResult& e : r.expectations) {
       if (e.ok) continue;
       std::string want = e.budget ? budget_text(*e.budget) : grouped(e.expected);
-      annotate(e.pointer, fmt::format("{}: {} {} [{}]: expected {}, got {}", run.scenario->name, variant_name(r.variant),
+      annotate(e.pointer, fmt::format("{}: {} {} [{}]: expected {}, got {}", run.scenario.name, variant_name(r.variant),
                                       e.counter, params_text(r.params), want, grouped(e.actual)));
     }
     if (r.verdict_expected && *r.verdict_expected != r.verdict)
       annotate("/expect_outcome/" + pointer_token(variant_name(r.variant)),
-               fmt::format("{}: {} outcome [{}]: expected {}, got {}", run.scenario->name, variant_name(r.variant),
+               fmt::format("{}: {} outcome [{}]: expected {}, got {}", run.scenario.name, variant_name(r.variant),
                            params_text(r.params), *r.verdict_expected, r.verdict));
   }
-  if (run.equivalence_failure) annotate("/expect_equivalent", run.scenario->name + ": " + *run.equivalence_failure);
+  if (run.equivalence_failure) annotate("/expect_equivalent", run.scenario.name + ": " + *run.equivalence_failure);
   out.flush();
 }
 

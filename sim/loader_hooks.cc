@@ -20,7 +20,13 @@ using nlohmann::json;
 
 namespace {
 
-const char* const kMetaPathSteps[] = {"install", "uninstall", "insert", "append", "remove", "unload"};
+const char* const kMetaPathSteps[] = {"install", "uninstall", "insert", "append", "remove", "unload", "new"};
+
+// A finder id: what a scenario calls a finder object (a Python identifier).
+bool is_finder_id(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
 
 class HookReader : public loading::Reader {
  public:
@@ -42,14 +48,32 @@ class HookReader : public loading::Reader {
     fail(ptr, fmt::format("unknown {} \"{}\"; expected one of {}", what, s, list));
   }
 
+  // root[key], an object {NAME: value} whose names are Python identifiers: fn(NAME, value, pointer).
+  void each_named(const json& root, const std::string& key, const std::string& what, const char* name_kind,
+                  const std::function<void(const std::string&, const json&, const std::string&)>& fn) const {
+    if (!root.contains(key)) return;
+    object(root[key], "/" + key, what);
+    for (auto& [k, v] : root[key].items()) {
+      const std::string ptr = "/" + key + "/" + pointer_token(k);
+      if (!is_finder_id(k)) fail(ptr, fmt::format("{} must be a Python identifier, found \"{}\"", name_kind, k));
+      fn(k, v, ptr);
+    }
+  }
+
   HookText hook(const json& v, const std::string& ptr, const std::string& hook_name) const;
   HookActionText action(const json& v, const std::string& ptr) const;
 };
 
-// A finder id: what a scenario calls a finder object (a Python identifier).
-bool is_finder_id(const std::string& s) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+// hook_claims (meta_path_model.cc) on the text, for the loader's checks.
+bool claims_text(const HookText& h, const std::string& name) {
+  auto under = [&](const std::string& p) { return name == p || name.starts_with(p + "."); };
+  switch (h.claims) {
+    case ClaimKind::All: return true;
+    case ClaimKind::TopLevel: return name.find('.') == std::string::npos;
+    case ClaimKind::Names: return std::find(h.claim_names.begin(), h.claim_names.end(), name) != h.claim_names.end();
+    case ClaimKind::Packages: return std::any_of(h.claim_names.begin(), h.claim_names.end(), under);
+  }
+  return false;
 }
 
 HookActionText HookReader::action(const json& v, const std::string& ptr) const {
@@ -88,11 +112,18 @@ HookActionText HookReader::action(const json& v, const std::string& ptr) const {
     a.kind = ActionKind::CallNext;
     must_be_true(x, kp, "\"call_next\"");
   } else if (kind == "serve") {
-    expect_keys(v, ptr, {"serve", "module", "package"}, "a serve action");
+    expect_keys(v, ptr, {"serve", "module", "package", "table"}, "a serve action");
     a.kind = ActionKind::Serve;
     must_be_true(x, kp, "\"serve\"");
     if (v.contains("module")) a.target = name(v["module"], ptr + "/module", "the module object served");
     if (v.contains("package")) a.package = boolean(v["package"], ptr + "/package", "\"package\"");
+    if (v.contains("table")) {
+      const std::string tp = ptr + "/table";
+      object(v["table"], tp, "the serve table (claimed name -> the module served for it)");
+      for (auto& [k, target] : v["table"].items())
+        a.table.emplace_back(name(json(k), tp + "/" + pointer_token(k), "a claimed module name (a table key)"),
+                             name(target, tp + "/" + pointer_token(k), "the module served for " + k));
+    }
   } else if (kind == "unload") {
     expect_keys(v, ptr, {"unload", "submodules"}, "an unload action");
     a.kind = ActionKind::Unload;
@@ -145,6 +176,12 @@ HookText HookReader::hook(const json& v, const std::string& ptr, const std::stri
     array(v["find_spec"], ap, "the find_spec actions");
     for (size_t i = 0; i < v["find_spec"].size(); ++i) h.actions.push_back(action(v["find_spec"][i], ap + "/" + std::to_string(i)));
   }
+  // A table entry the claims never reach would be dead: say so.
+  for (const HookActionText& a : h.actions)
+    for (const auto& [key, _] : a.table)
+      if (!claims_text(h, key))
+        fail(a.pointer + "/table/" + pointer_token(key),
+             fmt::format("the hook does not claim \"{}\" (see its \"claims\"), so its find_spec never serves it", key));
   if (v.contains("guard"))
     h.guard = choice<GuardKind>(v["guard"], ptr + "/guard", "guard",
                                 {{"none", GuardKind::None},
@@ -221,38 +258,42 @@ bool is_meta_path_step(std::string_view key) {
          std::end(kMetaPathSteps);
 }
 
-const char* meta_path_step_list() { return "install, uninstall, insert, append, remove, unload"; }
+const char* meta_path_step_list() { return "install, uninstall, insert, append, remove, unload, new"; }
 
 void read_meta_path_step(const loading::Reader& in, const json& v, const std::string& ptr, const std::string& kind,
                          Step& st, std::vector<std::string_view>& allowed) {
   HookReader r(in);
   const std::string kp = ptr + "/" + kind;
   const json& x = v[kind];
-  auto finder = [&](const char* what) { st.finder = r.string(x, kp, what); };
-  if (kind == "install") {
-    st.kind = StepKind::Install;
-    finder("the id of the hook finder object to install");
-  } else if (kind == "uninstall") {
-    st.kind = StepKind::Uninstall;
-    finder("the id of the hook finder object to uninstall");
-  } else if (kind == "insert") {
-    st.kind = StepKind::Insert;
-    finder("the id of the finder object to insert");
+  // The steps that name one finder object, and what that object is.
+  static const struct {
+    const char* key;
+    StepKind kind;
+    const char* what;
+  } kFinderSteps[] = {{"install", StepKind::Install, "the id of the hook finder object to install"},
+                      {"uninstall", StepKind::Uninstall, "the id of the hook finder object to uninstall"},
+                      {"insert", StepKind::Insert, "the id of the finder object to insert"},
+                      {"append", StepKind::Append, "the id of the finder object to append"},
+                      {"remove", StepKind::Remove, "the id of the finder object to remove"},
+                      {"new", StepKind::New, "the id of the hook finder object made anew"}};
+  bool names_finder = false;
+  for (const auto& s : kFinderSteps)
+    if (kind == s.key) {
+      st.kind = s.kind;
+      st.finder = r.string(x, kp, s.what);
+      names_finder = true;
+    }
+  if (kind == "insert") {
     allowed.push_back("at");
     if (!v.contains("at")) r.fail(ptr, "an insert step needs \"at\" (the index, as list.insert takes it)");
     st.at = r.integer(v["at"], ptr + "/at", "the index", INT64_MIN);
-  } else if (kind == "append") {
-    st.kind = StepKind::Append;
-    finder("the id of the finder object to append");
   } else if (kind == "remove") {
-    st.kind = StepKind::Remove;
-    finder("the id of the finder object to remove");
     allowed.push_back("copies");
     allowed.push_back("optional");
     if (v.contains("copies"))
       st.all_copies = r.choice<bool>(v["copies"], ptr + "/copies", "\"copies\"", {{"first", false}, {"all", true}});
     if (v.contains("optional")) st.optional = r.boolean(v["optional"], ptr + "/optional", "\"optional\"");
-  } else {
+  } else if (!names_finder) {
     st.kind = StepKind::Unload;
     st.unload = r.names(x, kp, "the module names deleted from sys.modules");
     allowed.push_back("submodules");
@@ -265,35 +306,28 @@ void read_hooks(const loading::Reader& in, const json& root, Scenario& sc, bool 
   HooksText& h = sc.hooks;
   h.used = root.contains("hooks") || root.contains("finders") || root.contains("meta_path") || root.contains("builtin");
   std::set<std::string> hook_names;
-  if (root.contains("hooks")) {
-    r.object(root["hooks"], "/hooks", "the hook definitions (name -> definition)");
-    for (auto& [k, v] : root["hooks"].items()) {
-      const std::string ptr = "/hooks/" + pointer_token(k);
-      if (!is_finder_id(k)) r.fail(ptr, fmt::format("a hook name must be a Python identifier, found \"{}\"", k));
-      h.hooks.push_back(r.hook(v, ptr, k));
-      hook_names.insert(k);
-    }
-  }
+  r.each_named(root, "hooks", "the hook definitions (name -> definition)", "a hook name",
+               [&](const std::string& k, const json& v, const std::string& ptr) {
+                 h.hooks.push_back(r.hook(v, ptr, k));
+                 hook_names.insert(k);
+               });
   std::set<std::string> ids(std::begin(kPredefinedFinders), std::end(kPredefinedFinders));
   std::set<std::string> hook_ids;
-  if (root.contains("finders")) {
-    r.object(root["finders"], "/finders", "the finder objects (id -> {\"hook\": NAME})");
-    for (auto& [k, v] : root["finders"].items()) {
-      const std::string ptr = "/finders/" + pointer_token(k);
-      if (!is_finder_id(k)) r.fail(ptr, fmt::format("a finder id must be a Python identifier, found \"{}\"", k));
-      if (ids.count(k)) r.fail(ptr, fmt::format("\"{}\" is a predefined finder object; choose another id", k));
-      r.object(v, ptr, "a finder object {\"hook\": NAME}");
-      r.expect_keys(v, ptr, {"hook"}, "a finder object");
-      if (!v.contains("hook")) r.fail(ptr, "a finder object needs \"hook\" (the name of its hook definition)");
-      std::string hook = r.string(v["hook"], ptr + "/hook", "a hook name");
-      if (!hook_names.count(hook))
-        r.fail(ptr + "/hook", fmt::format("unknown hook \"{}\"; \"hooks\" defines: {}", hook,
-                                          hook_names.empty() ? std::string("none") : fmt::format("{}", fmt::join(hook_names, ", "))));
-      h.finders.push_back({k, hook, ptr});
-      ids.insert(k);
-      hook_ids.insert(k);
-    }
-  }
+  r.each_named(root, "finders", "the finder objects (id -> {\"hook\": NAME})", "a finder id",
+               [&](const std::string& k, const json& v, const std::string& ptr) {
+                 if (ids.count(k)) r.fail(ptr, fmt::format("\"{}\" is a predefined finder object; choose another id", k));
+                 r.object(v, ptr, "a finder object {\"hook\": NAME}");
+                 r.expect_keys(v, ptr, {"hook"}, "a finder object");
+                 if (!v.contains("hook")) r.fail(ptr, "a finder object needs \"hook\" (the name of its hook definition)");
+                 std::string hook = r.string(v["hook"], ptr + "/hook", "a hook name");
+                 if (!hook_names.count(hook))
+                   r.fail(ptr + "/hook",
+                          fmt::format("unknown hook \"{}\"; \"hooks\" defines: {}", hook,
+                                      hook_names.empty() ? std::string("none") : fmt::format("{}", fmt::join(hook_names, ", "))));
+                 h.finders.push_back({k, hook, ptr});
+                 ids.insert(k);
+                 hook_ids.insert(k);
+               });
   const std::string id_list = fmt::format("{}", fmt::join(ids, ", "));
   auto known = [&](const std::string& id, const std::string& ptr) {
     if (!ids.count(id)) r.fail(ptr, fmt::format("unknown finder object \"{}\"; expected one of: {}", id, id_list));
@@ -335,10 +369,12 @@ void read_hooks(const loading::Reader& in, const json& root, Scenario& sc, bool 
                         : s.kind == StepKind::Uninstall ? "uninstall"
                         : s.kind == StepKind::Insert    ? "insert"
                         : s.kind == StepKind::Append    ? "append"
+                        : s.kind == StepKind::New       ? "new"
                                                         : "remove";
       const std::string ptr = s.pointer + "/" + key;
       known(s.finder, ptr);
-      if ((s.kind == StepKind::Install || s.kind == StepKind::Uninstall) && !hook_ids.count(s.finder))
+      const bool hook_only = s.kind == StepKind::Install || s.kind == StepKind::Uninstall || s.kind == StepKind::New;
+      if (hook_only && !hook_ids.count(s.finder))
         r.fail(ptr, fmt::format("{} takes a hook finder object (one of \"finders\"), found \"{}\"; use insert, "
                                 "append or remove for the interpreter's finders and P",
                                 key, s.finder));
@@ -358,9 +394,24 @@ bool is_hook_counter_name(const Scenario& sc, const std::string& name) {
   if (!sc.hooks.used) return false;
   if (name == "searches" || name == "finder_calls" || name == "lookup_depth" || name == "legacy_warnings") return true;
   if (!name.starts_with("finder_calls:")) return false;
-  const std::string id = name.substr(13);
+  std::string id = name.substr(13);
   // The interpreter's three are counted per object too (not P: its asks).
   if (id == "BuiltinImporter" || id == "FrozenImporter" || id == "PathFinder") return true;
+  // "ID#k": the k-th object a `new` step made for ID (k >= 1), when some step makes one.
+  const size_t hash = id.find('#');
+  if (hash != std::string::npos) {
+    const std::string k = id.substr(hash + 1);
+    if (k.empty() || k.size() > 9 || k[0] == '0' || !std::all_of(k.begin(), k.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return false;
+    id.resize(hash);
+    bool made = false;
+    auto scan = [&](const std::vector<Step>& steps) {
+      each_step(steps, [&](const Step& s) { made = made || (s.kind == StepKind::New && s.finder == id); });
+    };
+    scan(sc.program);
+    for (const TreeEntry& e : sc.tree) scan(e.body);
+    if (!made) return false;
+  }
   return std::any_of(sc.hooks.finders.begin(), sc.hooks.finders.end(), [&](const FinderText& f) { return f.id == id; });
 }
 

@@ -61,10 +61,16 @@ std::vector<std::string> report_counter_names(const std::vector<VariantRun>& run
     return out;
   }
   out = {"searches", "finder_calls"};
-  // predef (issue #15): hook objects first, then the interpreter's three.
-  const std::vector<std::string>& ids = runs.front().finder_ids;
-  for (FinderId f : counted_finder_order(ids.size()))
-    if (!ids[static_cast<size_t>(f)].empty()) out.push_back("finder_calls:" + ids[static_cast<size_t>(f)]);
+  // Hook objects first (every id any run has: runs may differ in the
+  // objects `new` steps made), then the interpreter's three (predef).
+  auto add = [&](const std::string& id) {
+    if (!id.empty() && std::find(out.begin(), out.end(), "finder_calls:" + id) == out.end())
+      out.push_back("finder_calls:" + id);
+  };
+  for (const VariantRun& r : runs)
+    for (size_t i = kProxyFinder + 1; i < r.finder_ids.size(); ++i) add(r.finder_ids[i]);
+  for (FinderId f : {kBuiltinImporter, kFrozenImporter, kPathFinder})
+    if (static_cast<size_t>(f) < runs.front().finder_ids.size()) add(runs.front().finder_ids[static_cast<size_t>(f)]);
   out.push_back("max_depth");
   // predef (issue #15): only where a legacy finder warned.
   if (std::any_of(runs.begin(), runs.end(), [](const VariantRun& r) { return r.hooks.legacy_warnings != 0; }))
@@ -99,7 +105,7 @@ Outcome outcome_of(const Engine& engine) {
       }
   }
   if (engine.hooks_used())
-    for (FinderId f : engine.meta_path()) out.meta_path.push_back(model.hooks.objects[static_cast<size_t>(f)].id);
+    for (FinderId f : engine.meta_path()) out.meta_path.push_back(engine.finder_objects()[static_cast<size_t>(f)].id);
   const auto& labels = model.labels;
   for (size_t i = 0; i < labels.size(); ++i) out.results.emplace_back(labels[i], engine.labels()[i].results);
   out.proxy_copies = engine.finder().copies;
@@ -333,7 +339,7 @@ VariantRun run_one(const RunPlan& plan, const Model& model, size_t point, Varian
     r.hooks = engine.hook_counters();
     for (size_t i = 0; i < model.labels.size(); ++i) r.label_hooks.emplace_back(model.labels[i], engine.labels()[i].hooks);
     // predef (issue #15): the interpreter's three are counted per object too; P is not.
-    for (const FinderObject& f : model.hooks.objects) r.finder_ids.push_back(f.cls == FinderClass::Proxy ? "" : f.id);
+    for (const FinderObject& f : engine.finder_objects()) r.finder_ids.push_back(f.cls == FinderClass::Proxy ? "" : f.id);
   }
   r.outcome = outcome_of(engine);
   r.limit = engine.limit();

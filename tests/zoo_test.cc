@@ -4,6 +4,7 @@
 // tools/crosscheck --zoo reads changes nothing impsim prints.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -75,4 +76,21 @@ TEST_CASE("the real key of a zoo scenario changes nothing impsim prints") {
     CHECK(test::impsim("run " + path).out == test::impsim("run " + stripped).out);
     std::filesystem::remove(stripped);
   }
+}
+
+// six 1.16 (measured on the real package by tools/crosscheck --zoo): each
+// import of six makes a new importer object, and the new body removes the
+// old one, so one object is left after the re-import, the second one; its
+// table serves six.moves.queue by importing queue inside find_spec.
+TEST_CASE("six_moves: the re-import leaves the second importer object and queue is served from the table") {
+  const std::string path = std::string(IMPSIM_SOURCE_DIR) + "/scenarios/zoo/six_moves.json";
+  test::Command r = test::impsim("run " + path + " --json");
+  REQUIRE(r.status == 0);
+  nlohmann::json run = nlohmann::json::parse(r.out)["runs"][0];
+  CHECK(run["outcome"]["meta_path"] ==
+        nlohmann::json::array({"BuiltinImporter", "FrozenImporter", "PathFinder", "six_importer#2"}));
+  CHECK(run["finder_calls_by_object"]["six_importer"] == 0);  // the declared object: never installed
+  CHECK(run["labels"]["import_queue"]["max_depth"] == 2);
+  const auto& modules = run["outcome"]["modules"];
+  CHECK(std::find(modules.begin(), modules.end(), "queue") != modules.end());
 }

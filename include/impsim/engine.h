@@ -214,6 +214,8 @@ class Engine {
   const std::vector<NameId>& thread_finding() const { return thread_finding_; }
   const std::vector<NameId>& object_in_progress(FinderId f) const { return hook_state_[static_cast<size_t>(f)].in_progress; }
   bool object_flag(FinderId f) const { return hook_state_[static_cast<size_t>(f)].flag; }
+  // Every finder object of the run, by FinderId: the model's, then those `new` steps made.
+  const std::vector<FinderObject>& finder_objects() const { return objects_; }
   // Attributes set on a module by a hook's wrapped loader (outcome marks).
   const std::vector<std::string>* module_attributes(ModuleId m) const;
   // _find_spec over a list of finder objects, live or snapshot (finders/meta_path.cc).
@@ -227,6 +229,9 @@ class Engine {
   // A legacy (find_module-only) hook reached by _find_spec up to 3.11 (finders/meta_path.cc).
   SpecId _find_spec_legacy(FinderId finder, NameId name, PathRef path);
   bool is_legacy_finder(FinderId finder) const;
+  // serve from a table: the spec of `name` standing for module `target`.
+  SpecId serve_from_table(int32_t hook, NameId name, NameId target);
+  ModuleId import_module_by_name(NameId name);
   // sys.meta_path.insert(at, f) / .append(f) / .remove(f) (false: ValueError).
   void meta_path_insert(int64_t at, FinderId finder);
   void meta_path_append(FinderId finder);
@@ -234,6 +239,13 @@ class Engine {
   // The hook's install() and uninstall(), by its policies.
   void install_hook(FinderId finder);
   void uninstall_hook(FinderId finder);
+  // `ID = Hook()` run again: a new object of ID's hook, fresh state, named ID#k.
+  void new_hook_object(FinderId declared);
+  // The object a scenario's finder id names now: the newest `new` made, or the declared one.
+  FinderId bound_object(FinderId declared) const {
+    return declared >= 0 && static_cast<size_t>(declared) < newest_.size() ? newest_[static_cast<size_t>(declared)]
+                                                                             : declared;
+  }
   // del sys.modules[name] (and its submodules).
   void unload_modules(const std::vector<NameId>& names, bool submodules);
 
@@ -447,12 +459,16 @@ class Engine {
     bool flag = false;                // flag and skip_self guards
   };
   std::vector<HookObjectState> hook_state_;  // by FinderId
+  std::vector<FinderObject> objects_;        // by FinderId (finder_objects())
+  std::vector<FinderId> newest_;             // by declared FinderId: what the id names now
+  std::vector<int32_t> made_;                // by declared FinderId: objects `new` made for it
   std::vector<NameId> global_finding_;       // global_set guard: one set for every hook
   std::vector<NameId> thread_finding_;       // thread_set guard: the main thread's set
   struct HookLoader {
     LoaderId inner;   // HookWrapped: the loader it wraps
     int32_t hook;     // the hook class
     ModuleId module;  // HookServe: the module object served, or kNoModule
+    NameId target;    // HookServe from a table: the module served (imported at create_module), or kNoName
   };
   std::vector<HookLoader> hook_loaders_;
   std::map<ModuleId, std::vector<std::string>> attributes_;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "impsim/names.h"
@@ -47,6 +48,8 @@ struct HookActionText {
   std::vector<std::string> names;  // unload
   bool submodules = false;         // unload
   bool package = false;            // serve: the spec is a package's
+  // serve: {claimed name: module it stands for} (six.moves.queue -> queue)
+  std::vector<std::pair<std::string, std::string>> table;
   std::string pointer;
 };
 
@@ -95,6 +98,7 @@ struct HookAction {
   std::vector<NameId> names;    // unload
   bool submodules = false;
   bool package = false;
+  std::vector<std::pair<NameId, NameId>> table;  // serve: claimed name -> the module served for it
 };
 
 struct HookClass {
@@ -115,7 +119,7 @@ struct HookClass {
 };
 
 struct FinderObject {
-  std::string id;  // "PathFinder", "P", "wd1"
+  std::string id;  // "PathFinder", "P", "wd1"; "wd1#2": the second object a `new` step made for wd1
   FinderClass cls = FinderClass::Hook;
   int32_t hook = -1;  // Hook: index into HookModel::hooks
 };

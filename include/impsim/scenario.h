@@ -25,7 +25,8 @@ struct IntField {
 enum class StepKind {
   Import, FindSpec, Enable, Disable, Guard, Block, Call,
   // sys.meta_path and sys.modules edits (meta_path.h, loader_hooks.cc)
-  Install, Uninstall, Insert, Append, Remove, Unload
+  Install, Uninstall, Insert, Append, Remove, Unload,
+  New  // a module body's `ID = Hook()`: a new object of ID's hook, which ID names from then on
 };
 
 inline bool is_meta_path_step_kind(StepKind k) { return k >= StepKind::Install; }

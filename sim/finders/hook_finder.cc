@@ -16,7 +16,7 @@ SpecId Engine::hook_find_spec(FinderId finder, NameId name, PathRef path) {
   ++hook_counters_.finder_calls;
   ++hook_counters_.by_object[static_cast<size_t>(finder)];
   count_event();
-  const int32_t hi = model_.hooks.objects[static_cast<size_t>(finder)].hook;
+  const int32_t hi = objects_[static_cast<size_t>(finder)].hook;
   const HookClass& hook = hook_classes_[static_cast<size_t>(hi)];
   if (!hook_claims(hook, names_, name, path == kNoPath)) return kNoSpec;
   // A hook calling itself directly (`call` of its own id) never walks
@@ -31,7 +31,7 @@ SpecId Engine::hook_find_spec(FinderId finder, NameId name, PathRef path) {
   if (spec != kNoSpec && hook.loader != LoaderWrap::Unchanged) {
     // spec.loader = Wrapper(spec.loader)
     LoaderId inner = records_.spec(spec).loader;
-    hook_loaders_.push_back(HookLoader{inner, hi, kNoModule});
+    hook_loaders_.push_back(HookLoader{inner, hi, kNoModule, kNoName});
     records_.write_spec(spec).loader =
         new_loader(Loader{LoaderKind::HookWrapped, false, 0, static_cast<int32_t>(hook_loaders_.size() - 1)});
   }
@@ -77,7 +77,7 @@ SpecId Engine::hook_guarded(FinderId finder, const HookClass& hook, NameId name,
 // spec or None gives the return value.
 SpecId Engine::run_hook_actions(FinderId finder, const HookClass& hook, NameId name, PathRef path) {
   SpecId result = kNoSpec;
-  const int32_t hi = model_.hooks.objects[static_cast<size_t>(finder)].hook;
+  const int32_t hi = objects_[static_cast<size_t>(finder)].hook;
   for (const HookAction& a : hook.actions) {
     switch (a.kind) {
       case ActionKind::Import:
@@ -87,7 +87,7 @@ SpecId Engine::run_hook_actions(FinderId finder, const HookClass& hook, NameId n
         result = find_spec(name);  // importlib.util.find_spec(fullname)
         break;
       case ActionKind::Call:
-        result = finder_find_spec(a.finder, name, path);
+        result = finder_find_spec(bound_object(a.finder), name, path);
         break;
       case ActionKind::CallNext: {
         // i = sys.meta_path.index(self); for f in sys.meta_path[i + 1:]: ...
@@ -103,12 +103,17 @@ SpecId Engine::run_hook_actions(FinderId finder, const HookClass& hook, NameId n
       }
       case ActionKind::Serve: {
         // importlib.util.spec_from_loader(fullname, HookLoader())
+        auto entry = std::find_if(a.table.begin(), a.table.end(), [&](const auto& e) { return e.first == name; });
+        if (entry != a.table.end()) {
+          result = serve_from_table(hi, name, entry->second);
+          break;
+        }
         ModuleId served = kNoModule;
         if (a.module != kNoName) {
           if (!sys_modules_.contains(a.module)) raise("KeyError", "'" + names_.text(a.module) + "'");
           served = sys_modules_.get(a.module);
         }
-        hook_loaders_.push_back(HookLoader{-1, hi, served});
+        hook_loaders_.push_back(HookLoader{-1, hi, served, kNoName});
         LoaderId loader =
             new_loader(Loader{LoaderKind::HookServe, false, 0, static_cast<int32_t>(hook_loaders_.size() - 1)});
         result = new_spec(name, loader, a.package ? kEmptyPath : kNoPath);
@@ -125,10 +130,31 @@ SpecId Engine::run_hook_actions(FinderId finder, const HookClass& hook, NameId n
   return result;
 }
 
+// A table entry (six's MovedModule): spec_from_loader asks the loader's
+// is_package, which reads the entry's __path__, which imports the module it
+// stands for (`__import__(target)`): its body runs inside find_spec. The
+// spec is a package's when that module has a __path__.
+SpecId Engine::serve_from_table(int32_t hook, NameId name, NameId target) {
+  const ModuleId m = import_module_by_name(target);
+  hook_loaders_.push_back(HookLoader{-1, hook, kNoModule, target});
+  LoaderId loader = new_loader(Loader{LoaderKind::HookServe, false, 0, static_cast<int32_t>(hook_loaders_.size() - 1)});
+  return new_spec(name, loader, records_.module(m).path != kNoPath ? kEmptyPath : kNoPath);
+}
+
+// six's _import_module(name): `__import__(name); return sys.modules[name]`.
+ModuleId Engine::import_module_by_name(NameId name) {
+  import_statement(name);
+  if (!sys_modules_.contains(name)) raise("KeyError", "'" + names_.text(name) + "'");
+  return sys_modules_.get(name);
+}
+
 // create_module: a served module object, or the wrapped loader's choice.
 ModuleId Engine::hook_create_module(LoaderId loader, SpecId spec) {
   const Loader l = records_.loader(loader);
   const HookLoader h = hook_loaders_[static_cast<size_t>(l.ref)];
+  // six's create_module -> load_module: MovedModule._resolve() imports the
+  // module again (nothing to do unless it left sys.modules) and serves it.
+  if (l.kind == LoaderKind::HookServe && h.target != kNoName) return import_module_by_name(h.target);
   if (l.kind == LoaderKind::HookServe) return h.module;
   return create_module(h.inner, spec);
 }
@@ -141,10 +167,10 @@ void Engine::hook_exec_module(LoaderId loader, ModuleId module) {
   if (l.kind == LoaderKind::HookServe) return;
   const HookClass& hook = hook_classes_[static_cast<size_t>(h.hook)];
   if (hook.loader == LoaderWrap::Toggle && hook.toggle != kNoFinder) {
-    auto it = std::find(meta_path_.begin(), meta_path_.end(), hook.toggle);
+    const FinderId toggled = bound_object(hook.toggle);
+    auto it = std::find(meta_path_.begin(), meta_path_.end(), toggled);
     if (it != meta_path_.end()) {
       const int64_t index = it - meta_path_.begin();
-      const FinderId toggled = hook.toggle;
       meta_path_remove(toggled);
       try_finally([&] { exec_module(h.inner, module); }, [&] { meta_path_insert(index, toggled); });
       return;

@@ -39,6 +39,10 @@ void Engine::set_up_hooks() {
   hook_counters_ = HookCounters{};
   hook_counters_.by_object.assign(hm.objects.size(), Count(0));
   hook_state_.assign(hm.objects.size(), HookObjectState{});
+  objects_ = hm.objects;
+  newest_.resize(hm.objects.size());
+  for (size_t i = 0; i < newest_.size(); ++i) newest_[i] = static_cast<FinderId>(i);
+  made_.assign(hm.objects.size(), 0);
   global_finding_.clear();
   thread_finding_.clear();
   hook_loaders_.clear();
@@ -71,7 +75,7 @@ SpecId Engine::_find_spec_over_objects(NameId name, PathRef path) {
         const std::vector<FinderId>& list = snapshot_meta_path_ ? snapshot : meta_path_;
         for (size_t i = 0; i < list.size(); ++i) {
           const FinderId f = list[i];
-          const FinderClass cls = model_.hooks.objects[static_cast<size_t>(f)].cls;
+          const FinderClass cls = objects_[static_cast<size_t>(f)].cls;
           // The trace hears the index into the list walked and its length.
           const int64_t index = static_cast<int64_t>(i), size = static_cast<int64_t>(list.size());
           SpecId spec;
@@ -121,7 +125,7 @@ SpecId Engine::_find_spec_legacy(FinderId finder, NameId name, PathRef path) {
 }
 
 bool Engine::is_legacy_finder(FinderId finder) const {
-  const FinderObject& o = model_.hooks.objects[static_cast<size_t>(finder)];
+  const FinderObject& o = objects_[static_cast<size_t>(finder)];
   return o.cls == FinderClass::Hook && hook_classes_[static_cast<size_t>(o.hook)].legacy;
 }
 
@@ -130,7 +134,7 @@ bool Engine::is_legacy_finder(FinderId finder) const {
 // every call: from _find_spec and from a hook's `call`), outside the
 // hooks-only total finder_calls; P keeps its own counters (asks).
 SpecId Engine::finder_find_spec(FinderId finder, NameId name, PathRef path) {
-  switch (model_.hooks.objects[static_cast<size_t>(finder)].cls) {
+  switch (objects_[static_cast<size_t>(finder)].cls) {
     case FinderClass::Builtin:
       ++hook_counters_.by_object[static_cast<size_t>(finder)];
       return builtin_importer_find_spec(name);
@@ -147,7 +151,7 @@ SpecId Engine::finder_find_spec(FinderId finder, NameId name, PathRef path) {
       if (is_legacy_finder(finder))
         raise("AttributeError", fmt::format("'{}' object has no attribute 'find_spec'",
                                             hook_classes_[static_cast<size_t>(
-                                                              model_.hooks.objects[static_cast<size_t>(finder)].hook)]
+                                                              objects_[static_cast<size_t>(finder)].hook)]
                                                 .name));
       return hook_find_spec(finder, name, path);
   }
@@ -201,7 +205,7 @@ bool Engine::meta_path_remove(FinderId finder) {
 
 // The hook's install(): its policy, or the variant's (idempotent_install).
 void Engine::install_hook(FinderId finder) {
-  const HookClass& h = hook_classes_[static_cast<size_t>(model_.hooks.objects[static_cast<size_t>(finder)].hook)];
+  const HookClass& h = hook_classes_[static_cast<size_t>(objects_[static_cast<size_t>(finder)].hook)];
   const bool present = std::find(meta_path_.begin(), meta_path_.end(), finder) != meta_path_.end();
   switch (h.install) {
     case InstallPolicy::Insert0: meta_path_insert(0, finder); break;
@@ -217,7 +221,7 @@ void Engine::install_hook(FinderId finder) {
 
 // The hook's uninstall(): one copy (`list.remove`, ValueError ignored) or every copy.
 void Engine::uninstall_hook(FinderId finder) {
-  const HookClass& h = hook_classes_[static_cast<size_t>(model_.hooks.objects[static_cast<size_t>(finder)].hook)];
+  const HookClass& h = hook_classes_[static_cast<size_t>(objects_[static_cast<size_t>(finder)].hook)];
   if (h.uninstall == UninstallPolicy::First) meta_path_remove(finder);
   else
     while (meta_path_remove(finder)) {
@@ -236,20 +240,32 @@ void Engine::unload_modules(const std::vector<NameId>& names, bool submodules) {
     if (targeted(n)) sys_modules_.erase(n);
 }
 
+void Engine::new_hook_object(FinderId declared) {
+  const size_t d = static_cast<size_t>(declared);
+  FinderObject made = objects_[d];
+  made.id += "#" + std::to_string(++made_[d]);
+  objects_.push_back(std::move(made));
+  hook_counters_.by_object.push_back(Count(0));
+  hook_state_.push_back(HookObjectState{});
+  newest_[d] = static_cast<FinderId>(objects_.size() - 1);
+}
+
 void Engine::run_meta_path_step(const CStep& step) {
+  const FinderId f = bound_object(step.finder);
   switch (step.kind) {
-    case StepKind::Install: install_hook(step.finder); return;
-    case StepKind::Uninstall: uninstall_hook(step.finder); return;
-    case StepKind::Insert: meta_path_insert(step.at, step.finder); return;
-    case StepKind::Append: meta_path_append(step.finder); return;
+    case StepKind::Install: install_hook(f); return;
+    case StepKind::Uninstall: uninstall_hook(f); return;
+    case StepKind::Insert: meta_path_insert(step.at, f); return;
+    case StepKind::Append: meta_path_append(f); return;
     case StepKind::Remove:
       if (step.all_copies) {
-        while (meta_path_remove(step.finder)) {
+        while (meta_path_remove(f)) {
         }
         return;
       }
-      if (!meta_path_remove(step.finder) && !step.optional) raise("ValueError", "list.remove(x): x not in list");
+      if (!meta_path_remove(f) && !step.optional) raise("ValueError", "list.remove(x): x not in list");
       return;
+    case StepKind::New: new_hook_object(step.finder); return;
     case StepKind::Unload: unload_modules(step.unload, step.submodules); return;
     default: return;
   }

@@ -57,6 +57,7 @@ HookModel compile_hooks(const HooksText& text, NameTable& names) {
       for (auto& n : a.names) x.names.push_back(names.intern(n));
       x.submodules = a.submodules;
       x.package = a.package;
+      for (auto& [claimed, served] : a.table) x.table.emplace_back(names.intern(claimed), names.intern(served));
       c.actions.push_back(std::move(x));
     }
     if (!h.toggle_finder.empty()) c.toggle = m.find(h.toggle_finder);
@@ -119,6 +120,8 @@ std::string describe_meta_path_step(const CStep& step, const Model& m) {
     case StepKind::Remove:
       return step.all_copies ? fmt::format("while {0} in sys.meta_path: sys.meta_path.remove({0})", id)
                              : fmt::format("sys.meta_path.remove({})", id);
+    case StepKind::New:
+      return fmt::format("{} = {}()", id, m.hooks.hooks[static_cast<size_t>(m.hooks.objects[static_cast<size_t>(step.finder)].hook)].name);
     case StepKind::Unload: {
       std::string names;
       for (NameId n : step.unload) names += (names.empty() ? "" : ", ") + ("'" + m.names.text(n) + "'");

@@ -150,7 +150,7 @@ class DotWriter : public TraceWriter {
     Node n;
     n.kind = NodeKind::Ask;
     const FinderId f = e.meta_path()[static_cast<size_t>(index)];
-    n.hook = e.model().hooks.objects[static_cast<size_t>(f)].cls == FinderClass::Hook;
+    n.hook = e.finder_objects()[static_cast<size_t>(f)].cls == FinderClass::Hook;
     n.label = dot_escape(fmt::format("{}.{}('{}')", finder_id_at(e, index), finder_method_at(e, index),
                                      model_->names.text(name))) +
               fmt::format("\\ni={} of {}, _find_spec nesting {}", index, len, open_asks_ + 1);

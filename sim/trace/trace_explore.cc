@@ -129,6 +129,17 @@ class ExploreWriter : public TraceWriter {
   }
 
   void end_variant(const Engine& e) override {
+    // The page names finder objects by FinderId, one list for every variant:
+    // the objects `new` steps made must have the same ids in each.
+    const auto& objects = e.finder_objects();
+    for (size_t i = 0; i < objects.size(); ++i) {
+      if (i == finders_.size()) finders_.push_back(objects[i]);
+      if (finders_[i].id != objects[i].id)
+        throw UsageError("<explore>",
+                         fmt::format("explore: the variants make new finder objects in different orders (\"{}\" and "
+                                     "\"{}\" are both object {}); explore one variant at a time (--variant), or use trace",
+                                     finders_[i].id, objects[i].id, i));
+    }
     VariantData& v = variants_.back();
     const Counters& c = e.counters();
     std::string t;
@@ -174,8 +185,8 @@ class ExploreWriter : public TraceWriter {
     if (hooks_) {
       // The finder objects by FinderId: their ids, and which are hooks.
       data += "\"finders\":[";
-      for (size_t i = 0; i < model_->hooks.objects.size(); ++i) {
-        const FinderObject& f = model_->hooks.objects[i];
+      for (size_t i = 0; i < finders_.size(); ++i) {
+        const FinderObject& f = finders_[i];
         data += fmt::format("{}[\"{}\",{}]", i ? "," : "", json_escape(f.id), f.cls == FinderClass::Hook ? 1 : 0);
       }
       data += "],";
@@ -342,8 +353,10 @@ class ExploreWriter : public TraceWriter {
     auto part = [&](const std::string& p) { s += (s.empty() ? "" : "; ") + p; };
     if (!e.global_finding().empty()) part("global_set " + set_text(e.global_finding()));
     if (!e.thread_finding().empty()) part("thread_set " + set_text(e.thread_finding()));
-    for (FinderId f : model_->hooks.hook_objects()) {
-      const std::string& id = model_->hooks.objects[static_cast<size_t>(f)].id;
+    const auto& objects = e.finder_objects();
+    for (FinderId f = 0; f < static_cast<FinderId>(objects.size()); ++f) {
+      if (objects[static_cast<size_t>(f)].cls != FinderClass::Hook) continue;
+      const std::string& id = objects[static_cast<size_t>(f)].id;
       if (!e.object_in_progress(f).empty()) part(id + ": in_progress " + set_text(e.object_in_progress(f)));
       if (e.object_flag(f)) part(id + ": flag set");
     }
@@ -481,6 +494,7 @@ class ExploreWriter : public TraceWriter {
   uint64_t last_version_ = UINT64_MAX, last_cache_version_ = UINT64_MAX;
   bool hooks_ = false;
   std::vector<FinderId> last_meta_path_;
+  std::vector<FinderObject> finders_;  // every variant's finder objects, by FinderId
   int last_meta_path_text_ = -1;
 };
 

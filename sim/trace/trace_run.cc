@@ -23,7 +23,7 @@ namespace trace_detail {
 std::string finder_id_at(const Engine& e, int64_t at) {
   const auto& mp = e.meta_path();
   if (at < 0 || at >= static_cast<int64_t>(mp.size())) return "?";
-  return e.model().hooks.objects[static_cast<size_t>(mp[static_cast<size_t>(at)])].id;
+  return e.finder_objects()[static_cast<size_t>(mp[static_cast<size_t>(at)])].id;
 }
 
 const char* finder_method_at(const Engine& e, int64_t at) {
@@ -46,7 +46,7 @@ std::string meta_path_now(const Engine& e, int64_t copies, int64_t at) {
 
 std::vector<std::pair<std::string, Count>> finder_calls_by_object(const Engine& e) {
   std::vector<std::pair<std::string, Count>> out;
-  const auto& objects = e.model().hooks.objects;
+  const auto& objects = e.finder_objects();  // with those `new` steps made
   const auto& by = e.hook_counters().by_object;
   // predef (issue #15): hook objects first, then the interpreter's finders that were called.
   for (FinderId f : counted_finder_order(objects.size())) {
@@ -59,7 +59,7 @@ std::vector<std::pair<std::string, Count>> finder_calls_by_object(const Engine& 
 
 std::string hook_totals_text(const Engine& e) {
   const HookCounters& h = e.hook_counters();
-  const auto& objects = e.model().hooks.objects;
+  const auto& objects = e.finder_objects();  // with those `new` steps made
   // The hook objects' calls make up finder_calls; the interpreter's finders are listed apart.
   std::string hooks, predefined;
   for (FinderId f : counted_finder_order(objects.size())) {

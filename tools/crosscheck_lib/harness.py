@@ -53,6 +53,13 @@ import importlib.machinery as _machinery
 import json as _json
 from time import perf_counter as _perf_counter
 
+try:
+    from . import harness_common as _common  # imported as crosscheck_lib.harness (oracle.py)
+except ImportError:  # run as the harness: from beside this file, which is not left on sys.path
+    _sys.path.insert(0, __file__.rpartition("/")[0] or ".")
+    import harness_common as _common
+    del _sys.path[0]
+
 _ENABLED_MARK = "__enable_torch_proxy__"
 _DISABLED_MARK = "__disable_torch_proxy__"
 _MARK_NAMES = {_ENABLED_MARK: "enabled", _DISABLED_MARK: "disabled"}
@@ -263,17 +270,13 @@ class _Restated:
         return _Guard(self.rt, enable, scope)
 
 
-def _escape(token):
-    return token.replace("~", "~0").replace("/", "~1")
-
-
 # A function whose frame belongs to whatever globals it is created with: the
 # `call` step builds one with a module's __dict__ as its globals.  Its body
 # reads no global or builtin name.
 _CALL_CODE = (lambda rt, steps, ptr, g: rt.block(steps, ptr, g)).__code__
 
 
-class _Runtime:
+class _Runtime(_common.StepLoop):
     def __init__(self, config):
         scenario = config["scenario"]
         self.scenario = scenario
@@ -317,15 +320,9 @@ class _Runtime:
         self.owned = owned
         self.fillers = frozenset("_impsim_filler_%d" % i
                                  for i in range(self.filler_count))
-        for label in _collect_labels(scenario):
+        for label in _common.collect_labels(scenario):
             self.labels[label] = [0] * (len(_COUNTERS) + 1)
             self.results[label] = []
-
-    # -- parameters ----------------------------------------------------------
-    def num(self, value):
-        if isinstance(value, str) and value.startswith("$"):
-            return int(self.params[value[1:]])
-        return int(value)
 
     # -- counters --------------------------------------------------------------
     def owned_count(self):
@@ -497,46 +494,17 @@ class _Runtime:
             name = "_impsim_filler_%d" % i
             _sys.modules[name] = _types.ModuleType(name)
 
-    # -- the step interpreter -------------------------------------------------
-    def body(self, key, g):
-        """A tree module's body; `key` is the tree entry the file belongs to."""
-        self.block(self.tree[key].get("body", []),
-                   "/tree/" + _escape(key) + "/body", g)
+    # -- the step interpreter (harness_common.StepLoop) ------------------------
+    def label_snapshot(self):
+        return list(self.counts)
 
-    def block(self, steps, ptr, g):
-        for i, step in enumerate(steps):
-            self.step(step, ptr + "/" + str(i), g)
-
-    def step(self, step, ptr, g):
-        label = step.get("label")
-        for _ in range(self.num(step.get("repeat", 1))):
-            self.stack.append(ptr)
-            frame = None
-            if label is not None:
-                frame = [label, list(self.counts), 0]
-                self.active.append(frame)
-            try:
-                result = self.action(step, ptr, g)
-            except BaseException as exc:
-                if id(exc) not in self.where:
-                    self.where[id(exc)] = (exc, list(self.stack))
-                if frame is not None:
-                    self.results[label].append(type(exc).__name__)
-                raise
-            else:
-                if frame is not None:
-                    self.results[label].append(result)
-            finally:
-                if frame is not None:
-                    self.active.pop()
-                    sums = self.labels[label]
-                    counts = self.counts
-                    start = frame[1]
-                    for i in range(len(_COUNTERS)):
-                        sums[i] += counts[i] - start[i]
-                    if frame[2] > sums[-1]:
-                        sums[-1] = frame[2]
-                self.stack.pop()
+    def label_add(self, label, start, deepest):
+        sums = self.labels[label]
+        counts = self.counts
+        for i in range(len(_COUNTERS)):
+            sums[i] += counts[i] - start[i]
+        if deepest > sums[-1]:
+            sums[-1] = deepest
 
     def action(self, step, ptr, g):
         if "import" in step:
@@ -610,26 +578,6 @@ class _Runtime:
 
 def _join(*parts):
     return "/".join(parts)
-
-
-def _collect_labels(scenario):
-    labels = []
-
-    def walk(steps):
-        for step in steps:
-            if "label" in step:
-                labels.append(step["label"])
-            walk(step.get("body", []))
-
-    walk(scenario.get("program", []))
-    for entry in scenario.get("tree", {}).values():
-        walk(entry.get("body", []))
-    return labels
-
-
-def _body_source(key):
-    """What a tree module's file holds: a call back into the interpreter."""
-    return "__impsim__.body(%s, globals())\n" % _json.dumps(key)
 
 
 def _report(rt, error):

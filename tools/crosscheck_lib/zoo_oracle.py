@@ -12,7 +12,6 @@ Python re-statement of the hook language.
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 
 from . import oracle
@@ -100,20 +99,7 @@ def run_one(scenario, variant, params, mode, python, timeout=120):
         with open(config, "w") as f:
             json.dump({"scenario": scenario, "variant": variant, "params": params,
                        "tree_root": root, "mode": mode}, f)
-        try:
-            proc = subprocess.run([python, "-S", "-I", "-B", HARNESS, config],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                  timeout=timeout, cwd=tmp)
-        except subprocess.TimeoutExpired:
-            raise ZooError("CPython run timed out after %ss" % timeout)
-        except OSError as exc:
-            raise ZooError("cannot run %s: %s" % (python, exc))
-        out = proc.stdout.decode("utf-8", "replace").strip().splitlines()
-        if proc.returncode != 0 or not out:
-            err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-            raise ZooError("zoo harness exit %d: %s" % (
-                proc.returncode, err[-1] if err else "(no output)"))
-        report = json.loads(out[-1])
+        report = oracle.run_harness(python, HARNESS, config, tmp, timeout, ZooError, "zoo harness")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     run = {"variant": variant, "params": params, "mode": mode}
@@ -136,15 +122,5 @@ def counter_value(run, counter):
 
 def build_report(scenario, runs):
     """The shape of `impsim run FILE --json`, with the measured expectations."""
-    expect = scenario.get("expect", {})
-    sweep = scenario.get("sweep")
-    for run in runs:
-        checks = []
-        for counter, expected in expect.get(run["variant"], {}).items():
-            if sweep and isinstance(expected, list):
-                expected = expected[sweep["values"].index(run["params"][sweep["param"]])]
-            actual = counter_value(run, counter)
-            checks.append({"counter": counter, "expected": expected,
-                           "actual": actual, "ok": expected is None or actual == expected})
-        run["expectations"] = checks
+    oracle.add_expectations(scenario, runs, counter_value)
     return {"impsim": 1, "scenario": scenario.get("name", ""), "runs": runs}

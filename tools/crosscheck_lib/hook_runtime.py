@@ -1,0 +1,477 @@
+# The hook language (docs/scenario-format.md, "Hooks") re-stated in Python,
+# once, for both harnesses that run hook scenarios on real CPython:
+# hooks_real.py (tools/hooks_crosscheck: impsim's engine against the real
+# importlib) and zoo_harness.py (tools/crosscheck --zoo: the zoo against the
+# real packages, or against this re-statement).
+#
+# Hook: a finder object generated from a hook's declaration (claims,
+# find_spec actions, guard, loader wrapper).  Runtime: the scenario's finder
+# objects, the designs (generic fixes), install/uninstall policies, the step
+# interpreter and the counting, from outside: importlib._bootstrap._find_spec
+# and importlib.util._find_spec are wrapped (searches, max_depth) and each
+# hook object's find_spec (or find_module) is wrapped on the object
+# (finder_calls, per object).
+#
+# Imported from beside the harnesses (their folder on sys.path for the import
+# only), inside the interpreter under test.  Standard library only, Python
+# >= 3.9.
+
+import sys as _sys
+import importlib.abc as _abc
+import importlib.util as _util
+import importlib.machinery as _machinery
+import threading as _threading
+import warnings as _warnings
+
+try:
+    from . import harness_common as common
+except ImportError:  # imported from beside a harness, not as crosscheck_lib.hook_runtime
+    import harness_common as common
+
+_bootstrap = _sys.modules["_frozen_importlib"]  # what importlib._bootstrap is
+
+PREDEFINED = {
+    "BuiltinImporter": _machinery.BuiltinImporter,
+    "FrozenImporter": _machinery.FrozenImporter,
+    "PathFinder": _machinery.PathFinder,
+}
+
+# The hook designs (docs/designs.md, "Designs for hooks") -> the fix.
+DESIGNS = {
+    "as_is": None, "idempotent_install": "idempotent_install", "remove_all": "remove_all",
+    "skip_self": "skip_self", "call_next": "call_next", "guard_global_set": "global_set",
+    "guard_object_set": "object_set", "guard_thread_set": "thread_set", "guard_flag": "flag",
+    "guard_remove_self": "remove_self",
+}
+
+
+def apply_fix(hook, fix):
+    """The hook's declaration as a design leaves it (impsim's apply_hook_fix)."""
+    hook = dict(hook)
+    if fix == "idempotent_install":
+        policy = hook.get("install", "insert0")
+        hook["install"] = {"insert0": "insert0_if_absent", "append": "append_if_absent"}.get(policy, policy)
+    elif fix == "remove_all":
+        hook["uninstall"] = "all"
+    elif fix == "call_next":
+        hook["find_spec"] = [{"call_next": True} if "reenter" in a else a for a in hook.get("find_spec", [])]
+    elif fix is not None:
+        hook["guard"] = fix
+    return hook
+
+
+def claims(hook, fullname, path):
+    c = hook.get("claims", {"all": True})
+    if c.get("top_level_only") and path is not None:
+        return False
+    if "names" in c:
+        return fullname in c["names"]
+    if "packages" in c:
+        return any(fullname == p or fullname.startswith(p + ".") for p in c["packages"])
+    if "top_level" in c:
+        return "." not in fullname
+    return True
+
+
+def index_of(obj):
+    """sys.meta_path.index(obj) by identity, or None."""
+    for i, f in enumerate(_sys.meta_path):
+        if f is obj:
+            return i
+    return None
+
+
+def unload(names, submodules):
+    for name in names:
+        for key in list(_sys.modules):
+            if key == name or (submodules and key.startswith(name + ".")):
+                del _sys.modules[key]
+
+
+def import_module(name):
+    """six's _import_module: `__import__(name); return sys.modules[name]`."""
+    __import__(name)
+    return _sys.modules[name]
+
+
+class ServeLoader(_abc.Loader):
+    """A hook's own loader (serve): the module object it was given (None:
+    the default creation), or, for a table entry, the module it stands for,
+    imported again as six's load_module does (MovedModule._resolve)."""
+
+    def __init__(self, module=None, target=None, package=False):
+        self.module, self.target, self.package = module, target, package
+
+    def is_package(self, fullname):
+        # what spec_from_loader asks when a legacy finder's find_module
+        # returned this loader (_find_spec_legacy)
+        if self.target:
+            return hasattr(import_module(self.target), "__path__")
+        return self.package
+
+    def create_module(self, spec):
+        return import_module(self.target) if self.target else self.module
+
+    def exec_module(self, module):
+        pass
+
+
+class WrappedLoader(_abc.Loader):
+    """loader: {"wrap": "toggle" | "set_attribute", ...}."""
+
+    def __init__(self, rt, loader, wrap):
+        self.rt, self.loader, self.wrap = rt, loader, wrap
+
+    def create_module(self, spec):
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module):
+        if self.wrap["wrap"] == "toggle":
+            finder = self.rt.object(self.wrap["finder"])
+            index = index_of(finder)
+            if index is not None:
+                del _sys.meta_path[index]
+            try:
+                self.loader.exec_module(module)
+            finally:
+                if index is not None:
+                    _sys.meta_path.insert(index, finder)
+            return
+        self.loader.exec_module(module)
+        self.rt.mark(module, self.wrap["attribute"])
+
+
+_GLOBAL_SET = set()                   # guard global_set: one set for every hook (ddtrace's _finding)
+_THREAD_FINDING = _threading.local()  # guard thread_set
+
+
+class Hook:
+    """A finder object generated from a hook's declaration."""
+
+    def __init__(self, rt, fid, definition):
+        self._rt, self._fid, self._d = rt, fid, definition
+        self._in_progress = set()
+        self._flag = False
+        # A legacy hook has no find_spec at all (CPython 3.11 then calls
+        # find_module through _find_spec_legacy, with an ImportWarning).
+        if definition.get("api") == "find_module":
+            self.find_module = self._find_module
+        else:
+            self.find_spec = self._find_spec
+
+    def __repr__(self):
+        return self._fid
+
+    def _find_spec(self, fullname, path=None, target=None):
+        return self._find(fullname, path)
+
+    def _find_module(self, fullname, path=None):
+        spec = self._find(fullname, path)
+        return None if spec is None else spec.loader
+
+    def _find(self, fullname, path):
+        if not claims(self._d, fullname, path):
+            return None
+        spec = self._guarded(fullname, path)
+        loader = self._d.get("loader", "unchanged")
+        if spec is not None and isinstance(loader, dict) and spec.loader is not None:
+            spec.loader = WrappedLoader(self._rt, spec.loader, loader)
+        return spec
+
+    def _guarded(self, fullname, path):
+        guard = self._d.get("guard", "none")
+        if guard in ("global_set", "thread_set", "object_set"):
+            if guard == "global_set":
+                names = _GLOBAL_SET
+            elif guard == "object_set":
+                names = self._in_progress
+            else:
+                if not hasattr(_THREAD_FINDING, "names"):
+                    _THREAD_FINDING.names = set()
+                names = _THREAD_FINDING.names
+            if fullname in names:
+                return None
+            names.add(fullname)
+            try:
+                return self._actions(fullname, path)
+            finally:
+                names.discard(fullname)
+        if guard in ("flag", "skip_self"):
+            if self._flag:
+                return None
+            self._flag = True
+            try:
+                return self._actions(fullname, path)
+            finally:
+                self._flag = False
+        index = index_of(self) if guard == "remove_self" else None
+        if index is None:
+            return self._actions(fullname, path)
+        del _sys.meta_path[index]
+        try:
+            return self._actions(fullname, path)
+        finally:
+            _sys.meta_path.insert(index, self)
+
+    def _actions(self, fullname, path):
+        spec = None
+        for action in self._d.get("find_spec", []):
+            if "import" in action:
+                __import__(action["import"])
+            elif "reenter" in action:
+                spec = _util.find_spec(fullname)
+            elif "call" in action:
+                spec = self._rt.object(action["call"]).find_spec(fullname, path)
+            elif "call_next" in action:
+                spec = None
+                index = index_of(self)
+                for finder in list(_sys.meta_path)[index + 1:] if index is not None else []:
+                    spec = finder.find_spec(fullname, path)
+                    if spec is not None:
+                        break
+            elif "serve" in action:
+                spec = self._serve(action, fullname)
+            elif "unload" in action:
+                unload(action["unload"], action.get("submodules", False))
+            elif "return" in action:
+                spec = None
+        return spec
+
+    def _serve(self, action, fullname):
+        target = action.get("table", {}).get(fullname)
+        if target is not None:
+            # six: spec_from_loader asks is_package, which reads the entry's
+            # __path__, which imports the module it stands for.
+            module = import_module(target)
+            return _util.spec_from_loader(fullname, ServeLoader(target=target),
+                                          is_package=hasattr(module, "__path__"))
+        name = action.get("module")
+        package = bool(action.get("package"))
+        return _util.spec_from_loader(fullname, ServeLoader(_sys.modules[name] if name else None, package=package),
+                                      is_package=package)
+
+
+class Counts:
+    def __init__(self):
+        self.searches = 0
+        self.finder_calls = 0
+        self.depth = 0
+        self.max_depth = 0
+        self.by_object = {}    # finder id -> calls
+        self.predefined = {}   # predefined id -> calls (zoo_harness; hooks_real counts them in by_object)
+
+
+def count_predefined(into):
+    """BuiltinImporter, FrozenImporter, PathFinder: every call of each
+    class's find_spec, through sys.meta_path or direct (a hook's "call",
+    pytest's hook), per object into `into` (not in finder_calls)."""
+    for fid, cls in PREDEFINED.items():
+        original = cls.__dict__["find_spec"].__func__
+
+        def find_spec(cls, fullname, path=None, target=None, _fid=fid, _original=original):
+            into[_fid] = into.get(_fid, 0) + 1
+            return _original(cls, fullname, path, target)
+        cls.find_spec = classmethod(find_spec)
+
+
+def counted_method(counts, fid, method):
+    def counted(*args, **kwargs):
+        counts.finder_calls += 1
+        counts.by_object[fid] = counts.by_object.get(fid, 0) + 1
+        return method(*args, **kwargs)
+    return counted
+
+
+class Runtime(common.StepLoop):
+    """A hook scenario's finder objects and its step interpreter.
+    Subclasses (zoo_harness) bind some ids to a real package's objects."""
+
+    def __init__(self, scenario, variant, params):
+        self.scenario = scenario
+        self.variant = variant
+        self.params = params
+        design, _, only = variant.partition(":")
+        self.design = design
+        fix = DESIGNS.get(design)
+        self.hooks = {name: apply_fix(h, fix) if not only or only == name else dict(h)
+                      for name, h in scenario.get("hooks", {}).items()}
+        self.finders = scenario.get("finders", {})
+        self.tree = scenario.get("tree", {})
+        self.counts = Counts()
+        self.objects = {}       # finder id -> the object it names now
+        self.ids = {}           # id(object) -> its finder id ("wd1", "wd1#2")
+        self.order = []         # hook object ids, declared then made (impsim's order)
+        self.keep = []          # every object named (so ids stay valid)
+        self.made = {}          # finder id -> objects `new` made for it
+        self.attributes = {}    # module name -> attributes wrappers set, in order
+        self.stack, self.where, self.active = [], {}, []
+        self.labels, self.results = {}, {}
+        for label in common.collect_labels(scenario):
+            self.labels[label] = {"searches": 0, "finder_calls": 0, "max_depth": 0, "by_object": {}}
+            self.results[label] = []
+        for name, obj in PREDEFINED.items():
+            self.objects[name] = obj
+            self.ids[id(obj)] = name
+
+    # -- finder objects -----------------------------------------------------
+    def hook_of(self, fid):
+        return self.hooks[self.finders[fid.partition("#")[0]]["hook"]]
+
+    def make_hooks(self, skip=()):
+        """One object per declared finder (those in skip are bound elsewhere)."""
+        for fid in self.finders:
+            if fid not in skip:
+                self.name_object(fid, Hook(self, fid, self.hook_of(fid)))
+
+    def name_object(self, fid, obj):
+        self.objects[fid.partition("#")[0]] = obj  # the id names the newest
+        self.objects[fid] = obj
+        self.ids[id(obj)] = fid
+        self.keep.append(obj)
+        if fid in PREDEFINED:
+            return
+        self.order.append(fid)
+        self.counts.by_object.setdefault(fid, 0)
+        attr = "find_spec" if hasattr(obj, "find_spec") else "find_module"
+        method = getattr(obj, attr, None)
+        if method is None:
+            return
+        counted = counted_method(self.counts, fid, method)
+        # a class on meta_path (setuptools' _EditableFinder): its
+        # classmethod is replaced by a counting static function
+        setattr(obj, attr, staticmethod(counted) if isinstance(obj, type) else counted)
+
+    def new(self, fid):
+        """`ID = Hook()` run again: a fresh object named ID#k."""
+        k = self.made[fid] = self.made.get(fid, 0) + 1
+        name = "%s#%d" % (fid, k)
+        self.name_object(name, Hook(self, name, self.hook_of(fid)))
+
+    def object(self, fid):
+        return self.objects[fid]
+
+    def mark(self, module, attribute):
+        setattr(module, "__impsim_mark_%s__" % attribute, True)
+        attrs = self.attributes.setdefault(module.__name__, [])
+        if attribute not in attrs:
+            attrs.append(attribute)
+
+    def install(self, fid):
+        policy = self.hook_of(fid).get("install", "insert0")
+        obj = self.object(fid)
+        present = index_of(obj) is not None
+        if policy == "insert0" or (policy == "insert0_if_absent" and not present):
+            _sys.meta_path.insert(0, obj)
+        elif policy == "append" or (policy == "append_if_absent" and not present):
+            _sys.meta_path.append(obj)
+
+    def uninstall(self, fid):
+        every = self.hook_of(fid).get("uninstall", "first") == "all"
+        obj = self.object(fid)
+        while index_of(obj) is not None:
+            del _sys.meta_path[index_of(obj)]
+            if not every:
+                break
+
+    # -- counting -------------------------------------------------------------
+    def on_search(self):
+        """Called as each _find_spec starts (zoo_harness names new objects)."""
+
+    def start_counting(self):
+        original = _bootstrap._find_spec
+        counts = self.counts
+
+        def _find_spec(name, path, target=None):
+            self.on_search()
+            counts.searches += 1
+            counts.depth += 1
+            if counts.depth > counts.max_depth:
+                counts.max_depth = counts.depth
+            for frame in self.active:
+                if counts.depth > frame[2]:
+                    frame[2] = counts.depth
+            try:
+                return original(name, path, target)
+            finally:
+                counts.depth -= 1
+
+        _bootstrap._find_spec = _util._find_spec = _find_spec
+
+        def stop():
+            _bootstrap._find_spec = _util._find_spec = original
+        return stop
+
+    # -- the step interpreter (harness_common.StepLoop) ------------------------
+    def label_snapshot(self):
+        c = self.counts
+        return (c.searches, c.finder_calls, dict(c.by_object))
+
+    def label_add(self, label, start, deepest):
+        c = self.counts
+        sums = self.labels[label]
+        sums["searches"] += c.searches - start[0]
+        sums["finder_calls"] += c.finder_calls - start[1]
+        sums["max_depth"] = max(sums["max_depth"], deepest)
+        for fid, n in c.by_object.items():
+            sums["by_object"][fid] = sums["by_object"].get(fid, 0) + n - start[2].get(fid, 0)
+
+    def action(self, step, ptr, g):
+        optional = step.get("optional", False)
+        if "import" in step or "find_spec" in step:
+            try:
+                if "import" in step:
+                    exec(compile("import " + step["import"], "<impsim import>", "exec"), g)
+                    return "ok"
+                return "none" if _util.find_spec(step["find_spec"]) is None else "found"
+            except ImportError as exc:
+                if not optional:
+                    raise
+                return type(exc).__name__
+        if "call" in step:
+            module = _sys.modules[step["call"]]
+            self.block(step.get("body", []), ptr + "/body", module.__dict__)
+        elif "install" in step:
+            self.install(step["install"])
+        elif "uninstall" in step:
+            self.uninstall(step["uninstall"])
+        elif "new" in step:
+            self.new(step["new"])
+        elif "insert" in step:
+            _sys.meta_path.insert(self.num(step.get("at", 0)), self.object(step["insert"]))
+        elif "append" in step:
+            _sys.meta_path.append(self.object(step["append"]))
+        elif "remove" in step:
+            obj = self.object(step["remove"])
+            if step.get("copies") == "all":
+                while index_of(obj) is not None:
+                    del _sys.meta_path[index_of(obj)]
+            elif index_of(obj) is not None:
+                del _sys.meta_path[index_of(obj)]
+            elif not optional:
+                raise ValueError("list.remove(x): x not in list")
+        elif "unload" in step:
+            unload(step["unload"], step.get("submodules", False))
+        else:
+            raise ValueError("hook runtime: unknown step at " + ptr)
+        return "ok"
+
+    def run_program(self, g):
+        """The program, counted; the run's uncaught exception as a dict, or
+        None.  self.legacy_warnings: the ImportWarnings _find_spec_legacy
+        raised (3.10, 3.11), each one."""
+        stop = self.start_counting()
+        error = None
+        with _warnings.catch_warnings(record=True) as warned:
+            _warnings.simplefilter("always")
+            try:
+                self.block(self.scenario.get("program", []), "/program", g)
+            except BaseException as exc:  # the run's uncaught exception
+                where = self.where.get(id(exc))
+                trace = list(where[1]) if where is not None else []
+                error = {"type": type(exc).__name__, "message": str(exc),
+                         "step": trace[-1] if trace else None, "traceback": trace}
+            finally:
+                stop()
+        self.legacy_warnings = sum(1 for w in warned if issubclass(w.category, ImportWarning)
+                                   and "falling back to find_module()" in str(w.message))
+        return error

@@ -179,7 +179,7 @@ void check_counter(const Reader& r, const Scenario& sc, const std::string& c, co
     r.fail(ptr, fmt::format("\"{}\" names label \"{}\", which no step has", c, c.substr(0, dot)));
   if (!is_counter_name(counter) && !is_hook_counter_name(sc, counter))
     r.fail(ptr,
-           fmt::format("unknown counter \"{}\"; expected {}, optionally after \"LABEL.\"", counter, counter_list()));
+           fmt::format("unknown counter \"{}\"; expected {}, optionally after \"LABEL.\"", counter, counter_list(sc)));
 }
 
 void read_report(Reader& r, Scenario& sc, const json& v) {

@@ -13,6 +13,7 @@
 #include <functional>
 #include <set>
 
+#include "impsim/counters.h"
 
 namespace impsim {
 
@@ -413,6 +414,17 @@ bool is_hook_counter_name(const Scenario& sc, const std::string& name) {
     if (!made) return false;
   }
   return std::any_of(sc.hooks.finders.begin(), sc.hooks.finders.end(), [&](const FinderText& f) { return f.id == id; });
+}
+
+std::string counter_list(const Scenario& sc) {
+  std::string core = counter_list();  // "a, b or c"
+  if (!sc.hooks.used) return core;
+  if (size_t last_or = core.rfind(" or "); last_or != std::string::npos) core.replace(last_or, 4, ", ");
+  std::string ids;
+  for (const FinderText& f : sc.hooks.finders) ids += f.id + ", ";
+  return fmt::format("{}, searches, finder_calls, lookup_depth, legacy_warnings or finder_calls:ID (ID: {}BuiltinImporter, "
+                     "FrozenImporter or PathFinder; ID#k: the k-th object a \"new\" step makes for ID)",
+                     core, ids);
 }
 
 std::optional<std::string> hook_variant_problem(const Scenario& sc, const Variant& v) {

@@ -67,7 +67,7 @@ void check_counter_flags(const Scenario& sc, const std::vector<std::string>& cou
   for (auto& c : counters) {
     const std::string counter = c.substr(c.find('.') == std::string::npos ? 0 : c.find('.') + 1);
     if (!is_counter_name(counter) && !is_hook_counter_name(sc, counter))
-      throw bad(fmt::format("{} {}: unknown counter; expected {}, optionally after \"LABEL.\"", flag, c, counter_list()));
+      throw bad(fmt::format("{} {}: unknown counter; expected {}, optionally after \"LABEL.\"", flag, c, counter_list(sc)));
     if (auto dot = c.find('.'); dot != std::string::npos &&
                                 std::find(sc.labels.begin(), sc.labels.end(), c.substr(0, dot)) == sc.labels.end())
       throw bad(fmt::format("{} {}: the scenario has no step labelled \"{}\"", flag, c, c.substr(0, dot)));

@@ -144,6 +144,10 @@ TEST_CASE("hook loader errors name the pointer and what was expected") {
   CHECK(load_error(R"({"impsim": 1, "tree": {}, "program": [], "hooks": {"h": {"api": "find_loader"}}})")
             .find("at /hooks/h/api: unknown finder API \"find_loader\"") != std::string::npos);
   CHECK(load_error(with(R"("expect": {"as_is": {"finder_calls:g": 1}},)")).find("unknown counter") != std::string::npos);
+  // The message lists what a hook scenario may name, not only Paddle's counters.
+  const std::string listed = load_error(with(R"("expect": {"as_is": {"finder_calls:g#1": 1}},)"));
+  CHECK(listed.find("legacy_warnings") != std::string::npos);
+  CHECK(listed.find("PathFinder; ID#k") != std::string::npos);
   CHECK(load_error(with(R"("expect": {"as_is": {"finder_calls:f": 1, "searches": 2}},)")).empty());
   CHECK(load_error(R"({"impsim": 1, "tree": {}, "program": [], "hooks": {"h": {}}, "finders": {"P": {"hook": "h"}}})")
             .find("at /finders/P: \"P\" is a predefined finder object") != std::string::npos);

@@ -41,6 +41,10 @@ void read_hooks(const loading::Reader& in, const nlohmann::json& root, Scenario&
 // searches, finder_calls, finder_calls:ID, lookup_depth.
 bool is_hook_counter_name(const Scenario& sc, const std::string& name);
 
+// What an error about an unknown counter lists as expected: counter_list(),
+// plus, in a hook scenario, the hook counters with this scenario's finder ids.
+std::string counter_list(const Scenario& sc);
+
 // Why variant `v` cannot run on `sc` (a hook design on a scenario without
 // hooks; ":HOOK" naming no hook of it), or nullopt.
 std::optional<std::string> hook_variant_problem(const Scenario& sc, const Variant& v);

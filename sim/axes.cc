@@ -22,10 +22,15 @@ struct CPythonEntry {
   CPython key;
   const char* name;
   bool snapshot;
+  LegacyFinders legacy;
 };
 const CPythonEntry kVersions[] = {
-    {CPython::V3_9, "3.9", false},   {CPython::V3_10, "3.10", false}, {CPython::V3_11, "3.11", false},
-    {CPython::V3_12, "3.12", false}, {CPython::V3_13, "3.13", false}, {CPython::V3_14, "3.14", true},
+    {CPython::V3_9, "3.9", false, LegacyFinders::Reached},
+    {CPython::V3_10, "3.10", false, LegacyFinders::ReachedWithWarning},
+    {CPython::V3_11, "3.11", false, LegacyFinders::ReachedWithWarning},
+    {CPython::V3_12, "3.12", false, LegacyFinders::Skipped},
+    {CPython::V3_13, "3.13", false, LegacyFinders::Skipped},
+    {CPython::V3_14, "3.14", true, LegacyFinders::Skipped},
 };
 
 // The two tables share one shape: a key, its name, what it switches.
@@ -65,6 +70,7 @@ std::vector<std::string> revision_names() { return names_of(kRevisions); }
 std::string revision_list() { return joined(revision_names()); }
 
 bool find_spec_iterates_snapshot(CPython v) { return entry_of(kVersions, v)->snapshot; }
+LegacyFinders legacy_finders(CPython v) { return entry_of(kVersions, v)->legacy; }
 const char* cpython_name(CPython v) { return entry_of(kVersions, v)->name; }
 std::optional<CPython> parse_cpython(const std::string& s) { return key_named(kVersions, s); }
 std::vector<std::string> cpython_names() { return names_of(kVersions); }

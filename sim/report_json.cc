@@ -80,9 +80,9 @@ ordered_json hook_counters_json(const VariantRun& r, const Counters& c, const Ho
   j["searches"] = count_json(h.searches);
   j["finder_calls"] = count_json(h.finder_calls);
   j["max_depth"] = count_json(h.max_depth);
-  j["legacy_warnings"] = count_json(h.legacy_warnings);  // predef (issue #15)
+  j["legacy_warnings"] = count_json(h.legacy_warnings);
   ordered_json by = ordered_json::object();
-  // predef (issue #15): hook objects first, then the interpreter's three.
+  // Hook objects first, then the interpreter's three.
   for (FinderId f : counted_finder_order(r.finder_ids.size())) {
     const size_t i = static_cast<size_t>(f);
     if (!r.finder_ids[i].empty()) by[r.finder_ids[i]] = count_json(i < h.by_object.size() ? h.by_object[i] : Count(0));

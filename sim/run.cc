@@ -29,7 +29,7 @@ Count hook_run_counter(const VariantRun& r, const Counters& c, const HookCounter
   if (name == "searches") return h.searches;
   if (name == "finder_calls") return h.finder_calls;
   if (name == "max_depth") return h.max_depth;
-  if (name == "legacy_warnings") return h.legacy_warnings;  // predef (issue #15)
+  if (name == "legacy_warnings") return h.legacy_warnings;
   if (name == "lookup_depth") return c.max_depth;
   if (name.starts_with("finder_calls:")) {
     std::string_view id = name.substr(13);
@@ -62,7 +62,7 @@ std::vector<std::string> report_counter_names(const std::vector<VariantRun>& run
   }
   out = {"searches", "finder_calls"};
   // Hook objects first (every id any run has: runs may differ in the
-  // objects `new` steps made), then the interpreter's three (predef).
+  // objects `new` steps made), then the interpreter's three.
   auto add = [&](const std::string& id) {
     if (!id.empty() && std::find(out.begin(), out.end(), "finder_calls:" + id) == out.end())
       out.push_back("finder_calls:" + id);
@@ -72,7 +72,7 @@ std::vector<std::string> report_counter_names(const std::vector<VariantRun>& run
   for (FinderId f : {kBuiltinImporter, kFrozenImporter, kPathFinder})
     if (static_cast<size_t>(f) < runs.front().finder_ids.size()) add(runs.front().finder_ids[static_cast<size_t>(f)]);
   out.push_back("max_depth");
-  // predef (issue #15): only where a legacy finder warned.
+  // Only where a legacy finder warned.
   if (std::any_of(runs.begin(), runs.end(), [](const VariantRun& r) { return r.hooks.legacy_warnings != 0; }))
     out.push_back("legacy_warnings");
   for (const CounterInfo& c : kCounters) {
@@ -338,7 +338,7 @@ VariantRun run_one(const RunPlan& plan, const Model& model, size_t point, Varian
     r.hooks_used = true;
     r.hooks = engine.hook_counters();
     for (size_t i = 0; i < model.labels.size(); ++i) r.label_hooks.emplace_back(model.labels[i], engine.labels()[i].hooks);
-    // predef (issue #15): the interpreter's three are counted per object too; P is not.
+    // The interpreter's three are counted per object too; P is not (its asks are).
     for (const FinderObject& f : engine.finder_objects()) r.finder_ids.push_back(f.cls == FinderClass::Proxy ? "" : f.id);
   }
   r.outcome = outcome_of(engine);

@@ -36,6 +36,11 @@ enum class CPython { V3_9, V3_10, V3_11, V3_12, V3_13, V3_14 };
 // importlib._bootstrap._find_spec iterates a snapshot, list(sys.meta_path),
 // instead of the live list (gh-130094: 3.14; 3.13 here means 3.13.0).
 bool find_spec_iterates_snapshot(CPython v);
+// What _find_spec does with a finder that has no find_spec: calls
+// _find_spec_legacy (3.9), the same after an ImportWarning (3.10, 3.11),
+// or skips it (3.12 removed _find_spec_legacy).
+enum class LegacyFinders { Reached, ReachedWithWarning, Skipped };
+LegacyFinders legacy_finders(CPython v);
 const char* cpython_name(CPython v);
 std::optional<CPython> parse_cpython(const std::string& s);
 std::vector<std::string> cpython_names();

@@ -449,8 +449,7 @@ class Engine {
   std::vector<FinderId> meta_path_;
   std::vector<HookClass> hook_classes_;  // the model's, with the variant's fix
   HookCounters hook_counters_;
-  bool legacy_finders_reached_ = true;  // _find_spec_legacy exists (up to 3.11)
-  bool legacy_finders_warn_ = true;     // and warns (3.10, 3.11)
+  LegacyFinders legacy_finders_ = LegacyFinders::ReachedWithWarning;  // the run's CPython's
   uint64_t search_depth_ = 0;       // current _find_spec nesting
   uint64_t hook_call_depth_ = 0;    // current nesting of hook find_spec calls
   uint64_t label_search_high_ = 0;  // deepest _find_spec since the innermost label began

@@ -31,11 +31,7 @@ void Engine::set_up_hooks() {
     const bool fixed = variant_.hook_target.empty() || variant_.hook_target == h.name;
     hook_classes_.push_back(fixed ? apply_hook_fix(h, design_.hook_fix) : h);
   }
-  // _find_spec without find_spec: _find_spec_legacy in 3.9 (silent), 3.10
-  // and 3.11 (an ImportWarning); 3.12 removed it, the finder is skipped.
-  const CPython v = model_.axes.cpython;
-  legacy_finders_reached_ = v == CPython::V3_9 || v == CPython::V3_10 || v == CPython::V3_11;
-  legacy_finders_warn_ = v == CPython::V3_10 || v == CPython::V3_11;
+  legacy_finders_ = legacy_finders(model_.axes.cpython);
   hook_counters_ = HookCounters{};
   hook_counters_.by_object.assign(hm.objects.size(), Count(0));
   hook_state_.assign(hm.objects.size(), HookObjectState{});
@@ -86,7 +82,7 @@ SpecId Engine::_find_spec_over_objects(NameId name, PathRef path) {
             // 3.12+ goes on to the next finder; up to 3.11 _find_spec_legacy
             // calls find_module.
             const bool legacy = is_legacy_finder(f);
-            if (legacy && !legacy_finders_reached_) continue;
+            if (legacy && legacy_finders_ == LegacyFinders::Skipped) continue;
             auto ask = [&] { return legacy ? _find_spec_legacy(f, name, path) : finder_find_spec(f, name, path); };
             if (!trace_) {
               spec = ask();
@@ -120,7 +116,7 @@ SpecId Engine::_find_spec_over_objects(NameId name, PathRef path) {
 // 3.9 does not; then spec_from_loader(name, finder.find_module(name, path)),
 // the same spec a served loader gives (the loader refuses other actions).
 SpecId Engine::_find_spec_legacy(FinderId finder, NameId name, PathRef path) {
-  if (legacy_finders_warn_) ++hook_counters_.legacy_warnings;
+  if (legacy_finders_ == LegacyFinders::ReachedWithWarning) ++hook_counters_.legacy_warnings;
   return hook_find_spec(finder, name, path);
 }
 
@@ -134,16 +130,13 @@ bool Engine::is_legacy_finder(FinderId finder) const {
 // every call: from _find_spec and from a hook's `call`), outside the
 // hooks-only total finder_calls; P keeps its own counters (asks).
 SpecId Engine::finder_find_spec(FinderId finder, NameId name, PathRef path) {
-  switch (objects_[static_cast<size_t>(finder)].cls) {
-    case FinderClass::Builtin:
-      ++hook_counters_.by_object[static_cast<size_t>(finder)];
-      return builtin_importer_find_spec(name);
-    case FinderClass::Frozen:
-      ++hook_counters_.by_object[static_cast<size_t>(finder)];
-      return kNoSpec;  // no frozen module is part of a scenario
-    case FinderClass::Path:
-      ++hook_counters_.by_object[static_cast<size_t>(finder)];
-      return path_finder_find_spec(name, path);
+  const FinderClass cls = objects_[static_cast<size_t>(finder)].cls;
+  if (cls == FinderClass::Builtin || cls == FinderClass::Frozen || cls == FinderClass::Path)
+    ++hook_counters_.by_object[static_cast<size_t>(finder)];
+  switch (cls) {
+    case FinderClass::Builtin: return builtin_importer_find_spec(name);
+    case FinderClass::Frozen: return kNoSpec;  // no frozen module is part of a scenario
+    case FinderClass::Path: return path_finder_find_spec(name, path);
     case FinderClass::Proxy: return proxy_find_spec(name);
     case FinderClass::Hook:
       // A legacy finder has no find_spec (a `call` of one is refused by the

@@ -183,11 +183,13 @@ class ExploreWriter : public TraceWriter {
                           json_escape(guard_site_text(GuardSite(s))));
     data += "},";
     if (hooks_) {
-      // The finder objects by FinderId: their ids, and which are hooks.
+      // The finder objects by FinderId: their ids, which are hooks, and which
+      // are counted one by one (all but P, whose calls are its asks).
       data += "\"finders\":[";
       for (size_t i = 0; i < finders_.size(); ++i) {
         const FinderObject& f = finders_[i];
-        data += fmt::format("{}[\"{}\",{}]", i ? "," : "", json_escape(f.id), f.cls == FinderClass::Hook ? 1 : 0);
+        data += fmt::format("{}[\"{}\",{},{}]", i ? "," : "", json_escape(f.id), f.cls == FinderClass::Hook ? 1 : 0,
+                            f.cls == FinderClass::Proxy ? 0 : 1);
       }
       data += "],";
     }

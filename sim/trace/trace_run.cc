@@ -48,7 +48,7 @@ std::vector<std::pair<std::string, Count>> finder_calls_by_object(const Engine& 
   std::vector<std::pair<std::string, Count>> out;
   const auto& objects = e.finder_objects();  // with those `new` steps made
   const auto& by = e.hook_counters().by_object;
-  // predef (issue #15): hook objects first, then the interpreter's finders that were called.
+  // Hook objects first, then the interpreter's finders that were called.
   for (FinderId f : counted_finder_order(objects.size())) {
     const size_t i = static_cast<size_t>(f);
     const Count n = i < by.size() ? by[i] : Count(0);

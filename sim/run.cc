@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <set>
 
 #include "impsim/engine_thread.h"
 #include "impsim/loader.h"
@@ -32,10 +33,9 @@ Count hook_run_counter(const VariantRun& r, const Counters& c, const HookCounter
   if (name == "legacy_warnings") return h.legacy_warnings;
   if (name == "lookup_depth") return c.max_depth;
   if (name.starts_with("finder_calls:")) {
-    std::string_view id = name.substr(13);
-    for (size_t i = 0; i < r.finder_ids.size(); ++i)
-      if (r.finder_ids[i] == id) return i < h.by_object.size() ? h.by_object[i] : Count(0);
-    return 0;
+    auto it = r.finder_index.find(name.substr(13));
+    if (it == r.finder_index.end()) return 0;
+    return it->second < h.by_object.size() ? h.by_object[it->second] : Count(0);
   }
   return counter_value(c, name);
 }
@@ -63,9 +63,9 @@ std::vector<std::string> report_counter_names(const std::vector<VariantRun>& run
   out = {"searches", "finder_calls"};
   // Hook objects first (every id any run has: runs may differ in the
   // objects `new` steps made), then the interpreter's three.
+  std::set<std::string> listed;
   auto add = [&](const std::string& id) {
-    if (!id.empty() && std::find(out.begin(), out.end(), "finder_calls:" + id) == out.end())
-      out.push_back("finder_calls:" + id);
+    if (!id.empty() && listed.insert(id).second) out.push_back("finder_calls:" + id);
   };
   for (const VariantRun& r : runs)
     for (size_t i = kProxyFinder + 1; i < r.finder_ids.size(); ++i) add(r.finder_ids[i]);
@@ -339,7 +339,10 @@ VariantRun run_one(const RunPlan& plan, const Model& model, size_t point, Varian
     r.hooks = engine.hook_counters();
     for (size_t i = 0; i < model.labels.size(); ++i) r.label_hooks.emplace_back(model.labels[i], engine.labels()[i].hooks);
     // The interpreter's three are counted per object too; P is not (its asks are).
-    for (const FinderObject& f : engine.finder_objects()) r.finder_ids.push_back(f.cls == FinderClass::Proxy ? "" : f.id);
+    for (const FinderObject& f : engine.finder_objects()) {
+      if (f.cls != FinderClass::Proxy) r.finder_index.emplace(f.id, r.finder_ids.size());
+      r.finder_ids.push_back(f.cls == FinderClass::Proxy ? "" : f.id);
+    }
   }
   r.outcome = outcome_of(engine);
   r.limit = engine.limit();

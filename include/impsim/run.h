@@ -78,6 +78,9 @@ struct VariantRun {
   HookCounters hooks;
   std::vector<std::pair<std::string, HookCounters>> label_hooks;
   std::vector<std::string> finder_ids;
+  // finder_ids inverted: `new` steps can make a million objects, and the
+  // reports look every one up by name.
+  std::map<std::string, size_t, std::less<>> finder_index;
   Outcome outcome;
   std::vector<ExpectationResult> expectations;
   // expect_outcome: "identical"/"differs" against the first variant.

@@ -12,18 +12,6 @@ namespace impsim {
 
 namespace {
 
-// The byte offset of a line and column (in characters) of `text`.
-size_t offset_of(const std::string& text, SourcePos pos) {
-  size_t at = bom_length(text);
-  for (int line = 1; line < pos.line && at < text.size(); ++at)
-    if (text[at] == '\n') ++line;
-  for (int col = 1; col < pos.column && at < text.size(); ++col) {
-    ++at;
-    while (at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) ++at;
-  }
-  return at;
-}
-
 // A scalar value starting at `at`: where it ends.
 size_t scalar_end(const std::string& text, size_t at) {
   while (at < text.size() && std::string_view(",]} \t\r\n").find(text[at]) == std::string_view::npos) ++at;
@@ -87,11 +75,11 @@ Blessed bless(const std::string& source, const ScenarioRun& run) {
       size_t point = e.values.size() == 1 ? 0 : i;
       const VariantRun* r = find_run(run, e.variant, point);
       if (!r) continue;
-      std::string now = counter_of(*r, e.counter).text();
-      if (now == std::to_string(*e.values[i])) continue;
+      Count now = counter_of(*r, e.counter);
+      if (now == *e.values[i]) continue;
       std::string ptr = e.listed ? e.pointer + "/" + std::to_string(i) : e.pointer;
-      size_t begin = offset_of(source, src.position_of(ptr));
-      edits.push_back({begin, scalar_end(source, begin), now});
+      size_t begin = src.offset_of(ptr);
+      edits.push_back({begin, scalar_end(source, begin), now.text()});
       ++out.changed;
     }
   }

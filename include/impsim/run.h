@@ -38,7 +38,7 @@ inline void apply_axes(Model& model, const RunOptions& o) {
 
 struct ExpectationResult {
   std::string counter;
-  uint64_t expected = 0;       // an exact expectation's value
+  Count expected = 0;          // an exact expectation's value
   Count actual = 0;
   bool ok = false;
   std::optional<Budget> budget;   // a budget instead of `expected`

@@ -74,8 +74,9 @@ struct Expectation {
   std::string variant;
   std::string counter;
   // One value, or one per sweep value; nullopt entries are not checked
-  // unless budgets[i] holds a budget (expectations.h) instead.
-  std::vector<std::optional<uint64_t>> values;
+  // unless budgets[i] holds a budget (expectations.h) instead. Exact at any
+  // size: the fast engine's counts pass 2^64, and --bless writes them.
+  std::vector<std::optional<Count>> values;
   std::string pointer;
   std::vector<std::optional<Budget>> budgets;  // empty, or as long as values
   bool listed = false;  // written as a list (one entry per sweep value): entries are pointer + "/i"

@@ -18,6 +18,10 @@ size_t scalar_end(const std::string& text, size_t at) {
   return at;
 }
 
+// `s` as a JSON string, quotes and escapes included: a counter is a
+// label's name, and a label may hold `"` or `\`.
+std::string json_string(const std::string& s) { return nlohmann::json(s).dump(); }
+
 struct Edit {
   size_t begin, end;
   std::string text;
@@ -98,10 +102,11 @@ Blessed bless(const std::string& source, const ScenarioRun& run) {
             value += (p ? ", " : "") + counter_of(run.at(p, v), c).text();
           value = "[" + value + "]";
         }
-        entries += fmt::format("{}\"{}\": {}", entries.empty() ? "" : ", ", c, value);
+        entries += fmt::format("{}{}: {}", entries.empty() ? "" : ", ", json_string(c), value);
         ++out.added;
       }
-      block += fmt::format("{}\n{}{}\"{}\": {{{}}}", v ? "," : "", indent, indent, variant_name(run.variants[v]), entries);
+      block += fmt::format("{}\n{}{}{}: {{{}}}", v ? "," : "", indent, indent, json_string(variant_name(run.variants[v])),
+                           entries);
     }
     block += fmt::format("\n{}}}", indent);
     edits.push_back({end, end, block});

@@ -108,6 +108,7 @@ struct ScenarioFacts {
   std::vector<ReportRow> rows;      // report_rows(): the table's, the chart's and --bless's
   std::vector<Expectation> expect;  // as run: a sweep re-aligns them to its values
   bool allow_error = false;
+  std::shared_ptr<const std::string> source;  // the file's text (Scenario::source), when it was read from one
 
   static ScenarioFacts of(const Scenario& sc);
 };

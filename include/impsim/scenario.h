@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -114,6 +115,10 @@ struct Scenario {
   };
   std::vector<OutcomeExpectation> expect_outcome;
   HooksText hooks;  // impsim extension: finder objects and hooks as data
+  // The text load_scenario_file read: a file is read once (a FIFO or a pipe
+  // has nothing to give a second time), and --bless and the GitHub
+  // annotations work from this. Shared: a sweep copies the scenario.
+  std::shared_ptr<const std::string> source;
 };
 
 // The rows a sweep table, a chart or a blessed `expect` show: the

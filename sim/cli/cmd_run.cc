@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 
 #include <nlohmann/json.hpp>
 
@@ -99,14 +100,26 @@ Action add_run(CLI::App& app) {
             return result.exit_status();
           }
           if (st->bless) {
-            std::string source = read_scenario_file(file, input);
+            // The text the scenario was loaded from: the file is read once.
+            const std::string& source = *sc.source;
             Blessed b = bless(source, result);
-            if (b.text != source) write_file(file, b.text);
+            if (b.text != source) {
+              // What is written must load: checked before the file is touched.
+              Scenario blessed;
+              try {
+                blessed = load_scenario_text(b.text, file, input);
+              } catch (const InputError& e) {
+                throw OutputError(fmt::format("--bless {}: not rewritten: the blessed text would not load: {}", file,
+                                              e.what()));
+              }
+              write_file(file, b.text);
+              blessed.source = std::make_shared<const std::string>(std::move(b.text));
+              // The report is of the blessed scenario, run again: it shows
+              // the expectations now hold (or a budget that does not).
+              sc = std::move(blessed);
+              result = run_scenario(sc, options);
+            }
             fmt::print(stderr, "impsim: {}: blessed: {} value(s) rewritten, {} added\n", file, b.changed, b.added);
-            // The report is of the blessed file, run again: it shows the
-            // expectations now hold (or a budget that does not).
-            sc = load_scenario_file(file, input);
-            result = run_scenario(sc, options);
           }
           emit_run_report(sink, result, file);
           if (st->stats) print_stats(result, options);

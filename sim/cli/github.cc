@@ -42,14 +42,11 @@ std::string github_escape(const std::string& s, bool property) {
 
 void github_annotations(const ScenarioRun& run, const std::string& file, Format format) {
   if (!under_github_actions()) return;
-  // The file is read again only to place the annotations (a stream has no lines to point at).
+  // The lines come from the text the scenario was loaded from, never from a
+  // second read of the file (a FIFO would block); standard input has no
+  // file to point into.
   std::optional<JsonSource> source;
-  if (file != "-") {
-    try {
-      source.emplace(read_scenario_file(file));
-    } catch (const std::exception&) {
-    }
-  }
+  if (file != "-" && run.scenario.source) source.emplace(*run.scenario.source);
   std::ostream& out = format == Format::Json ? std::cerr : std::cout;
   auto annotate = [&](const std::string& pointer, const std::string& message) {
     std::string where = "file=" + github_escape(file, true);

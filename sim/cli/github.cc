@@ -3,9 +3,10 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 
+#include "impsim/errors.h"
+#include "impsim/file_write.h"
 #include "impsim/json_scan.h"
 #include "impsim/loader.h"
 #include "impsim/report.h"
@@ -75,9 +76,11 @@ void github_annotations(const ScenarioRun& run, const std::string& file, Format 
 void github_step_summary(const std::string& markdown) {
   const char* path = std::getenv("GITHUB_STEP_SUMMARY");
   if (!path || !*path) return;
-  std::ofstream f(path, std::ios::app | std::ios::binary);
-  f << markdown << "\n";
-  if (!f) fmt::print(stderr, "impsim: warning: cannot append to $GITHUB_STEP_SUMMARY ({})\n", path);
+  try {
+    append_file(path, markdown + "\n");
+  } catch (const OutputError&) {
+    fmt::print(stderr, "impsim: warning: cannot append to $GITHUB_STEP_SUMMARY ({})\n", path);
+  }
 }
 
 }  // namespace impsim::cli

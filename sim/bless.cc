@@ -12,23 +12,15 @@ namespace impsim {
 
 namespace {
 
-// The byte offset of a line and column (in characters) of `text`.
-size_t offset_of(const std::string& text, SourcePos pos) {
-  size_t at = bom_length(text);
-  for (int line = 1; line < pos.line && at < text.size(); ++at)
-    if (text[at] == '\n') ++line;
-  for (int col = 1; col < pos.column && at < text.size(); ++col) {
-    ++at;
-    while (at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) ++at;
-  }
-  return at;
-}
-
 // A scalar value starting at `at`: where it ends.
 size_t scalar_end(const std::string& text, size_t at) {
   while (at < text.size() && std::string_view(",]} \t\r\n").find(text[at]) == std::string_view::npos) ++at;
   return at;
 }
+
+// `s` as a JSON string, quotes and escapes included: a counter is a
+// label's name, and a label may hold `"` or `\`.
+std::string json_string(const std::string& s) { return nlohmann::json(s).dump(); }
 
 struct Edit {
   size_t begin, end;
@@ -87,11 +79,11 @@ Blessed bless(const std::string& source, const ScenarioRun& run) {
       size_t point = e.values.size() == 1 ? 0 : i;
       const VariantRun* r = find_run(run, e.variant, point);
       if (!r) continue;
-      std::string now = counter_of(*r, e.counter).text();
-      if (now == std::to_string(*e.values[i])) continue;
+      Count now = counter_of(*r, e.counter);
+      if (now == *e.values[i]) continue;
       std::string ptr = e.listed ? e.pointer + "/" + std::to_string(i) : e.pointer;
-      size_t begin = offset_of(source, src.position_of(ptr));
-      edits.push_back({begin, scalar_end(source, begin), now});
+      size_t begin = src.offset_of(ptr);
+      edits.push_back({begin, scalar_end(source, begin), now.text()});
       ++out.changed;
     }
   }
@@ -110,10 +102,11 @@ Blessed bless(const std::string& source, const ScenarioRun& run) {
             value += (p ? ", " : "") + counter_of(run.at(p, v), c).text();
           value = "[" + value + "]";
         }
-        entries += fmt::format("{}\"{}\": {}", entries.empty() ? "" : ", ", c, value);
+        entries += fmt::format("{}{}: {}", entries.empty() ? "" : ", ", json_string(c), value);
         ++out.added;
       }
-      block += fmt::format("{}\n{}{}\"{}\": {{{}}}", v ? "," : "", indent, indent, variant_name(run.variants[v]), entries);
+      block += fmt::format("{}\n{}{}{}: {{{}}}", v ? "," : "", indent, indent, json_string(variant_name(run.variants[v])),
+                           entries);
     }
     block += fmt::format("\n{}}}", indent);
     edits.push_back({end, end, block});

@@ -105,6 +105,21 @@ std::string Count::text() const {
   return s;
 }
 
+std::optional<Count> Count::from_digits(std::string_view digits) {
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string_view::npos) return std::nullopt;
+  if (digits.size() <= 19) {
+    uint64_t n = 0;
+    for (char c : digits) n = n * 10 + static_cast<uint64_t>(c - '0');
+    return Count(n);
+  }
+  Mpz z;
+  // GMP reads a C string: the digits were checked, so this cannot fail.
+  mpz_set_str(z.get(), std::string(digits).c_str(), 10);
+  Count out;
+  CountDetail::store(out, z.get());
+  return out;
+}
+
 double Count::to_double() const {
   if (!big_) return static_cast<double>(small_);
   Scientific s = ratio(*this, Count(uint64_t{1}));

@@ -261,11 +261,13 @@ SourcePos JsonSource::position_at(size_t offset) const {
   return p;
 }
 
-SourcePos JsonSource::position_of(const std::string& pointer) const {
+SourcePos JsonSource::position_of(const std::string& pointer) const { return position_at(offset_of(pointer)); }
+
+size_t JsonSource::offset_of(const std::string& pointer) const {
   Locator l{pointer_tokens(pointer)};
   l.best_offset = bom_length(text_);
   walk(text_, l, /*keep_keys=*/false);
-  return position_at(l.best_offset);
+  return l.best_offset;
 }
 
 }  // namespace impsim

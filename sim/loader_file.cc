@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
 
 #include "impsim/loader.h"
 
@@ -64,7 +65,10 @@ std::string read_scenario_file(const std::string& path, const InputLimits& limit
 }
 
 Scenario load_scenario_file(const std::string& path, const InputLimits& limits) {
-  return load_scenario_text(read_scenario_file(path, limits), display_name(path), limits);
+  auto text = std::make_shared<const std::string>(read_scenario_file(path, limits));
+  Scenario sc = load_scenario_text(*text, display_name(path), limits);
+  sc.source = std::move(text);
+  return sc;
 }
 
 }  // namespace impsim

@@ -373,7 +373,7 @@ VariantRun run_one(const RunPlan& plan, const Model& model, size_t point, Varian
 }
 
 ScenarioFacts ScenarioFacts::of(const Scenario& sc) {
-  return {sc.name, sc.description, sc.file, sc.labels, sc.sweep, report_rows(sc), sc.expect, sc.allow_error};
+  return {sc.name, sc.description, sc.file, sc.labels, sc.sweep, report_rows(sc), sc.expect, sc.allow_error, sc.source};
 }
 
 ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options) {

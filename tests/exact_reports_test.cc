@@ -221,7 +221,7 @@ TEST_CASE("a report that cannot be written is an error (exit 4), on every output
   CHECK(o.out.find("-o /dev/full: write failed") != std::string::npos);
   auto svg = to_full_disk("sweep " + kNested + " --param k --values 1..2 --svg /dev/full");
   CHECK(svg.status == 4);
-  CHECK(svg.out.find("--svg /dev/full: cannot write") != std::string::npos);
+  CHECK(svg.out.find("--svg /dev/full: write failed") != std::string::npos);
 }
 
 TEST_CASE("trace --engine fast is refused, saying why and what to use") {

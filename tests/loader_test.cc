@@ -62,3 +62,52 @@ TEST_CASE("a runaway exits 3 naming the limit and the step") {
   CHECK(r.status == 3);
   CHECK(r.out.find("limit max-events reached at /program/0/body/1") != std::string::npos);
 }
+
+TEST_CASE("an expected count is exact at any size, read from the text's digits") {
+  auto with = [](const std::string& value) {
+    return std::string(R"({"impsim": 1, "tree": {"pkg": {"package": true}}, "program": [{"import": "pkg"}],)") +
+           "\n \"expect\": {\"after\": {\"lookups\": " + value + "}}}";
+  };
+  // Past 2^64 nlohmann holds a double; the loader takes the digits.
+  const std::string big = "2217887688014775253706633418653155893774469751201";
+  Scenario sc = load_scenario_text(with(big), "big.json");
+  REQUIRE(sc.expect.size() == 1);
+  CHECK(sc.expect[0].values[0]->text() == big);
+  CHECK(*sc.expect[0].values[0] != *Count::from_digits("2217887688014775253706633418653155893774469751200"));
+  // 2^64 - 1 (once refused as past 2^63 - 1) and 2^64.
+  CHECK(load_scenario_text(with("18446744073709551615"), "u64.json").expect[0].values[0]->text() == "18446744073709551615");
+  CHECK(load_scenario_text(with("18446744073709551616"), "u64.json").expect[0].values[0]->text() == "18446744073709551616");
+  // In a sweep's list too.
+  std::string listed = R"({"impsim": 1, "params": {"k": 1}, "sweep": {"param": "k", "values": [1, 2]},
+    "tree": {"pkg": {"package": true}}, "program": [{"import": "pkg"}],
+    "expect": {"after": {"lookups": [null, 100000000000000000000000]}}})";
+  CHECK(load_scenario_text(listed, "list.json").expect[0].values[1]->text() == "100000000000000000000000");
+  // What is not a count stays refused, with its position.
+  auto refused = [&](const std::string& value, const std::string& message) {
+    CAPTURE(value);
+    try {
+      load_scenario_text(with(value), "bad.json");
+      FAIL("loaded");
+    } catch (const InputError& e) {
+      CHECK(std::string(e.what()).find(message) != std::string::npos);
+      CHECK(e.pos.line == 2);
+    }
+  };
+  refused("-100000000000000000000000", "expected an expected count >= 0, found -100000000000000000000000");
+  refused("-1", "expected an expected count >= 0, found -1");
+  refused("1.5", "found a number 1.5");
+  refused("1e30", "found a number 1e+30");
+  refused("100000000000000000000000.0", "(an integer), found a number");
+}
+
+TEST_CASE("Count::from_digits reads digits of any length and nothing else") {
+  CHECK(Count::from_digits("0")->text() == "0");
+  CHECK(Count::from_digits("0012")->text() == "12");
+  CHECK(Count::from_digits("340282366920938463463374607431768211456")->text() ==
+        "340282366920938463463374607431768211456");
+  CHECK(*Count::from_digits("18446744073709551616") == Count(UINT64_MAX) + Count(1));
+  CHECK_FALSE(Count::from_digits(""));
+  CHECK_FALSE(Count::from_digits("-1"));
+  CHECK_FALSE(Count::from_digits("1e5"));
+  CHECK_FALSE(Count::from_digits(" 1"));
+}

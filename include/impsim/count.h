@@ -11,7 +11,9 @@
 #include <compare>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace impsim {
 
@@ -73,6 +75,9 @@ class Count {
   uint64_t u64() const { return small_; }  // only when fits_u64()
   // Decimal digits ("13699").
   std::string text() const;
+  // The count whose decimal digits are `digits` (any number of them), or
+  // nullopt when it is empty or holds anything but 0-9.
+  static std::optional<Count> from_digits(std::string_view digits);
   // a / b as a readable ratio at any magnitude: mantissa in [1, 10) and a
   // power of ten, exact to double precision (b > 0).
   struct Scientific {

@@ -46,6 +46,8 @@ class JsonSource {
   // The position of the value at `pointer`, or of its nearest ancestor
   // that exists (a missing key is reported at its object). Walks the text.
   SourcePos position_of(const std::string& pointer) const;
+  // The same place as a byte offset into text().
+  size_t offset_of(const std::string& pointer) const;
 
  private:
   std::string text_;

@@ -33,7 +33,8 @@ Scenario load_scenario_text(const std::string& text, const std::string& file,
 // refused before it is read; a pipe, standard input or a device is read as
 // a stream and refused once it passes the limit. A directory is an
 // InputError (exit 2), as is a file that cannot be opened or read (with
-// the system's reason).
+// the system's reason). The scenario keeps the text (Scenario::source):
+// nothing reads the file a second time.
 Scenario load_scenario_file(const std::string& path, const InputLimits& limits = {});
 // The bytes of a scenario file, as load_scenario_file reads them.
 std::string read_scenario_file(const std::string& path, const InputLimits& limits = {});

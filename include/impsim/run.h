@@ -38,7 +38,7 @@ inline void apply_axes(Model& model, const RunOptions& o) {
 
 struct ExpectationResult {
   std::string counter;
-  uint64_t expected = 0;       // an exact expectation's value
+  Count expected = 0;          // an exact expectation's value
   Count actual = 0;
   bool ok = false;
   std::optional<Budget> budget;   // a budget instead of `expected`
@@ -108,6 +108,7 @@ struct ScenarioFacts {
   std::vector<ReportRow> rows;      // report_rows(): the table's, the chart's and --bless's
   std::vector<Expectation> expect;  // as run: a sweep re-aligns them to its values
   bool allow_error = false;
+  std::shared_ptr<const std::string> source;  // the file's text (Scenario::source), when it was read from one
 
   static ScenarioFacts of(const Scenario& sc);
 };

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -74,8 +75,9 @@ struct Expectation {
   std::string variant;
   std::string counter;
   // One value, or one per sweep value; nullopt entries are not checked
-  // unless budgets[i] holds a budget (expectations.h) instead.
-  std::vector<std::optional<uint64_t>> values;
+  // unless budgets[i] holds a budget (expectations.h) instead. Exact at any
+  // size: the fast engine's counts pass 2^64, and --bless writes them.
+  std::vector<std::optional<Count>> values;
   std::string pointer;
   std::vector<std::optional<Budget>> budgets;  // empty, or as long as values
   bool listed = false;  // written as a list (one entry per sweep value): entries are pointer + "/i"
@@ -113,6 +115,10 @@ struct Scenario {
   };
   std::vector<OutcomeExpectation> expect_outcome;
   HooksText hooks;  // impsim extension: finder objects and hooks as data
+  // The text load_scenario_file read: a file is read once (a FIFO or a pipe
+  // has nothing to give a second time), and --bless and the GitHub
+  // annotations work from this. Shared: a sweep copies the scenario.
+  std::shared_ptr<const std::string> source;
 };
 
 // The rows a sweep table, a chart or a blessed `expect` show: the

@@ -3,11 +3,10 @@
 // variant event by event, before and after side by side.
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
+#include <optional>
 
 #include "scenario_command.h"
+#include "impsim/file_write.h"
 #include "impsim/loader.h"
 #include "impsim/trace_formats.h"
 
@@ -39,6 +38,16 @@ Action add_explore(CLI::App& app) {
       "  impsim explore scenarios/seed_incident.json -o incident.html\n"
       "  impsim explore scenarios/nested_guards.json --set k=2 --variant before --variant after -o k2.html\n");
   return action_of(st, [st](Sink& sink) -> int {
+    // -o is checked before the scenario is read, and written once it has run.
+    std::optional<WriteTarget> target;
+    if (int status = guarded("", [&] {
+          refuse_output_over_inputs("-o", st->output, {st->single_file});
+          target = output_target("-o", st->output);
+          return 0;
+        }, &sink)) {
+      sink.finish(status);
+      return status;
+    }
     TraceOptions topt;
     topt.format = TraceFormat::Explore;
     topt.max_bytes = st->max_bytes;
@@ -48,12 +57,9 @@ Action add_explore(CLI::App& app) {
         refuse_fast_engine("--engine fast: explore shows every event, so it always steps them; use `impsim run "
                            "--engine fast` for the counts"),
         [&](const std::string&, Scenario& sc, const RunOptions& options, Progress&) {
-          std::ofstream out(st->output, std::ios::binary);
-          if (!out)
-            throw OutputError(fmt::format("-o {}: cannot open for writing: {}", st->output, std::strerror(errno)));
-          int status = write_trace(out, sc, options, topt).status;
-          out.close();
-          if (!out) throw OutputError(fmt::format("-o {}: write failed: {}", st->output, std::strerror(errno)));
+          FileWriter page(*target);
+          int status = write_trace(page.stream(), sc, options, topt).status;
+          page.commit();
           return status;
         });
   });

@@ -1,36 +1,21 @@
 // `impsim run FILE...`: the front door.
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iostream>
+#include <memory>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "scenario_command.h"
 #include "github.h"
 #include "impsim/bless.h"
+#include "impsim/file_write.h"
 #include "impsim/loader.h"
 #include "impsim/report.h"
 
 namespace impsim::cli {
 
 namespace {
-
-// Replaces `path` by `text` through a file beside it, so that a failed
-// write leaves the scenario as it was.
-void write_file(const std::string& path, const std::string& text) {
-  std::string tmp = path + ".impsim-bless.tmp";
-  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) throw OutputError(fmt::format("--bless: cannot write {}: {}", tmp, std::strerror(errno)));
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw OutputError(fmt::format("--bless: cannot replace {}: {}", path, ec.message()));
-}
 
 void print_stats(const ScenarioRun& result, const RunOptions& options) {
   for (const VariantRun& r : result.runs) {
@@ -81,13 +66,17 @@ Action add_run(CLI::App& app) {
       "  impsim run my_scenario.json --bless                 # record today's counts as the expectations\n");
   return action_of(st, [st](Sink& sink) -> int {
     const InputLimits& input = st->input;
+    // The file --bless replaces, checked before the scenario is read.
+    std::optional<WriteTarget> target;
     auto refuse_bless = [&](const std::string& file, const RunOptions& options) {
+      target.reset();
       if (!st->bless) return;
       if (!options.overrides.empty() || !options.variants.empty() || options.revision || options.cpython)
         throw UsageError("<command line>",
                          "--bless records the scenario's own counts: it takes no --set, --variant, "
                          "--revision or --cpython");
       if (file == "-") throw UsageError("<command line>", "--bless rewrites a file: it cannot bless \"-\"");
+      target = bless_target(file);
     };
     return st->for_each_scenario(
         sink, refuse_bless, [&](const std::string& file, Scenario& sc, const RunOptions& options, Progress&) {
@@ -99,14 +88,32 @@ Action add_run(CLI::App& app) {
             return result.exit_status();
           }
           if (st->bless) {
-            std::string source = read_scenario_file(file, input);
+            // The text the scenario was loaded from: the file is read once.
+            const std::string& source = *sc.source;
             Blessed b = bless(source, result);
-            if (b.text != source) write_file(file, b.text);
-            fmt::print(stderr, "impsim: {}: blessed: {} value(s) rewritten, {} added\n", file, b.changed, b.added);
-            // The report is of the blessed file, run again: it shows the
-            // expectations now hold (or a budget that does not).
-            sc = load_scenario_file(file, input);
-            result = run_scenario(sc, options);
+            if (b.text != source) {
+              // What is written must load: checked before the file is touched.
+              Scenario blessed;
+              try {
+                blessed = load_scenario_text(b.text, file, input);
+              } catch (const InputError& e) {
+                throw OutputError(fmt::format("--bless {}: not rewritten: the blessed text would not load: {}", file,
+                                              e.what()));
+              }
+              if (!target) target = bless_target(file);
+              if (!target) throw OutputError(fmt::format("--bless {}: not rewritten: the file is gone", file));
+              write_file(*target, b.text);
+              blessed.source = std::make_shared<const std::string>(std::move(b.text));
+              // The report is of the blessed scenario, run again: it shows
+              // the expectations now hold (or a budget that does not).
+              sc = std::move(blessed);
+              result = run_scenario(sc, options);
+            }
+            std::string where = target && target->through_link
+                                    ? fmt::format(" (the link's target, {})", target->write_at)
+                                    : "";
+            fmt::print(stderr, "impsim: {}: blessed{}: {} value(s) rewritten, {} added\n", file, where, b.changed,
+                       b.added);
           }
           emit_run_report(sink, result, file);
           if (st->stats) print_stats(result, options);

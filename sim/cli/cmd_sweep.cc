@@ -2,13 +2,12 @@
 // values of one parameter, as `impsim run`'s sweep table, and a chart.
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "scenario_command.h"
+#include "impsim/file_write.h"
 #include "impsim/loader.h"
 #include "impsim/report.h"
 #include "impsim/sweep.h"
@@ -45,6 +44,17 @@ Action add_sweep(CLI::App& app) {
       "  impsim sweep scenarios/nested_guards.json --param k --values 1..8 --svg lookups.svg\n"
       "  impsim sweep scenarios/import_chain.json --param k --values 1,2,4 --counters lookups,toggles\n");
   return action_of(st, [st](Sink& sink) -> int {
+    // --svg is checked before any scenario is read, and written once the sweep has run.
+    std::optional<WriteTarget> svg_target;
+    if (!st->svg.empty())
+      if (int status = guarded("", [&] {
+            refuse_output_over_inputs("--svg", st->svg, st->files);
+            svg_target = output_target("--svg", st->svg);
+            return 0;
+          }, &sink)) {
+        sink.finish(status);
+        return status;
+      }
     SweepOptions o;
     o.param = st->param;
     o.counters = st->counters;
@@ -70,10 +80,7 @@ Action add_sweep(CLI::App& app) {
                 sink.error(error_json({"limit", file, e.what(), "", 0, 0, "", kExitLimit}));
               return kExitLimit;
             }
-            std::ofstream out(st->svg, std::ios::binary);
-            out << svg;
-            out.close();
-            if (!out) throw OutputError(fmt::format("--svg {}: cannot write: {}", st->svg, std::strerror(errno)));
+            write_file(*svg_target, svg);
           }
           emit_run_report(sink, result.run, file, "sweep");
           return result.run.exit_status();

@@ -2,17 +2,44 @@
 // a Graphviz lookup tree or `python -X importtime` lines.
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
+#include <functional>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "scenario_command.h"
+#include "impsim/file_write.h"
 #include "impsim/loader.h"
 #include "impsim/trace_formats.h"
 
 namespace impsim::cli {
+
+namespace {
+
+// A stream buffer that calls `first` at the first byte written and passes
+// every byte to the buffer it returns.
+class StartOnFirstByte : public std::streambuf {
+ public:
+  explicit StartOnFirstByte(std::function<std::streambuf*()> first) : first_(std::move(first)) {}
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    return target()->sputc(traits_type::to_char_type(c));
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override { return target()->sputn(s, n); }
+  int sync() override { return to_ ? to_->pubsync() : 0; }
+
+ private:
+  std::streambuf* target() {
+    if (!to_) to_ = first_();
+    return to_;
+  }
+  std::function<std::streambuf*()> first_;
+  std::streambuf* to_ = nullptr;
+};
+
+}  // namespace
 
 Action add_trace(CLI::App& app) {
   struct State : ScenarioCommand {
@@ -48,19 +75,39 @@ Action add_trace(CLI::App& app) {
       "  impsim trace scenarios/import_chain.json --set k=2 --variant before --format importtime > it.log; tuna it.log\n");
   return action_of(st, [st](Sink& sink) -> int {
     const std::string format = st->out.name();
-    std::ofstream file_out;
+    // -o is checked before any scenario is read, and replaced once the
+    // traces are written.
+    std::optional<FileWriter> file;
     if (!st->output.empty()) {
-      file_out.open(st->output, std::ios::binary);
-      if (!file_out) {
-        std::string message = fmt::format("-o {}: cannot open for writing: {}", st->output, std::strerror(errno));
-        print_error(message);
-        if (sink.format == Format::Json)
-          std::cout << dump_json(error_json({"output", "", message, "", 0, 0, "", kExitOutput})) << "\n";
-        return kExitOutput;
+      std::optional<WriteTarget> target;
+      if (int status = guarded("", [&] {
+            refuse_output_over_inputs("-o", st->output, st->files);
+            target = output_target("-o", st->output);
+            return 0;
+          }, &sink)) {
+        sink.finish(status);
+        return status;
       }
+      file.emplace(std::move(*target));
     }
-    std::ostream& out = st->output.empty() ? std::cout : file_out;
-    sink.out = &out;
+    // Nothing goes to the file before a trace writes its first byte: what
+    // the sink says before then (an error, a blank line between files)
+    // waits in `held`, and a scenario that fails before its trace starts (a
+    // missing file, a limit) leaves the file as it was.
+    std::ostringstream held;
+    bool started = false;
+    auto start = [&]() -> std::ostream& {
+      if (!started) {
+        started = true;
+        file->stream() << held.str();
+        sink.out = &file->stream();
+      }
+      return file->stream();
+    };
+    StartOnFirstByte relay([&] { return start().rdbuf(); });
+    std::ostream relayed(&relay);
+    std::ostream* out = file ? &relayed : &std::cout;
+    sink.out = file ? static_cast<std::ostream*>(&held) : &std::cout;
     TraceOptions topt;
     topt.format = *parse_trace_format(format == "json" ? "chrome" : format == "markdown" ? "text" : format);
     topt.max_lines = st->max_lines;
@@ -81,23 +128,32 @@ Action add_trace(CLI::App& app) {
           if (sink.format == Format::Json && st->files.size() > 1) {
             std::ostringstream doc;
             int s = write_trace(doc, sc, options, topt).status;
+            if (file) start();  // the sink writes the document at the end
             sink.json_text(doc.str());
             return s;
           }
           if (sink.format == Format::Markdown) {
             std::ostringstream doc;
             int s = write_trace(doc, sc, options, topt).status;
-            out << fmt::format("### impsim trace: {}\n\n```text\n{}```\n", sc.name, doc.str());
+            *out << fmt::format("### impsim trace: {}\n\n```text\n{}```\n", sc.name, doc.str());
             return s;
           }
-          return write_trace(out, sc, options, topt).status;
+          return write_trace(*out, sc, options, topt).status;
         });
-    if (!st->output.empty()) {
-      file_out.close();
-      if (!file_out) {
-        print_error(fmt::format("-o {}: write failed: {}", st->output, std::strerror(errno)));
-        return kExitOutput;
-      }
+    if (!file) return status;
+    if (!started) {
+      // No trace started (every input failed, or --quiet): the file is left
+      // as it was, and a JSON error goes where errors go, to standard output.
+      if (sink.format == Format::Json) std::cout << held.str();
+      return status;
+    }
+    try {
+      file->commit();
+    } catch (const OutputError& e) {
+      print_error(e.what());
+      if (sink.format == Format::Json && !sink.quiet)
+        std::cout << dump_json(error_json({"output", "", e.what(), "", 0, 0, "", kExitOutput})) << "\n";
+      return kExitOutput;
     }
     return status;
   });

@@ -3,9 +3,10 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 
+#include "impsim/errors.h"
+#include "impsim/file_write.h"
 #include "impsim/json_scan.h"
 #include "impsim/loader.h"
 #include "impsim/report.h"
@@ -42,14 +43,11 @@ std::string github_escape(const std::string& s, bool property) {
 
 void github_annotations(const ScenarioRun& run, const std::string& file, Format format) {
   if (!under_github_actions()) return;
-  // The file is read again only to place the annotations (a stream has no lines to point at).
+  // The lines come from the text the scenario was loaded from, never from a
+  // second read of the file (a FIFO would block); standard input has no
+  // file to point into.
   std::optional<JsonSource> source;
-  if (file != "-") {
-    try {
-      source.emplace(read_scenario_file(file));
-    } catch (const std::exception&) {
-    }
-  }
+  if (file != "-" && run.scenario.source) source.emplace(*run.scenario.source);
   std::ostream& out = format == Format::Json ? std::cerr : std::cout;
   auto annotate = [&](const std::string& pointer, const std::string& message) {
     std::string where = "file=" + github_escape(file, true);
@@ -78,9 +76,11 @@ void github_annotations(const ScenarioRun& run, const std::string& file, Format 
 void github_step_summary(const std::string& markdown) {
   const char* path = std::getenv("GITHUB_STEP_SUMMARY");
   if (!path || !*path) return;
-  std::ofstream f(path, std::ios::app | std::ios::binary);
-  f << markdown << "\n";
-  if (!f) fmt::print(stderr, "impsim: warning: cannot append to $GITHUB_STEP_SUMMARY ({})\n", path);
+  try {
+    append_file(path, markdown + "\n");
+  } catch (const OutputError&) {
+    fmt::print(stderr, "impsim: warning: cannot append to $GITHUB_STEP_SUMMARY ({})\n", path);
+  }
 }
 
 }  // namespace impsim::cli

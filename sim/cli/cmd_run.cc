@@ -12,6 +12,7 @@
 #include "scenario_command.h"
 #include "github.h"
 #include "impsim/bless.h"
+#include "impsim/escape.h"
 #include "impsim/loader.h"
 #include "impsim/report.h"
 
@@ -102,7 +103,8 @@ Action add_run(CLI::App& app) {
             std::string source = read_scenario_file(file, input);
             Blessed b = bless(source, result);
             if (b.text != source) write_file(file, b.text);
-            fmt::print(stderr, "impsim: {}: blessed: {} value(s) rewritten, {} added\n", file, b.changed, b.added);
+            fmt::print(stderr, "impsim: {}: blessed: {} value(s) rewritten, {} added\n", terminal_text(file), b.changed,
+                       b.added);
             // The report is of the blessed file, run again: it shows the
             // expectations now hold (or a budget that does not).
             sc = load_scenario_file(file, input);

@@ -514,7 +514,9 @@ Strings hostile_strings(Rng& r) {
 }
 
 // A sweep over k with both variants, a labelled probe and an expectation
-// that fails at k=2 (so FAILED lines and annotations carry the label).
+// that fails at k=2 (so FAILED lines and annotations carry the label); and
+// a module whose name, an identifier to Python, starts with a Hangul
+// filler (U+3164, U+1160 once NFKC-normalised), which prints as nothing.
 std::string hostile_scenario(const Strings& s, bool with_name = true) {
   return fmt::format(R"({{
   "impsim": 1,{}
@@ -522,8 +524,9 @@ std::string hostile_scenario(const Strings& s, bool with_name = true) {
   "params": {{"k": 1}},
   "sweep": {{"param": "k", "values": [1, 2], "title": {}}},
   "sys_modules": {{"preloaded": ["numpy"], "filler": 20}},
-  "tree": {{"pkg": {{"package": true}}}},
+  "tree": {{"pkg": {{"package": true}}, "\u3164mod": {{}}}},
   "program": [
+    {{"import": "\u3164mod"}},
     {{"nest": "$k", "guard": {{"enable": true, "scope": ["pkg", "other{{i}}"]}}, "body": [
       {{"import": "pkg", "label": {}}},
       {{"find_spec": "pkg.missing", "label": {}}}

@@ -31,6 +31,21 @@ RunOptions fuzz_options() {
 
 constexpr size_t kMaxRuns = 24;  // sweep values x variants
 
+// What any scenario's reports must be, whatever its strings hold
+// (escape.h): the JSON parses, the text for a terminal holds no control
+// byte but its newlines.
+void check_escaped(const std::string& json, const std::string& text, const char* what) {
+  if (!nlohmann::json::accept(json)) {
+    std::fprintf(stderr, "fuzz: the JSON report does not parse\n%s\n", json.c_str());
+    std::abort();
+  }
+  for (unsigned char c : text)
+    if ((c < 0x20 && c != '\n') || c == 0x7F) {
+      std::fprintf(stderr, "fuzz: the %s report holds the control byte 0x%02X\n%s\n", what, c, text.c_str());
+      std::abort();
+    }
+}
+
 }  // namespace
 
 const char* verdict_name(Verdict v) {
@@ -74,6 +89,8 @@ Verdict run_input(const uint8_t* data, size_t size) {
       std::string txt = report_text(run);
       (void)run.exit_status();
       if (json.empty() || txt.empty()) __builtin_trap();
+      check_escaped(json, txt, "text");
+      check_escaped(json, report_markdown(run), "markdown");
       reports[i++] = json + "\n" + txt;
     }
     if (reports[0] != reports[1]) {

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "impsim/errors.h"
+#include "impsim/escape.h"
 #include "impsim/report.h"
 
 namespace impsim {
@@ -104,8 +105,10 @@ std::string compare_text(const Comparison& c, CompareFormat format) {
   const bool md = format == CompareFormat::Markdown;
   const size_t base = baseline_index(c);
   std::string out;
-  out += md ? fmt::format("### impsim compare: {}\n\n", run.scenario.name) : fmt::format("{}", run.scenario.name);
-  if (!run.scenario.description.empty()) out += md ? run.scenario.description + "\n\n" : ": " + run.scenario.description + "\n";
+  const ScenarioFacts& sc = run.scenario;
+  out += md ? fmt::format("### impsim compare: {}\n\n", markdown_text(sc.name)) : terminal_text(sc.name);
+  if (!sc.description.empty())
+    out += md ? markdown_text(sc.description, Markdown::Paragraph) + "\n\n" : ": " + terminal_text(sc.description) + "\n";
   if (!md) out += "\n";
   for (auto& block : blocks(run)) {
     if (!block[0]->params.empty())
@@ -121,7 +124,7 @@ std::string compare_text(const Comparison& c, CompareFormat format) {
     }
     table.push_back(head);
     for (const Row& row : rows_of(c, block)) {
-      std::vector<std::string> line{row.counter};
+      std::vector<std::string> line{md ? row.counter : terminal_text(row.counter)};
       for (size_t v = 0; v < row.values.size(); ++v) {
         std::string cell = grouped(row.values[v]);
         // Counts a limit cut short have no meaningful ratio.
@@ -156,8 +159,9 @@ std::string compare_text(const Comparison& c, CompareFormat format) {
       std::vector<std::string> diffs;
       if (p.empty()) diffs = describe_differences(block[base]->outcome, block[v]->outcome, variant_name(c.baseline), name);
       std::string verdict = !p.empty() ? p : diffs.empty() ? "identical" : "differs";
-      out += md ? fmt::format("- `{}`: {}\n", name, verdict) : fmt::format("  {}: {}\n", name, verdict);
-      for (auto& d : diffs) out += md ? "  - " + d + "\n" : "    - " + d + "\n";
+      out += md ? fmt::format("- `{}`: {}\n", name, markdown_text(verdict)) : fmt::format("  {}: {}\n", name, terminal_text(verdict));
+      for (auto& d : diffs)
+        out += md ? "  - " + markdown_text(d, Markdown::Paragraph) + "\n" : "    - " + terminal_text(d) + "\n";
     }
     out += "\n";
   }
@@ -165,7 +169,7 @@ std::string compare_text(const Comparison& c, CompareFormat format) {
   // shown only when one fails (so that a passing comparison reads as before).
   if (!run.expectations_ok()) {
     std::string ex = expectations_text(run);
-    out += md ? "```text\n" + ex + "```\n" : ex;
+    out += md ? markdown_code_block(ex) : ex;
   }
   return out;
 }

@@ -1,10 +1,13 @@
 #include "impsim/json_scan.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <unordered_set>
 #include <vector>
 
+#include "impsim/escape.h"
 #include "impsim/unicode_names.h"
 
 namespace impsim {
@@ -242,6 +245,16 @@ std::vector<std::string> pointer_tokens(const std::string& pointer) {
 }  // namespace
 
 std::optional<JsonScanProblem> JsonSource::scan(int max_depth) const {
+  // Before anything else: every string of the scenario then is UTF-8, and
+  // the message can say which byte and where, which nlohmann's parse error
+  // (quoting the byte itself) cannot.
+  if (size_t bad = first_invalid_utf8(text_); bad != std::string::npos)
+    return JsonScanProblem{"", bad,
+                           fmt::format("the file is not UTF-8: byte 0x{:02X} here is not part of a UTF-8 character "
+                                       "(JSON text is UTF-8: save the file as UTF-8, or write the character as "
+                                       "\\uXXXX)",
+                                       static_cast<unsigned char>(text_[bad])),
+                           false, true};
   Checker c{max_depth, std::nullopt};
   walk(text_, c, /*keep_keys=*/true);
   return c.problem;

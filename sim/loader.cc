@@ -360,6 +360,7 @@ Scenario load_scenario_text(const std::string& text, const std::string& file, co
                                       limits.max_file_bytes));
   JsonSource src(text);
   std::optional<JsonScanProblem> problem = src.scan(limits.max_json_depth);
+  if (problem && problem->not_utf8) throw InputError(file, src.position_at(problem->offset), "", problem->message);
   if (problem && problem->too_deep)
     throw InputLimitError("max-json-depth", file, src.position_at(problem->offset), problem->pointer,
                           problem->message + " (--max-json-depth)");

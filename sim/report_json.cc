@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "impsim/escape.h"
 #include "impsim/version.h"
 
 namespace impsim {
@@ -35,7 +36,7 @@ void write(std::string& out, const ordered_json& j, int indent, const JsonOption
         if (!first) out += ",\n";
         first = false;
         out += pad;
-        if (object) out += ordered_json(it.key()).dump() + ": ";
+        if (object) out += json_quoted(it.key()) + ": ";
         write(out, it.value(), indent + 2, o);
       }
       out += "\n" + std::string(static_cast<size_t>(indent), ' ') + brackets[1];
@@ -47,6 +48,13 @@ void write(std::string& out, const ordered_json& j, int indent, const JsonOption
       out += o.big_as_strings ? "\"" + text + "\"" : text;
       return;
     }
+    case nlohmann::json::value_t::string:
+      // Not nlohmann's dump: a file name or an argument may hold bytes that
+      // are not UTF-8, which it refuses with an exception (json_text
+      // replaces them), and a string may hold what a terminal or a runner
+      // reads as a command.
+      out += json_quoted(j.get_ref<const std::string&>());
+      return;
     default:
       out += j.dump();
   }

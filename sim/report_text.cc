@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "impsim/escape.h"
 #include "impsim/ratio.h"
 #include "impsim/report.h"
 
@@ -16,7 +17,11 @@ std::string grouped(const Count& n) {
 
 namespace {
 
-std::string table(const std::vector<std::vector<std::string>>& rows) {
+// Cells hold scenario text (titles, labels): each is escaped for the
+// terminal before the widths are measured.
+std::string table(std::vector<std::vector<std::string>> rows) {
+  for (auto& row : rows)
+    for (auto& cell : row) cell = terminal_text(cell);
   std::vector<size_t> width;
   for (auto& row : rows)
     for (size_t i = 0; i < row.size(); ++i) {
@@ -42,12 +47,8 @@ std::string markdown_table(const std::vector<std::vector<std::string>>& rows) {
   std::string out;
   for (size_t i = 0; i < rows.size(); ++i) {
     std::string line = "|";
-    for (size_t j = 0; j < rows[i].size(); ++j) {
-      std::string cell = rows[i][j];
-      // A pipe would end the cell.
-      for (size_t at = cell.find('|'); at != std::string::npos; at = cell.find('|', at + 2)) cell.replace(at, 1, "\\|");
-      line += " " + (j == 0 && i > 0 ? "`" + cell + "`" : cell) + " |";
-    }
+    for (size_t j = 0; j < rows[i].size(); ++j)
+      line += " " + markdown_text(rows[i][j], j == 0 && i > 0 ? Markdown::CodeCell : Markdown::Cell) + " |";
     out += line + "\n";
     if (i == 0) {
       line = "|";
@@ -68,16 +69,16 @@ std::string run_problem(const VariantRun& r) {
   std::string out;
   if (r.limit) {
     out += fmt::format("  {}: stopped: limit {} reached at {}: {}\n", variant_name(r.variant), r.limit->limit,
-                       where(r.limit->traceback), r.limit->detail);
+                       terminal_text(where(r.limit->traceback)), terminal_text(r.limit->detail));
     out += fmt::format("    counters so far: {} asks, {} lookups, {} toggles, {} comparisons\n",
                        grouped(r.counters.asks), grouped(r.counters.lookups), grouped(r.counters.toggles),
                        grouped(r.counters.comparisons));
   }
   if (r.outcome.error) {
     const PyError& e = *r.outcome.error;
-    out += fmt::format("  {}: raised {}: {}\n", variant_name(r.variant), e.type, e.message);
+    out += fmt::format("  {}: raised {}: {}\n", variant_name(r.variant), terminal_text(e.type), terminal_text(e.message));
     out += "    traceback (outermost first):\n";
-    for (auto& p : e.traceback) out += "      " + p + "\n";
+    for (auto& p : e.traceback) out += "      " + terminal_text(p) + "\n";
   }
   return out;
 }
@@ -206,7 +207,7 @@ std::string report_tail(const ScenarioRun& run) {
         if (diffs.empty()) continue;
         out += fmt::format("outcome{}: {} and {} differ:\n", at, variant_name(run.variants[0]),
                            variant_name(run.variants[v]));
-        for (auto& d : diffs) out += "  - " + d + "\n";
+        for (auto& d : diffs) out += "  - " + terminal_text(d) + "\n";
       }
     }
   }
@@ -231,7 +232,7 @@ std::string expectations_text(const ScenarioRun& run) {
       ++total;
       if (e.ok) ++held;
       else
-        failures += fmt::format("  FAILED {} {} [{}]: expected {}, got {}\n", variant_name(r.variant), e.counter,
+        failures += fmt::format("  FAILED {} {} [{}]: expected {}, got {}\n", variant_name(r.variant), terminal_text(e.counter),
                                 params_text(r.params), expected_text(e), actual_text(e));
     }
   for (const VariantRun& r : run.runs) {
@@ -243,27 +244,27 @@ std::string expectations_text(const ScenarioRun& run) {
                               variant_name(run.variants[0]), params_text(r.params), *r.verdict_expected, r.verdict);
   }
   if (total > 0) out += fmt::format("expectations: {}/{} hold\n{}", held, total, failures);
-  if (run.equivalence_failure) out += "  FAILED " + *run.equivalence_failure + "\n";
+  if (run.equivalence_failure) out += "  FAILED " + terminal_text(*run.equivalence_failure) + "\n";
 
   return out;
 }
 
 std::string report_text(const ScenarioRun& run) {
   const ScenarioFacts& sc = run.scenario;
-  std::string out = sc.name;
-  if (!sc.description.empty()) out += ": " + sc.description;
+  std::string out = terminal_text(sc.name);
+  if (!sc.description.empty()) out += ": " + terminal_text(sc.description);
   out += "\n\n";
   return out + table(counter_table(run)) + report_tail(run);
 }
 
 std::string report_markdown(const ScenarioRun& run, const std::string& command) {
   const ScenarioFacts& sc = run.scenario;
-  std::string out = fmt::format("### impsim {}: {}\n\n", command, sc.name);
-  if (!sc.description.empty()) out += sc.description + "\n\n";
+  std::string out = fmt::format("### impsim {}: {}\n\n", command, markdown_text(sc.name));
+  if (!sc.description.empty()) out += markdown_text(sc.description, Markdown::Paragraph) + "\n\n";
   out += markdown_table(counter_table(run)) + "\n";
   std::string tail = report_tail(run);
   while (tail.starts_with('\n')) tail.erase(0, 1);
-  if (!tail.empty()) out += "```text\n" + tail + "```\n";
+  if (!tail.empty()) out += markdown_code_block(tail);
   return out;
 }
 

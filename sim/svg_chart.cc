@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "impsim/escape.h"
+
 namespace impsim {
 
 namespace {
@@ -15,20 +17,6 @@ constexpr const char* kFont = "DejaVu Sans, Helvetica, Arial, sans-serif";
 constexpr const char* kPalette[] = {"#d62728", "#1f77b4", "#ff7f0e", "#2ca02c",
                                     "#9467bd", "#17becf", "#8c564b", "#7f7f7f"};
 constexpr const char* kDashes[] = {"", "7 4", "2 3", "9 3 2 3"};
-
-std::string esc(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 std::string grouped_num(uint64_t n) {
   std::string digits = std::to_string(n), out;
@@ -90,10 +78,10 @@ std::string svg_line_chart(const ChartSpec& spec) {
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
       "font-family=\"{2}\">\n",
       kWidth, kHeight, kFont);
-  o += fmt::format("<title>{}</title>\n", esc(spec.title));
+  o += fmt::format("<title>{}</title>\n", xml_text(spec.title));
   o += fmt::format("<rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"#ffffff\"/>\n", kWidth, kHeight);
   o += fmt::format("<text x=\"{}\" y=\"28\" font-size=\"18\" font-weight=\"bold\" fill=\"#222222\">{}</text>\n",
-                   num(kLeft), esc(spec.title));
+                   num(kLeft), xml_text(spec.title));
   // The subtitle, wrapped at word boundaries onto at most two lines.
   {
     std::vector<std::string> lines(1);
@@ -116,7 +104,7 @@ std::string svg_line_chart(const ChartSpec& spec) {
     for (size_t i = 0; i < lines.size(); ++i)
       if (!lines[i].empty())
         o += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" fill=\"#555555\">{}</text>\n", num(kLeft),
-                         48 + 15 * i, esc(lines[i]));
+                         48 + 15 * i, xml_text(lines[i]));
   }
 
   // Grid and y axis: a labelled line per decade, light lines at 2..9.
@@ -147,11 +135,11 @@ std::string svg_line_chart(const ChartSpec& spec) {
                    num(kTop), num(pw), num(ph));
   o += "</g>\n";
   o += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"13\" text-anchor=\"middle\" fill=\"#222222\">{}</text>\n",
-                   num(x0 + pw / 2), num(kHeight - 16), esc(spec.x_label));
+                   num(x0 + pw / 2), num(kHeight - 16), xml_text(spec.x_label));
   o += fmt::format(
       "<text x=\"{0}\" y=\"{1}\" font-size=\"13\" text-anchor=\"middle\" fill=\"#222222\" "
       "transform=\"rotate(-90 {0} {1})\">{2}</text>\n",
-      num(22), num(kTop + ph / 2), esc(spec.y_label));
+      num(22), num(kTop + ph / 2), xml_text(spec.y_label));
 
   // The series: lines, then points and their labels on top.
   for (size_t si = 0; si < spec.series.size(); ++si) {
@@ -179,7 +167,7 @@ std::string svg_line_chart(const ChartSpec& spec) {
       double x = xpos(spec.x[i]), y = ypos(*s.values[i]);
       bool zero = *s.values[i] == 0;
       o += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"4\"{}><title>{}: {} = {}</title></circle>\n", num(x), num(y),
-                       zero ? " fill=\"#ffffff\" stroke-width=\"2\"" : "", esc(s.name), spec.x[i],
+                       zero ? " fill=\"#ffffff\" stroke-width=\"2\"" : "", xml_text(s.name), spec.x[i],
                        grouped_num(*s.values[i]));
       double ly = s.labels_below ? y + 17 : y - 9;
       o += fmt::format(
@@ -201,7 +189,7 @@ std::string svg_line_chart(const ChartSpec& spec) {
                      num(y), num(lx + 26), num(y), color, *dash ? fmt::format(" stroke-dasharray=\"{}\"", dash) : "");
     o += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"{}\"/>\n", num(lx + 13), num(y), color);
     o += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"13\" fill=\"#222222\">{}</text>\n", num(lx + 34), num(y + 4),
-                     esc(s.name));
+                     xml_text(s.name));
   }
   o += "</svg>\n";
   return o;

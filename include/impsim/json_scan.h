@@ -25,6 +25,7 @@ struct JsonScanProblem {
   size_t offset = 0;
   std::string message;
   bool too_deep = false;  // true: nesting past max_depth (a limit, exit 3)
+  bool not_utf8 = false;  // true: a byte that is not UTF-8 at `offset` (reported before parsing)
 };
 
 // Bytes a UTF-8 byte-order mark takes at the start of `text` (3 or 0).
@@ -35,9 +36,10 @@ class JsonSource {
  public:
   explicit JsonSource(std::string text) : text_(std::move(text)) {}
 
-  // Walks the text once without recursion. Reports duplicate keys and
-  // nesting deeper than `max_depth`. Stops quietly at a syntax error:
-  // nlohmann's parser reports those.
+  // Checks that the text is UTF-8 (JSON text is: RFC 8259), then walks it
+  // once without recursion. Reports the first byte that is not UTF-8,
+  // duplicate keys and nesting deeper than `max_depth`. Stops quietly at a
+  // syntax error: nlohmann's parser reports those.
   std::optional<JsonScanProblem> scan(int max_depth) const;
 
   const std::string& text() const { return text_; }

@@ -18,7 +18,7 @@ void add_producer(nlohmann::ordered_json& j, const ScenarioRun& run);
 // "ok"}, budgets {"counter", "budget", "actual", ["baseline",] "ok"}.
 nlohmann::ordered_json expectations_json(const VariantRun& r);
 // "expectations: 3/4 hold" and a FAILED line for each that does not (and
-// for expect_equivalent), as run's text report has them.
+// for expect_equivalent), as run's text report has them: terminal text.
 std::string expectations_text(const ScenarioRun& run);
 std::string report_text(const ScenarioRun& run);
 // The same for a code review or $GITHUB_STEP_SUMMARY: a heading, the
@@ -26,7 +26,8 @@ std::string report_text(const ScenarioRun& run);
 // `command` names the subcommand in the heading ("### impsim run: NAME").
 std::string report_markdown(const ScenarioRun& run, const std::string& command = "run");
 // Rows of cells (the first the header) as a Markdown table, the first
-// column in code font.
+// column in code font. Cells are plain text: each is escaped here
+// (markdown_text, escape.h), so a title or label cannot break the table.
 std::string markdown_table(const std::vector<std::vector<std::string>>& rows);
 
 // 13699 -> "13,699"
@@ -42,7 +43,9 @@ struct JsonOptions {
   // reader whose numbers are doubles still gets them exactly.
   bool big_as_strings = false;
 };
-// j.dump(2), with every count written exactly.
+// j.dump(2), with every count written exactly and every string (keys too)
+// written by json_text (escape.h): never an exception for a byte that is
+// not UTF-8.
 std::string dump_json(const nlohmann::ordered_json& j, const JsonOptions& options = {});
 
 }  // namespace impsim

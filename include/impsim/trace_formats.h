@@ -102,7 +102,6 @@ const char* guard_action_key(GuardAction a);
 const char* guard_action_text(GuardAction a);
 // What its exit does.
 const char* guard_exit_text(GuardAction a);
-std::string json_escape(const std::string& s);
 }  // namespace trace_detail
 
 }  // namespace impsim

@@ -47,7 +47,13 @@ void add_input_limits(CLI::App* cmd, InputLimits& limits);
 CLI::Option* add_list_option(CLI::App* cmd, const std::string& names, std::vector<std::string>& values,
                              const std::string& help);
 
+// "impsim: error: MESSAGE" on standard error, the message escaped for the
+// terminal (it quotes file names, keys and arguments).
 void print_error(const std::string& message);
+
+// CLI11's message for a command-line error (app.failure_message), its
+// text escaped as print_error's: it quotes the argument it refuses.
+std::string failure_message(const CLI::App* app, const CLI::Error& e);
 
 // Runs `body`, turning InputError into exit 2, InputLimitError,
 // ModelLimitError and std::bad_alloc into 3; each also said on standard

@@ -6,11 +6,21 @@
 #include <set>
 
 #include "cli.h"
+#include "impsim/escape.h"
 #include "impsim/loader.h"
 
 namespace impsim::cli {
 
-void print_error(const std::string& message) { fmt::print(stderr, "impsim: error: {}\n", message); }
+// A message is one line of impsim's wording around values from the file,
+// its name or the command line (a key, a name, an argument): the whole
+// line is escaped for the terminal, which leaves impsim's wording as it is.
+void print_error(const std::string& message) { fmt::print(stderr, "impsim: error: {}\n", terminal_text(message)); }
+
+std::string failure_message(const CLI::App* app, const CLI::Error& e) {
+  std::string out = terminal_text(e.what()) + "\n";
+  if (app->get_help_ptr() != nullptr) out += "Run with " + app->get_help_ptr()->get_name() + " for more information.\n";
+  return out;
+}
 
 std::vector<std::string> split_list(const std::string& list) {
   std::vector<std::string> out;

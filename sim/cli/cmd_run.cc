@@ -10,6 +10,7 @@
 #include "github.h"
 #include "impsim/bless.h"
 #include "impsim/file_write.h"
+#include "impsim/escape.h"
 #include "impsim/loader.h"
 #include "impsim/report.h"
 
@@ -112,7 +113,7 @@ Action add_run(CLI::App& app) {
             std::string where = target && target->through_link
                                     ? fmt::format(" (the link's target, {})", target->write_at)
                                     : "";
-            fmt::print(stderr, "impsim: {}: blessed{}: {} value(s) rewritten, {} added\n", file, where, b.changed,
+            fmt::print(stderr, "impsim: {}: blessed{}: {} value(s) rewritten, {} added\n", terminal_text(file), where, b.changed,
                        b.added);
           }
           emit_run_report(sink, result, file);

@@ -9,6 +9,7 @@
 
 #include "scenario_command.h"
 #include "impsim/file_write.h"
+#include "impsim/escape.h"
 #include "impsim/loader.h"
 #include "impsim/trace_formats.h"
 
@@ -135,7 +136,7 @@ Action add_trace(CLI::App& app) {
           if (sink.format == Format::Markdown) {
             std::ostringstream doc;
             int s = write_trace(doc, sc, options, topt).status;
-            *out << fmt::format("### impsim trace: {}\n\n```text\n{}```\n", sc.name, doc.str());
+            *out << fmt::format("### impsim trace: {}\n\n{}", markdown_text(sc.name), markdown_code_block(doc.str()));
             return s;
           }
           return write_trace(*out, sc, options, topt).status;

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "scenario_command.h"
+#include "impsim/escape.h"
 #include "impsim/loader.h"
 #include "impsim/version.h"
 
@@ -28,9 +29,10 @@ Action add_validate(CLI::App& app) {
         j["exit_status"] = 0;
         sink.json(j);
       } else {
-        std::string line =
-            fmt::format("{}: ok ({} tree entries, {} top-level steps)\n", f, sc.tree.size(), sc.program.size());
-        sink.text(sink.format == Format::Markdown ? "- " + line : line);
+        const bool md = sink.format == Format::Markdown;
+        sink.text(fmt::format("{}{}: ok ({} tree entries, {} top-level steps)\n", md ? "- " : "",
+                              md ? markdown_text(f, Markdown::Paragraph) : terminal_text(f), sc.tree.size(),
+                              sc.program.size()));
       }
       return kExitOk;
     });

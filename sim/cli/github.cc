@@ -7,6 +7,7 @@
 
 #include "impsim/errors.h"
 #include "impsim/file_write.h"
+#include "impsim/escape.h"
 #include "impsim/json_scan.h"
 #include "impsim/loader.h"
 #include "impsim/report.h"
@@ -14,11 +15,6 @@
 namespace impsim::cli {
 
 namespace {
-
-bool under_github_actions() {
-  const char* v = std::getenv("GITHUB_ACTIONS");
-  return v && std::string(v) == "true";
-}
 
 std::string params_text(const Params& p) {
   std::string s;
@@ -28,21 +24,8 @@ std::string params_text(const Params& p) {
 
 }  // namespace
 
-std::string github_escape(const std::string& s, bool property) {
-  std::string out;
-  for (char c : s) {
-    if (c == '%') out += "%25";
-    else if (c == '\r') out += "%0D";
-    else if (c == '\n') out += "%0A";
-    else if (property && c == ':') out += "%3A";
-    else if (property && c == ',') out += "%2C";
-    else out += c;
-  }
-  return out;
-}
-
 void github_annotations(const ScenarioRun& run, const std::string& file, Format format) {
-  if (!under_github_actions()) return;
+  if (console() != Console::GitHubRunner) return;
   // The lines come from the text the scenario was loaded from, never from a
   // second read of the file (a FIFO would block); standard input has no
   // file to point into.
@@ -50,26 +33,30 @@ void github_annotations(const ScenarioRun& run, const std::string& file, Format 
   if (file != "-" && run.scenario.source) source.emplace(*run.scenario.source);
   std::ostream& out = format == Format::Json ? std::cerr : std::cout;
   auto annotate = [&](const std::string& pointer, const std::string& message) {
-    std::string where = "file=" + github_escape(file, true);
+    // The file name as the runner needs it to find the file; only what it
+    // cannot carry (controls, bytes that are not UTF-8) is escaped.
+    std::string where = "file=" + workflow_command_property(visible_text(file));
     if (source) {
       SourcePos pos = source->position_of(pointer);
       where += fmt::format(",line={},col={}", pos.line, pos.column);
     }
-    out << "::error " << where << ",title=impsim expectation::" << github_escape(message, false) << "\n";
+    out << "::error " << where << ",title=impsim expectation::" << workflow_command_data(message) << "\n";
   };
   for (const VariantRun& r : run.runs) {
     for (const ExpectationResult& e : r.expectations) {
       if (e.ok) continue;
       std::string want = e.budget ? budget_text(*e.budget) : grouped(e.expected);
-      annotate(e.pointer, fmt::format("{}: {} {} [{}]: expected {}, got {}", run.scenario.name, variant_name(r.variant),
-                                      e.counter, params_text(r.params), want, grouped(e.actual)));
+      annotate(e.pointer, fmt::format("{}: {} {} [{}]: expected {}, got {}", terminal_text(run.scenario.name),
+                                      variant_name(r.variant), terminal_text(e.counter), params_text(r.params), want,
+                                      grouped(e.actual)));
     }
     if (r.verdict_expected && *r.verdict_expected != r.verdict)
       annotate("/expect_outcome/" + pointer_token(variant_name(r.variant)),
-               fmt::format("{}: {} outcome [{}]: expected {}, got {}", run.scenario.name, variant_name(r.variant),
-                           params_text(r.params), *r.verdict_expected, r.verdict));
+               fmt::format("{}: {} outcome [{}]: expected {}, got {}", terminal_text(run.scenario.name),
+                           variant_name(r.variant), params_text(r.params), *r.verdict_expected, r.verdict));
   }
-  if (run.equivalence_failure) annotate("/expect_equivalent", run.scenario.name + ": " + *run.equivalence_failure);
+  if (run.equivalence_failure)
+    annotate("/expect_equivalent", terminal_text(run.scenario.name) + ": " + terminal_text(*run.equivalence_failure));
   out.flush();
 }
 
@@ -79,7 +66,7 @@ void github_step_summary(const std::string& markdown) {
   try {
     append_file(path, markdown + "\n");
   } catch (const OutputError&) {
-    fmt::print(stderr, "impsim: warning: cannot append to $GITHUB_STEP_SUMMARY ({})\n", path);
+    fmt::print(stderr, "impsim: warning: cannot append to $GITHUB_STEP_SUMMARY ({})\n", terminal_text(path));
   }
 }
 

@@ -1,7 +1,14 @@
-// Where people run CI (issue 13): under GitHub Actions (GITHUB_ACTIONS=true)
-// every failed expectation is also a `::error file=...,line=...::`
-// annotation at the line of its `expect` entry, and when
-// $GITHUB_STEP_SUMMARY names a file the Markdown report is appended to it.
+// Where people run CI: under GitHub Actions (GITHUB_ACTIONS=true) every
+// failed expectation is also a `::error file=...,line=...::` annotation at
+// the line of its `expect` entry, and when $GITHUB_STEP_SUMMARY names a
+// file the Markdown report is appended to it.
+//
+// Those annotations are the only workflow commands impsim writes: every
+// other line it prints under GitHub Actions escapes scenario text with
+// terminal_text (escape.h), which breaks up anything the runner would read
+// as a command, so a scenario cannot forge an annotation, mask a value or
+// stop the runner from reading impsim's own annotations after it. The
+// summary is report_markdown's, whose scenario text is markdown_text's.
 #pragma once
 
 #include <string>
@@ -18,9 +25,5 @@ void github_annotations(const ScenarioRun& run, const std::string& file, Format 
 
 // Appends `markdown` to $GITHUB_STEP_SUMMARY when it is set.
 void github_step_summary(const std::string& markdown);
-
-// `%`, CR and LF escaped as a workflow command's message needs; with
-// `property`, `:` and `,` too.
-std::string github_escape(const std::string& s, bool property);
 
 }  // namespace impsim::cli

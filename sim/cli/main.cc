@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
                "impsim"};
   app.set_version_flag("--version", std::string("impsim ") + impsim_version());
   app.require_subcommand(1);
+  app.failure_message(cli::failure_message);
   std::string statuses;
   for (auto& [code, text] : cli::exit_statuses()) statuses += fmt::format("  {}  {}\n", code, text);
   app.footer(

@@ -5,6 +5,8 @@
 
 #include <cstdio>
 
+#include "impsim/escape.h"
+
 namespace impsim::cli {
 
 Progress::Progress(bool enabled) : on_(enabled && isatty(STDERR_FILENO) != 0) {
@@ -38,7 +40,9 @@ void Progress::tick() {
   while (!cv_.wait_for(lock, std::chrono::milliseconds(250), [this] { return stop_; })) {
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     if (s < 1.0) continue;  // a run shorter than a second shows nothing
-    fmt::print(stderr, "\r\033[Kimpsim: {} ({:.0f} s)", what_.empty() ? "running" : what_, s);
+    // what_ names the file (and a sweep's parameter): escaped, so that the
+    // only control sequences on the line are the progress line's own.
+    fmt::print(stderr, "\r\033[Kimpsim: {} ({:.0f} s)", what_.empty() ? "running" : terminal_text(what_), s);
     std::fflush(stderr);
     shown_ = true;
   }

@@ -8,6 +8,7 @@
 
 #include <optional>
 
+#include "impsim/escape.h"
 #include "impsim/report.h"
 #include "impsim/trace_formats.h"
 
@@ -35,7 +36,7 @@ class ChromeWriter : public TraceWriter {
     reasons_.clear();
     std::string pname = fmt::format("{} {} ({})", name_, variant_name(v), params_);
     raw(fmt::format(R"({{"name":"process_name","ph":"M","pid":{},"tid":1,"args":{{"name":"{}"}}}})", pid_,
-                    json_escape(pname)));
+                    json_text(pname)));
     raw(fmt::format(R"({{"name":"process_sort_index","ph":"M","pid":{},"tid":1,"args":{{"sort_index":{}}}}})", pid_,
                     pid_));
     raw(fmt::format(R"({{"name":"thread_name","ph":"M","pid":{},"tid":1,"args":{{"name":"import system"}}}})", pid_));
@@ -49,7 +50,7 @@ class ChromeWriter : public TraceWriter {
     if (e.hooks_used()) {
       const HookCounters& h = e.hook_counters();
       std::string by;
-      for (const auto& [id, n] : finder_calls_by_object(e)) by += fmt::format(R"({}"{}":{})", by.empty() ? "" : ",", id, n);
+      for (const auto& [id, n] : finder_calls_by_object(e)) by += fmt::format(R"({}"{}":{})", by.empty() ? "" : ",", json_text(id), n);
       counts = fmt::format(R"("searches":{},"finder_calls":{},"finder_calls_by_object":{{{}}},"max_depth":{},)"
                            R"("lookup_depth":{},)",
                            h.searches, h.finder_calls, by, h.max_depth, c.max_depth);
@@ -63,7 +64,7 @@ class ChromeWriter : public TraceWriter {
 
   void end() override {
     out_ << "\n],\n\"otherData\":{";
-    out_ << fmt::format(R"("scenario":"{}","parameters":"{}",)", json_escape(name_), json_escape(params_));
+    out_ << fmt::format(R"("scenario":"{}","parameters":"{}",)", json_text(name_), json_text(params_));
     out_ << R"("clock":"1 tick (shown as 1 us) per name a sys.modules walk examines and per finder find_spec call",)";
     out_ << fmt::format(R"("max_events_per_variant":{},"variants":{{)", max_);
     for (size_t i = 0; i < summaries_.size(); ++i) out_ << (i ? "," : "") << summaries_[i];
@@ -71,13 +72,13 @@ class ChromeWriter : public TraceWriter {
   }
 
   void step_begin(const Engine&, const CStep& s) override {
-    open("step", step_text(*model_, s), fmt::format(R"({{"step":"{}"}})", json_escape(*s.pointer)));
+    open("step", step_text(*model_, s), fmt::format(R"({{"step":"{}"}})", json_text(*s.pointer)));
   }
   void step_end(const Engine&, const CStep&, const char* result) override {
-    close(fmt::format(R"({{"result":"{}"}})", json_escape(result)));
+    close(fmt::format(R"({{"result":"{}"}})", json_text(result)));
   }
   void import_begin(const Engine&, NameId name) override {
-    open("import", "import " + text(name), fmt::format(R"({{"module":"{}"}})", text(name)));
+    open("import", "import " + text(name), fmt::format(R"({{"module":"{}"}})", json_text(text(name))));
   }
   void import_end(const Engine&, NameId, bool ok) override {
     close(fmt::format(R"({{"result":"{}"}})", ok ? "loaded" : "raised"));
@@ -89,13 +90,13 @@ class ChromeWriter : public TraceWriter {
       // A list of finder objects: the object asked, the loop's index and the length of the list it walks.
       std::string who = finder_id_at(e, index);
       open("ask", fmt::format("ask {} {}", who, text(name)),
-           fmt::format(R"({{"name":"{}","finder":"{}","index":{},"len":{},"meta_path":"{}"}})", text(name), who, index,
-                       copies, meta_path_text(e, index)));
+           fmt::format(R"({{"name":"{}","finder":"{}","index":{},"len":{},"meta_path":"{}"}})", json_text(text(name)),
+                       json_text(who), index, copies, json_text(meta_path_text(e, index))));
       return;
     }
     std::string who = k == FinderKind::Proxy ? fmt::format("P{}", index + 1) : finder_name(k);
     open("ask", fmt::format("ask {} {}", who, text(name)),
-         fmt::format(R"({{"name":"{}","index":{},"copies":{},"meta_path":"{}"}})", text(name), index, copies,
+         fmt::format(R"({{"name":"{}","index":{},"copies":{},"meta_path":"{}"}})", json_text(text(name)), index, copies,
                      meta_path_text(copies, index)));
   }
   void decide(const Engine&, NameId, FindReason r) override { reasons_.back() = r; }
@@ -123,7 +124,7 @@ class ChromeWriter : public TraceWriter {
   }
   void lookup_begin(const Engine&, NameId name, uint64_t depth, uint8_t mark) override {
     open("lookup", fmt::format("lookup {}", text(name)),
-         fmt::format(R"({{"name":"{}","depth":{},"mark":"{}"}})", text(name), depth,
+         fmt::format(R"({{"name":"{}","depth":{},"mark":"{}"}})", json_text(text(name)), depth,
                      mark == kMarkDisabled ? "disabled" : "enabled"));
   }
   void lookup_end(const Engine&, NameId, uint64_t, bool found) override {
@@ -135,10 +136,11 @@ class ChromeWriter : public TraceWriter {
     if (!room()) return;
     event(fmt::format(R"({{"name":"{}","cat":"toggle","ph":"X","ts":{},"dur":{},"pid":{},"tid":1,)"
                       R"("args":{{"walked":{},"copies_after":{},"meta_path":"{}"}}}})",
-                      enable ? "enable" : "disable", ts, walked, pid_, walked, copies, meta_path_now(e, copies)));
+                      enable ? "enable" : "disable", ts, walked, pid_, walked, copies,
+                      json_text(meta_path_now(e, copies))));
   }
   void body_begin(const Engine&, NameId m, bool call) override {
-    open("body", (call ? "call in " : "body of ") + text(m), fmt::format(R"({{"module":"{}"}})", text(m)));
+    open("body", (call ? "call in " : "body of ") + text(m), fmt::format(R"({{"module":"{}"}})", json_text(text(m))));
   }
   void body_end(const Engine&, NameId, bool) override { close("{}"); }
 
@@ -174,7 +176,7 @@ class ChromeWriter : public TraceWriter {
     if (!shown && !(open_.empty() || open_.back())) ++omitted_;
     open_.push_back(shown);
     if (!shown) return;
-    event(fmt::format(R"({{"name":"{}","cat":"{}","ph":"B","ts":{},"pid":{},"tid":1,"args":{}}})", json_escape(name),
+    event(fmt::format(R"({{"name":"{}","cat":"{}","ph":"B","ts":{},"pid":{},"tid":1,"args":{}}})", json_text(name),
                       cat, clock_.now, pid_, args));
   }
   void close(const std::string& args) {

@@ -25,6 +25,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "impsim/escape.h"
 #include "impsim/report.h"
 #include "impsim/trace_formats.h"
 
@@ -66,15 +67,6 @@ struct VariantTree {
 void add_run(std::vector<std::pair<NodeId, uint64_t>>& runs, NodeId id) {
   if (!runs.empty() && runs.back().first == id) ++runs.back().second;
   else runs.emplace_back(id, 1);
-}
-
-std::string dot_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out;
 }
 
 class DotWriter : public TraceWriter {
@@ -127,7 +119,7 @@ class DotWriter : public TraceWriter {
     }
     Node n;
     n.kind = NodeKind::Statement;
-    n.label = dot_escape(*s.pointer) + "\\n" + dot_escape(step_text(*model_, s));
+    n.label = dot_text(*s.pointer) + "\\n" + dot_text(step_text(*model_, s));
     frames_.push_back(std::move(n));
   }
   void step_end(const Engine&, const CStep&, const char*) override {
@@ -139,7 +131,7 @@ class DotWriter : public TraceWriter {
   void body_begin(const Engine&, NameId m, bool call) override {
     Node n;
     n.kind = NodeKind::Body;
-    n.label = dot_escape((call ? "a function of " : "body of ") + model_->names.text(m));
+    n.label = dot_text((call ? "a function of " : "body of ") + model_->names.text(m));
     frames_.push_back(std::move(n));
   }
   void body_end(const Engine&, NameId, bool) override { finish_frame(false); }
@@ -151,7 +143,7 @@ class DotWriter : public TraceWriter {
     n.kind = NodeKind::Ask;
     const FinderId f = e.meta_path()[static_cast<size_t>(index)];
     n.hook = e.finder_objects()[static_cast<size_t>(f)].cls == FinderClass::Hook;
-    n.label = dot_escape(fmt::format("{}.{}('{}')", finder_id_at(e, index), finder_method_at(e, index),
+    n.label = dot_text(fmt::format("{}.{}('{}')", finder_id_at(e, index), finder_method_at(e, index),
                                      model_->names.text(name))) +
               fmt::format("\\ni={} of {}, _find_spec nesting {}", index, len, open_asks_ + 1);
     frames_.push_back(std::move(n));
@@ -194,7 +186,7 @@ class DotWriter : public TraceWriter {
     for (size_t v = 0; v < trees_.size(); ++v) notes += draw_variant(v);
     if (hooks_) {
       out_ << fmt::format("  label=\"{}{}\";\n",
-                          dot_escape(fmt::format("search tree of {} ({}): one box per find_spec call of a finder object "
+                          dot_text(fmt::format("search tree of {} ({}): one box per find_spec call of a finder object "
                                                  "in sys.meta_path (bold: a hook object; green: it returned a spec), "
                                                  "with the calls made while it ran below it; folders are module "
                                                  "bodies, with the statements inside them that led to calls",
@@ -204,7 +196,7 @@ class DotWriter : public TraceWriter {
       return;
     }
     out_ << fmt::format("  label=\"{}{}\";\n",
-                        dot_escape(fmt::format("lookup recursion tree of {} ({}): one node per lookup, labelled "
+                        dot_text(fmt::format("lookup recursion tree of {} ({}): one node per lookup, labelled "
                                                "with its name and depth; dashed grey boxes are suppressed asks{}",
                                                name_, params_,
                                                has_bodies_ ? "; folders are module bodies, with the statements "
@@ -238,8 +230,8 @@ class DotWriter : public TraceWriter {
     int64_t serial = steps_.empty() ? 0 : steps_.back().first;
     if (t.groups.empty() || serial != last_group_serial_) {
       t.groups.push_back({steps_.empty() ? std::string("(outside any step)")
-                                         : dot_escape(*steps_.back().second->pointer) + "\\n" +
-                                               dot_escape(step_text(*model_, *steps_.back().second)),
+                                         : dot_text(*steps_.back().second->pointer) + "\\n" +
+                                               dot_text(step_text(*model_, *steps_.back().second)),
                           {}});
       last_group_serial_ = serial;
     }
@@ -272,8 +264,8 @@ class DotWriter : public TraceWriter {
   std::string node_label(const Node& n) const {
     if (n.kind == NodeKind::Body || n.kind == NodeKind::Statement || n.kind == NodeKind::Ask) return n.label;
     const std::string& name = model_->names.text(n.name);
-    if (n.suppressed) return fmt::format("{}\\nsuppressed ask (P copy {})", dot_escape(name), n.copy);
-    return fmt::format("{}\\ndepth {}\\n{}", dot_escape(name), n.depth, n.found ? "found" : "not found");
+    if (n.suppressed) return fmt::format("{}\\nsuppressed ask (P copy {})", dot_text(name), n.copy);
+    return fmt::format("{}\\ndepth {}\\n{}", dot_text(name), n.depth, n.found ? "found" : "not found");
   }
 
   std::string node_attrs(const Node& n) const {
@@ -355,8 +347,8 @@ class DotWriter : public TraceWriter {
 
     std::string root = new_id();
     node(root,
-         dot_escape(fmt::format("{} ({})", t.title, params_)) +
-             (hooks_ ? "\\n" + dot_escape(t.summary)
+         dot_text(fmt::format("{} ({})", t.title, params_)) +
+             (hooks_ ? "\\n" + dot_text(t.summary)
                      : fmt::format("\\n{} lookups, deepest {}, {} suppressed asks", grouped(t.lookups), t.max_depth,
                                    grouped(t.suppressed))),
          "shape=box, style=\"filled,bold\", fillcolor=\"#eeeeee\"");

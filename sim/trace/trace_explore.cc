@@ -25,6 +25,7 @@
 #include <unordered_map>
 
 #include "explore_page.h"  // generated: kExplorePage, the page template
+#include "impsim/escape.h"
 #include "impsim/report.h"
 #include "impsim/trace_formats.h"
 
@@ -148,8 +149,8 @@ class ExploreWriter : public TraceWriter {
     Outcome o = outcome_of(e);
     if (hooks_) t = hook_totals(e);
     v.totals = fmt::format("{{{},\"proxy_copies\":{},\"error\":{},\"limit\":{}}}", t, o.proxy_copies,
-                           e.error() ? "\"" + json_escape(e.error()->type + ": " + e.error()->message) + "\"" : "null",
-                           e.limit() ? "\"" + json_escape(e.limit()->limit + ": " + e.limit()->detail) + "\"" : "null");
+                           e.error() ? "\"" + json_text(e.error()->type + ": " + e.error()->message) + "\"" : "null",
+                           e.limit() ? "\"" + json_text(e.limit()->limit + ": " + e.limit()->detail) + "\"" : "null");
     if (cut_)
       v.cut = fmt::format("cut at --max-bytes {} after {} rows: {} more events not shown (from {} on); the totals are "
                           "the whole run's",
@@ -160,27 +161,27 @@ class ExploreWriter : public TraceWriter {
 
   void end() override {
     std::string data = "{";
-    data += fmt::format("\"scenario\":\"{}\",\"description\":\"{}\",\"params\":\"{}\",", json_escape(name_),
-                        json_escape(description_), json_escape(params_));
+    data += fmt::format("\"scenario\":\"{}\",\"description\":\"{}\",\"params\":\"{}\",", json_text(name_),
+                        json_text(description_), json_text(params_));
     data += "\"labels\":[";
-    for (size_t i = 0; i < labels_.size(); ++i) data += fmt::format("{}\"{}\"", i ? "," : "", json_escape(labels_[i]));
+    for (size_t i = 0; i < labels_.size(); ++i) data += fmt::format("{}\"{}\"", i ? "," : "", json_text(labels_[i]));
     data += "],\"names\":[";
-    for (size_t i = 0; i < names_.size(); ++i) data += fmt::format("{}\"{}\"", i ? "," : "", json_escape(names_[i]));
+    for (size_t i = 0; i < names_.size(); ++i) data += fmt::format("{}\"{}\"", i ? "," : "", json_text(names_[i]));
     data += "],\"strings\":[";
     for (size_t i = 0; i < strings_.size(); ++i)
-      data += fmt::format("{}\"{}\"", i ? "," : "", json_escape(strings_[i]));
+      data += fmt::format("{}\"{}\"", i ? "," : "", json_text(strings_[i]));
     data += "],\"reasons\":{";
     for (int r = 0; r <= static_cast<int>(FindReason::ProxiedCaller); ++r)
       data += fmt::format("{}\"{}\":\"{}\"", r ? "," : "", reason_key(FindReason(r)),
-                          json_escape(reason_text(FindReason(r))));
+                          json_text(reason_text(FindReason(r))));
     data += "},\"guards\":{";
     for (int a = 0; a <= static_cast<int>(GuardAction::DisableAbsent); ++a)
       data += fmt::format("{}\"{}\":[\"{}\",\"{}\"]", a ? "," : "", guard_action_key(GuardAction(a)),
-                          json_escape(guard_action_text(GuardAction(a))), json_escape(guard_exit_text(GuardAction(a))));
+                          json_text(guard_action_text(GuardAction(a))), json_text(guard_exit_text(GuardAction(a))));
     data += "},\"sites\":{";
     for (int s = 0; s <= static_cast<int>(GuardSite::Loader); ++s)
       data += fmt::format("{}\"{}\":\"{}\"", s ? "," : "", guard_site_key(GuardSite(s)),
-                          json_escape(guard_site_text(GuardSite(s))));
+                          json_text(guard_site_text(GuardSite(s))));
     data += "},";
     if (hooks_) {
       // The finder objects by FinderId: their ids, which are hooks, and which
@@ -188,7 +189,7 @@ class ExploreWriter : public TraceWriter {
       data += "\"finders\":[";
       for (size_t i = 0; i < finders_.size(); ++i) {
         const FinderObject& f = finders_[i];
-        data += fmt::format("{}[\"{}\",{},{}]", i ? "," : "", json_escape(f.id), f.cls == FinderClass::Hook ? 1 : 0,
+        data += fmt::format("{}[\"{}\",{},{}]", i ? "," : "", json_text(f.id), f.cls == FinderClass::Hook ? 1 : 0,
                             f.cls == FinderClass::Proxy ? 0 : 1);
       }
       data += "],";
@@ -197,16 +198,13 @@ class ExploreWriter : public TraceWriter {
     for (size_t i = 0; i < variants_.size(); ++i) {
       const VariantData& v = variants_[i];
       data += fmt::format("{}{{\"name\":\"{}\",\"totals\":{},\"cut\":\"{}\",\"events\":{},\"rows\":[\n{}]}}",
-                          i ? ",\n" : "", v.name, v.totals, json_escape(v.cut), v.events, v.rows);
+                          i ? ",\n" : "", v.name, v.totals, json_text(v.cut), v.events, v.rows);
     }
     data += "]}";
-    // "</" inside a <script> would end it early: names cannot hold one,
-    // but descriptions might.
-    std::string safe;
-    for (size_t i = 0; i < data.size(); ++i) {
-      if (data[i] == '<' && i + 1 < data.size() && data[i + 1] == '/') safe += "<\\";
-      else safe += data[i];
-    }
+    // The data is a script of the page: script_json keeps every string in
+    // it (a description holding "<!--<script>" or "</script>") from ending
+    // the element or merging it with the viewer's script after it.
+    const std::string safe = script_json(data);
     std::string_view page = kExplorePage;
     const std::string_view marker = "/*IMPSIM_DATA*/null";
     size_t at = page.find(marker);
@@ -214,17 +212,17 @@ class ExploreWriter : public TraceWriter {
   }
 
   void step_begin(const Engine& e, const CStep& s) override {
-    open(e, fmt::format("\"s\",\"{}\",\"{}\",{}", json_escape(*s.pointer), json_escape(step_text(*model_, s)),
+    open(e, fmt::format("\"s\",\"{}\",\"{}\",{}", json_text(*s.pointer), json_text(step_text(*model_, s)),
                         s.label >= 0 ? s.label : -1));
   }
   void step_end(const Engine& e, const CStep&, const char* result) override {
-    close(e, fmt::format("\"S\",\"{}\"", json_escape(result)));
+    close(e, fmt::format("\"S\",\"{}\"", json_text(result)));
   }
   void import_begin(const Engine& e, NameId name) override { open(e, fmt::format("\"i\",{}", name_id(name))); }
   void import_end(const Engine& e, NameId, bool ok) override { close(e, fmt::format("\"I\",{}", ok ? 1 : 0)); }
   void ask_begin(const Engine& e, NameId name, FinderKind k, int64_t index, int64_t len) override {
     // Hook scenarios: the object's id, and the length of the list the loop walks.
-    if (hooks_) open(e, fmt::format("\"a\",{},\"{}\",{},{}", name_id(name), json_escape(finder_id_at(e, index)), index, len));
+    if (hooks_) open(e, fmt::format("\"a\",{},\"{}\",{},{}", name_id(name), json_text(finder_id_at(e, index)), index, len));
     else open(e, fmt::format("\"a\",{},\"{}\",{}", name_id(name), finder_name(k), index));
   }
   void decide(const Engine& e, NameId, FindReason r) override { leaf(e, fmt::format("\"r\",\"{}\"", reason_key(r))); }
@@ -374,8 +372,9 @@ class ExploreWriter : public TraceWriter {
     for (const CounterInfo& ci : kCounters)
       if (std::string_view(ci.name) != "max_depth") t += fmt::format(",\"{}\":\"{}\"", ci.name, (c.*ci.field).text());
     std::string by;
-    for (const auto& [id, n] : finder_calls_by_object(e)) by += fmt::format("{}\"{}\":\"{}\"", by.empty() ? "" : ",", id, n.text());
-    return t + ",\"finder_calls_by_object\":{" + by + "},\"meta_path\":\"" + json_escape(meta_path_text(e, -1)) + "\"";
+    for (const auto& [id, n] : finder_calls_by_object(e))
+      by += fmt::format("{}\"{}\":\"{}\"", by.empty() ? "" : ",", json_text(id), n.text());
+    return t + ",\"finder_calls_by_object\":{" + by + "},\"meta_path\":\"" + json_text(meta_path_text(e, -1)) + "\"";
   }
 
   // Appends one row; returns false once the variant is cut.

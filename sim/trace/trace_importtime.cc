@@ -18,6 +18,7 @@
 // that ran it. Paddle scenarios keep CPython's lines only.
 #include <fmt/format.h>
 
+#include "impsim/escape.h"
 #include "impsim/trace_formats.h"
 
 namespace impsim {
@@ -65,7 +66,9 @@ class ImportTimeWriter : public TraceWriter {
     stack_.pop_back();
     uint64_t cum = clock_.now - o.start;
     size_t level = stack_.size();
-    out_ << fmt::format("import time: {:>9} | {:>10} | {}{}\n", cum - o.children, cum, std::string(level * 2, ' '), o.name);
+    // Module names are identifiers, but Unicode ones: a Hangul filler prints as nothing.
+    out_ << fmt::format("import time: {:>9} | {:>10} | {}{}\n", cum - o.children, cum, std::string(level * 2, ' '),
+                        terminal_text(o.name));
     if (!stack_.empty()) stack_.back().children += cum;
   }
 

@@ -176,22 +176,6 @@ const char* finder_name(FinderKind k) {
   return "?";
 }
 
-std::string json_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-        else out += c;
-    }
-  }
-  return out;
-}
-
 }  // namespace trace_detail
 
 TraceResult write_trace(std::ostream& out, const Scenario& sc, const RunOptions& options, const TraceOptions& topt) {

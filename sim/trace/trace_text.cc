@@ -6,6 +6,7 @@
 
 #include <map>
 
+#include "impsim/escape.h"
 #include "impsim/report.h"
 #include "impsim/trace_formats.h"
 
@@ -19,8 +20,8 @@ class TextWriter : public TraceWriter {
   TextWriter(std::ostream& out, const TraceOptions& o) : out_(out), max_(o.max_lines.value_or(2000)) {}
 
   void begin(const Scenario& sc, const Model& model, const std::vector<Variant>&) override {
-    out_ << fmt::format("# impsim trace of {}{}\n", sc.name.empty() ? sc.file : sc.name,
-                        sc.description.empty() ? "" : ": " + sc.description);
+    out_ << fmt::format("# impsim trace of {}{}\n", terminal_text(sc.name.empty() ? sc.file : sc.name),
+                        sc.description.empty() ? "" : ": " + terminal_text(sc.description));
     if (!model.params.empty()) out_ << fmt::format("# parameters: {}\n", params_text(model.params));
     if (model.hooks.used) {
       out_ << "# [BuiltinImporter FrozenImporter PathFinder] is sys.meta_path at that moment, each finder object\n"
@@ -79,26 +80,28 @@ class TextWriter : public TraceWriter {
     }
     Outcome o = outcome_of(e);
     std::string marks;
-    for (auto& [k, v] : o.marks) marks += fmt::format("{}{} {}", marks.empty() ? "" : ", ", k, v);
+    for (auto& [k, v] : o.marks) marks += fmt::format("{}{} {}", marks.empty() ? "" : ", ", terminal_text(k), v);
     if (e.hooks_used())
-      out_ << fmt::format("end: sys.meta_path is {}; marked: {}\n", meta_path_text(e, -1), marks.empty() ? "none" : marks);
+      out_ << fmt::format("end: sys.meta_path is {}; marked: {}\n", terminal_text(meta_path_text(e, -1)),
+                          marks.empty() ? "none" : marks);
     else
       out_ << fmt::format("end: {} copies of P left in sys.meta_path; marked: {}\n", o.proxy_copies,
                           marks.empty() ? "none" : marks);
     if (e.error())
-      out_ << fmt::format("raised {}: {} (at {})\n", e.error()->type, e.error()->message,
-                          e.error()->traceback.empty() ? "?" : e.error()->traceback.back());
+      out_ << fmt::format("raised {}: {} (at {})\n", terminal_text(e.error()->type), terminal_text(e.error()->message),
+                          terminal_text(e.error()->traceback.empty() ? "?" : e.error()->traceback.back()));
     if (e.limit())
       out_ << fmt::format("stopped: limit {} reached at {}: {}\n", e.limit()->limit,
-                          e.limit()->traceback.empty() ? "?" : e.limit()->traceback.back(), e.limit()->detail);
+                          terminal_text(e.limit()->traceback.empty() ? "?" : e.limit()->traceback.back()),
+                          terminal_text(e.limit()->detail));
   }
 
   void step_begin(const Engine& e, const CStep& s) override {
     start(e);
-    open("step", fmt::format("step {}: {}", *s.pointer, step_text(*model_, s)));
+    open("step", fmt::format("step {}: {}", terminal_text(*s.pointer), terminal_text(step_text(*model_, s))));
   }
   void step_end(const Engine&, const CStep& s, const char* result) override {
-    close(fmt::format(" -> {}", result), fmt::format("step {} -> {}", *s.pointer, result));
+    close(fmt::format(" -> {}", result), fmt::format("step {} -> {}", terminal_text(*s.pointer), result));
   }
 
   void import_begin(const Engine& e, NameId name) override {
@@ -115,9 +118,9 @@ class TextWriter : public TraceWriter {
     clock_.ask();
     if (e.hooks_used()) {
       // A list of finder objects: index and length are the walk's.
-      std::string who = finder_id_at(e, index);
+      std::string who = terminal_text(finder_id_at(e, index));
       asks_.push_back(who);
-      open("ask", fmt::format("ask i={} {}: {}.{}('{}')", index, meta_path_text(e, index), who,
+      open("ask", fmt::format("ask i={} {}: {}.{}('{}')", index, terminal_text(meta_path_text(e, index)), who,
                               finder_method_at(e, index), text(name)));
       return;
     }
@@ -158,10 +161,10 @@ class TextWriter : public TraceWriter {
     clock_.walk(walked);
     if (enable)
       line("toggle", fmt::format("enable: walk over {} names of sys.modules; P inserted at 0 -> {}{}", grouped(walked),
-                                 meta_path_now(e, copies), moved(e, true)));
+                                 terminal_text(meta_path_now(e, copies)), moved(e, true)));
     else
       line("toggle", fmt::format("disable: walk over {} names of sys.modules; one P removed -> {}{}", grouped(walked),
-                                 meta_path_now(e, copies), moved(e, false)));
+                                 terminal_text(meta_path_now(e, copies)), moved(e, false)));
   }
 
   void guard_begin(const Engine& e, GuardSite site, bool enable, GuardAction a) override {
@@ -182,7 +185,9 @@ class TextWriter : public TraceWriter {
   }
 
  private:
-  const std::string& text(NameId n) const { return model_->names.text(n); }
+  // A module name as the terminal shows it (identifiers, but Unicode ones:
+  // a Hangul filler prints as nothing).
+  std::string text(NameId n) const { return terminal_text(model_->names.text(n)); }
 
   // Why a walk's sys.modules shrank or grew: what the toggle moved.
   std::string moved(const Engine& e, bool enable) const {
@@ -201,7 +206,7 @@ class TextWriter : public TraceWriter {
     if (started_) return;
     started_ = true;
     line("", fmt::format("start: sys.modules holds {} names; sys.meta_path is {}", grouped(e.sys_modules().size()),
-                         meta_path_now(e, e.finder().copies)));
+                         terminal_text(meta_path_now(e, e.finder().copies))));
   }
 
   void emit(int indent, const std::string& s, const char* kind, bool counts) {

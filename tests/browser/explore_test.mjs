@@ -6,7 +6,8 @@
 // and `impsim run --json` at the same points; for a hook scenario (the
 // zoo's distutils_hack_nested), sys.meta_path as finder objects and the
 // object asked at every ask, and a reentrancy guard's state (ddtrace's
-// watchdogs). Saves screenshots.
+// watchdogs); and that hostile names and descriptions neither break the
+// page nor run as script. Saves screenshots.
 // Load time and page size of the seed incident are measured and printed,
 // never asserted (noisy machines).
 //
@@ -307,6 +308,26 @@ async function press(key, times = 1) {
   check(held !== null, "ddtrace_watchdog: the page shows the global _finding set holding a name during a re-entry");
   const g = await pane(v).locator("[data-field=guards]").innerText();
   check(/^nothing/.test(g), `ddtrace_watchdog end: no guard holds anything (${g})`);
+}
+
+// --- 5. hostile strings: a name and a description that would end the data script or merge it with the
+// viewer's (only "</" was escaped once, and "<!--<script>" left a page that rendered nothing), a label
+// with U+2028. The page still runs, runs nothing of the scenario's, and shows the strings as written.
+{
+  const scenario = path.join(work, "hostile.json");
+  const name = "<!--<script>";
+  const description = "</script><script>window.pwned = 1</script><!-- \u2028 -->";
+  fs.writeFileSync(scenario, JSON.stringify({
+    impsim: 1, name, description, tree: { pkg: {} },
+    program: [{ import: "pkg", label: "<!--\u2028<SCRIPT>" }],
+  }));
+  const file = path.join(work, "hostile.html");
+  run("explore", scenario, "-o", file);
+  await open(file);
+  eq(await page.evaluate(() => document.scripts.length), 2, "hostile names: the page's script elements");
+  eq(await page.evaluate(() => typeof window.pwned), "undefined", "hostile names: a script of the scenario's ran");
+  eq(await page.locator("#title").innerText(), "impsim explore: " + name, "hostile names: the title");
+  eq(await page.locator("#subtitle").innerText(), description, "hostile names: the description");
 }
 
 check(network === 0, `the pages made ${network} network requests`);

@@ -137,7 +137,7 @@ TEST_CASE("run --bless rewrites only the wrong values, keeps budgets, and refuse
   auto b = test::impsim("run " + path + " --bless");
   CAPTURE(b.out);
   CHECK(b.status == 0);
-  CHECK(b.out.find("blessed: 2 value(s) rewritten, 0 added") != std::string::npos);
+  CHECK(b.out.find("blessed: 2 values rewritten, 0 added") != std::string::npos);
   CHECK(read(path) == text);
 
   std::string budget = seed_with("bless_budget.json", R"({"after": {"probe.lookups": {"<=": 5}, "lookups": 1}})");
@@ -265,5 +265,5 @@ TEST_CASE("validate's lines of several files are one list, with no blank line be
   const std::string a = kSource + "/scenarios/seed_incident.json", b = kSource + "/scenarios/nested_guards.json";
   auto v = test::impsim("validate " + a + " " + b);
   CHECK(v.status == 0);
-  CHECK(v.out == a + ": ok (1 tree entries, 1 top-level steps)\n" + b + ": ok (2 tree entries, 1 top-level steps)\n");
+  CHECK(v.out == a + ": ok (1 tree entry, 1 top-level step)\n" + b + ": ok (2 tree entries, 1 top-level step)\n");
 }

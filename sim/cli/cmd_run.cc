@@ -13,6 +13,7 @@
 #include "github.h"
 #include "impsim/bless.h"
 #include "impsim/loader.h"
+#include "impsim/plural.h"
 #include "impsim/report.h"
 
 namespace impsim::cli {
@@ -102,7 +103,8 @@ Action add_run(CLI::App& app) {
             std::string source = read_scenario_file(file, input);
             Blessed b = bless(source, result);
             if (b.text != source) write_file(file, b.text);
-            fmt::print(stderr, "impsim: {}: blessed: {} value(s) rewritten, {} added\n", file, b.changed, b.added);
+            fmt::print(stderr, "impsim: {}: blessed: {} {} rewritten, {} added\n", file, b.changed,
+                       plural(b.changed, "value", "values"), b.added);
             // The report is of the blessed file, run again: it shows the
             // expectations now hold (or a budget that does not).
             sc = load_scenario_file(file, input);

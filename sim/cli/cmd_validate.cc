@@ -3,6 +3,7 @@
 
 #include "scenario_command.h"
 #include "impsim/loader.h"
+#include "impsim/plural.h"
 #include "impsim/version.h"
 
 namespace impsim::cli {
@@ -28,8 +29,9 @@ Action add_validate(CLI::App& app) {
         j["exit_status"] = 0;
         sink.json(j);
       } else {
-        std::string line =
-            fmt::format("{}: ok ({} tree entries, {} top-level steps)\n", f, sc.tree.size(), sc.program.size());
+        std::string line = fmt::format("{}: ok ({} tree {}, {} top-level {})\n", f, sc.tree.size(),
+                                       plural(sc.tree.size(), "entry", "entries"), sc.program.size(),
+                                       plural(sc.program.size(), "step", "steps"));
         sink.text(sink.format == Format::Markdown ? "- " + line : line);
       }
       return kExitOk;

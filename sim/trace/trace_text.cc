@@ -6,6 +6,7 @@
 
 #include <map>
 
+#include "impsim/plural.h"
 #include "impsim/report.h"
 #include "impsim/trace_formats.h"
 
@@ -83,8 +84,8 @@ class TextWriter : public TraceWriter {
     if (e.hooks_used())
       out_ << fmt::format("end: sys.meta_path is {}; marked: {}\n", meta_path_text(e, -1), marks.empty() ? "none" : marks);
     else
-      out_ << fmt::format("end: {} copies of P left in sys.meta_path; marked: {}\n", o.proxy_copies,
-                          marks.empty() ? "none" : marks);
+      out_ << fmt::format("end: {} {} of P left in sys.meta_path; marked: {}\n", o.proxy_copies,
+                          plural(o.proxy_copies, "copy", "copies"), marks.empty() ? "none" : marks);
     if (e.error())
       out_ << fmt::format("raised {}: {} (at {})\n", e.error()->type, e.error()->message,
                           e.error()->traceback.empty() ? "?" : e.error()->traceback.back());
@@ -157,11 +158,11 @@ class TextWriter : public TraceWriter {
     start(e);
     clock_.walk(walked);
     if (enable)
-      line("toggle", fmt::format("enable: walk over {} names of sys.modules; P inserted at 0 -> {}{}", grouped(walked),
-                                 meta_path_now(e, copies), moved(e, true)));
+      line("toggle", fmt::format("enable: walk over {} {} of sys.modules; P inserted at 0 -> {}{}", grouped(walked),
+                                 plural(walked, "name", "names"), meta_path_now(e, copies), moved(e, true)));
     else
-      line("toggle", fmt::format("disable: walk over {} names of sys.modules; one P removed -> {}{}", grouped(walked),
-                                 meta_path_now(e, copies), moved(e, false)));
+      line("toggle", fmt::format("disable: walk over {} {} of sys.modules; one P removed -> {}{}", grouped(walked),
+                                 plural(walked, "name", "names"), meta_path_now(e, copies), moved(e, false)));
   }
 
   void guard_begin(const Engine& e, GuardSite site, bool enable, GuardAction a) override {
@@ -190,18 +191,18 @@ class TextWriter : public TraceWriter {
     const size_t cache = e.torch_cache().order().size();
     if (after == size_before_ && cache == cache_before_) return "";
     if (enable)
-      return fmt::format("; sys.modules {} -> {} names (torch modules moved to the cache, which holds {})",
-                         grouped(size_before_), grouped(after), grouped(cache));
-    return fmt::format("; sys.modules {} -> {} names (proxy modules cleared, the cache's {} put back)",
-                       grouped(size_before_), grouped(after), grouped(cache));
+      return fmt::format("; sys.modules {} -> {} {} (torch modules moved to the cache, which holds {})",
+                         grouped(size_before_), grouped(after), plural(after, "name", "names"), grouped(cache));
+    return fmt::format("; sys.modules {} -> {} {} (proxy modules cleared, the cache's {} put back)",
+                       grouped(size_before_), grouped(after), plural(after, "name", "names"), grouped(cache));
   }
 
   // The state the run starts from, before its first event.
   void start(const Engine& e) {
     if (started_) return;
     started_ = true;
-    line("", fmt::format("start: sys.modules holds {} names; sys.meta_path is {}", grouped(e.sys_modules().size()),
-                         meta_path_now(e, e.finder().copies)));
+    line("", fmt::format("start: sys.modules holds {} {}; sys.meta_path is {}", grouped(e.sys_modules().size()),
+                         plural(e.sys_modules().size(), "name", "names"), meta_path_now(e, e.finder().copies)));
   }
 
   void emit(int indent, const std::string& s, const char* kind, bool counts) {

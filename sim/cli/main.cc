@@ -1,5 +1,7 @@
 // impsim's command line. Each subcommand lives in its own sim/cli/cmd_*.cc.
 #include <fmt/format.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -19,6 +21,7 @@ int cli::finish_output(int status) {
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) failed = true;
   if (!failed) return status;
   const int err = errno;
+  if (err == EPIPE) return kExitOutput;  // a closed pipe: quietly, as on_closed_pipe
   try {
     print_error(fmt::format("cannot write the report to standard output: {}",
                             err != 0 ? std::strerror(err) : "write error"));
@@ -28,7 +31,32 @@ int cli::finish_output(int status) {
   return kExitOutput;
 }
 
+namespace {
+
+// The reader of standard output has gone (`impsim trace ... | head -1`): the
+// report cannot be written, which is exit status 4, and there is no one
+// left to tell, so nothing is said (a message would only clutter the
+// terminal of a pipeline that ended as its user meant). Stopping here also
+// spares the rest of a run whose output nobody reads.
+extern "C" void on_closed_pipe(int) { _exit(kExitOutput); }
+
+void exit_on_closed_pipe() {
+  struct sigaction action {};
+  action.sa_handler = on_closed_pipe;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGPIPE, &action, nullptr);
+  // A parent may have blocked it; then writes would fail with EPIPE
+  // (finish_output says 4 the same way).
+  sigset_t pipe_signal;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  sigprocmask(SIG_UNBLOCK, &pipe_signal, nullptr);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  exit_on_closed_pipe();
   CLI::App app{"impsim: a deterministic simulator of Python import resolution (CPython 3.11) with the torch proxy\n"
                "finder as released (\"before\") and with its reentrancy fix (\"after\").",
                "impsim"};

@@ -258,7 +258,9 @@ TEST_CASE("explore tells an error as JSON under --json and takes one file, as th
   CHECK(plain.out.empty());
   auto two = test::impsim("explore " + missing + " " + missing + " -o /dev/null");
   CHECK(two.status == 2);
-  CHECK(two.out.find("not expected") != std::string::npos);
+  CHECK(two.out.find("impsim: error: explore takes one FILE; '" + missing +
+                     "' is one too many; see impsim help "
+                     "explore\n") != std::string::npos);
 }
 
 TEST_CASE("validate's lines of several files are one list, with no blank line between") {

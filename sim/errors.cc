@@ -5,7 +5,8 @@
 namespace impsim {
 
 InputError::InputError(std::string file_, SourcePos pos_, std::string pointer_, std::string message_)
-    : std::runtime_error(fmt::format("{}:{}:{}: {}{}", file_, pos_.line, pos_.column,
+    : std::runtime_error(fmt::format("{}{}: {}{}", file_,
+                                     pos_.line > 0 ? fmt::format(":{}:{}", pos_.line, pos_.column) : "",
                                      pointer_.empty() ? "" : "at " + pointer_ + ": ", message_)),
       file(std::move(file_)),
       pos(pos_),

@@ -6,6 +6,7 @@
 #include <array>
 #include <charconv>
 
+#include "impsim/did_you_mean.h"
 #include "impsim/json_scan.h"
 #include "impsim/ratio.h"
 #include "impsim/report.h"
@@ -57,13 +58,15 @@ Budget parse_budget(const nlohmann::json& value, const std::string& ptr, const s
     if (!r.is_string()) fail(ptr + "/ratio_to", "expected the variant the ratio is to (a string)");
     b.ratio_to = r.get<std::string>();
     if (std::find(variants.begin(), variants.end(), b.ratio_to) == variants.end())
-      fail(ptr + "/ratio_to", fmt::format("\"{}\" is not a variant this scenario runs", b.ratio_to));
+      fail(ptr + "/ratio_to", fmt::format("\"{}\" is not a variant this scenario runs{}", b.ratio_to,
+                                          did_you_mean_note(b.ratio_to, variants, '"')));
   }
   for (auto& [key, v] : value.items()) {
     if (key == "ratio_to") continue;
     std::string p = ptr + "/" + pointer_token(key);
     if (std::find(kOps.begin(), kOps.end(), key) == kOps.end())
-      fail(p, fmt::format("unknown key \"{}\" in a budget; expected one of: <=, <, >=, >, ==, ratio_to", key));
+      fail(p, fmt::format("unknown key \"{}\" in a budget{}; expected one of: <=, <, >=, >, ==, ratio_to", key,
+                          did_you_mean_note(key, {"<=", "<", ">=", ">", "==", "ratio_to"}, '"')));
     std::optional<Fraction> f;
     if (v.is_number_unsigned()) f = Fraction{v.get<uint64_t>(), 1};
     else if (v.is_number_float() && !b.ratio_to.empty() && v.get<double>() >= 0) f = parse_fraction(fmt::format("{}", v.get<double>()));

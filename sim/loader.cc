@@ -17,6 +17,7 @@
 
 #include "impsim/counters.h"
 #include "impsim/names.h"
+#include "impsim/plural.h"
 #include "impsim/unicode_names.h"
 #include "impsim/variant.h"
 #include "impsim/loader_hooks.h"
@@ -164,7 +165,8 @@ void read_variants(Reader& r, Scenario& sc, const json& v) {
     std::string ptr = "/variants/" + std::to_string(i);
     std::string name = r.string(v[i], ptr, "a variant");
     if (!parse_variant(name))
-      r.fail(ptr, fmt::format("unknown variant \"{}\"; expected one of: {}", name, variant_list()));
+      r.fail(ptr, fmt::format("unknown variant \"{}\"{}; expected one of: {}", name, nearest_variant_note(name, '"'),
+                              variant_list()));
     if (std::find(sc.variants.begin(), sc.variants.end(), name) != sc.variants.end())
       r.fail(ptr, fmt::format("variant \"{}\" is listed twice", name));
     sc.variants.push_back(name);
@@ -176,10 +178,11 @@ void check_counter(const Reader& r, const Scenario& sc, const std::string& c, co
   auto dot = c.find('.');
   std::string counter = dot == std::string::npos ? c : c.substr(dot + 1);
   if (dot != std::string::npos && !r.labels_.count(c.substr(0, dot)))
-    r.fail(ptr, fmt::format("\"{}\" names label \"{}\", which no step has", c, c.substr(0, dot)));
+    r.fail(ptr, fmt::format("\"{}\" names label \"{}\", which no step has{}", c, c.substr(0, dot),
+                            did_you_mean_note(c.substr(0, dot), r.label_order_, '"')));
   if (!is_counter_name(counter) && !is_hook_counter_name(sc, counter))
-    r.fail(ptr,
-           fmt::format("unknown counter \"{}\"; expected {}, optionally after \"LABEL.\"", counter, counter_list(sc)));
+    r.fail(ptr, fmt::format("unknown counter \"{}\"{}; expected {}, optionally after \"LABEL.\"", counter,
+                            did_you_mean_note(counter, counter_names(sc), '"'), counter_list(sc)));
 }
 
 void read_report(Reader& r, Scenario& sc, const json& v) {
@@ -219,7 +222,8 @@ void read_expect(Reader& r, Scenario& sc, const json& v) {
   for (auto& [variant, counters] : ex.items()) {
     std::string vptr = "/expect/" + pointer_token(variant);
     if (std::find(sc.variants.begin(), sc.variants.end(), variant) == sc.variants.end())
-      r.fail(vptr, fmt::format("expectations for variant \"{}\", which this scenario does not run", variant));
+      r.fail(vptr, fmt::format("expectations for variant \"{}\", which this scenario does not run{}", variant,
+                               did_you_mean_note(variant, sc.variants, '"')));
     r.object(counters, vptr, "counter -> expected value");
     for (auto& [counter, value] : counters.items()) {
       std::string ptr = vptr + "/" + pointer_token(counter);
@@ -235,7 +239,8 @@ void read_expect(Reader& r, Scenario& sc, const json& v) {
         e.budgets.push_back(budget(value, ptr));
       } else if (value.is_array()) {
         if (value.size() != want)
-          r.fail(ptr, fmt::format("expected {} value(s), one per sweep value, found {}", want, value.size()));
+          r.fail(ptr, fmt::format("expected {} {}, one per sweep value, found {}", want,
+                                  plural(want, "value", "values"), value.size()));
         e.budgets.resize(value.size());
         e.listed = true;
         for (size_t i = 0; i < value.size(); ++i) {
@@ -266,14 +271,16 @@ void read_revision(Reader& r, Scenario& sc, const json& v) {
   std::string name = r.string(v, "/revision", "the finder revision");
   sc.revision = parse_revision(name);
   if (!sc.revision)
-    r.fail("/revision", fmt::format("unknown finder revision \"{}\"; expected one of: {}", name, revision_list()));
+    r.fail("/revision", fmt::format("unknown finder revision \"{}\"{}; expected one of: {}", name,
+                                    did_you_mean_note(name, revision_names(), '"'), revision_list()));
 }
 
 void read_cpython(Reader& r, Scenario& sc, const json& v) {
   std::string name = r.string(v, "/cpython", "the CPython version");
   sc.cpython = parse_cpython(name);
   if (!sc.cpython)
-    r.fail("/cpython", fmt::format("unknown CPython version \"{}\"; expected one of: {}", name, cpython_list()));
+    r.fail("/cpython", fmt::format("unknown CPython version \"{}\"{}; expected one of: {}", name,
+                                   did_you_mean_note(name, cpython_names(), '"'), cpython_list()));
 }
 
 void read_allow_error(Reader& r, Scenario& sc, const json& v) {
@@ -299,7 +306,8 @@ void read_expect_outcome(Reader& r, Scenario& sc, const json& v) {
     };
     if (value.is_array()) {
       if (value.size() != want)
-        r.fail(ptr, fmt::format("expected {} verdict(s), one per sweep value, found {}", want, value.size()));
+        r.fail(ptr, fmt::format("expected {} {}, one per sweep value, found {}", want,
+                                plural(want, "verdict", "verdicts"), value.size()));
       for (size_t i = 0; i < value.size(); ++i) e.verdicts.push_back(verdict(value[i], ptr + "/" + std::to_string(i)));
     } else {
       e.verdicts.push_back(verdict(value, ptr));
@@ -352,6 +360,17 @@ constexpr std::array<std::string_view, kTopKeys.size()> top_key_names() {
 }
 
 }  // namespace
+
+std::vector<std::string> counter_names(const Scenario& sc) {
+  std::vector<std::string> out;
+  for (const CounterInfo& c : kCounters) out.emplace_back(c.name);
+  if (!sc.hooks.used) return out;
+  for (const char* c : {"searches", "finder_calls", "lookup_depth", "legacy_warnings"}) out.emplace_back(c);
+  for (const FinderText& f : sc.hooks.finders) out.push_back("finder_calls:" + f.id);
+  for (const char* id : {"BuiltinImporter", "FrozenImporter", "PathFinder"})
+    out.push_back(std::string("finder_calls:") + id);
+  return out;
+}
 
 Scenario load_scenario_text(const std::string& text, const std::string& file, const InputLimits& limits) {
   if (text.size() > limits.max_file_bytes)

@@ -26,10 +26,12 @@ std::string display_name(const std::string& path) { return path == "-" ? "<stdin
 
 std::string read_scenario_file(const std::string& path, const InputLimits& limits) {
   const std::string name = display_name(path);
+  // No line or column: nothing of the file was read.
   auto system_error = [&](const char* what) {
-    return InputError(name, {}, "", fmt::format("{}: {}", what, std::strerror(errno)));
+    return InputError(name, kNoPosition, "", fmt::format("{}: {}", what, std::strerror(errno)));
   };
   int fd = path == "-" ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT) throw InputError(name, kNoPosition, "", "no such file");
   if (fd < 0) throw system_error("cannot open the file");
   struct Closer {
     int fd;
@@ -39,7 +41,13 @@ std::string read_scenario_file(const std::string& path, const InputLimits& limit
   } closer{fd};
   struct stat st {};
   if (::fstat(fd, &st) != 0) throw system_error("cannot read the file");
-  if (S_ISDIR(st.st_mode)) throw InputError(name, {}, "", "is a directory; expected a scenario file (JSON)");
+  if (S_ISDIR(st.st_mode)) {
+    std::string dir = name;
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    throw InputError(
+        name, kNoPosition, "",
+        fmt::format("is a directory; give the .json files inside it, e.g. {}{}*.json", dir, dir == "/" ? "" : "/"));
+  }
   std::string text;
   if (S_ISREG(st.st_mode)) {
     // A regular file is refused on its size, before a byte is read.

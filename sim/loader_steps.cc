@@ -11,6 +11,29 @@ namespace {
 
 const std::set<std::string> kStepKinds = {"import", "find_spec", "enable", "disable", "guard", "block", "call"};
 
+// What a misspelt step kind may have meant: every kind, the sys.meta_path
+// steps' too.
+std::vector<std::string> step_words() {
+  std::vector<std::string> out(kStepKinds.begin(), kStepKinds.end());
+  const std::string_view list = meta_path_step_list();  // "install, uninstall, ..."
+  for (size_t at = 0; at < list.size();) {
+    size_t comma = std::min(list.find(", ", at), list.size());
+    out.emplace_back(list.substr(at, comma - at));
+    at = comma + 2;
+  }
+  return out;
+}
+
+// `unknown key "lable" in an import step (did you mean "label"?); expected one of: ...`
+std::string unknown_step_key(const std::string& key, const std::string& kind,
+                             const std::vector<std::string_view>& allowed) {
+  std::vector<std::string> keys(allowed.begin(), allowed.end());
+  std::sort(keys.begin(), keys.end());
+  const bool vowel = std::string_view("aeiou").find(kind.front()) != std::string_view::npos;
+  return fmt::format("unknown key \"{}\" in {} {} step{}; expected one of: {}", key, vowel ? "an" : "a", kind,
+                     did_you_mean_note(key, keys, '"'), name_list(keys));
+}
+
 }  // namespace
 
 std::vector<std::string> Reader::scope(const json& v, const std::string& ptr, bool allow_level) {
@@ -69,8 +92,9 @@ Step Reader::step(const json& v, const std::string& ptr) {
     for (auto& [k, _] : v.items())
       if (k != "label" && k != "repeat" && k != "nest" && k != "optional" && k != "body")
         fail(ptr + "/" + pointer_token(k),
-             fmt::format("unknown step \"{}\"; expected one of: import, find_spec, enable, disable, guard, block, call",
-                         k));
+             fmt::format("unknown step \"{}\"{}; expected one of: import, find_spec, enable, disable, guard, block, "
+                         "call, or a sys.meta_path step: {}",
+                         k, did_you_mean_note(k, step_words(), '"'), meta_path_step_list()));
     fail(ptr, "a step needs one of: import, find_spec, enable, disable, guard, block, call");
   }
   std::vector<std::string_view> allowed = {kind, "label", "repeat"};
@@ -117,11 +141,11 @@ Step Reader::step(const json& v, const std::string& ptr) {
   }
   for (auto& [k, _] : v.items()) {
     if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
-      std::string why = (k == "optional")     ? "\"optional\" only goes with import and find_spec"
-                        : (k == "nest")       ? "\"nest\" only goes with guard"
-                        : (k == "body")       ? "\"body\" only goes with guard and call"
+      std::string why = (k == "optional") ? "\"optional\" only goes with import and find_spec"
+                        : (k == "nest")   ? "\"nest\" only goes with guard"
+                        : (k == "body")   ? "\"body\" only goes with guard and call"
                         : kStepKinds.count(k) || is_meta_path_step(k) ? ""
-                                              : fmt::format("unknown key \"{}\" in a {} step", k, kind);
+                                                                      : unknown_step_key(k, kind, allowed);
       fail(ptr + "/" + pointer_token(k), why);
     }
   }

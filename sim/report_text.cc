@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "impsim/escape.h"
+#include "impsim/plural.h"
 #include "impsim/ratio.h"
 #include "impsim/report.h"
 
@@ -70,9 +71,11 @@ std::string run_problem(const VariantRun& r) {
   if (r.limit) {
     out += fmt::format("  {}: stopped: limit {} reached at {}: {}\n", variant_name(r.variant), r.limit->limit,
                        terminal_text(where(r.limit->traceback)), terminal_text(r.limit->detail));
-    out += fmt::format("    counters so far: {} asks, {} lookups, {} toggles, {} comparisons\n",
-                       grouped(r.counters.asks), grouped(r.counters.lookups), grouped(r.counters.toggles),
-                       grouped(r.counters.comparisons));
+    const Counters& c = r.counters;
+    out += fmt::format("    counters so far: {} {}, {} {}, {} {}, {} {}\n", grouped(c.asks),
+                       plural(c.asks, "ask", "asks"), grouped(c.lookups), plural(c.lookups, "lookup", "lookups"),
+                       grouped(c.toggles), plural(c.toggles, "toggle", "toggles"), grouped(c.comparisons),
+                       plural(c.comparisons, "comparison", "comparisons"));
   }
   if (r.outcome.error) {
     const PyError& e = *r.outcome.error;
@@ -172,13 +175,14 @@ std::string report_tail(const ScenarioRun& run) {
     if (r.hooks_used && r.counters.walks == 0) continue;  // no proxy toggles: nothing to model
     // indexed-walk toggles examine the torch names only, not all of sys.modules.
     const bool indexed = design_of(r.variant).indexed_walk;
-    out += fmt::format("cost model, {}{}{}: comparisons = sum over {} walks of {} = {} <= walks x max "
-                       "{} = {} x {} = {}\n",
-                       variant_name(r.variant), run.sweep_values.empty() ? "" : " at " + params_text(r.params),
-                       r.limit ? " (stopped by a limit: counts so far)" : "",
-                       grouped(r.counters.walks), indexed ? "the torch names in sys.modules" : "len(sys.modules)",
-                       grouped(r.counters.comparisons), indexed ? "torch names" : "modules", grouped(r.counters.walks),
-                       grouped(r.peak_modules), grouped(r.counters.walks * r.peak_modules));
+    out += fmt::format(
+        "cost model, {}{}{}: comparisons = sum over {} {} of {} = {} <= walks x max "
+        "{} = {} x {} = {}\n",
+        variant_name(r.variant), run.sweep_values.empty() ? "" : " at " + params_text(r.params),
+        r.limit ? " (stopped by a limit: counts so far)" : "", grouped(r.counters.walks),
+        plural(r.counters.walks, "walk", "walks"), indexed ? "the torch names in sys.modules" : "len(sys.modules)",
+        grouped(r.counters.comparisons), indexed ? "torch names" : "modules", grouped(r.counters.walks),
+        grouped(r.peak_modules), grouped(r.counters.walks * r.peak_modules));
   }
 
   // Outcome verdict.
@@ -186,11 +190,16 @@ std::string report_tail(const ScenarioRun& run) {
     for (size_t s = 0; s < nsweep; ++s) {
       std::string at = run.sweep_values.empty() ? "" : " at " + params_text(run.at(s, 0).params);
       if (!run.compared_at[s]) {
-        out += fmt::format("outcome{}: not compared: a limit stopped ", at);
-        std::string who;
+        // "variant before stopped at a limit": a design named "before" made
+        // "a limit stopped before before the end" of the former wording.
+        std::vector<std::string> stopped;
         for (size_t v = 0; v < nv; ++v)
-          if (run.at(s, v).limit) who += (who.empty() ? "" : " and ") + std::string(variant_name(run.variants[v]));
-        out += who + " before the end of the program\n";
+          if (run.at(s, v).limit) stopped.push_back(variant_name(run.variants[v]));
+        std::string who;
+        for (size_t i = 0; i < stopped.size(); ++i)
+          who += (i == 0 ? "" : i + 1 == stopped.size() ? " and " : ", ") + stopped[i];
+        out += fmt::format("outcome{}: not compared: {} {} stopped at a limit, short of the end of the program\n", at,
+                           plural(stopped.size(), "variant", "variants"), who);
         continue;
       }
       if (run.equivalent_at[s]) {

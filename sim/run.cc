@@ -6,9 +6,11 @@
 #include <chrono>
 #include <set>
 
+#include "impsim/did_you_mean.h"
 #include "impsim/engine_thread.h"
 #include "impsim/loader.h"
 #include "impsim/loader_hooks.h"
+#include "impsim/plural.h"
 #include "impsim/report.h"
 #include "impsim/resources.h"
 
@@ -159,9 +161,10 @@ std::vector<std::string> describe_differences(const Outcome& a, const Outcome& b
       add(fmt::format("labelled step {} gives {} in {} and {} in {}", a.results[i].first,
                       results_text(a.results[i].second), an, results_text(b.results[i].second), bn));
   if (a.proxy_copies != b.proxy_copies)
-    add(fmt::format("{} copies of the finder are left in sys.meta_path in {} (last changed by {}) and {} in {} (last "
+    add(fmt::format("{} {} of the finder {} left in sys.meta_path in {} (last changed by {}) and {} in {} (last "
                     "changed by {})",
-                    a.proxy_copies, an, a.copies_changed_by, b.proxy_copies, bn, b.copies_changed_by));
+                    a.proxy_copies, plural(a.proxy_copies, "copy", "copies"), plural(a.proxy_copies, "is", "are"), an,
+                    a.copies_changed_by, b.proxy_copies, bn, b.copies_changed_by));
   auto err = [](const std::optional<PyError>& e) {
     if (!e) return std::string("no error");
     return fmt::format("{}: {} at {}", e->type, e->message, e->traceback.empty() ? "?" : e->traceback.back());
@@ -278,15 +281,17 @@ RunPlan plan_runs(const Scenario& sc, const RunOptions& options, SweepMode mode)
     if (!sc.params.count(k)) {
       std::string known;
       for (auto& p : sc.param_order) known += (known.empty() ? "" : ", ") + p;
-      throw UsageError(sc.file, fmt::format("--set {}: the scenario has no parameter \"{}\" ({})", k, k,
-                                                    known.empty() ? "it has none" : "it has: " + known));
+      throw UsageError(sc.file, fmt::format("--set {}: the scenario has no parameter \"{}\"{}; {}", k, k,
+                                            did_you_mean_note(k, sc.param_order),
+                                            known.empty() ? "it has none" : "it has: " + known));
     }
   const std::vector<std::string>& vnames = options.variants.empty() ? sc.variants : options.variants;
   for (auto& v : vnames) {
     auto parsed = parse_variant(v);
     if (!parsed)
-      throw UsageError(sc.file, fmt::format("--variant {}: unknown variant; expected one of: {}{}", v, variant_list(),
-                                            sc.hooks.used ? "; or a hook design: " + hook_variant_list() : ""));
+      throw UsageError(sc.file,
+                       fmt::format("--variant {}: unknown variant{}; expected one of: {}{}", v, nearest_variant_note(v),
+                                   variant_list(), sc.hooks.used ? "; or a hook design: " + hook_variant_list() : ""));
     if (std::optional<std::string> why = hook_variant_problem(sc, *parsed))
       throw UsageError(sc.file, fmt::format("--variant {}: {}", v, *why));
     if (std::find(plan.variants.begin(), plan.variants.end(), *parsed) != plan.variants.end())

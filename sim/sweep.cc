@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "impsim/counters.h"
+#include "impsim/did_you_mean.h"
 #include "impsim/loader.h"
 
 namespace impsim {
@@ -67,10 +68,12 @@ void check_counter_flags(const Scenario& sc, const std::vector<std::string>& cou
   for (auto& c : counters) {
     const std::string counter = c.substr(c.find('.') == std::string::npos ? 0 : c.find('.') + 1);
     if (!is_counter_name(counter) && !is_hook_counter_name(sc, counter))
-      throw bad(fmt::format("{} {}: unknown counter; expected {}, optionally after \"LABEL.\"", flag, c, counter_list(sc)));
+      throw bad(fmt::format("{} {}: unknown counter{}; expected {}, optionally after \"LABEL.\"", flag, c,
+                            did_you_mean_note(counter, counter_names(sc)), counter_list(sc)));
     if (auto dot = c.find('.'); dot != std::string::npos &&
                                 std::find(sc.labels.begin(), sc.labels.end(), c.substr(0, dot)) == sc.labels.end())
-      throw bad(fmt::format("{} {}: the scenario has no step labelled \"{}\"", flag, c, c.substr(0, dot)));
+      throw bad(fmt::format("{} {}: the scenario has no step labelled \"{}\"{}", flag, c, c.substr(0, dot),
+                            did_you_mean_note(c.substr(0, dot), sc.labels)));
   }
 }
 
@@ -78,7 +81,8 @@ SweepResult run_sweep(const Scenario& sc, const SweepOptions& options) {
   if (!sc.params.count(options.param)) {
     std::string known;
     for (auto& p : sc.param_order) known += (known.empty() ? "" : ", ") + p;
-    throw bad(fmt::format("--param {}: the scenario has no parameter \"{}\" ({})", options.param, options.param,
+    throw bad(fmt::format("--param {}: the scenario has no parameter \"{}\"{}; {}", options.param, options.param,
+                          did_you_mean_note(options.param, sc.param_order),
                           known.empty() ? "it has none" : "it has: " + known));
   }
   if (options.run.overrides.count(options.param))

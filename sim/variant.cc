@@ -1,5 +1,9 @@
 #include "impsim/variant.h"
 
+#include <algorithm>
+
+#include "impsim/did_you_mean.h"
+
 namespace impsim {
 
 namespace {
@@ -108,6 +112,37 @@ const std::vector<Variant>& all_hook_variants() {
 
 std::string hook_variant_list() {
   return names_of(kHookEntries) + " (each fix may take :HOOK to apply to that hook only)";
+}
+
+std::vector<std::string> design_names() {
+  std::vector<std::string> out;
+  for (auto& e : kEntries) out.emplace_back(e.name);
+  for (auto& e : kHookEntries) out.emplace_back(e.name);
+  return out;
+}
+
+std::optional<std::string> nearest_variant(const std::string& s) {
+  // The design and its "@REVISION" or ":HOOK" are each corrected on their own.
+  const size_t cut = s.find_first_of("@:");
+  const std::string design = s.substr(0, cut);
+  std::string rest = cut == std::string::npos ? "" : s.substr(cut);
+  const std::vector<std::string> designs = design_names();
+  std::optional<std::string> d =
+      std::find(designs.begin(), designs.end(), design) != designs.end() ? design : did_you_mean(design, designs);
+  if (!d) return std::nullopt;
+  if (rest.starts_with('@') && !parse_revision(rest.substr(1))) {
+    std::optional<std::string> r = did_you_mean(rest.substr(1), revision_names());
+    if (!r) return std::nullopt;
+    rest = "@" + *r;
+  }
+  const std::string guess = *d + rest;
+  if (guess == s || !parse_variant(guess)) return std::nullopt;
+  return guess;
+}
+
+std::string nearest_variant_note(const std::string& s, char quote) {
+  std::optional<std::string> near = nearest_variant(s);
+  return near ? std::string(" (did you mean ") + quote + *near + quote + "?)" : "";
 }
 
 std::string variant_list() { return names_of(kEntries) + " (each may take @REVISION: " + revision_list() + ")"; }

@@ -83,7 +83,7 @@ TEST_CASE("compare: verdicts name the designs and the step that produced each di
   CHECK(text.find("disable-all: differs") != std::string::npos);
   CHECK(text.find("pkg.sub is marked enabled in before and nothing in disable-all; before marks it during `import "
                   "pkg.sub` (/program/2)") != std::string::npos);
-  CHECK(text.find("1 copies of the finder are left in sys.meta_path in before") != std::string::npos);
+  CHECK(text.find("1 copy of the finder is left in sys.meta_path in before") != std::string::npos);
   std::string md = compare_text(c, CompareFormat::Markdown);
   CHECK(md.find("| counter | before | disable-all | after |") != std::string::npos);
   CHECK(md.find("- `disable-all`: differs") != std::string::npos);

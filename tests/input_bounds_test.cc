@@ -203,10 +203,11 @@ TEST_CASE("standard input, pipes and directories") {
   }
   r = test::impsim("validate " + scenario_dir());
   CHECK(r.status == 2);
-  CHECK(r.out.find("is a directory; expected a scenario file") != std::string::npos);
+  CHECK(r.out == "impsim: error: " + scenario_dir() + ": is a directory; give the .json files inside it, e.g. " +
+                     scenario_dir() + "*.json\n");
   r = test::impsim("run /nonexistent/x.json");
   CHECK(r.status == 2);
-  CHECK(r.out.find("/nonexistent/x.json:1:1: cannot open the file: No such file or directory") != std::string::npos);
+  CHECK(r.out == "impsim: error: /nonexistent/x.json: no such file\n");
 }
 
 TEST_CASE("impsim_bench: --help, a bad path and a run outside the repository exit cleanly") {
@@ -216,7 +217,7 @@ TEST_CASE("impsim_bench: --help, a bad path and a run outside the repository exi
   CHECK(r.out.find("usage: impsim_bench") != std::string::npos);
   r = test::shell(bench + " /nonexistent");
   CHECK(r.status == 2);
-  CHECK(r.out.find("/nonexistent/scenarios/seed_incident.json:1:1: cannot open the file") != std::string::npos);
+  CHECK(r.out.find("/nonexistent/scenarios/seed_incident.json: no such file") != std::string::npos);
   r = test::shell("cd / && " + bench);
   CHECK(r.status == 2);
   CHECK(r.out.find("run it from the repository root, or give the root") != std::string::npos);

@@ -24,7 +24,8 @@ TEST_CASE("impsim run scenarios/nested_guards.json prints the seed table") {
   // Without the subcommand it is a usage error, not a run.
   test::Command bare = test::impsim(std::string(IMPSIM_SOURCE_DIR) + "/scenarios/nested_guards.json");
   CHECK(bare.status == 2);
-  CHECK(bare.out.find("--help") != std::string::npos);
+  CHECK(bare.out.find("; to run it: impsim run ") != std::string::npos);
+  CHECK(bare.out.find("(see impsim help)") != std::string::npos);
   test::Command r = test::impsim("run " + std::string(IMPSIM_SOURCE_DIR) + "/scenarios/nested_guards.json");
   CHECK(r.status == 0);
   auto squash = [](std::string s) {

@@ -21,7 +21,7 @@ check bash -c "source '$prefix/share/bash-completion/completions/impsim'; COMP_W
 check bash -c "source '$prefix/share/bash-completion/completions/impsim'; COMP_WORDS=(impsim run x.json --format m); COMP_CWORD=4; _impsim; [ \"\${COMPREPLY[*]}\" = markdown ]"
 "$prefix/bin/impsim" --version | grep -q '^impsim ' || { echo "FAIL installed impsim --version"; fail=1; }
 head -5 "$prefix/share/man/man1/impsim.1" | grep -q '^\.TH IMPSIM 1' || { echo "FAIL man page has no .TH"; fail=1; }
-for section in NAME SYNOPSIS DESCRIPTION OPTIONS LIMITS "EXIT STATUS" EXAMPLES; do
+for section in NAME SYNOPSIS DESCRIPTION OPTIONS LIMITS "EXIT STATUS" ENVIRONMENT EXAMPLES; do
   grep -q "^\.SH $section" "$prefix/share/man/man1/impsim.1" || { echo "FAIL man page lacks $section"; fail=1; }
 done
 if command -v man >/dev/null && man --help >/dev/null 2>&1; then

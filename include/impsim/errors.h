@@ -19,7 +19,10 @@ enum ExitStatus : int {
   kExitOutput = 4,   // OutputError: the report could not be written (disk full, closed pipe, -o)
 };
 
-// A scenario or command line the user must fix (exit status 2).
+// A scenario or command line the user must fix (exit status 2). At
+// kNoPosition (a file that could not be read) the message names the file
+// alone, without a line and column.
+inline constexpr SourcePos kNoPosition{0, 0};
 class InputError : public std::runtime_error {
  public:
   InputError(std::string file, SourcePos pos, std::string pointer, std::string message);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "impsim/errors.h"
 #include "impsim/json_scan.h"
@@ -38,5 +39,9 @@ Scenario load_scenario_text(const std::string& text, const std::string& file,
 Scenario load_scenario_file(const std::string& path, const InputLimits& limits = {});
 // The bytes of a scenario file, as load_scenario_file reads them.
 std::string read_scenario_file(const std::string& path, const InputLimits& limits = {});
+
+// The counters `sc` can name in "report", "expect" and --counters (a hook
+// scenario's with its finder ids), for "did you mean" when one is misspelt.
+std::vector<std::string> counter_names(const Scenario& sc);
 
 }  // namespace impsim

@@ -74,5 +74,12 @@ bool is_hook_design(DesignId d);
 const std::vector<Variant>& all_hook_variants();
 // "as_is, idempotent_install, ..." for messages.
 std::string hook_variant_list();
+// Every design's name, the hook designs' too: what --variant completes.
+std::vector<std::string> design_names();
+// The variant a misspelt `s` most likely means ("aftr" -> "after",
+// "before@b52ce1" -> "before@b52ce17"), or nullopt.
+std::optional<std::string> nearest_variant(const std::string& s);
+// " (did you mean 'after'?)" for a misspelt variant, or "".
+std::string nearest_variant_note(const std::string& s, char quote = '\'');
 
 }  // namespace impsim

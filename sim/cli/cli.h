@@ -51,10 +51,6 @@ CLI::Option* add_list_option(CLI::App* cmd, const std::string& names, std::vecto
 // terminal (it quotes file names, keys and arguments).
 void print_error(const std::string& message);
 
-// CLI11's message for a command-line error (app.failure_message), its
-// text escaped as print_error's: it quotes the argument it refuses.
-std::string failure_message(const CLI::App* app, const CLI::Error& e);
-
 // Runs `body`, turning InputError into exit 2, InputLimitError,
 // ModelLimitError and std::bad_alloc into 3; each also said on standard
 // error and, when `sink` is under --format json, as error_json in it.

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "impsim/escape.h"
 #include "impsim/loader.h"
+#include "usage_errors.h"
 
 namespace impsim::cli {
 
@@ -15,12 +16,6 @@ namespace impsim::cli {
 // its name or the command line (a key, a name, an argument): the whole
 // line is escaped for the terminal, which leaves impsim's wording as it is.
 void print_error(const std::string& message) { fmt::print(stderr, "impsim: error: {}\n", terminal_text(message)); }
-
-std::string failure_message(const CLI::App* app, const CLI::Error& e) {
-  std::string out = terminal_text(e.what()) + "\n";
-  if (app->get_help_ptr() != nullptr) out += "Run with " + app->get_help_ptr()->get_name() + " for more information.\n";
-  return out;
-}
 
 std::vector<std::string> split_list(const std::string& list) {
   std::vector<std::string> out;
@@ -76,23 +71,24 @@ void RunFlags::add(CLI::App* cmd, const std::string& variant_help) {
   cmd->add_option("--set", sets,
                   "Override a parameter, NAME=N (repeatable, one NAME once); setting the swept one runs that value only")
       ->allow_extra_args(false);
-  add_list_option(cmd, "--variant,--variants", variants,
-                  variant_help.empty() ? "Run these variants (repeatable, or comma-separated): " + variant_list() +
-                                             " (default: the scenario's)"
-                                       : variant_help);
-  cmd->add_option("--engine", engine,
-                  "step: replay every event (the reference); fast: answer asks seen before from memory, exact "
-                  "counts far past what stepping can reach (k = 20 and beyond)")
-      ->check(CLI::IsMember({"step", "fast"}))
+  complete_with(add_list_option(cmd, "--variant,--variants", variants,
+                                variant_help.empty() ? "Run these variants (repeatable, or comma-separated): " +
+                                                           variant_list() + " (default: the scenario's)"
+                                                     : variant_help),
+                design_names());
+  one_of(cmd->add_option("--engine", engine,
+                         "step: replay every event (the reference); fast: answer asks seen before from memory, exact "
+                         "counts far past what stepping can reach (k = 20 and beyond)"),
+         "engine", {"step", "fast"})
       ->capture_default_str();
-  cmd->add_option("--revision", revision,
-                  "The finder's upstream revision: b52ce17 (default) or 04efefd; overrides the scenario's "
-                  "\"revision\" (docs/model.md)")
-      ->check(CLI::IsMember(revision_names()));
-  cmd->add_option("--cpython", cpython,
-                  "The CPython whose importlib runs the finder: 3.9 to 3.14 (default 3.11); overrides the "
-                  "scenario's \"cpython\". 3.14 iterates a snapshot of sys.meta_path")
-      ->check(CLI::IsMember(cpython_names()));
+  one_of(cmd->add_option("--revision", revision,
+                         "The finder's upstream revision: b52ce17 (default) or 04efefd; overrides the scenario's "
+                         "\"revision\" (docs/model.md)"),
+         "revision", revision_names());
+  one_of(cmd->add_option("--cpython", cpython,
+                         "The CPython whose importlib runs the finder: 3.9 to 3.14 (default 3.11); overrides the "
+                         "scenario's \"cpython\". 3.14 iterates a snapshot of sys.meta_path"),
+         "CPython version", cpython_names());
   add_limit(cmd, "--max-events", run.limits.max_events, 0, kU64Max,
             "Stop (exit 3) after this many simulated finder asks + toggles, replayed ones included (default: "
             "500000000 with --engine step, no bound with --engine fast)");

@@ -6,7 +6,9 @@
 
 #include "scenario_command.h"
 #include "github.h"
+#include "usage_errors.h"
 #include "impsim/compare.h"
+#include "impsim/did_you_mean.h"
 #include "impsim/loader.h"
 #include "impsim/report.h"
 #include "impsim/sweep.h"
@@ -23,12 +25,14 @@ Action add_compare(CLI::App& app) {
   auto st = std::make_shared<State>(app, "compare",
                                     "Compare finder designs on scenarios: counters, ratios, outcome verdicts");
   CLI::App* cmd = st->cmd;
-  add_list_option(cmd, "--revisions", st->revisions,
-                  "Finder revisions (b52ce17, 04efefd; repeatable, or comma-separated): every design on each, side by "
-                  "side, named DESIGN@REVISION");
-  cmd->add_option("--baseline", st->baseline,
-                  "The design the others are measured against (with --revisions: on the first revision; default: "
-                  "before, or as_is for a scenario with hooks)")
+  complete_with(add_list_option(cmd, "--revisions", st->revisions,
+                                "Finder revisions (b52ce17, 04efefd; repeatable, or comma-separated): every design on "
+                                "each, side by side, named DESIGN@REVISION"),
+                revision_names());
+  complete_with(cmd->add_option("--baseline", st->baseline,
+                                "The design the others are measured against (with --revisions: on the first revision; "
+                                "default: before, or as_is for a scenario with hooks)"),
+                design_names())
       ->capture_default_str();
   add_list_option(cmd, "--counter,--counters", st->counters,
                   "Show only these counters (repeatable, or comma-separated), such as lookups or probe.lookups "
@@ -60,8 +64,9 @@ Action add_compare(CLI::App& app) {
             std::vector<std::string> on_each;
             for (const std::string& r : st->revisions) {
               if (!parse_revision(r))
-                throw UsageError("<command line>", fmt::format("--revisions {}: unknown revision; expected one of: {}",
-                                                               r, revision_list()));
+                throw UsageError("<command line>",
+                                 fmt::format("--revisions {}: unknown revision{}; expected one of: {}", r,
+                                             did_you_mean_note(r, revision_names()), revision_list()));
               for (const std::string& n : names) on_each.push_back(n + "@" + r);
             }
             names = on_each;
@@ -69,8 +74,9 @@ Action add_compare(CLI::App& app) {
           }
           auto baseline = parse_variant(baseline_name);
           if (!baseline)
-            throw UsageError("<command line>", fmt::format("--baseline {}: unknown design; expected one of: {}",
-                                                           baseline_name, variant_list()));
+            throw UsageError("<command line>",
+                             fmt::format("--baseline {}: unknown design{}; expected one of: {}", baseline_name,
+                                         nearest_variant_note(baseline_name), variant_list()));
           if (std::find(names.begin(), names.end(), baseline_name) == names.end())
             names.insert(names.begin(), baseline_name);
           RunOptions options = given;

@@ -12,6 +12,7 @@
 #include "impsim/file_write.h"
 #include "impsim/escape.h"
 #include "impsim/loader.h"
+#include "impsim/plural.h"
 #include "impsim/report.h"
 
 namespace impsim::cli {
@@ -111,10 +112,10 @@ Action add_run(CLI::App& app) {
               result = run_scenario(sc, options);
             }
             std::string where = target && target->through_link
-                                    ? fmt::format(" (the link's target, {})", target->write_at)
+                                    ? fmt::format(" (the link's target, {})", terminal_text(target->write_at))
                                     : "";
-            fmt::print(stderr, "impsim: {}: blessed{}: {} value(s) rewritten, {} added\n", terminal_text(file), where, b.changed,
-                       b.added);
+            fmt::print(stderr, "impsim: {}: blessed{}: {} {} rewritten, {} added\n", terminal_text(file), where,
+                       b.changed, plural(b.changed, "value", "values"), b.added);
           }
           emit_run_report(sink, result, file);
           if (st->stats) print_stats(result, options);

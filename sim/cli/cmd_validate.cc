@@ -4,6 +4,7 @@
 #include "scenario_command.h"
 #include "impsim/escape.h"
 #include "impsim/loader.h"
+#include "impsim/plural.h"
 #include "impsim/version.h"
 
 namespace impsim::cli {
@@ -30,9 +31,10 @@ Action add_validate(CLI::App& app) {
         sink.json(j);
       } else {
         const bool md = sink.format == Format::Markdown;
-        sink.text(fmt::format("{}{}: ok ({} tree entries, {} top-level steps)\n", md ? "- " : "",
+        sink.text(fmt::format("{}{}: ok ({} tree {}, {} top-level {})\n", md ? "- " : "",
                               md ? markdown_text(f, Markdown::Paragraph) : terminal_text(f), sc.tree.size(),
-                              sc.program.size()));
+                              plural(sc.tree.size(), "entry", "entries"), sc.program.size(),
+                              plural(sc.program.size(), "step", "steps")));
       }
       return kExitOk;
     });

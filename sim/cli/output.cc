@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "impsim/version.h"
+#include "usage_errors.h"
 
 namespace impsim::cli {
 
@@ -67,7 +68,7 @@ void OutputFlags::add(CLI::App* cmd, const std::string& help, const std::vector<
   } else {
     std::vector<std::string> formats{"text", "json", "markdown"};
     formats.insert(formats.end(), extra.begin(), extra.end());
-    cmd->add_option("--format", format, help)->check(CLI::IsMember(formats))->capture_default_str();
+    one_of(cmd->add_option("--format", format, help), "format", formats)->capture_default_str();
     cmd->add_flag("--json", json, "The same as --format json");
   }
   cmd->add_flag("-q,--quiet", quiet,

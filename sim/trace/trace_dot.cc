@@ -26,6 +26,7 @@
 #include <unordered_map>
 
 #include "impsim/escape.h"
+#include "impsim/plural.h"
 #include "impsim/report.h"
 #include "impsim/trace_formats.h"
 
@@ -103,8 +104,9 @@ class DotWriter : public TraceWriter {
     t.suppressed = e.counters().suppressed.u64();
     if (hooks_) {
       const HookCounters& h = e.hook_counters();
-      t.summary = fmt::format("{} searches, {} finder calls, deepest _find_spec nesting {}", grouped(h.searches),
-                              grouped(h.finder_calls), h.max_depth);
+      t.summary = fmt::format("{} {}, {} finder {}, deepest _find_spec nesting {}", grouped(h.searches),
+                              plural(h.searches, "search", "searches"), grouped(h.finder_calls),
+                              plural(h.finder_calls, "call", "calls"), h.max_depth);
     }
   }
 
@@ -349,13 +351,15 @@ class DotWriter : public TraceWriter {
     node(root,
          dot_text(fmt::format("{} ({})", t.title, params_)) +
              (hooks_ ? "\\n" + dot_text(t.summary)
-                     : fmt::format("\\n{} lookups, deepest {}, {} suppressed asks", grouped(t.lookups), t.max_depth,
-                                   grouped(t.suppressed))),
+                     : fmt::format("\\n{} {}, deepest {}, {} suppressed {}", grouped(t.lookups),
+                                   plural(t.lookups, "lookup", "lookups"), t.max_depth, grouped(t.suppressed),
+                                   plural(t.suppressed, "ask", "asks"))),
          "shape=box, style=\"filled,bold\", fillcolor=\"#eeeeee\"");
     for (size_t g = 0; g < t.groups.size(); ++g) {
       if (compress_ && drawn_ >= max_nodes_) {
         std::string id = new_id();
-        node(id, fmt::format("{} more steps not drawn", t.groups.size() - g), "shape=box, style=dashed");
+        node(id, fmt::format("{} more {} not drawn", t.groups.size() - g, plural(t.groups.size() - g, "step", "steps")),
+             "shape=box, style=dashed");
         edge(root, id);
         cut_limit_ += t.groups.size() - g;
         break;
@@ -369,11 +373,14 @@ class DotWriter : public TraceWriter {
     out_ << body_;
     out_ << "  }\n";
     if (!compress_) return "";
-    std::string note = fmt::format("\\n{}: {} nodes in full, more than --max-nodes {}, so drawn compressed:", t.title,
-                                   grouped(full), max_nodes_);
-    note += fmt::format(" {} runs of identical siblings drawn once each and marked 'x N',", grouped(merged_runs_));
-    note += fmt::format(" {} repeated subtrees collapsed,", grouped(cut_identical_));
-    note += fmt::format(" {} subtrees past the limit left out", grouped(cut_limit_));
+    std::string note = fmt::format("\\n{}: {} {} in full, more than --max-nodes {}, so drawn compressed:", t.title,
+                                   grouped(full), plural(full, "node", "nodes"), max_nodes_);
+    note += fmt::format(" {} {} of identical siblings drawn once each and marked 'x N',", grouped(merged_runs_),
+                        plural(merged_runs_, "run", "runs"));
+    note += fmt::format(" {} repeated {} collapsed,", grouped(cut_identical_),
+                        plural(cut_identical_, "subtree", "subtrees"));
+    note +=
+        fmt::format(" {} {} past the limit left out", grouped(cut_limit_), plural(cut_limit_, "subtree", "subtrees"));
     return note;
   }
 

@@ -26,6 +26,7 @@
 
 #include "explore_page.h"  // generated: kExplorePage, the page template
 #include "impsim/escape.h"
+#include "impsim/plural.h"
 #include "impsim/report.h"
 #include "impsim/trace_formats.h"
 
@@ -152,9 +153,11 @@ class ExploreWriter : public TraceWriter {
                            e.error() ? "\"" + json_text(e.error()->type + ": " + e.error()->message) + "\"" : "null",
                            e.limit() ? "\"" + json_text(e.limit()->limit + ": " + e.limit()->detail) + "\"" : "null");
     if (cut_)
-      v.cut = fmt::format("cut at --max-bytes {} after {} rows: {} more events not shown (from {} on); the totals are "
-                          "the whole run's",
-                          grouped(max_bytes_), grouped(v.rows_count), grouped(omitted_), cut_where_);
+      v.cut = fmt::format(
+          "cut at --max-bytes {} after {} {}: {} more {} not shown (from {} on); the totals are "
+          "the whole run's",
+          grouped(max_bytes_), grouped(v.rows_count), plural(v.rows_count, "row", "rows"), grouped(omitted_),
+          plural(omitted_, "event", "events"), cut_where_);
     v.rows = std::move(rows_);
     rows_.clear();
   }

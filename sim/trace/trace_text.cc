@@ -7,6 +7,7 @@
 #include <map>
 
 #include "impsim/escape.h"
+#include "impsim/plural.h"
 #include "impsim/report.h"
 #include "impsim/trace_formats.h"
 
@@ -85,8 +86,8 @@ class TextWriter : public TraceWriter {
       out_ << fmt::format("end: sys.meta_path is {}; marked: {}\n", terminal_text(meta_path_text(e, -1)),
                           marks.empty() ? "none" : marks);
     else
-      out_ << fmt::format("end: {} copies of P left in sys.meta_path; marked: {}\n", o.proxy_copies,
-                          marks.empty() ? "none" : marks);
+      out_ << fmt::format("end: {} {} of P left in sys.meta_path; marked: {}\n", o.proxy_copies,
+                          plural(o.proxy_copies, "copy", "copies"), marks.empty() ? "none" : marks);
     if (e.error())
       out_ << fmt::format("raised {}: {} (at {})\n", terminal_text(e.error()->type), terminal_text(e.error()->message),
                           terminal_text(e.error()->traceback.empty() ? "?" : e.error()->traceback.back()));
@@ -160,11 +161,11 @@ class TextWriter : public TraceWriter {
     start(e);
     clock_.walk(walked);
     if (enable)
-      line("toggle", fmt::format("enable: walk over {} names of sys.modules; P inserted at 0 -> {}{}", grouped(walked),
-                                 terminal_text(meta_path_now(e, copies)), moved(e, true)));
+      line("toggle", fmt::format("enable: walk over {} {} of sys.modules; P inserted at 0 -> {}{}", grouped(walked),
+                                 plural(walked, "name", "names"), terminal_text(meta_path_now(e, copies)), moved(e, true)));
     else
-      line("toggle", fmt::format("disable: walk over {} names of sys.modules; one P removed -> {}{}", grouped(walked),
-                                 terminal_text(meta_path_now(e, copies)), moved(e, false)));
+      line("toggle", fmt::format("disable: walk over {} {} of sys.modules; one P removed -> {}{}", grouped(walked),
+                                 plural(walked, "name", "names"), terminal_text(meta_path_now(e, copies)), moved(e, false)));
   }
 
   void guard_begin(const Engine& e, GuardSite site, bool enable, GuardAction a) override {
@@ -195,18 +196,18 @@ class TextWriter : public TraceWriter {
     const size_t cache = e.torch_cache().order().size();
     if (after == size_before_ && cache == cache_before_) return "";
     if (enable)
-      return fmt::format("; sys.modules {} -> {} names (torch modules moved to the cache, which holds {})",
-                         grouped(size_before_), grouped(after), grouped(cache));
-    return fmt::format("; sys.modules {} -> {} names (proxy modules cleared, the cache's {} put back)",
-                       grouped(size_before_), grouped(after), grouped(cache));
+      return fmt::format("; sys.modules {} -> {} {} (torch modules moved to the cache, which holds {})",
+                         grouped(size_before_), grouped(after), plural(after, "name", "names"), grouped(cache));
+    return fmt::format("; sys.modules {} -> {} {} (proxy modules cleared, the cache's {} put back)",
+                       grouped(size_before_), grouped(after), plural(after, "name", "names"), grouped(cache));
   }
 
   // The state the run starts from, before its first event.
   void start(const Engine& e) {
     if (started_) return;
     started_ = true;
-    line("", fmt::format("start: sys.modules holds {} names; sys.meta_path is {}", grouped(e.sys_modules().size()),
-                         terminal_text(meta_path_now(e, e.finder().copies))));
+    line("", fmt::format("start: sys.modules holds {} {}; sys.meta_path is {}", grouped(e.sys_modules().size()),
+                         plural(e.sys_modules().size(), "name", "names"), terminal_text(meta_path_now(e, e.finder().copies))));
   }
 
   void emit(int indent, const std::string& s, const char* kind, bool counts) {

@@ -181,6 +181,7 @@ ordered_json compare_json(const Comparison& c) {
   j["impsim"] = 1;
   add_producer(j, run);
   j["scenario"] = run.scenario.name;
+  j["file"] = run.scenario.file;
   j["baseline"] = variant_name(c.baseline);
   ordered_json vs = ordered_json::array();
   for (Variant v : run.variants) vs.push_back(variant_name(v));

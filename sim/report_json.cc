@@ -164,6 +164,9 @@ ordered_json report_json(const ScenarioRun& run) {
   j["impsim"] = 1;
   add_producer(j, run);
   j["scenario"] = run.scenario.name;
+  // Which file: a report among several ({"reports": [...]}) is told apart
+  // by it, as scenario names need not differ.
+  j["file"] = run.scenario.file;
   const std::vector<const CounterInfo*> shown = run.shown_counters();
   ordered_json runs = ordered_json::array();
   for (const VariantRun& r : run.runs) {

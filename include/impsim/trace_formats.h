@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "impsim/engine.h"
+#include "impsim/failures.h"
 #include "impsim/run.h"
 #include "impsim/scenario.h"
 
@@ -60,6 +61,7 @@ std::unique_ptr<TraceWriter> make_explore_writer(std::ostream& out, const TraceO
 
 struct TraceResult {
   int status = 0;  // 0, 1 (an uncaught exception the scenario does not allow), 3 (a limit)
+  std::vector<Failure> failures;  // what set the status, each at its step (failures.h)
 };
 
 // Compiles the scenario for `options.overrides` (the scenario's defaults

@@ -58,9 +58,10 @@ Action add_explore(CLI::App& app) {
                            "--engine fast` for the counts"),
         [&](const std::string&, Scenario& sc, const RunOptions& options, Progress&) {
           FileWriter page(*target);
-          int status = write_trace(page.stream(), sc, options, topt).status;
+          TraceResult t = write_trace(page.stream(), sc, options, topt);
           page.commit();
-          return status;
+          sink.failures(sc.name, t.failures);
+          return t.status;
         });
   });
 }

@@ -121,25 +121,30 @@ Action add_trace(CLI::App& app) {
                            "answers repeated asks from memory and would have nothing to show); use `impsim run "
                            "--engine fast` for the counts, or trace a smaller --set"),
         [&](const std::string&, Scenario& sc, const RunOptions& options, Progress&) {
+          auto traced = [&](std::ostream& to) {
+            TraceResult t = write_trace(to, sc, options, topt);
+            sink.failures(sc.name, t.failures);
+            return t.status;
+          };
           if (st->out.quiet) {
             std::ostringstream discard;
-            return write_trace(discard, sc, options, topt).status;
+            return traced(discard);
           }
           // One JSON document for several files, or for an error: kept in the sink.
           if (sink.format == Format::Json && st->files.size() > 1) {
             std::ostringstream doc;
-            int s = write_trace(doc, sc, options, topt).status;
+            int s = traced(doc);
             if (file) start();  // the sink writes the document at the end
             sink.json_text(doc.str());
             return s;
           }
           if (sink.format == Format::Markdown) {
             std::ostringstream doc;
-            int s = write_trace(doc, sc, options, topt).status;
+            int s = traced(doc);
             *out << fmt::format("### impsim trace: {}\n\n{}", markdown_text(sc.name), markdown_code_block(doc.str()));
             return s;
           }
-          return write_trace(*out, sc, options, topt).status;
+          return traced(*out);
         });
     if (!file) return status;
     if (!started) {
@@ -151,9 +156,10 @@ Action add_trace(CLI::App& app) {
     try {
       file->commit();
     } catch (const OutputError& e) {
-      print_error(e.what());
-      if (sink.format == Format::Json && !sink.quiet)
-        std::cout << dump_json(error_json({"output", "", e.what(), "", 0, 0, "", kExitOutput})) << "\n";
+      // The sink has finished: its JSON is written here.
+      const ErrorInfo info{"output", "", e.what(), "", 0, 0, "", kExitOutput};
+      tell_error(info, nullptr);
+      if (sink.format == Format::Json && !sink.quiet) std::cout << dump_json(error_json(info)) << "\n";
       return kExitOutput;
     }
     return status;

@@ -63,6 +63,7 @@ int ScenarioCommand::for_each_scenario(Sink& sink, const Check& check, const Bod
     });
   }
   return for_each_file(list, sink, [&](const std::string& file) {
+    std::shared_ptr<const std::string> text;  // once loaded: guarded() places a model limit in it
     return guarded(
         file,
         [&] {
@@ -70,9 +71,10 @@ int ScenarioCommand::for_each_scenario(Sink& sink, const Check& check, const Bod
           if (check) check(file, options);
           shown.set(file);
           Scenario sc = load_scenario_file(file, input);
+          text = sc.source;
           return body(file, sc, options, shown);
         },
-        &sink);
+        &sink, &text);
   });
 }
 
@@ -80,6 +82,7 @@ Action action_of(std::shared_ptr<const ScenarioCommand> command, std::function<i
   return [command = std::move(command), run = std::move(run)]() -> int {
     if (!command->cmd->parsed()) return -1;
     Sink sink = command->out.sink();
+    sink.command = command->cmd->get_name();
     return run(sink);
   };
 }

@@ -192,6 +192,7 @@ TraceResult write_trace(std::ostream& out, const Scenario& sc, const RunOptions&
     case TraceFormat::Explore: w = make_explore_writer(out, topt); break;
   }
   TraceResult result;
+  std::vector<VariantRun> failed;
   w->begin(sc, model, plan.variants);
   for (size_t i = 0; i < plan.variants.size(); ++i) {
     w->begin_variant(model, plan.variants[i], i);
@@ -199,8 +200,10 @@ TraceResult write_trace(std::ostream& out, const Scenario& sc, const RunOptions&
                            [&](const Engine& engine) { w->end_variant(engine); });
     if (r.limit) result.status = kExitLimit;
     else if (r.outcome.error && !sc.allow_error && result.status == kExitOk) result.status = kExitFailed;
+    if (r.limit || (r.outcome.error && !sc.allow_error)) failed.push_back(std::move(r));
   }
   w->end();
+  if (!failed.empty()) result.failures = run_failures(ScenarioFacts::of(sc), failed);
   return result;
 }
 

@@ -105,6 +105,10 @@ void RunFlags::add(CLI::App* cmd, const std::string& variant_help) {
             "Stop (exit 3) past this many guards open at once, nest levels included");
   add_limit(cmd, "--max-steps", run.limits.max_steps, 0, kU64Max,
             "Stop (exit 3) after this many scenario steps (repeats counted)");
+  add_limit(cmd, "--max-objects", run.limits.max_objects, 0, 1'000'000,
+            "Stop (exit 3) when a hook scenario has more finder objects, declared and made by \"new\" steps");
+  add_limit(cmd, "--max-meta-path", run.limits.max_meta_path, 1, 1'000'000,
+            "Stop (exit 3) when sys.meta_path would hold more finders (hook scenarios)");
   add_limit(cmd, "--max-repeat", run.model_limits.max_repeat, 0, kI64Max, "Stop (exit 3) when a \"repeat\" is larger");
   add_limit(cmd, "--max-nest", run.model_limits.max_nest, 0, 10000, "Stop (exit 3) when a guard's \"nest\" is larger");
   add_limit(cmd, "--max-filler", run.model_limits.max_filler, 0, kI64Max,

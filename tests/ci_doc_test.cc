@@ -97,8 +97,7 @@ bool has_path(const nlohmann::json& j, const std::string& path) {
 TEST_CASE("docs/ci.md: every command runs with the exit status and the output the page gives") {
   const std::string page = read(kSource + "/docs/ci.md");
   REQUIRE(!page.empty());
-  const std::string dir = "/tmp/impsim_test_" + std::to_string(getpid()) + "_ci_doc";
-  std::filesystem::remove_all(dir);
+  const std::string dir = impsim::test::scratch_subdir("ci_doc");
   std::filesystem::create_directories(dir + "/bin");
   std::filesystem::create_directories(dir + "/build");
   std::filesystem::create_symlink(IMPSIM_BINARY, dir + "/bin/impsim");

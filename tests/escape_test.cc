@@ -687,10 +687,7 @@ std::string sh(const std::string& s) {
 
 // A fresh folder for files with hostile names.
 std::string temp_dir(const std::string& name) {
-  std::string dir = "/tmp/impsim_test_" + std::to_string(getpid()) + "_" + name;
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
+  return impsim::test::scratch_subdir(name);
 }
 
 struct Split {

@@ -54,10 +54,7 @@ std::string sh(const std::string& s) {
 
 // A fresh folder, and `text` written in it as `name`.
 std::string dir_for(const std::string& test) {
-  std::string dir = "/tmp/impsim_test_" + std::to_string(getpid()) + "_" + test;
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
+  return impsim::test::scratch_subdir(test);
 }
 std::string write(const std::string& path, const std::string& text) {
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());

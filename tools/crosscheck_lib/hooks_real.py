@@ -29,6 +29,7 @@
 import sys as _sys
 import json as _json
 import tempfile as _tempfile
+import shutil as _shutil  # imported by tempfile already: no name of a scenario's is taken
 import builtins as _builtins
 
 _HERE = __file__.rpartition("/")[0] or "."
@@ -54,6 +55,13 @@ def main():
         print(_json.dumps({"skip": "builtin names and P are not part of this check"}))
         return
     root = _tempfile.mkdtemp(prefix="impsim-hooks-")
+    try:
+        _run(sc, variant, root)
+    finally:
+        _shutil.rmtree(root, ignore_errors=True)
+
+
+def _run(sc, variant, root):
     _common.write_tree(sc["tree"], root)
     params = _json.loads(_sys.argv[3]) if len(_sys.argv) > 3 else sc.get("params", {})
     rt = _hooks.Runtime(sc, variant, params)

@@ -251,6 +251,13 @@ TEST_CASE("a report of several files says which file each report is, and every f
   CHECK(binary("validate " + a + " " + b).out.starts_with(a + ": ok"));
   CHECK(binary("trace " + a + " " + b + " --format dot").out.find("==>") == std::string::npos);
   CHECK(binary("trace " + a + " " + b + " --max-lines 5").out.starts_with("==> " + a + " <==\n"));
+
+  // Standard input is <stdin> in every report and error, validate's too.
+  for (const std::string cmd : {"run", "validate"}) {
+    CAPTURE(cmd);
+    CHECK(nlohmann::json::parse(binary(cmd + " - --json < " + a).out)["file"] == "<stdin>");
+  }
+  CHECK(binary("validate - < " + a).out.starts_with("<stdin>: ok"));
 }
 
 TEST_CASE("under GitHub Actions every failure is an annotation at its place, escaped as the runner reads it, and a line in the step summary") {

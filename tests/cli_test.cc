@@ -1,4 +1,4 @@
-// The command line of issue 13: budgets and bless, GitHub Actions
+// The command line: budgets and bless, GitHub Actions
 // annotations and step summary, did-you-mean, consistent flags, and the man
 // page and completions generated from the --help definitions.
 // tools/check_reports.py checks every subcommand in every format against

@@ -1,4 +1,4 @@
-// Never a wrong, hidden or runaway answer (issue 14): counts exact at any
+// Never a wrong, hidden or runaway answer: counts exact at any
 // size, limits with one meaning in both engines, stopped runs marked as
 // such, every difference shown, JSON that is always JSON, output errors
 // that are errors.

@@ -1,4 +1,4 @@
-// Issue 14's input side: what a scenario file or a flag can make impsim
+// Hostile input, the input side: what a scenario file or a flag can make impsim
 // spend, and what it does with files that are not regular files. Memory
 // bounds are peak RSS read with getrusage (wait4) around a forked child,
 // with generous margins; no timing is asserted.

@@ -95,7 +95,7 @@ std::string distinct_enables(int n) {
 }
 }  // namespace
 
-TEST_CASE("enables with distinct scopes keep one scope alive, not every union (#14: 2.1 GB at 20,000 before)") {
+TEST_CASE("enables with distinct scopes keep one scope alive, not every union (2.1 GB at 20,000 before)") {
   auto r = test::run_json(distinct_enables(3000), [] { RunOptions o; o.variants = {"before"}; return o; }());
   // the engine's own count: the scenario's 3,001 sets and the current scope
   Model model = compile_model(r->scenario, {});

@@ -1,4 +1,4 @@
-// Expectations beyond an exact count (issue 13): a budget, that is bounds on
+// Expectations beyond an exact count: a budget, that is bounds on
 // a counter ({"<=": 20}), or bounds on its ratio to another variant's same
 // counter at the same parameters ({"ratio_to": "before", "<=": "1/1000"}:
 // at least 1,000x cheaper than before). docs/scenario-format.md, "impsim's additions to v1".

@@ -7,6 +7,7 @@
 #include "impsim/plural.h"
 #include "impsim/ratio.h"
 #include "impsim/report.h"
+#include "impsim/text_layout.h"
 
 namespace impsim {
 
@@ -23,23 +24,7 @@ namespace {
 std::string table(std::vector<std::vector<std::string>> rows) {
   for (auto& row : rows)
     for (auto& cell : row) cell = terminal_text(cell);
-  std::vector<size_t> width;
-  for (auto& row : rows)
-    for (size_t i = 0; i < row.size(); ++i) {
-      if (width.size() <= i) width.push_back(0);
-      width[i] = std::max(width[i], row[i].size());
-    }
-  std::string out;
-  for (auto& row : rows) {
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i) {
-      if (i == 0) line += fmt::format("{:<{}}", row[i], width[i]);
-      else line += fmt::format("  {:>{}}", row[i], width[i]);
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
-  return out;
+  return text_table(rows);
 }
 
 }  // namespace
@@ -69,8 +54,9 @@ std::string where(const std::vector<std::string>& traceback) {
 std::string run_problem(const VariantRun& r) {
   std::string out;
   if (r.limit) {
-    out += fmt::format("  {}: stopped: limit {} reached at {}: {}\n", variant_name(r.variant), r.limit->limit,
-                       terminal_text(where(r.limit->traceback)), terminal_text(r.limit->detail));
+    out += wrap_paragraph(fmt::format("{}: stopped: limit {} reached at {}: {}", variant_name(r.variant), r.limit->limit,
+                                      terminal_text(where(r.limit->traceback)), terminal_text(r.limit->detail)),
+                          "  ", "      ");
     const Counters& c = r.counters;
     out += fmt::format("    counters so far: {} {}, {} {}, {} {}, {} {}\n", grouped(c.asks),
                        plural(c.asks, "ask", "asks"), grouped(c.lookups), plural(c.lookups, "lookup", "lookups"),
@@ -79,7 +65,9 @@ std::string run_problem(const VariantRun& r) {
   }
   if (r.outcome.error) {
     const PyError& e = *r.outcome.error;
-    out += fmt::format("  {}: raised {}: {}\n", variant_name(r.variant), terminal_text(e.type), terminal_text(e.message));
+    out += wrap_paragraph(fmt::format("{}: raised {}: {}", variant_name(r.variant), terminal_text(e.type),
+                                      terminal_text(e.message)),
+                          "  ", "      ");
     out += "    traceback (outermost first):\n";
     for (auto& p : e.traceback) out += "      " + terminal_text(p) + "\n";
   }
@@ -123,7 +111,7 @@ std::vector<std::vector<std::string>> counter_table(const ScenarioRun& run) {
         std::vector<std::string> line{fmt::format("{}, {}", row.title, variant_name(run.variants[v]))};
         for (size_t s = 0; s < nsweep; ++s) {
           const VariantRun& r = run.at(s, v);
-          line.push_back(r.limit ? "limit" : count_text(counter_of(r, row.counter)));
+          line.push_back(r.limit ? "limit" : grouped(counter_of(r, row.counter)));
         }
         t.push_back(line);
       }
@@ -175,14 +163,14 @@ std::string report_tail(const ScenarioRun& run) {
     if (r.hooks_used && r.counters.walks == 0) continue;  // no proxy toggles: nothing to model
     // indexed-walk toggles examine the torch names only, not all of sys.modules.
     const bool indexed = design_of(r.variant).indexed_walk;
+    // The count, then why it is what it is, a line each (80 columns).
     out += fmt::format(
-        "cost model, {}{}{}: comparisons = sum over {} {} of {} = {} <= walks x max "
-        "{} = {} x {} = {}\n",
+        "cost model, {}{}{}: comparisons = {}\n  = sum over {} {} of {}\n  <= walks x max {} = {} x {} = {}\n",
         variant_name(r.variant), run.sweep_values.empty() ? "" : " at " + params_text(r.params),
-        r.limit ? " (stopped by a limit: counts so far)" : "", grouped(r.counters.walks),
-        plural(r.counters.walks, "walk", "walks"), indexed ? "the torch names in sys.modules" : "len(sys.modules)",
-        grouped(r.counters.comparisons), indexed ? "torch names" : "modules", grouped(r.counters.walks),
-        grouped(r.peak_modules), grouped(r.counters.walks * r.peak_modules));
+        r.limit ? " (stopped by a limit: counts so far)" : "", grouped(r.counters.comparisons),
+        grouped(r.counters.walks), plural(r.counters.walks, "walk", "walks"),
+        indexed ? "the torch names in sys.modules" : "len(sys.modules)", indexed ? "torch names" : "modules",
+        grouped(r.counters.walks), grouped(r.peak_modules), grouped(r.counters.walks * r.peak_modules));
   }
 
   // Outcome verdict.
@@ -216,7 +204,7 @@ std::string report_tail(const ScenarioRun& run) {
         if (diffs.empty()) continue;
         out += fmt::format("outcome{}: {} and {} differ:\n", at, variant_name(run.variants[0]),
                            variant_name(run.variants[v]));
-        for (auto& d : diffs) out += "  - " + terminal_text(d) + "\n";
+        for (auto& d : diffs) out += wrap_paragraph(terminal_text(d), "  - ", "    ");
       }
     }
   }
@@ -260,10 +248,9 @@ std::string expectations_text(const ScenarioRun& run) {
 
 std::string report_text(const ScenarioRun& run) {
   const ScenarioFacts& sc = run.scenario;
-  std::string out = terminal_text(sc.name);
-  if (!sc.description.empty()) out += ": " + terminal_text(sc.description);
-  out += "\n\n";
-  return out + table(counter_table(run)) + report_tail(run);
+  std::string head = terminal_text(sc.name);
+  if (!sc.description.empty()) head += ": " + terminal_text(sc.description);
+  return wrap_paragraph(head) + "\n" + table(counter_table(run)) + report_tail(run);
 }
 
 std::string report_markdown(const ScenarioRun& run, const std::string& command) {

@@ -164,8 +164,9 @@ std::string compare_text(const Comparison& c, CompareFormat format) {
     out += "\n";
   }
   // compare honours the scenario's expectations as run does; they are
-  // shown only when one fails (so that a passing comparison reads as before).
-  if (!run.expectations_ok()) {
+  // shown only when one fails or is not checked (so that a passing
+  // comparison reads as before).
+  if (!run.expectations_ok() || !run.unchecked.empty()) {
     std::string ex = expectations_text(run);
     out += md ? markdown_code_block(ex) : ex;
   }
@@ -242,6 +243,7 @@ ordered_json compare_json(const Comparison& c) {
     }
   j["expectations"] = ex;
   if (run.equivalence_failure) j["equivalence_failure"] = *run.equivalence_failure;
+  if (!run.unchecked.empty()) j["unchecked_expectations"] = unchecked_json(run);
   j["exit_status"] = compare_exit_status(run);
   return j;
 }

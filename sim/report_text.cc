@@ -103,6 +103,10 @@ std::vector<std::vector<std::string>> counter_table(const ScenarioRun& run) {
 
   if (!run.sweep_values.empty()) {
     std::vector<ReportRow> rows = sc.rows;
+    if (!sc.counters.empty()) {
+      rows.clear();
+      for (const std::string& c : sc.counters) rows.push_back({c, c});
+    }
     std::vector<std::string> head{sc.sweep->title};
     for (int64_t v : run.sweep_values) head.push_back(std::to_string(v));
     t.push_back(head);
@@ -127,13 +131,15 @@ std::vector<std::vector<std::string>> counter_table(const ScenarioRun& run) {
     if (run.runs.front().hooks_used) counter_names = report_counter_names(run.runs);
     else
       for (const CounterInfo* c : run.shown_counters()) counter_names.emplace_back(c->name);
-    auto add_rows = [&](const std::string& prefix, auto get) {
+    auto add_rows = [&](const std::string& prefix, auto get, bool chosen = false) {
       for (const std::string& name : counter_names) {
         std::vector<std::string> line{prefix + name};
         std::vector<Count> vals;
         for (size_t v = 0; v < nv; ++v) vals.push_back(get(run.at(0, v), name));
-        // A labelled step's all-zero counters say nothing: leave them out.
-        if (!prefix.empty() && std::all_of(vals.begin(), vals.end(), [](Count x) { return x == 0; })) continue;
+        // A labelled step's all-zero counters say nothing: leave them out
+        // (chosen ones are shown as asked, zeros included).
+        if (!chosen && !prefix.empty() && std::all_of(vals.begin(), vals.end(), [](Count x) { return x == 0; }))
+          continue;
         for (Count x : vals) line.push_back(grouped(x));
         if (nv == 2) {
           line.push_back(any_stopped ? "partial" : ratio_text(vals[0], vals[1]));
@@ -141,6 +147,11 @@ std::vector<std::vector<std::string>> counter_table(const ScenarioRun& run) {
         t.push_back(line);
       }
     };
+    if (!sc.counters.empty()) {
+      counter_names = sc.counters;
+      add_rows("", [](const VariantRun& r, const std::string& c) { return counter_of(r, c); }, true);
+      return t;
+    }
     add_rows("", [](const VariantRun& r, const std::string& c) { return counter_of(r, c); });
     for (const std::string& label : sc.labels)
       add_rows(label + ".", [&](const VariantRun& r, const std::string& c) { return counter_of(r, label + "." + c); });
@@ -220,6 +231,64 @@ std::string report_tail(const ScenarioRun& run) {
 
 }  // namespace
 
+namespace {
+
+// The points (parameter sets) in a list: "k=5, 6, 7" when they differ in
+// one parameter only, else each in full, "; " apart.
+std::string points_text(const std::vector<Params>& points) {
+  if (points.size() > 1) {
+    std::string varying;
+    bool one = true;
+    for (auto& [k, v] : points[0]) {
+      bool varies = std::any_of(points.begin(), points.end(), [&](const Params& p) {
+        auto it = p.find(k);
+        return it == p.end() || it->second != v;
+      });
+      if (!varies) continue;
+      one = one && varying.empty();
+      varying = k;
+    }
+    if (one && !varying.empty() && std::all_of(points.begin(), points.end(), [&](const Params& p) {
+          return p.size() == points[0].size();
+        })) {
+      std::string s = varying + "=";
+      for (size_t i = 0; i < points.size(); ++i) s += fmt::format("{}{}", i ? ", " : "", points[i].at(varying));
+      return s;
+    }
+  }
+  std::string s;
+  for (const Params& p : points) s += (s.empty() ? "" : "; ") + params_text(p);
+  return s;
+}
+
+// "  not checked: before probe.lookups, after probe.lookups [k=9]: written
+// for k in [1, 2, 3, 4]": the unchecked expectations, a line per reason.
+std::string unchecked_text(const ScenarioRun& run) {
+  std::vector<std::string> reasons;
+  for (const UncheckedExpectation& u : run.unchecked)
+    if (std::find(reasons.begin(), reasons.end(), u.reason) == reasons.end()) reasons.push_back(u.reason);
+  std::string out;
+  for (const std::string& reason : reasons) {
+    std::vector<std::string> names;
+    std::vector<Params> points;
+    for (const UncheckedExpectation& u : run.unchecked) {
+      if (u.reason != reason) continue;
+      std::string name = u.kind == "count"     ? u.variant + " " + u.counter
+                         : u.kind == "outcome" ? u.variant + " outcome"
+                                               : std::string("expect_equivalent");
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+      if (u.params && std::find(points.begin(), points.end(), *u.params) == points.end()) points.push_back(*u.params);
+    }
+    std::string line;
+    for (const std::string& n : names) line += (line.empty() ? "" : ", ") + n;
+    if (!points.empty()) line += " [" + points_text(points) + "]";
+    out += wrap_paragraph(terminal_text(line + ": " + reason), "  not checked: ", "    ");
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string expectations_text(const ScenarioRun& run) {
   std::string out;
   size_t total = 0, held = 0;
@@ -240,8 +309,11 @@ std::string expectations_text(const ScenarioRun& run) {
       failures += fmt::format("  FAILED {} outcome against {} [{}]: expected {}, got {}\n", variant_name(r.variant),
                               variant_name(run.variants[0]), params_text(r.params), *r.verdict_expected, r.verdict);
   }
-  if (total > 0) out += fmt::format("expectations: {}/{} hold\n{}", held, total, failures);
+  std::string counts = total > 0 ? fmt::format("{}/{} hold", held, total) : "";
+  if (!run.unchecked.empty()) counts += fmt::format("{}{} not checked", counts.empty() ? "" : ", ", run.unchecked.size());
+  if (!counts.empty()) out += fmt::format("expectations: {}\n{}", counts, failures);
   if (run.equivalence_failure) out += "  FAILED " + terminal_text(*run.equivalence_failure) + "\n";
+  out += unchecked_text(run);
 
   return out;
 }

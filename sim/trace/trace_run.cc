@@ -199,6 +199,7 @@ TraceResult write_trace(std::ostream& out, const Scenario& sc, const RunOptions&
                            [&](const Engine& engine) { w->end_variant(engine); });
     if (r.limit) result.status = kExitLimit;
     else if (r.outcome.error && !sc.allow_error && result.status == kExitOk) result.status = kExitFailed;
+    result.runs.push_back(std::move(r));
   }
   w->end();
   return result;

@@ -29,16 +29,31 @@ struct Result {
   Count events;
 };
 
+// ROOT's scenarios are whatever that folder holds: each run has impsim's
+// own default limits (EngineLimits{}, ModelLimits{} and the loader's
+// InputLimits, as `impsim run` without flags), which every case measured
+// here stays well within. One that reaches a limit stops the bench (exit 3).
+struct LimitStop {
+  std::string what;
+};
+
+void stop_at_limit(const Engine& e, const std::string& what) {
+  if (e.limit())
+    throw LimitStop{fmt::format("{}: limit {} reached: {} (the bench runs with impsim's default limits)", what,
+                                e.limit()->limit, e.limit()->detail)};
+}
+
 Result time_engine(const Model& model, Variant v, EngineKind kind, int reps) {
   std::vector<double> times, cpu;
   Result r{};
   for (int i = 0; i < reps; ++i) {
-    Engine e(model, v, EngineLimits{.max_events = kNoEventLimit, .max_work = kNoEventLimit}, kind);
+    Engine e(model, v, EngineLimits{}, kind);
     auto t0 = std::chrono::steady_clock::now();
     double c0 = process_cpu_seconds();
     e.run();
     double c1 = process_cpu_seconds();
     auto t1 = std::chrono::steady_clock::now();
+    stop_at_limit(e, fmt::format("{} ({})", variant_name(v), kind == EngineKind::Fast ? "fast" : "step"));
     times.push_back(std::chrono::duration<double>(t1 - t0).count());
     cpu.push_back(c1 - c0);
     r.lookups = e.counters().lookups;
@@ -85,10 +100,9 @@ int memory_mode(const std::string& root) {
       size_t slots = 0;
       auto t0 = std::chrono::steady_clock::now();
       for (Variant v : {Variant::Before, Variant::After}) {
-        EngineLimits unbounded;
-        unbounded.max_events = UINT64_MAX;
-        Engine e(m, v, unbounded, kind);
+        Engine e(m, v, EngineLimits{}, kind);
         e.run();
+        stop_at_limit(e, fmt::format("found_lookups n={} {}", n, variant_name(v)));
         events += e.events();
         slots = std::max(slots, e.record_slots());
       }
@@ -110,6 +124,57 @@ std::string big_tree(int n) {
   for (int i = 0; i < n; ++i)
     tree += fmt::format(R"(, "pkg.m{}": {})", i, i % 2 ? R"({"body": [{"import": "pkg"}]})" : "{}");
   return fmt::format(R"({{"impsim": 1, "tree": {{{}}}, "program": [{{"import": "pkg.m1"}}]}})", tree);
+}
+
+// Hook files of n entries that used to validate in quadratic time: a serve
+// table whose keys the claims list (each key was checked by a scan of the
+// claims), and n finder objects each named by a call action and an install
+// step (each found by a scan of the objects). Doubling n should double the
+// time (docs/limits.md).
+std::string hook_table(int n) {
+  std::string names, table;
+  for (int i = 0; i < n; ++i) {
+    names += fmt::format("{}\"m{}\"", i ? ", " : "", i);
+    table += fmt::format("{}\"m{}\": \"t\"", i ? ", " : "", i);
+  }
+  return fmt::format(R"({{"impsim": 1, "tree": {{}}, "hooks": {{"h": {{"claims": {{"names": [{}]}},
+    "find_spec": [{{"serve": true, "table": {{{}}}}}]}}}}, "finders": {{"f": {{"hook": "h"}}}},
+    "program": [{{"install": "f"}}]}})",
+                     names, table);
+}
+
+std::string hook_objects(int n) {
+  std::string calls, finders, installs;
+  for (int i = 0; i < n; ++i) {
+    calls += fmt::format("{}{{\"call\": \"f{}\"}}", i ? ", " : "", i);
+    finders += fmt::format("{}\"f{}\": {{\"hook\": \"h\"}}", i ? ", " : "", i);
+    installs += fmt::format("{}{{\"install\": \"f{}\"}}", i ? ", " : "", i);
+  }
+  return fmt::format(R"({{"impsim": 1, "tree": {{}}, "hooks": {{"h": {{"claims": {{"names": ["x"]}}, "find_spec": [{}]}}}},
+    "finders": {{{}}}, "program": [{}]}})",
+                     calls, finders, installs);
+}
+
+int bench_hook_files() {
+  fmt::print("{:<44} {:>12} {:>12}\n", "hook file, load + compile (median of 5)", "KB", "ms");
+  for (auto [what, make] : {std::pair{"serve table of n claimed names", &hook_table},
+                            std::pair{"n finders, each called and installed", &hook_objects}}) {
+    for (int n : {10000, 20000, 40000}) {
+      const std::string text = make(n);
+      std::vector<double> times;
+      for (int i = 0; i < 5; ++i) {
+        auto t0 = std::chrono::steady_clock::now();
+        InputLimits limits;
+        limits.max_file_bytes = kMaxFileBytesCeiling;
+        compile_model(load_scenario_text(text, "hooks.json", limits), {});
+        times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      }
+      std::sort(times.begin(), times.end());
+      fmt::print("{:<44} {:>12} {:>12.1f}\n", fmt::format("{}, n={}", what, n), text.size() / 1024,
+                 times[times.size() / 2] * 1000);
+    }
+  }
+  return 0;
 }
 
 // `impsim_bench --load`: what a user waits for before the engine starts.
@@ -135,8 +200,8 @@ int bench_load() {
   time(fmt::format("50,000-module tree ({} KB): load", text.size() / 1024),
        [&] { load_scenario_text(text, "tree.json"); });
   time("50,000-module tree: load + compile", [&] { compile_model(load_scenario_text(text, "tree.json"), {}); });
-  fmt::print("{:<44} peak RSS {} KB\n", "", peak_rss_kb());
-  return 0;
+  fmt::print("{:<44} peak RSS {} KB\n\n", "", peak_rss_kb());
+  return bench_hook_files();
 }
 
 int bench_engine(const std::string& root) {
@@ -182,7 +247,9 @@ int main(int argc, char** argv) {
       "usage: impsim_bench [--load | --memory] [ROOT]\n"
       "  Times the engine alone on the scenarios docs/performance.md records (ROOT: the repository, default .).\n"
       "  --load: times loading (and compiling) a generated 50,000-module tree instead.\n"
-      "  --memory (or ROOT memory): peak memory against events on bench/scenarios/found_lookups.json.\n";
+      "  --memory (or ROOT memory): peak memory against events on bench/scenarios/found_lookups.json.\n"
+      "  ROOT's files are run with impsim's default limits (those of `impsim run` without flags): a run that\n"
+      "  reaches one stops the bench with exit status 3.\n";
   std::string root = ".";
   bool load = false, memory = false;
   for (int i = 1; i < argc; ++i) {
@@ -200,6 +267,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (load) return bench_load();
+    fmt::print(stderr, "impsim_bench: {}'s scenarios run with impsim's default limits\n", root);
     if (memory) return memory_mode(root);
     if (argc < 2 && !std::filesystem::exists(root + "/scenarios/seed_incident.json")) {
       fmt::print(stderr, "impsim_bench: no scenarios/seed_incident.json here; run it from the repository root, or give the root\n{}", usage);
@@ -211,6 +279,9 @@ int main(int argc, char** argv) {
     return dynamic_cast<const InputLimitError*>(&e) ? kExitLimit : kExitInvalid;
   } catch (const ModelLimitError& e) {
     fmt::print(stderr, "impsim_bench: limit {} reached at {}: {}\n", e.limit, e.pointer, e.detail);
+    return kExitLimit;
+  } catch (const LimitStop& e) {
+    fmt::print(stderr, "impsim_bench: {}\n", e.what);
     return kExitLimit;
   }
 }

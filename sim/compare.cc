@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "impsim/errors.h"
 #include "impsim/escape.h"
@@ -22,13 +23,6 @@ struct Row {
   std::string counter;
   std::vector<Count> values;  // per variant
 };
-
-Count value_of(const VariantRun& r, const std::string& label, const CounterInfo& counter) {
-  if (label.empty()) return r.counters.*counter.field;
-  for (auto& [name, c] : r.labels)
-    if (name == label) return c.*counter.field;
-  return 0;
-}
 
 // One block per sweep value: the runs of every variant at it.
 std::vector<std::vector<const VariantRun*>> blocks(const ScenarioRun& run) {
@@ -49,24 +43,33 @@ ordered_json ratio_json(const Count& a, const Count& b) {
   return fmt::format("{:.2f}e{}", r.mantissa, r.exponent);
 }
 
-std::vector<Row> rows_of(const Comparison& c, const std::vector<const VariantRun*>& block) {
+// The counters every block shows: a hook scenario's are its own
+// (report_counter_names, over every run), others the table's. Once per
+// comparison, not per block.
+std::vector<std::string> counter_names_of(const ScenarioRun& run) {
+  std::vector<std::string> counter_names;
+  if (!run.runs.empty() && run.runs.front().hooks_used) return report_counter_names(run.runs);
+  for (const CounterInfo* info : run.shown_counters()) counter_names.emplace_back(info->name);
+  return counter_names;
+}
+
+std::vector<Row> rows_of(const Comparison& c, const std::vector<std::string>& counter_names,
+                         const std::vector<const VariantRun*>& block) {
   const ScenarioRun& run = *c.run;
   std::vector<Row> rows;
   std::vector<std::string> labels{""};
   for (auto& l : run.scenario.labels) labels.push_back(l);
-  // A hook scenario's rows are its own (report_counter_names); others, the table's.
-  std::vector<std::string> counter_names;
-  if (!run.runs.empty() && run.runs.front().hooks_used) counter_names = report_counter_names(run.runs);
-  else
-    for (const CounterInfo* info : run.shown_counters()) counter_names.emplace_back(info->name);
-  for (auto& label : labels)
+  const std::set<std::string, std::less<>> chosen(c.counters.begin(), c.counters.end());
+  for (size_t li = 0; li < labels.size(); ++li) {
+    const std::string& label = labels[li];
+    // r.labels lists the scenario's labels in its order: index li - 1.
+    const size_t at = li == 0 ? SIZE_MAX : li - 1;
     for (const std::string& name : counter_names) {
       Row row{label.empty() ? name : label + "." + name, {}};
-      for (auto* r : block)
-        row.values.push_back(r->hooks_used ? counter_of(*r, row.counter) : value_of(*r, label, *find_counter(name)));
+      for (auto* r : block) row.values.push_back(counter_at(*r, at, name));
       if (!c.counters.empty()) {
         // Chosen counters are shown as asked, zeros included.
-        if (std::find(c.counters.begin(), c.counters.end(), row.counter) == c.counters.end()) continue;
+        if (!chosen.count(row.counter)) continue;
         rows.push_back(std::move(row));
         continue;
       }
@@ -74,6 +77,7 @@ std::vector<Row> rows_of(const Comparison& c, const std::vector<const VariantRun
       if (!label.empty() && all_zero) continue;
       rows.push_back(std::move(row));
     }
+  }
   return rows;
 }
 
@@ -105,6 +109,7 @@ std::string compare_text(const Comparison& c, CompareFormat format) {
   const ScenarioRun& run = *c.run;
   const bool md = format == CompareFormat::Markdown;
   const size_t base = baseline_index(c);
+  const std::vector<std::string> counter_names = counter_names_of(run);
   std::string out;
   const ScenarioFacts& sc = run.scenario;
   if (md) {
@@ -128,7 +133,7 @@ std::string compare_text(const Comparison& c, CompareFormat format) {
       stopped = stopped || block[v]->limit.has_value();
     }
     table.push_back(head);
-    for (const Row& row : rows_of(c, block)) {
+    for (const Row& row : rows_of(c, counter_names, block)) {
       std::vector<std::string> line{md ? row.counter : terminal_text(row.counter)};
       for (size_t v = 0; v < row.values.size(); ++v) {
         std::string cell = grouped(row.values[v]);
@@ -176,10 +181,12 @@ std::string compare_text(const Comparison& c, CompareFormat format) {
 ordered_json compare_json(const Comparison& c) {
   const ScenarioRun& run = *c.run;
   const size_t base = baseline_index(c);
+  const std::vector<std::string> counter_names = counter_names_of(run);
   ordered_json j;
   j["impsim"] = 1;
   add_producer(j, run);
   j["scenario"] = run.scenario.name;
+  j["file"] = run.scenario.file;
   j["baseline"] = variant_name(c.baseline);
   ordered_json vs = ordered_json::array();
   for (Variant v : run.variants) vs.push_back(variant_name(v));
@@ -197,7 +204,7 @@ ordered_json compare_json(const Comparison& c) {
     for (size_t v = 0; v < block.size(); ++v)
       if (block[v]->limit) partial.push_back(variant_name(run.variants[v]));
     if (stopped) b["partial"] = partial;
-    for (const Row& row : rows_of(c, block)) {
+    for (const Row& row : rows_of(c, counter_names, block)) {
       ordered_json r;
       r["counter"] = row.counter;
       ordered_json values = ordered_json::object(), ratios = ordered_json::object();

@@ -161,14 +161,14 @@ void read_variants(Reader& r, Scenario& sc, const json& v) {
   r.array(v, "/variants", "the variants to run");
   if (v.empty()) r.fail("/variants", "name at least one variant");
   sc.variants.clear();
+  std::set<std::string> seen;  // a look-up, not a scan: hook fixes can name any number of hooks
   for (size_t i = 0; i < v.size(); ++i) {
     std::string ptr = "/variants/" + std::to_string(i);
     std::string name = r.string(v[i], ptr, "a variant");
     if (!parse_variant(name))
       r.fail(ptr, fmt::format("unknown variant \"{}\"{}; expected one of: {}", name, nearest_variant_note(name, '"'),
                               variant_list()));
-    if (std::find(sc.variants.begin(), sc.variants.end(), name) != sc.variants.end())
-      r.fail(ptr, fmt::format("variant \"{}\" is listed twice", name));
+    if (!seen.insert(name).second) r.fail(ptr, fmt::format("variant \"{}\" is listed twice", name));
     sc.variants.push_back(name);
   }
 }
@@ -219,9 +219,10 @@ Count expected_count(Reader& r, const json& v, const std::string& ptr) {
 
 void read_expect(Reader& r, Scenario& sc, const json& v) {
   const json& ex = r.object(v, "/expect", "the expectations (variant -> counter -> value)");
+  const std::set<std::string> runs(sc.variants.begin(), sc.variants.end());
   for (auto& [variant, counters] : ex.items()) {
     std::string vptr = "/expect/" + pointer_token(variant);
-    if (std::find(sc.variants.begin(), sc.variants.end(), variant) == sc.variants.end())
+    if (!runs.count(variant))
       r.fail(vptr, fmt::format("expectations for variant \"{}\", which this scenario does not run{}", variant,
                                did_you_mean_note(variant, sc.variants, '"')));
     r.object(counters, vptr, "counter -> expected value");
@@ -291,9 +292,10 @@ void read_expect_outcome(Reader& r, Scenario& sc, const json& v) {
   const json& eo =
       r.object(v, "/expect_outcome", "variant -> \"identical\" or \"differs\" (against the first variant)");
   size_t want = sc.sweep ? sc.sweep->values.size() : 1;
+  const std::set<std::string> runs(sc.variants.begin(), sc.variants.end());
   for (auto& [variant, value] : eo.items()) {
     std::string ptr = "/expect_outcome/" + pointer_token(variant);
-    if (std::find(sc.variants.begin(), sc.variants.end(), variant) == sc.variants.end())
+    if (!runs.count(variant))
       r.fail(ptr, fmt::format("an outcome verdict for variant \"{}\", which this scenario does not run", variant));
     if (variant == sc.variants.front())
       r.fail(ptr, fmt::format("\"{}\" is the first variant, the one the others are compared with", variant));

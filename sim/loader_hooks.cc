@@ -12,6 +12,9 @@
 #include <cctype>
 #include <functional>
 #include <set>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "impsim/counters.h"
 
@@ -65,17 +68,32 @@ class HookReader : public loading::Reader {
   HookActionText action(const json& v, const std::string& ptr) const;
 };
 
-// hook_claims (meta_path_model.cc) on the text, for the loader's checks.
-bool claims_text(const HookText& h, const std::string& name) {
-  auto under = [&](const std::string& p) { return name == p || name.starts_with(p + "."); };
-  switch (h.claims) {
-    case ClaimKind::All: return true;
-    case ClaimKind::TopLevel: return name.find('.') == std::string::npos;
-    case ClaimKind::Names: return std::find(h.claim_names.begin(), h.claim_names.end(), name) != h.claim_names.end();
-    case ClaimKind::Packages: return std::any_of(h.claim_names.begin(), h.claim_names.end(), under);
+// hook_claims (meta_path_model.cc) on the text, for the loader's checks: a
+// look-up per name (or per dotted prefix), not a scan of every claim, as a
+// table may have as many keys as the claims have names.
+class ClaimsText {
+ public:
+  explicit ClaimsText(const HookText& h) : h_(h), claimed_(h.claim_names.begin(), h.claim_names.end()) {}
+  bool claims(std::string_view name) const {
+    switch (h_.claims) {
+      case ClaimKind::All: return true;
+      case ClaimKind::TopLevel: return name.find('.') == std::string_view::npos;
+      case ClaimKind::Names: return claimed_.count(name) != 0;
+      case ClaimKind::Packages:
+        // The name itself, or a claimed package it is inside: each prefix that ends a part.
+        for (size_t end = name.size(); end != std::string_view::npos; end = name.rfind('.', end - 1)) {
+          if (claimed_.count(name.substr(0, end))) return true;
+          if (end == 0) break;
+        }
+        return false;
+    }
+    return false;
   }
-  return false;
-}
+
+ private:
+  const HookText& h_;
+  std::unordered_set<std::string_view> claimed_;
+};
 
 HookActionText HookReader::action(const json& v, const std::string& ptr) const {
   object(v, ptr, "a find_spec action");
@@ -178,9 +196,10 @@ HookText HookReader::hook(const json& v, const std::string& ptr, const std::stri
     for (size_t i = 0; i < v["find_spec"].size(); ++i) h.actions.push_back(action(v["find_spec"][i], ap + "/" + std::to_string(i)));
   }
   // A table entry the claims never reach would be dead: say so.
+  const ClaimsText claims(h);
   for (const HookActionText& a : h.actions)
     for (const auto& [key, _] : a.table)
-      if (!claims_text(h, key))
+      if (!claims.claims(key))
         fail(a.pointer + "/table/" + pointer_token(key),
              fmt::format("the hook does not claim \"{}\" (see its \"claims\"), so its find_spec never serves it", key));
   if (v.contains("guard"))
@@ -306,14 +325,14 @@ void read_hooks(const loading::Reader& in, const json& root, Scenario& sc, bool 
   HookReader r(in);
   HooksText& h = sc.hooks;
   h.used = root.contains("hooks") || root.contains("finders") || root.contains("meta_path") || root.contains("builtin");
-  std::set<std::string> hook_names;
+  std::set<std::string, std::less<>>& hook_names = h.hook_names;
   r.each_named(root, "hooks", "the hook definitions (name -> definition)", "a hook name",
                [&](const std::string& k, const json& v, const std::string& ptr) {
                  h.hooks.push_back(r.hook(v, ptr, k));
                  hook_names.insert(k);
                });
   std::set<std::string> ids(std::begin(kPredefinedFinders), std::end(kPredefinedFinders));
-  std::set<std::string> hook_ids;
+  std::set<std::string, std::less<>>& hook_ids = h.hook_finder_ids;
   r.each_named(root, "finders", "the finder objects (id -> {\"hook\": NAME})", "a finder id",
                [&](const std::string& k, const json& v, const std::string& ptr) {
                  if (ids.count(k)) r.fail(ptr, fmt::format("\"{}\" is a predefined finder object; choose another id", k));
@@ -345,19 +364,20 @@ void read_hooks(const loading::Reader& in, const json& root, Scenario& sc, bool 
   }
   if (root.contains("builtin")) h.builtin = r.names(root["builtin"], "/builtin", "the names BuiltinImporter finds");
   // "real" ties a scenario to the package tools/crosscheck runs; impsim reads nothing in it.
+  std::unordered_map<std::string_view, const HookText*> hook_by_name;
+  for (const HookText& t : h.hooks) hook_by_name.emplace(t.name, &t);
+  std::unordered_map<std::string_view, const HookText*> hook_of_finder;
+  for (const FinderText& f : h.finders) hook_of_finder.emplace(f.id, hook_by_name.at(f.hook));
   for (size_t i = 0; i < h.hooks.size(); ++i) {
     const HookText& hook = h.hooks[i];
     for (const HookActionText& a : hook.actions) {
       if (a.kind != ActionKind::Call) continue;
       known(a.target, a.pointer + "/call");
       // `X.find_spec(...)` on a legacy finder is an AttributeError in Python.
-      for (const FinderText& f : h.finders)
-        if (f.id == a.target)
-          for (const HookText& t : h.hooks)
-            if (t.name == f.hook && t.legacy)
-              r.fail(a.pointer + "/call", fmt::format("\"{}\" is a legacy finder (its hook \"{}\" has \"api\": "
-                                                      "\"find_module\"): it has no find_spec to call",
-                                                      a.target, t.name));
+      if (auto f = hook_of_finder.find(a.target); f != hook_of_finder.end() && f->second->legacy)
+        r.fail(a.pointer + "/call", fmt::format("\"{}\" is a legacy finder (its hook \"{}\" has \"api\": "
+                                                "\"find_module\"): it has no find_spec to call",
+                                                a.target, f->second->name));
     }
     if (!hook.toggle_finder.empty()) known(hook.toggle_finder, hook.toggle_pointer);
   }
@@ -374,6 +394,7 @@ void read_hooks(const loading::Reader& in, const json& root, Scenario& sc, bool 
                                                         : "remove";
       const std::string ptr = s.pointer + "/" + key;
       known(s.finder, ptr);
+      if (s.kind == StepKind::New) h.renewed_ids.insert(s.finder);
       const bool hook_only = s.kind == StepKind::Install || s.kind == StepKind::Uninstall || s.kind == StepKind::New;
       if (hook_only && !hook_ids.count(s.finder))
         r.fail(ptr, fmt::format("{} takes a hook finder object (one of \"finders\"), found \"{}\"; use insert, "
@@ -405,15 +426,9 @@ bool is_hook_counter_name(const Scenario& sc, const std::string& name) {
     if (k.empty() || k.size() > 9 || k[0] == '0' || !std::all_of(k.begin(), k.end(), [](char c) { return c >= '0' && c <= '9'; }))
       return false;
     id.resize(hash);
-    bool made = false;
-    auto scan = [&](const std::vector<Step>& steps) {
-      each_step(steps, [&](const Step& s) { made = made || (s.kind == StepKind::New && s.finder == id); });
-    };
-    scan(sc.program);
-    for (const TreeEntry& e : sc.tree) scan(e.body);
-    if (!made) return false;
+    if (!sc.hooks.renewed_ids.count(id)) return false;
   }
-  return std::any_of(sc.hooks.finders.begin(), sc.hooks.finders.end(), [&](const FinderText& f) { return f.id == id; });
+  return sc.hooks.hook_finder_ids.count(id) != 0;
 }
 
 std::string counter_list(const Scenario& sc) {
@@ -432,9 +447,7 @@ std::optional<std::string> hook_variant_problem(const Scenario& sc, const Varian
   if (!sc.hooks.used)
     return fmt::format("\"{}\" is a hook design; this scenario declares no hooks (its designs: {})", variant_name(v),
                        variant_list());
-  if (v.hook_target.empty()) return std::nullopt;
-  for (const HookText& h : sc.hooks.hooks)
-    if (h.name == v.hook_target) return std::nullopt;
+  if (v.hook_target.empty() || sc.hooks.hook_names.count(v.hook_target)) return std::nullopt;
   std::string names;
   for (const HookText& h : sc.hooks.hooks) names += (names.empty() ? "" : ", ") + h.name;
   return fmt::format("\"{}\" names hook \"{}\", which \"hooks\" does not define (it defines: {})", variant_name(v),

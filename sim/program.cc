@@ -9,8 +9,8 @@ namespace impsim {
 
 void Engine::run() {
   run_on_engine_stack([this] {
-    set_up();
     try {
+      set_up();  // a scenario past --max-objects stops here
       run_steps(model_.program);
     } catch (PyError& e) {
       error_ = std::move(e);
@@ -77,7 +77,8 @@ void Engine::run_step_once(const CStep& step) {
     start = counters();
     outer_high = open_region();
     if (hooks_) {
-      hook_start = hook_counters_;
+      hook_start = hook_counters_.totals();
+      hook_regions_.push_back(HookRegion{++next_region_, {}});
       saved_search_high = label_search_high_;
       label_search_high_ = 0;
     }
@@ -94,7 +95,16 @@ void Engine::run_step_once(const CStep& step) {
     const uint64_t deepest = close_region(outer_high);
     if (deepest > start_depth && deepest > t.counters.max_depth) t.counters.max_depth = deepest;
     if (hooks_) {
-      t.hooks.add_delta(hook_counters_, hook_start);
+      t.hooks.add_totals_delta(hook_counters_, hook_start);
+      // Only the objects called inside have a slot (the reports read any
+      // other as 0): a label does not cost every object the run made.
+      std::vector<Count>& by = t.hooks.by_object;
+      for (const auto& [f, start_calls] : hook_regions_.back().called) {
+        const auto i = static_cast<size_t>(f);
+        if (by.size() <= i) by.resize(i + 1);
+        by[i] += hook_counters_.by_object[i] - start_calls;
+      }
+      hook_regions_.pop_back();
       if (label_search_high_ > t.hooks.max_depth) t.hooks.max_depth = label_search_high_;
       label_search_high_ = std::max(saved_search_high, label_search_high_);
     }

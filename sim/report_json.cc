@@ -62,6 +62,12 @@ void write(std::string& out, const ordered_json& j, int indent, const JsonOption
 
 }  // namespace
 
+void json_append_unique(ordered_json& object, std::string key, ordered_json value) {
+  if (!object.is_object()) object = ordered_json::object();
+  auto& map = object.get_ref<ordered_json::object_t&>();
+  static_cast<ordered_json::object_t::Container&>(map).emplace_back(std::move(key), std::move(value));
+}
+
 ordered_json count_json(const Count& n) {
   if (n <= kExactInDouble) return n.u64();
   std::string digits = n.text();
@@ -93,7 +99,8 @@ ordered_json hook_counters_json(const VariantRun& r, const Counters& c, const Ho
   // Hook objects first, then the interpreter's three.
   for (FinderId f : counted_finder_order(r.finder_ids.size())) {
     const size_t i = static_cast<size_t>(f);
-    if (!r.finder_ids[i].empty()) by[r.finder_ids[i]] = count_json(i < h.by_object.size() ? h.by_object[i] : Count(0));
+    if (!r.finder_ids[i].empty())
+      json_append_unique(by, r.finder_ids[i], count_json(i < h.by_object.size() ? h.by_object[i] : Count(0)));
   }
   j["finder_calls_by_object"] = by;
   return j;
@@ -183,6 +190,9 @@ ordered_json report_json(const ScenarioRun& run) {
   j["impsim"] = 1;
   add_producer(j, run);
   j["scenario"] = run.scenario.name;
+  // Which file: a report among several ({"reports": [...]}) is told apart
+  // by it, as scenario names need not differ.
+  j["file"] = run.scenario.file;
   const std::vector<const CounterInfo*> shown = run.shown_counters();
   ordered_json runs = ordered_json::array();
   for (const VariantRun& r : run.runs) {
@@ -197,17 +207,17 @@ ordered_json report_json(const ScenarioRun& run) {
     if (r.limit) jr["counts"] = "partial";
     ordered_json labels = ordered_json::object();
     for (size_t i = 0; i < r.labels.size(); ++i)
-      labels[r.labels[i].first] = r.hooks_used
-                                      ? hook_counters_json(r, r.labels[i].second, r.label_hooks[i].second, shown)
-                                      : counters_json(r.labels[i].second, shown);
+      json_append_unique(labels, r.labels[i].first,
+                         r.hooks_used ? hook_counters_json(r, r.labels[i].second, r.label_hooks[i].second, shown)
+                                      : counters_json(r.labels[i].second, shown));
     jr["labels"] = labels;
     ordered_json outcome;
     outcome["modules"] = r.outcome.modules;
     ordered_json marks = ordered_json::object();
-    for (auto& [k, v] : r.outcome.marks) marks[k] = v;
+    for (auto& [k, v] : r.outcome.marks) json_append_unique(marks, k, v);
     outcome["marks"] = marks;
     ordered_json results = ordered_json::object();
-    for (auto& [k, v] : r.outcome.results) results[k] = results_json(v);
+    for (auto& [k, v] : r.outcome.results) json_append_unique(results, k, results_json(v));
     outcome["results"] = results;
     outcome["proxy_copies"] = r.outcome.proxy_copies;
     outcome["error"] = error_json(r.outcome.error);

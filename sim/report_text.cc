@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "impsim/escape.h"
+#include "impsim/failures.h"
 #include "impsim/plural.h"
 #include "impsim/ratio.h"
 #include "impsim/report.h"
@@ -51,12 +52,25 @@ std::string where(const std::vector<std::string>& traceback) {
   return traceback.empty() ? "?" : traceback.back();
 }
 
-std::string run_problem(const VariantRun& r) {
+// A line of run_problem: a failure's (`prefix`, its file, line and column)
+// stays one line, to be grepped and copied whole; another wraps at 80
+// columns.
+std::string problem_line(const std::string& prefix, const std::string& text) {
+  if (!prefix.empty()) return "  " + prefix + text + "\n";
+  return wrap_paragraph(text, "  ", "      ");
+}
+
+// A limit that stopped a run, or an exception it raised. Each line that is
+// a failure starts with the file, line and column of its step, as
+// expectations_text's FAILED lines do; an exception the scenario allows is
+// no failure, and its line reads as it always has.
+std::string run_problem(const VariantRun& r, const FilePlaces& places, bool allow_error) {
   std::string out;
   if (r.limit) {
-    out += wrap_paragraph(fmt::format("{}: stopped: limit {} reached at {}: {}", variant_name(r.variant), r.limit->limit,
-                                      terminal_text(where(r.limit->traceback)), terminal_text(r.limit->detail)),
-                          "  ", "      ");
+    const std::string step = r.limit->traceback.empty() ? "" : r.limit->traceback.back();
+    out += problem_line(terminal_text(places.prefix(step)),
+                        fmt::format("{}: stopped: limit {} reached at {}: {}", variant_name(r.variant), r.limit->limit,
+                                    terminal_text(where(r.limit->traceback)), terminal_text(r.limit->detail)));
     const Counters& c = r.counters;
     out += fmt::format("    counters so far: {} {}, {} {}, {} {}, {} {}\n", grouped(c.asks),
                        plural(c.asks, "ask", "asks"), grouped(c.lookups), plural(c.lookups, "lookup", "lookups"),
@@ -65,23 +79,14 @@ std::string run_problem(const VariantRun& r) {
   }
   if (r.outcome.error) {
     const PyError& e = *r.outcome.error;
-    out += wrap_paragraph(fmt::format("{}: raised {}: {}", variant_name(r.variant), terminal_text(e.type),
-                                      terminal_text(e.message)),
-                          "  ", "      ");
+    const std::string step = e.traceback.empty() ? "" : e.traceback.back();
+    out += problem_line(allow_error ? "" : terminal_text(places.prefix(step)),
+                        fmt::format("{}: raised {}: {}", variant_name(r.variant), terminal_text(e.type),
+                                    terminal_text(e.message)));
     out += "    traceback (outermost first):\n";
     for (auto& p : e.traceback) out += "      " + terminal_text(p) + "\n";
   }
   return out;
-}
-
-std::string expected_text(const ExpectationResult& e) {
-  return e.budget ? budget_text(*e.budget) : grouped(e.expected);
-}
-
-std::string actual_text(const ExpectationResult& e) {
-  if (!e.baseline) return grouped(e.actual);
-  return fmt::format("{} ({} of {}'s {})", grouped(e.actual), ratio_text(e.actual, *e.baseline), e.budget->ratio_to,
-                     grouped(*e.baseline));
 }
 
 std::string params_text(const Params& p) {
@@ -219,8 +224,9 @@ std::string report_tail(const ScenarioRun& run) {
       }
     }
   }
+  const FilePlaces places(run.scenario);
   for (const VariantRun& r : run.runs) {
-    std::string p = run_problem(r);
+    std::string p = run_problem(r, places, run.scenario.allow_error);
     if (!p.empty()) {
       if (!run.sweep_values.empty()) out += fmt::format("at {}:\n", params_text(r.params));
       out += p;
@@ -292,30 +298,24 @@ std::string unchecked_text(const ScenarioRun& run) {
 std::string expectations_text(const ScenarioRun& run) {
   std::string out;
   size_t total = 0, held = 0;
-  std::string failures;
-  for (const VariantRun& r : run.runs)
+  for (const VariantRun& r : run.runs) {
     for (auto& e : r.expectations) {
       ++total;
-      if (e.ok) ++held;
-      else
-        failures += fmt::format("  FAILED {} {} [{}]: expected {}, got {}\n", variant_name(r.variant), terminal_text(e.counter),
-                                params_text(r.params), expected_text(e), actual_text(e));
+      held += e.ok;
     }
-  for (const VariantRun& r : run.runs) {
-    if (!r.verdict_expected) continue;
-    ++total;
-    if (*r.verdict_expected == r.verdict) ++held;
-    else
-      failures += fmt::format("  FAILED {} outcome against {} [{}]: expected {}, got {}\n", variant_name(r.variant),
-                              variant_name(run.variants[0]), params_text(r.params), *r.verdict_expected, r.verdict);
+    if (r.verdict_expected) {
+      ++total;
+      held += *r.verdict_expected == r.verdict;
+    }
   }
+  // The FAILED lines, each naming its file, line and column (failures.h).
+  std::string failures;
+  for (const Failure& f : run_failures(run, false))
+    if (f.kind == FailureKind::Expectation) failures += "  " + failure_line(f) + "\n";
   std::string counts = total > 0 ? fmt::format("{}/{} hold", held, total) : "";
   if (!run.unchecked.empty()) counts += fmt::format("{}{} not checked", counts.empty() ? "" : ", ", run.unchecked.size());
-  if (!counts.empty()) out += fmt::format("expectations: {}\n{}", counts, failures);
-  if (run.equivalence_failure) out += "  FAILED " + terminal_text(*run.equivalence_failure) + "\n";
-  out += unchecked_text(run);
-
-  return out;
+  if (!counts.empty()) out += fmt::format("expectations: {}\n", counts);
+  return out + failures + unchecked_text(run);
 }
 
 std::string report_text(const ScenarioRun& run) {

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <set>
+#include <string_view>
+#include <unordered_set>
 
 #include "impsim/did_you_mean.h"
 #include "impsim/engine_thread.h"
@@ -47,14 +49,19 @@ Count hook_run_counter(const VariantRun& r, const Counters& c, const HookCounter
 
 Count counter_of(const VariantRun& r, const std::string& counter) {
   auto dot = counter.find('.');
-  if (dot == std::string::npos)
-    return r.hooks_used ? hook_run_counter(r, r.counters, r.hooks, counter) : counter_value(r.counters, counter);
+  if (dot == std::string::npos) return counter_at(r, SIZE_MAX, counter);
   std::string label = counter.substr(0, dot);
   for (size_t i = 0; i < r.labels.size(); ++i)
-    if (r.labels[i].first == label)
-      return r.hooks_used ? hook_run_counter(r, r.labels[i].second, r.label_hooks[i].second, counter.substr(dot + 1))
-                          : counter_value(r.labels[i].second, counter.substr(dot + 1));
+    if (r.labels[i].first == label) return counter_at(r, i, counter.substr(dot + 1));
   return 0;
+}
+
+Count counter_at(const VariantRun& r, size_t label, const std::string& counter) {
+  if (label == SIZE_MAX)
+    return r.hooks_used ? hook_run_counter(r, r.counters, r.hooks, counter) : counter_value(r.counters, counter);
+  if (label >= r.labels.size()) return 0;
+  return r.hooks_used ? hook_run_counter(r, r.labels[label].second, r.label_hooks[label].second, counter)
+                      : counter_value(r.labels[label].second, counter);
 }
 
 std::vector<std::string> report_counter_names(const std::vector<VariantRun>& runs) {
@@ -138,11 +145,14 @@ std::vector<std::string> describe_differences(const Outcome& a, const Outcome& b
   auto add = [&](std::string s) {
     if (out.size() < max) out.push_back(std::move(s));
   };
+  // Look-ups, not a scan of the other list per module (100,000 modules each).
+  const std::unordered_set<std::string_view> in_a(a.modules.begin(), a.modules.end());
+  const std::unordered_set<std::string_view> in_b(b.modules.begin(), b.modules.end());
   for (auto& m : a.modules)
-    if (std::find(b.modules.begin(), b.modules.end(), m) == b.modules.end())
+    if (!in_b.count(m))
       add(fmt::format("{} is in sys.modules only in {} (imported by {})", m, an, lookup(a.created_by, m)));
   for (auto& m : b.modules)
-    if (std::find(a.modules.begin(), a.modules.end(), m) == a.modules.end())
+    if (!in_a.count(m))
       add(fmt::format("{} is in sys.modules only in {} (imported by {})", m, bn, lookup(b.created_by, m)));
   if (out.empty() && a.modules != b.modules)
     add(fmt::format("sys.modules holds the same names in another order: {} {} vs {} {}", an, list_text(a.modules), bn,

@@ -68,8 +68,9 @@ Design design_of(Variant v) {
 std::string variant_name(Variant v) {
   const Entry* e = entry_of(v.design);
   if (!e) return "?";
-  if (!v.hook_target.empty()) return std::string(e->name) + ":" + v.hook_target;
-  return v.revision ? std::string(e->name) + "@" + revision_name(*v.revision) : e->name;
+  std::string name = e->name;
+  if (!v.hook_target.empty()) name += ":" + v.hook_target;
+  return v.revision ? name + "@" + revision_name(*v.revision) : name;
 }
 
 bool is_hook_design(DesignId d) {
@@ -79,15 +80,8 @@ bool is_hook_design(DesignId d) {
 }
 
 std::optional<Variant> parse_variant(const std::string& s) {
-  if (auto colon = s.find(':'); colon != std::string::npos) {
-    std::string target = s.substr(colon + 1);
-    if (target.empty()) return std::nullopt;
-    for (auto& e : kHookEntries)
-      if (s.substr(0, colon) == e.name && e.variant != DesignId::AsIs) return Variant{e.variant, std::nullopt, target};
-    return std::nullopt;
-  }
-  for (auto& e : kHookEntries)
-    if (s == e.name) return Variant{e.variant, std::nullopt, {}};
+  // DESIGN[:HOOK][@REVISION]: a hook design may name a revision too, for
+  // the torch proxy finder a hook scenario runs (compare --revisions).
   auto at = s.find('@');
   std::string design = s.substr(0, at);
   std::optional<Revision> revision;
@@ -95,6 +89,15 @@ std::optional<Variant> parse_variant(const std::string& s) {
     revision = parse_revision(s.substr(at + 1));
     if (!revision) return std::nullopt;
   }
+  if (auto colon = design.find(':'); colon != std::string::npos) {
+    std::string target = design.substr(colon + 1);
+    if (target.empty()) return std::nullopt;
+    for (auto& e : kHookEntries)
+      if (design.substr(0, colon) == e.name && e.variant != DesignId::AsIs) return Variant{e.variant, revision, target};
+    return std::nullopt;
+  }
+  for (auto& e : kHookEntries)
+    if (design == e.name) return Variant{e.variant, revision, {}};
   for (auto& e : kEntries)
     if (design == e.name) return Variant{e.variant, revision, {}};
   return std::nullopt;

@@ -271,3 +271,39 @@ TEST_CASE("validate's lines of several files are one list, with no blank line be
   CHECK(v.status == 0);
   CHECK(v.out == a + ": ok (1 tree entry, 1 top-level step)\n" + b + ": ok (2 tree entries, 1 top-level step)\n");
 }
+
+TEST_CASE("--skip-non-scenarios: a JSON file that is not a scenario is skipped, saying so; the rest is checked") {
+  // What a pre-commit hook is handed: every JSON file of a repository.
+  std::string package = test::write_temp("package.json", R"({"name": "x", "dependencies": {"left-pad": "1"}})");
+  std::string array = test::write_temp("list.json", "[1, 2]");
+  std::string broken = test::write_temp("broken.json", "{\"impsim\": 1,");
+  std::string failing = seed_with("skip_failing.json", R"({"after": {"probe.lookups": 8}})");
+  std::string good = kSource + "/scenarios/nested_guards.json";
+
+  // Without the flag a package.json is an invalid scenario, as before.
+  CHECK(test::impsim("validate " + package).status == 2);
+
+  for (std::string command : {"validate", "run --quiet", "compare", "sweep --param k --values 1", "trace"}) {
+    CAPTURE(command);
+    auto r = test::impsim(command + " --skip-non-scenarios " + package + " " + array);
+    CHECK(r.status == 0);
+    CHECK(r.out.find("impsim: skipped " + package +
+                     ": not a scenario: its top-level object has no \"impsim\" key") != std::string::npos);
+    CHECK(r.out.find("impsim: skipped " + array + ": not a scenario: its top level is a JSON array, not an object") !=
+          std::string::npos);
+  }
+  auto v = test::impsim("validate --skip-non-scenarios " + package + " " + good);
+  CHECK(v.status == 0);
+  CHECK(v.out.find("nested_guards.json: ok") != std::string::npos);
+  // A file that is not JSON, or a scenario, is checked as without the flag.
+  auto b = test::impsim("validate --skip-non-scenarios " + broken);
+  CHECK(b.status == 2);
+  CHECK(b.out.find("invalid JSON") != std::string::npos);
+  auto f = test::impsim("run --quiet --skip-non-scenarios " + package + " " + failing);
+  CHECK(f.status == 1);
+  CHECK(f.out.find("skipped " + package) != std::string::npos);
+  // A missing file is an error, not a skip.
+  CHECK(test::impsim("validate --skip-non-scenarios /nonexistent/x.json").status == 2);
+  // explore writes one page: it has no such flag.
+  CHECK(test::impsim("explore --skip-non-scenarios " + good + " -o /dev/null").status == 2);
+}

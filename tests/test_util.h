@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <vector>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <stdexcept>
@@ -134,8 +135,38 @@ ChildRun in_child(F body) {
   return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, usage.ru_maxrss};
 }
 
+// The one folder this test process writes in, under $TMPDIR, removed when
+// the process exits: a test run leaves nothing behind. A forked child that
+// exits normally leaves it to the process that made it.
+inline const std::string& scratch_dir() {
+  struct Folder {
+    std::string path;
+    pid_t owner = getpid();
+    Folder() {
+      const char* tmp = std::getenv("TMPDIR");
+      std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/impsim_test_XXXXXX";
+      if (!mkdtemp(templ.data())) throw std::runtime_error("cannot make a scratch folder: " + templ);
+      path = templ;
+    }
+    ~Folder() {
+      std::error_code ec;
+      if (getpid() == owner) std::filesystem::remove_all(path, ec);
+    }
+  };
+  static const Folder folder;
+  return folder.path;
+}
+
+// A fresh, empty folder `name` inside scratch_dir().
+inline std::string scratch_subdir(const std::string& name) {
+  std::string dir = scratch_dir() + "/" + name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
 inline std::string write_temp(const std::string& name, const std::string& text) {
-  std::string path = std::string("/tmp/impsim_test_") + std::to_string(getpid()) + "_" + name;
+  std::string path = scratch_dir() + "/" + name;
   std::ofstream(path) << text;
   return path;
 }

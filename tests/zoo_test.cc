@@ -72,7 +72,13 @@ TEST_CASE("the real key of a zoo scenario changes nothing impsim prints") {
       std::ofstream out(stripped);
       out << scenario.dump(2);
     }
-    CHECK(test::impsim("run " + path + " --json").out == test::impsim("run " + stripped + " --json").out);
+    // Every key but the report's file, which names each copy.
+    auto report = [](const std::string& file) {
+      nlohmann::json j = nlohmann::json::parse(test::impsim("run " + file + " --json").out);
+      j.erase("file");
+      return j;
+    };
+    CHECK(report(path) == report(stripped));
     CHECK(test::impsim("run " + path).out == test::impsim("run " + stripped).out);
     std::filesystem::remove(stripped);
   }

@@ -5,7 +5,8 @@
   --format text, json and markdown (and --json): the exit status is the same
   in every format, text and markdown print something, json prints exactly one
   JSON object that validates against the report schema;
-- several files make one object holding each file's report;
+- several files make one object holding each file's report, each naming
+  its file;
 - errors (a missing file, a bad scenario, a bad flag, an unknown
   subcommand) under --format json are one JSON object on standard output
   that validates too, with the exit status unchanged.
@@ -89,6 +90,11 @@ def main():
         doc = check_json(f"{argv[0]} on three files", out)
         if doc is not None and len(doc.get("reports", [])) != 3:
             fail(f"{argv[0]} on three files: expected 3 reports, got {len(doc.get('reports', []))}")
+        # Each report says which file it is (a trace is Trace Event JSON: its own format).
+        if doc is not None and argv[0] != "trace":
+            files = [r.get("file") for r in doc.get("reports", [])]
+            if files != shipped[:3]:
+                fail(f"{argv[0]} on three files: the reports' files are {files}, expected {shipped[:3]}")
         checked += 1
 
     # Budgets (a bound, a ratio, one failing) in run's and compare's JSON.

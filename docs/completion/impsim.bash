@@ -23,7 +23,7 @@ _impsim() {
     run:--engine) words="step fast" ;;
     run:--revision) words="b52ce17 04efefd" ;;
     run:--cpython) words="3.9 3.10 3.11 3.12 3.13 3.14" ;;
-    run:--counter|run:--counters|run:--set|run:--max-events|run:--max-work|run:--max-lookup-depth|run:--max-body-depth|run:--max-guard-depth|run:--max-steps|run:--max-repeat|run:--max-nest|run:--max-filler|run:--max-scope-names|run:--max-file-bytes|run:--max-json-depth|run:--max-tree-entries|run:--max-name-length|run:--max-sweep-values)
+    run:--counter|run:--counters|run:--set|run:--max-events|run:--max-work|run:--max-lookup-depth|run:--max-body-depth|run:--max-guard-depth|run:--max-steps|run:--max-objects|run:--max-meta-path|run:--max-repeat|run:--max-nest|run:--max-filler|run:--max-scope-names|run:--max-file-bytes|run:--max-json-depth|run:--max-tree-entries|run:--max-name-length|run:--max-sweep-values)
       COMPREPLY=(); return ;;
     validate:-o|validate:--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
     validate:--format) words="text json markdown" ;;
@@ -37,7 +37,7 @@ _impsim() {
     compare:--engine) words="step fast" ;;
     compare:--revision) words="b52ce17 04efefd" ;;
     compare:--cpython) words="3.9 3.10 3.11 3.12 3.13 3.14" ;;
-    compare:--counter|compare:--counters|compare:--set|compare:--max-events|compare:--max-work|compare:--max-lookup-depth|compare:--max-body-depth|compare:--max-guard-depth|compare:--max-steps|compare:--max-repeat|compare:--max-nest|compare:--max-filler|compare:--max-scope-names|compare:--max-file-bytes|compare:--max-json-depth|compare:--max-tree-entries|compare:--max-name-length|compare:--max-sweep-values)
+    compare:--counter|compare:--counters|compare:--set|compare:--max-events|compare:--max-work|compare:--max-lookup-depth|compare:--max-body-depth|compare:--max-guard-depth|compare:--max-steps|compare:--max-objects|compare:--max-meta-path|compare:--max-repeat|compare:--max-nest|compare:--max-filler|compare:--max-scope-names|compare:--max-file-bytes|compare:--max-json-depth|compare:--max-tree-entries|compare:--max-name-length|compare:--max-sweep-values)
       COMPREPLY=(); return ;;
     trace:-o|trace:--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
     trace:--format) words="text json markdown chrome dot importtime" ;;
@@ -45,7 +45,7 @@ _impsim() {
     trace:--engine) words="step fast" ;;
     trace:--revision) words="b52ce17 04efefd" ;;
     trace:--cpython) words="3.9 3.10 3.11 3.12 3.13 3.14" ;;
-    trace:--max-lines|trace:--max-nodes|trace:--set|trace:--max-events|trace:--max-work|trace:--max-lookup-depth|trace:--max-body-depth|trace:--max-guard-depth|trace:--max-steps|trace:--max-repeat|trace:--max-nest|trace:--max-filler|trace:--max-scope-names|trace:--max-file-bytes|trace:--max-json-depth|trace:--max-tree-entries|trace:--max-name-length|trace:--max-sweep-values)
+    trace:--max-lines|trace:--max-nodes|trace:--set|trace:--max-events|trace:--max-work|trace:--max-lookup-depth|trace:--max-body-depth|trace:--max-guard-depth|trace:--max-steps|trace:--max-objects|trace:--max-meta-path|trace:--max-repeat|trace:--max-nest|trace:--max-filler|trace:--max-scope-names|trace:--max-file-bytes|trace:--max-json-depth|trace:--max-tree-entries|trace:--max-name-length|trace:--max-sweep-values)
       COMPREPLY=(); return ;;
     sweep:--svg) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
     sweep:-o|sweep:--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -54,14 +54,14 @@ _impsim() {
     sweep:--engine) words="step fast" ;;
     sweep:--revision) words="b52ce17 04efefd" ;;
     sweep:--cpython) words="3.9 3.10 3.11 3.12 3.13 3.14" ;;
-    sweep:--param|sweep:--values|sweep:--counter|sweep:--counters|sweep:--set|sweep:--max-events|sweep:--max-work|sweep:--max-lookup-depth|sweep:--max-body-depth|sweep:--max-guard-depth|sweep:--max-steps|sweep:--max-repeat|sweep:--max-nest|sweep:--max-filler|sweep:--max-scope-names|sweep:--max-file-bytes|sweep:--max-json-depth|sweep:--max-tree-entries|sweep:--max-name-length|sweep:--max-sweep-values)
+    sweep:--param|sweep:--values|sweep:--counter|sweep:--counters|sweep:--set|sweep:--max-events|sweep:--max-work|sweep:--max-lookup-depth|sweep:--max-body-depth|sweep:--max-guard-depth|sweep:--max-steps|sweep:--max-objects|sweep:--max-meta-path|sweep:--max-repeat|sweep:--max-nest|sweep:--max-filler|sweep:--max-scope-names|sweep:--max-file-bytes|sweep:--max-json-depth|sweep:--max-tree-entries|sweep:--max-name-length|sweep:--max-sweep-values)
       COMPREPLY=(); return ;;
     explore:-o|explore:--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
     explore:--variant|explore:--variants) words="before after idempotent-enable disable-all indexed-walk after+idempotent-enable as_is idempotent_install remove_all skip_self call_next guard_global_set guard_object_set guard_thread_set guard_flag guard_remove_self" ;;
     explore:--engine) words="step fast" ;;
     explore:--revision) words="b52ce17 04efefd" ;;
     explore:--cpython) words="3.9 3.10 3.11 3.12 3.13 3.14" ;;
-    explore:--max-bytes|explore:--set|explore:--max-events|explore:--max-work|explore:--max-lookup-depth|explore:--max-body-depth|explore:--max-guard-depth|explore:--max-steps|explore:--max-repeat|explore:--max-nest|explore:--max-filler|explore:--max-scope-names|explore:--max-file-bytes|explore:--max-json-depth|explore:--max-tree-entries|explore:--max-name-length|explore:--max-sweep-values)
+    explore:--max-bytes|explore:--set|explore:--max-events|explore:--max-work|explore:--max-lookup-depth|explore:--max-body-depth|explore:--max-guard-depth|explore:--max-steps|explore:--max-objects|explore:--max-meta-path|explore:--max-repeat|explore:--max-nest|explore:--max-filler|explore:--max-scope-names|explore:--max-file-bytes|explore:--max-json-depth|explore:--max-tree-entries|explore:--max-name-length|explore:--max-sweep-values)
       COMPREPLY=(); return ;;
     help:--completion) words="bash zsh" ;;
   esac
@@ -74,22 +74,22 @@ _impsim() {
   fi
   case "$sub" in
     run)
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "-h --help --bless --counter --counters -o --output --format --json -q --quiet --json-big-as-strings --set --variant --variants --engine --revision --cpython --stats --max-events --max-work --max-lookup-depth --max-body-depth --max-guard-depth --max-steps --max-repeat --max-nest --max-filler --max-scope-names --max-file-bytes --max-json-depth --max-tree-entries --max-name-length --max-sweep-values" -- "$cur"))
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "-h --help --bless --counter --counters -o --output --format --json -q --quiet --json-big-as-strings --set --variant --variants --engine --revision --cpython --stats --max-events --max-work --max-lookup-depth --max-body-depth --max-guard-depth --max-steps --max-objects --max-meta-path --max-repeat --max-nest --max-filler --max-scope-names --max-file-bytes --max-json-depth --max-tree-entries --max-name-length --max-sweep-values --skip-non-scenarios" -- "$cur"))
       else compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")); fi ;;
     validate)
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "-h --help -o --output --format --json -q --quiet --max-file-bytes --max-json-depth --max-tree-entries --max-name-length --max-sweep-values" -- "$cur"))
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "-h --help -o --output --format --json -q --quiet --max-file-bytes --max-json-depth --max-tree-entries --max-name-length --max-sweep-values --skip-non-scenarios" -- "$cur"))
       else compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")); fi ;;
     compare)
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "-h --help --revisions --baseline --counter --counters -o --output --format --json -q --quiet --json-big-as-strings --set --variant --variants --engine --revision --cpython --stats --max-events --max-work --max-lookup-depth --max-body-depth --max-guard-depth --max-steps --max-repeat --max-nest --max-filler --max-scope-names --max-file-bytes --max-json-depth --max-tree-entries --max-name-length --max-sweep-values" -- "$cur"))
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "-h --help --revisions --baseline --counter --counters -o --output --format --json -q --quiet --json-big-as-strings --set --variant --variants --engine --revision --cpython --stats --max-events --max-work --max-lookup-depth --max-body-depth --max-guard-depth --max-steps --max-objects --max-meta-path --max-repeat --max-nest --max-filler --max-scope-names --max-file-bytes --max-json-depth --max-tree-entries --max-name-length --max-sweep-values --skip-non-scenarios" -- "$cur"))
       else compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")); fi ;;
     trace)
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "-h --help --max-lines --max-nodes -o --output --format --json -q --quiet --set --variant --variants --engine --revision --cpython --stats --max-events --max-work --max-lookup-depth --max-body-depth --max-guard-depth --max-steps --max-repeat --max-nest --max-filler --max-scope-names --max-file-bytes --max-json-depth --max-tree-entries --max-name-length --max-sweep-values" -- "$cur"))
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "-h --help --max-lines --max-nodes -o --output --format --json -q --quiet --set --variant --variants --engine --revision --cpython --stats --max-events --max-work --max-lookup-depth --max-body-depth --max-guard-depth --max-steps --max-objects --max-meta-path --max-repeat --max-nest --max-filler --max-scope-names --max-file-bytes --max-json-depth --max-tree-entries --max-name-length --max-sweep-values --skip-non-scenarios" -- "$cur"))
       else compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")); fi ;;
     sweep)
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "-h --help --param --values --svg --counter --counters -o --output --format --json -q --quiet --json-big-as-strings --set --variant --variants --engine --revision --cpython --stats --max-events --max-work --max-lookup-depth --max-body-depth --max-guard-depth --max-steps --max-repeat --max-nest --max-filler --max-scope-names --max-file-bytes --max-json-depth --max-tree-entries --max-name-length --max-sweep-values" -- "$cur"))
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "-h --help --param --values --svg --counter --counters -o --output --format --json -q --quiet --json-big-as-strings --set --variant --variants --engine --revision --cpython --stats --max-events --max-work --max-lookup-depth --max-body-depth --max-guard-depth --max-steps --max-objects --max-meta-path --max-repeat --max-nest --max-filler --max-scope-names --max-file-bytes --max-json-depth --max-tree-entries --max-name-length --max-sweep-values --skip-non-scenarios" -- "$cur"))
       else compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")); fi ;;
     explore)
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "-h --help --max-bytes --no-fold -o --output --json -q --quiet --set --variant --variants --engine --revision --cpython --stats --max-events --max-work --max-lookup-depth --max-body-depth --max-guard-depth --max-steps --max-repeat --max-nest --max-filler --max-scope-names --max-file-bytes --max-json-depth --max-tree-entries --max-name-length --max-sweep-values" -- "$cur"))
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "-h --help --max-bytes --no-fold -o --output --json -q --quiet --set --variant --variants --engine --revision --cpython --stats --max-events --max-work --max-lookup-depth --max-body-depth --max-guard-depth --max-steps --max-objects --max-meta-path --max-repeat --max-nest --max-filler --max-scope-names --max-file-bytes --max-json-depth --max-tree-entries --max-name-length --max-sweep-values" -- "$cur"))
       else compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")); fi ;;
     help)
       if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "-h --help --man --completion" -- "$cur"))

@@ -55,6 +55,12 @@ struct EngineLimits {
   int max_body_depth = 200;           // nested module bodies and calls
   int max_guard_depth = 5000;         // guards open at once (nest levels included)
   uint64_t max_steps = 10'000'000;    // scenario steps run (repeats counted), events or not
+  // Hook scenarios: finder objects a run has besides the interpreter's four
+  // (those "finders" declares and those `new` steps make: each is a row of
+  // every report), and the length of sys.meta_path (every insert moves the
+  // list, every search walks it).
+  uint64_t max_objects = 10'000;
+  uint64_t max_meta_path = 10'000;
 };
 
 // A Python exception in flight through the simulated interpreter.
@@ -294,6 +300,18 @@ class Engine {
   SpecId hook_guarded(FinderId finder, const HookClass& hook, NameId name, PathRef path);
   void hook_exec_module(LoaderId loader, ModuleId module);
   ModuleId hook_create_module(LoaderId loader, SpecId spec);
+  // One call of finder object `f` counted (finder_calls:ID), and in every
+  // open labelled step: each step notes the objects called inside it, with
+  // their count when first called, so a step costs what it calls, not a
+  // copy of every object's count.
+  void count_object_call(FinderId f) {
+    const auto i = static_cast<size_t>(f);
+    if (!hook_regions_.empty() && region_mark_[i] < hook_regions_.back().serial) [[unlikely]]
+      note_object_in_regions(f);
+    ++hook_counters_.by_object[i];
+  }
+  void note_object_in_regions(FinderId f);
+  void check_meta_path_room();
 
   // Steps (program.cc).
   void run_steps(const std::vector<CStep>& steps);
@@ -457,6 +475,8 @@ class Engine {
     std::vector<NameId> in_progress;  // object_set guard
     bool flag = false;                // flag and skip_self guards
   };
+  // Both grow when a `new` step runs, which can happen inside any find_spec
+  // (a module body): no reference into them is held across a call.
   std::vector<HookObjectState> hook_state_;  // by FinderId
   std::vector<FinderObject> objects_;        // by FinderId (finder_objects())
   std::vector<FinderId> newest_;             // by declared FinderId: what the id names now
@@ -470,6 +490,18 @@ class Engine {
     NameId target;    // HookServe from a table: the module served (imported at create_module), or kNoName
   };
   std::vector<HookLoader> hook_loaders_;
+  // The labelled steps running (outermost first), each with the objects
+  // called since it began and their count then. A step's serial is larger
+  // than any step's begun before it; region_mark_ (by FinderId) is the
+  // serial of the latest step that noted the object, so a step has noted
+  // object f exactly when region_mark_[f] >= its serial.
+  struct HookRegion {
+    uint64_t serial;
+    std::vector<std::pair<FinderId, Count>> called;
+  };
+  std::vector<HookRegion> hook_regions_;
+  std::vector<uint64_t> region_mark_;
+  uint64_t next_region_ = 0;
   std::map<ModuleId, std::vector<std::string>> attributes_;
   uint64_t events_ = 0;         // events stepped
   uint64_t step_limit_ = 0;     // update_step_limit()

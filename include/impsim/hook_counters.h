@@ -20,11 +20,17 @@ struct HookCounters {
   // finder_calls, so a hook expectation keeps its meaning); P: 0 (asks).
   std::vector<Count> by_object;
 
-  // Adds the additive counters of `end - start` (max_depth is not additive).
-  void add_delta(const HookCounters& end, const HookCounters& start) {
+  // Adds the additive totals of `end - start`, not by_object (max_depth is not additive).
+  void add_totals_delta(const HookCounters& end, const HookCounters& start) {
     searches += end.searches - start.searches;
     finder_calls += end.finder_calls - start.finder_calls;
     legacy_warnings += end.legacy_warnings - start.legacy_warnings;
+  }
+  // The same totals, without the per-object counts (a labelled step's start).
+  HookCounters totals() const { return {searches, finder_calls, max_depth, legacy_warnings, {}}; }
+  // Adds the additive counters of `end - start` (max_depth is not additive).
+  void add_delta(const HookCounters& end, const HookCounters& start) {
+    add_totals_delta(end, start);
     if (by_object.size() < end.by_object.size()) by_object.resize(end.by_object.size());
     for (size_t i = 0; i < end.by_object.size(); ++i)
       by_object[i] += end.by_object[i] - (i < start.by_object.size() ? start.by_object[i] : Count(0));

@@ -9,7 +9,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -82,6 +84,13 @@ struct HooksText {
   std::vector<FinderText> finders;
   std::optional<std::vector<std::string>> meta_path;  // unset: the interpreter's three
   std::vector<std::string> builtin;                   // names BuiltinImporter finds
+
+  // Indexes read_hooks fills, so that each counter name, variant and call
+  // is checked by a look-up, not a scan of every finder or step: a file
+  // with tens of thousands of them validates in linear time.
+  std::set<std::string, std::less<>> hook_names;     // the keys of "hooks"
+  std::set<std::string, std::less<>> hook_finder_ids;  // the keys of "finders"
+  std::set<std::string, std::less<>> renewed_ids;    // finder ids some `new` step names
 };
 
 // ---- compiled ---------------------------------------------------------------
@@ -128,8 +137,9 @@ struct HookModel {
   bool used = false;
   std::vector<HookClass> hooks;
   std::vector<FinderObject> objects;  // the four predefined ones first
+  std::unordered_map<std::string, FinderId> by_id;  // objects by id: find() is a look-up
   std::vector<FinderId> meta_path;    // the initial sys.meta_path
-  std::vector<NameId> builtin;
+  std::vector<NameId> builtin;        // sorted: BuiltinImporter's test is a binary search
 
   FinderId find(const std::string& id) const;
   // The hook objects, in declaration order (what the per-object counters list).

@@ -43,6 +43,11 @@ std::string grouped(const Count& n);
 // of its digits, which only dump_json() knows how to write.
 nlohmann::ordered_json count_json(const Count& n);
 
+// object[key] = value for a key the object cannot hold yet (finder ids,
+// labels, module names): ordered_json's operator[] first compares the key
+// with every key there, so an object of n keys built with it costs n^2.
+void json_append_unique(nlohmann::ordered_json& object, std::string key, nlohmann::ordered_json value);
+
 struct JsonOptions {
   // --json-big-as-strings: counts past 2^53 as strings of digits, so a
   // reader whose numbers are doubles still gets them exactly.

@@ -196,6 +196,9 @@ ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options);
 // scenarios add searches, finder_calls, finder_calls:ID, and max_depth is
 // the _find_spec nesting there (the proxy's lookup nesting: lookup_depth).
 Count counter_of(const VariantRun& r, const std::string& counter);
+// The same, by the label's index in r.labels (SIZE_MAX: the run's total),
+// for a report that walks every label: no search of the labels per row.
+Count counter_at(const VariantRun& r, size_t label, const std::string& counter);
 
 // The counters a report lists for a run, in order: kCounters, or for a
 // hook scenario the hook counters, one finder_calls:ID per hook object, then

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "impsim/engine.h"
+#include "impsim/failures.h"
 #include "impsim/run.h"
 #include "impsim/scenario.h"
 
@@ -62,6 +63,7 @@ std::unique_ptr<TraceWriter> make_explore_writer(std::ostream& out, const TraceO
 // are not part of its status (run, compare and sweep check them).
 struct TraceResult {
   int status = 0;  // 0, 1 (an uncaught exception the scenario does not allow), 3 (a limit)
+  std::vector<Failure> failures;  // what set the status, each at its step (failures.h)
   std::vector<VariantRun> runs;  // one per variant, as traced (--stats)
 };
 

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -58,9 +59,11 @@ void print_stats(const std::vector<VariantRun>& runs, EngineKind engine);
 void print_error(const std::string& message);
 
 // Runs `body`, turning InputError into exit 2, InputLimitError,
-// ModelLimitError and std::bad_alloc into 3; each also said on standard
-// error and, when `sink` is under --format json, as error_json in it.
-int guarded(const std::string& file, const std::function<int()>& body, Sink* sink = nullptr);
+// ModelLimitError and std::bad_alloc into 3, OutputError into 4; each told
+// by tell_error (output.h). `text`, once the body has loaded the scenario,
+// holds the file's text: a ModelLimitError is placed at its step's line.
+int guarded(const std::string& file, const std::function<int()>& body, Sink* sink = nullptr,
+            const std::shared_ptr<const std::string>* text = nullptr);
 
 // "a,b" -> {"a", "b"}; empty items dropped.
 std::vector<std::string> split_list(const std::string& list);

@@ -124,6 +124,10 @@ void RunFlags::add(CLI::App* cmd, const std::string& variant_help) {
             "Stop (exit 3) past this many guards open at once, nest levels included");
   add_limit(cmd, "--max-steps", run.limits.max_steps, 0, kU64Max,
             "Stop (exit 3) after this many scenario steps (repeats counted)");
+  add_limit(cmd, "--max-objects", run.limits.max_objects, 0, 1'000'000,
+            "Stop (exit 3) when a hook scenario has more finder objects, declared and made by \"new\" steps");
+  add_limit(cmd, "--max-meta-path", run.limits.max_meta_path, 1, 1'000'000,
+            "Stop (exit 3) when sys.meta_path would hold more finders (hook scenarios)");
   add_limit(cmd, "--max-repeat", run.model_limits.max_repeat, 0, kI64Max, "Stop (exit 3) when a \"repeat\" is larger");
   add_limit(cmd, "--max-nest", run.model_limits.max_nest, 0, 10000, "Stop (exit 3) when a guard's \"nest\" is larger");
   add_limit(cmd, "--max-filler", run.model_limits.max_filler, 0, kI64Max,
@@ -175,13 +179,9 @@ RunOptions RunFlags::options() const {
 
 namespace {
 
-// Says why on standard error, and under --format json also as the JSON
-// error object on standard output.
-int fail(ErrorInfo info, Sink* sink) {
-  print_error(info.message);
-  if (sink) sink->error(error_json(info));
-  return info.status;
-}
+// Says why on standard error, under GitHub Actions as an annotation too,
+// and under --format json also as the JSON error object on standard output.
+int fail(const ErrorInfo& info, Sink* sink) { return tell_error(info, sink); }
 
 ErrorInfo info_of(const InputError& e, std::string kind, int status) {
   ErrorInfo i{std::move(kind), e.file, e.what(), e.pointer, 0, 0, "", status};
@@ -195,7 +195,8 @@ ErrorInfo info_of(const InputError& e, std::string kind, int status) {
 
 }  // namespace
 
-int guarded(const std::string& file, const std::function<int()>& body, Sink* sink) {
+int guarded(const std::string& file, const std::function<int()>& body, Sink* sink,
+            const std::shared_ptr<const std::string>* text) {
   try {
     return body();
   } catch (const InputLimitError& e) {
@@ -209,7 +210,18 @@ int guarded(const std::string& file, const std::function<int()>& body, Sink* sin
   } catch (const OutputError& e) {
     return fail({"output", file, e.what(), "", 0, 0, "", kExitOutput}, sink);
   } catch (const ModelLimitError& e) {
-    return fail({"limit", file, fmt::format("{}: {}", file, e.what()), e.pointer, 0, 0, e.limit, kExitLimit}, sink);
+    // The step past the limit, by line and column when the text is known,
+    // as an invalid scenario's message places its error.
+    ErrorInfo i{"limit", file, "", e.pointer, 0, 0, e.limit, kExitLimit};
+    std::string where = file;
+    if (text && *text && !e.pointer.empty()) {
+      SourcePos pos = JsonSource(**text).position_of(e.pointer);
+      i.line = pos.line;
+      i.column = pos.column;
+      where += fmt::format(":{}:{}", pos.line, pos.column);
+    }
+    i.message = fmt::format("{}: {}", where, e.what());
+    return fail(i, sink);
   } catch (const std::bad_alloc&) {
     // The limits bound memory by the input's size (docs/limits.md), but
     // their ceilings can still ask for more than a machine (or ulimit -v)

@@ -51,7 +51,7 @@ Action add_compare(CLI::App& app) {
       "b52ce17,04efefd\n");
   return action_of(st, [st, cmd](Sink& sink) -> int {
     return st->for_each_scenario(
-        sink, nullptr, [&](const std::string& file, Scenario& sc, const RunOptions& given, Progress&) {
+        sink, nullptr, [&](const std::string&, Scenario& sc, const RunOptions& given, Progress&) {
           check_counter_flags(sc, st->counters, "--counters");
           // A hook scenario's designs are the hook designs, measured against as_is.
           std::vector<std::string> names = given.variants;
@@ -84,7 +84,7 @@ Action add_compare(CLI::App& app) {
           Comparison c{&result, *baseline, st->counters};
           if (sink.format == Format::Json) sink.json(compare_json(c));
           else sink.text(compare_text(c, sink.format == Format::Markdown ? CompareFormat::Markdown : CompareFormat::Text));
-          github_annotations(result, file, sink.format);
+          sink.failures(result.scenario.name, run_failures(result, /*raised=*/false));
           github_step_summary(compare_text(c, CompareFormat::Markdown));
           if (st->flags.stats) print_stats(result.runs, options.engine);
           return compare_exit_status(result);

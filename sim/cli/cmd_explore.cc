@@ -88,6 +88,7 @@ Action add_explore(CLI::App& app) {
           } else {
             traced = write_trace(std::cout, sc, options, topt);
           }
+          sink.failures(sc.name, traced.failures);
           if (st->flags.stats) print_stats(traced.runs, options.engine);
           nlohmann::ordered_json j;
           j["impsim"] = 1;

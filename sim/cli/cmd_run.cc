@@ -18,13 +18,13 @@
 
 namespace impsim::cli {
 
-void emit_run_report(Sink& sink, const ScenarioRun& result, const std::string& file, const std::string& command) {
+void emit_run_report(Sink& sink, const ScenarioRun& result, const std::string& /*file*/, const std::string& command) {
   switch (sink.format) {
     case Format::Json: sink.json(report_json(result)); break;
     case Format::Markdown: sink.text(report_markdown(result, command)); break;
     case Format::Text: sink.text(report_text(result)); break;
   }
-  github_annotations(result, file, sink.format);
+  sink.failures(result.scenario.name, run_failures(result));
   github_step_summary(report_markdown(result, command));
 }
 
@@ -50,7 +50,7 @@ Action add_run(CLI::App& app) {
       "  impsim run scenarios/seed_incident.json --variant after\n"
       "  impsim run scenarios/nested_guards.json --set k=20 --engine fast --stats\n"
       "  impsim run scenarios/seed_incident.json --counters lookups,probe.lookups -o incident.txt\n"
-      "  impsim run scenarios/*.json --quiet                 # the exit status only\n"
+      "  impsim run scenarios/*.json --quiet                 # failures only, one line each\n"
       "  impsim run my_scenario.json --bless                 # record today's counts as the expectations\n");
   return action_of(st, [st](Sink& sink) -> int {
     const InputLimits& input = st->input;

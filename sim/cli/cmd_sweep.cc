@@ -93,10 +93,7 @@ Action add_sweep(CLI::App& app) {
             try {
               svg = svg_line_chart(sweep_chart(result));
             } catch (const ChartTooBig& e) {
-              print_error(e.what());
-              if (sink.format == Format::Json)
-                sink.error(error_json({"limit", file, e.what(), "", 0, 0, "", kExitLimit}));
-              return kExitLimit;
+              return tell_error({"limit", file, e.what(), "", 0, 0, "", kExitLimit}, &sink);
             }
             write_file(*svg_target, svg);
           }

@@ -127,21 +127,25 @@ Action add_trace(CLI::App& app) {
                            "--engine fast` for the counts, or trace a smaller --set"),
         [&](const std::string&, Scenario& sc, const RunOptions& options, Progress&) {
           TraceResult traced;
+          auto trace_to = [&](std::ostream& to) {
+            traced = write_trace(to, sc, options, topt);
+            sink.failures(sc.name, traced.failures);
+          };
           if (st->out.quiet) {
             std::ostringstream discard;
-            traced = write_trace(discard, sc, options, topt);
+            trace_to(discard);
           } else if (sink.format == Format::Json && st->files.size() > 1) {
             // One JSON document for several files, or for an error: kept in the sink.
             std::ostringstream doc;
-            traced = write_trace(doc, sc, options, topt);
+            trace_to(doc);
             if (file) start();  // the sink writes the document at the end
             sink.json_text(doc.str());
           } else if (sink.format == Format::Markdown) {
             std::ostringstream doc;
-            traced = write_trace(doc, sc, options, topt);
+            trace_to(doc);
             *out << fmt::format("### impsim trace: {}\n\n{}", markdown_text(sc.name), markdown_code_block(doc.str()));
           } else {
-            traced = write_trace(*out, sc, options, topt);
+            trace_to(*out);
           }
           if (st->flags.stats) print_stats(traced.runs, options.engine);
           return traced.status;
@@ -156,9 +160,10 @@ Action add_trace(CLI::App& app) {
     try {
       file->commit();
     } catch (const OutputError& e) {
-      print_error(e.what());
-      if (sink.format == Format::Json && !sink.quiet)
-        std::cout << dump_json(error_json({"output", "", e.what(), "", 0, 0, "", kExitOutput})) << "\n";
+      // The sink has finished: its JSON is written here.
+      const ErrorInfo info{"output", "", e.what(), "", 0, 0, "", kExitOutput};
+      tell_error(info, nullptr);
+      if (sink.format == Format::Json && !sink.quiet) std::cout << dump_json(error_json(info)) << "\n";
       return kExitOutput;
     }
     return status;

@@ -17,13 +17,13 @@ Action add_validate(CLI::App& app) {
   cmd->footer("Example:\n  impsim validate scenarios/*.json\n");
   return action_of(st, [st](Sink& sink) -> int {
     sink.one_list = true;
-    return st->for_each_scenario(sink, nullptr, [&](const std::string& f, Scenario& sc, const RunOptions&, Progress&) {
+    return st->for_each_scenario(sink, nullptr, [&](const std::string&, Scenario& sc, const RunOptions&, Progress&) {
       compile_model(sc, {});
       if (sink.format == Format::Json) {
         nlohmann::ordered_json j;
         j["impsim"] = 1;
         j["version"] = impsim_version();
-        j["file"] = f;
+        j["file"] = sc.file;  // "<stdin>" for "-", as run's reports and every error say
         j["ok"] = true;
         j["tree_entries"] = sc.tree.size();
         j["steps"] = sc.program.size();
@@ -32,7 +32,7 @@ Action add_validate(CLI::App& app) {
       } else {
         const bool md = sink.format == Format::Markdown;
         sink.text(fmt::format("{}{}: ok ({} tree {}, {} top-level {})\n", md ? "- " : "",
-                              md ? markdown_text(f, Markdown::Paragraph) : terminal_text(f), sc.tree.size(),
+                              md ? markdown_text(sc.file, Markdown::Paragraph) : terminal_text(sc.file), sc.tree.size(),
                               plural(sc.tree.size(), "entry", "entries"), sc.program.size(),
                               plural(sc.program.size(), "step", "steps")));
       }

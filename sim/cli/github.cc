@@ -6,57 +6,49 @@
 #include <iostream>
 
 #include "impsim/errors.h"
-#include "impsim/file_write.h"
 #include "impsim/escape.h"
-#include "impsim/json_scan.h"
-#include "impsim/loader.h"
-#include "impsim/report.h"
+#include "impsim/file_write.h"
+#include "impsim/plural.h"
 
 namespace impsim::cli {
 
-namespace {
-
-std::string params_text(const Params& p) {
-  std::string s;
-  for (auto& [k, v] : p) s += (s.empty() ? "" : ", ") + fmt::format("{}={}", k, v);
-  return s;
+std::string failure_title(FailureKind kind) {
+  switch (kind) {
+    case FailureKind::Expectation: return "impsim expectation";
+    case FailureKind::Limit: return "impsim limit";
+    case FailureKind::Raised: return "impsim exception";
+  }
+  return "impsim";
 }
 
-}  // namespace
+std::string error_title(const std::string& kind) {
+  if (kind == "invalid") return "impsim invalid scenario";
+  if (kind == "usage") return "impsim usage error";
+  if (kind == "limit") return "impsim limit";
+  if (kind == "output") return "impsim output error";
+  if (kind == "memory") return "impsim out of memory";
+  return "impsim error";
+}
 
-void github_annotations(const ScenarioRun& run, const std::string& file, Format format) {
-  if (console() != Console::GitHubRunner) return;
-  // The lines come from the text the scenario was loaded from, never from a
-  // second read of the file (a FIFO would block); standard input has no
-  // file to point into.
-  std::optional<JsonSource> source;
-  if (file != "-" && run.scenario.source) source.emplace(*run.scenario.source);
-  std::ostream& out = format == Format::Json ? std::cerr : std::cout;
-  auto annotate = [&](const std::string& pointer, const std::string& message) {
+std::string github_annotation(const std::string& title, const std::string& file, std::optional<SourcePos> pos,
+                              const std::string& message) {
+  std::string props;
+  // Standard input and the command line are no file in the repository.
+  if (!file.empty() && file != "<stdin>" && file != "-" && file != "<command line>") {
     // The file name as the runner needs it to find the file; only what it
     // cannot carry (controls, bytes that are not UTF-8) is escaped.
-    std::string where = "file=" + workflow_command_property(visible_text(file));
-    if (source) {
-      SourcePos pos = source->position_of(pointer);
-      where += fmt::format(",line={},col={}", pos.line, pos.column);
-    }
-    out << "::error " << where << ",title=impsim expectation::" << workflow_command_data(message) << "\n";
-  };
-  for (const VariantRun& r : run.runs) {
-    for (const ExpectationResult& e : r.expectations) {
-      if (e.ok) continue;
-      std::string want = e.budget ? budget_text(*e.budget) : grouped(e.expected);
-      annotate(e.pointer, fmt::format("{}: {} {} [{}]: expected {}, got {}", terminal_text(run.scenario.name),
-                                      variant_name(r.variant), terminal_text(e.counter), params_text(r.params), want,
-                                      grouped(e.actual)));
-    }
-    if (r.verdict_expected && *r.verdict_expected != r.verdict)
-      annotate("/expect_outcome/" + pointer_token(variant_name(r.variant)),
-               fmt::format("{}: {} outcome [{}]: expected {}, got {}", terminal_text(run.scenario.name),
-                           variant_name(r.variant), params_text(r.params), *r.verdict_expected, r.verdict));
+    props = "file=" + workflow_command_property(visible_text(file));
+    if (pos) props += fmt::format(",line={},col={}", pos->line, pos->column);
+    props += ",";
   }
-  if (run.equivalence_failure)
-    annotate("/expect_equivalent", terminal_text(run.scenario.name) + ": " + terminal_text(*run.equivalence_failure));
+  props += "title=" + workflow_command_property(title);
+  return "::error " + props + "::" + workflow_command_data(message) + "\n";
+}
+
+void github_annotate(const std::string& annotation, bool on_stderr) {
+  if (console() != Console::GitHubRunner) return;
+  std::ostream& out = on_stderr ? std::cerr : std::cout;
+  out << annotation;
   out.flush();
 }
 
@@ -68,6 +60,14 @@ void github_step_summary(const std::string& markdown) {
   } catch (const OutputError&) {
     fmt::print(stderr, "impsim: warning: cannot append to $GITHUB_STEP_SUMMARY ({})\n", terminal_text(path));
   }
+}
+
+std::string failures_summary(const std::string& command, const std::vector<std::string>& lines) {
+  std::string body;
+  for (const std::string& line : lines) body += line + "\n";
+  return fmt::format("### impsim{}: {} {}\n\n", command.empty() ? "" : " " + command, lines.size(),
+                     plural(lines.size(), "failure", "failures")) +
+         markdown_code_block(body);
 }
 
 }  // namespace impsim::cli

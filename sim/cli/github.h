@@ -1,7 +1,10 @@
 // Where people run CI: under GitHub Actions (GITHUB_ACTIONS=true) every
-// failed expectation is also a `::error file=...,line=...::` annotation at
-// the line of its `expect` entry, and when $GITHUB_STEP_SUMMARY names a
-// file the Markdown report is appended to it.
+// failure is also an `::error file=...,line=...,col=...,title=...::`
+// annotation: a failed expectation at the line of its entry, a run
+// stopped by a limit or an exception at the line of its step, an invalid
+// scenario at the line the error message names, an output error on its
+// file. When $GITHUB_STEP_SUMMARY names a file, the Markdown report is
+// appended to it, and at the end of the command a list of its failures.
 //
 // Those annotations are the only workflow commands impsim writes: every
 // other line it prints under GitHub Actions escapes scenario text with
@@ -11,19 +14,39 @@
 // summary is report_markdown's, whose scenario text is markdown_text's.
 #pragma once
 
+#include <optional>
 #include <string>
 
-#include "impsim/run.h"
+#include "impsim/failures.h"
 #include "output.h"
 
 namespace impsim::cli {
 
-// The annotations go to standard output, where the runner reads workflow
-// commands, except under --format json, whose standard output is one JSON
-// object: there they go to standard error (which the runner reads too).
-void github_annotations(const ScenarioRun& run, const std::string& file, Format format);
+// What the annotation's title says a failure is.
+std::string failure_title(FailureKind kind);
+// The same for an error (ErrorInfo::kind: invalid, usage, limit, output, memory).
+std::string error_title(const std::string& kind);
 
-// Appends `markdown` to $GITHUB_STEP_SUMMARY when it is set.
+// `::error file=FILE,line=L,col=C,title=TITLE::MESSAGE` and a newline, each
+// value escaped as the runner reads it back (workflow_command_property,
+// workflow_command_data). No file for standard input or the command line
+// (there is none to point into), no line and column when `pos` is unset.
+// `message` is terminal text already.
+std::string github_annotation(const std::string& title, const std::string& file, std::optional<SourcePos> pos,
+                              const std::string& message);
+
+// Writes an annotation, when impsim runs under GitHub Actions, beside what
+// it annotates: on standard output beside a report that lists the failure,
+// on standard error beside an error message or a --quiet line, and under
+// --format json (standard output is one JSON object). The runner reads both.
+void github_annotate(const std::string& annotation, bool on_stderr);
+
+// Appends `markdown` to $GITHUB_STEP_SUMMARY when it is set (and impsim
+// runs under GitHub Actions or the variable is set by hand).
 void github_step_summary(const std::string& markdown);
+
+// The step summary's list of a command's failures: a heading, then the
+// lines (terminal text, as standard error has them) in a code block.
+std::string failures_summary(const std::string& command, const std::vector<std::string>& lines);
 
 }  // namespace impsim::cli

@@ -28,9 +28,11 @@ const std::vector<std::pair<std::string, std::string>>& environment_variables() 
   // variables are tools/test's).
   static const std::vector<std::pair<std::string, std::string>> v = {
       {"GITHUB_ACTIONS",
-       "\"true\": a failed expectation is also written as an ::error annotation at its line "
-       "of the scenario"},
-      {"GITHUB_STEP_SUMMARY", "a file: run, compare and sweep append their report to it as Markdown"},
+       "\"true\": every failure (an expectation, an invalid scenario, a limit, an exception, an output "
+       "error) is also written as an ::error annotation at its line of the file"},
+      {"GITHUB_STEP_SUMMARY",
+       "a file: run, compare and sweep append their report to it as Markdown, and every command the list "
+       "of its failures"},
   };
   return v;
 }

@@ -94,10 +94,9 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return cli::finish_output(app.exit(e));  // --help, --version
-    std::string message = cli::usage_error_message(app, e, argc, argv);
-    cli::print_error(message);
-    if (cli::json_requested(argc, argv))
-      std::cout << dump_json(cli::error_json({"usage", "", message, "", 0, 0, "", kExitInvalid})) << "\n";
+    const cli::ErrorInfo info{"usage", "", cli::usage_error_message(app, e, argc, argv), "", 0, 0, "", kExitInvalid};
+    cli::tell_error(info, nullptr);
+    if (cli::json_requested(argc, argv)) std::cout << dump_json(cli::error_json(info)) << "\n";
     return cli::finish_output(kExitInvalid);
   }
   for (auto& action : actions)

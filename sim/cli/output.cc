@@ -6,6 +6,9 @@
 #include <cstring>
 #include <iostream>
 
+#include "cli.h"
+#include "github.h"
+#include "impsim/escape.h"
 #include "impsim/version.h"
 #include "usage_errors.h"
 
@@ -28,6 +31,21 @@ void Sink::error(const ordered_json& e) {
   if (format == Format::Json) json(e);
 }
 
+void Sink::failures(const std::string& scenario, const std::vector<Failure>& list) {
+  for (const Failure& f : list) {
+    const std::string line = failure_line(f);
+    // Quiet silences success only: the report that would list the failure
+    // is not printed, so its line goes to standard error.
+    if (quiet) fmt::print(stderr, "{}\n", line);
+    github_annotate(github_annotation(failure_title(f.kind), f.file, f.pos, terminal_text(scenario + ": " + f.text)),
+                    quiet || format == Format::Json);
+    summary_line(line);
+  }
+  std::fflush(stderr);
+}
+
+void Sink::summary_line(std::string line) { summary_.push_back(std::move(line)); }
+
 namespace {
 
 // A document nested one level down: every line after the first indented,
@@ -44,6 +62,8 @@ std::string indented(const std::string& doc, const std::string& pad) {
 }  // namespace
 
 void Sink::finish(int status) {
+  if (!summary_.empty()) github_step_summary(failures_summary(command, summary_));
+  summary_.clear();
   if (format != Format::Json || quiet) return;
   std::ostream& o = out ? *out : std::cout;
   if (files_ <= 1) {
@@ -72,7 +92,7 @@ void OutputFlags::add(CLI::App* cmd, const std::string& help, const std::vector<
     cmd->add_flag("--json", json, "The same as --format json");
   }
   cmd->add_flag("-q,--quiet", quiet,
-                "Print no report and no progress; the exit status (and errors, on standard error) say the outcome");
+                "Print no report and no progress, only each failure: one line on standard error (FILE:LINE:COL: why)");
   if (big_as_strings)
     cmd->add_flag("--json-big-as-strings", json_options.big_as_strings,
                   "JSON: write counts past 2^53 as strings of digits (exact in jq and JavaScript, whose numbers are "
@@ -88,18 +108,37 @@ Format OutputFlags::base() const {
 Sink OutputFlags::sink() const {
   Sink s;
   s.format = base();
+  s.own_format = !json && format != "text" && format != "json" && format != "markdown";
   s.quiet = quiet;
   s.json_options = json_options;
   return s;
 }
 
+namespace {
+
+// Which file the report that follows is, when there are several: head's
+// "==> FILE <==" in text, a heading above the report's own in Markdown.
+// One file has none: its name is the one on the command line, and its
+// report's first line stays what it has always been.
+std::string file_header(const std::string& file, Format format) {
+  const std::string name = file == "-" ? "<stdin>" : file;
+  if (format == Format::Markdown) return "## " + markdown_text(name) + "\n\n";
+  return "==> " + terminal_text(name) + " <==\n";
+}
+
+}  // namespace
+
 int for_each_file(const std::vector<std::string>& files, Sink& sink, const std::function<int(const std::string&)>& body) {
   sink.files_ = files.size();
   int status = 0;
+  // A list (validate) names the file on each line; a format of the
+  // command's own (a DOT graph, importtime lines) has no room for a header.
+  const bool reports = sink.format != Format::Json && !sink.one_list;
   for (size_t i = 0; i < files.size(); ++i) {
     // Text reports of several files, one after another, a blank line apart
     // (not the lines of one list).
-    if (i > 0 && sink.format != Format::Json && !sink.one_list) sink.text("\n");
+    if (i > 0 && reports) sink.text("\n");
+    if (files.size() > 1 && reports && !sink.own_format) sink.text(file_header(files[i], sink.format));
     status = std::max(status, body(files[i]));
   }
   sink.finish(status);
@@ -121,6 +160,21 @@ ordered_json error_json(const ErrorInfo& e) {
   j["error"] = err;
   j["exit_status"] = e.status;
   return j;
+}
+
+int tell_error(const ErrorInfo& info, Sink* sink) {
+  print_error(info.message);
+  std::optional<SourcePos> pos;
+  if (info.line > 0) pos = SourcePos{info.line, info.column};
+  github_annotate(github_annotation(error_title(info.kind), info.file, pos, terminal_text(info.message)), true);
+  const std::string line = terminal_text("impsim: error: " + info.message);
+  if (sink) {
+    sink->summary_line(line);
+    sink->error(error_json(info));
+  } else {
+    github_step_summary(failures_summary("", {line}));
+  }
+  return info.status;
 }
 
 bool json_requested(int argc, char** argv) {

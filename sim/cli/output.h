@@ -1,6 +1,8 @@
 // One output switch for every subcommand (--format text|json|markdown, with
-// --json as its alias, --quiet), several files per command, and errors that
-// are one JSON object on standard output under --format json (issue 13).
+// --json as its alias, --quiet), several files per command, errors that
+// are one JSON object on standard output under --format json, and every
+// failure told where it is looked for: the report, standard error under
+// --quiet, and under GitHub Actions an annotation and the step summary.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -10,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "impsim/failures.h"
 #include "impsim/report.h"
 
 namespace impsim::cli {
@@ -26,17 +29,30 @@ class Sink {
   JsonOptions json_options;
   std::ostream* out = nullptr;  // standard output unless set (trace -o)
   bool one_list = false;        // validate: a line a file, no blank line between files
+  bool own_format = false;      // a format of the command's own (trace: chrome, dot, importtime)
+  std::string command;          // the subcommand, which the step summary's list names
 
   void text(const std::string& s);           // ignored under --quiet
   void json(const nlohmann::ordered_json& j);
   void json_text(std::string dumped);        // an already written JSON document
   void error(const nlohmann::ordered_json& error_object);
 
-  // Writes what was kept: the one document, or every file's under "reports".
+  // A file's failures (failures.h), which its report lists: under --quiet,
+  // where no report is printed, one line each on standard error instead;
+  // under GitHub Actions also an annotation each (github.h) and a line each
+  // in the step summary's list of the command's failures. `scenario` is
+  // the scenario's name, which the annotations start with.
+  void failures(const std::string& scenario, const std::vector<Failure>& list);
+  // A line for that list (an error's, tell_error).
+  void summary_line(std::string line);
+
+  // Writes what was kept: the one document, or every file's under
+  // "reports"; and the step summary's list of failures.
   void finish(int status);
 
  private:
   std::vector<std::string> docs_;
+  std::vector<std::string> summary_;
   size_t files_ = 0;
   friend int for_each_file(const std::vector<std::string>&, Sink&, const std::function<int(const std::string&)>&);
 };
@@ -74,6 +90,14 @@ struct ErrorInfo {
 };
 // {"impsim": 1, "version": ..., "error": {...}, "exit_status": N}
 nlohmann::ordered_json error_json(const ErrorInfo& e);
+
+// An error that stopped a file (or the command line) short of its report:
+// "impsim: error: MESSAGE" on standard error, under --quiet too; under
+// GitHub Actions an annotation and a line in the step summary's list;
+// under --format json the error object in `sink`. Without a sink (the
+// command line, or an error after the sink finished) the summary's list is
+// written at once, and the caller writes any JSON. Returns info.status.
+int tell_error(const ErrorInfo& info, Sink* sink);
 
 // Under --format json (or --json) in argv, a command-line error is written
 // as error_json too: true when it was.

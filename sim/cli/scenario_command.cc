@@ -1,15 +1,41 @@
 #include "scenario_command.h"
 
+#include <fmt/format.h>
+
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "impsim/file_write.h"
 
 namespace impsim::cli {
 
+namespace {
+
+// Why `file` is not a scenario, or empty when it is one or may be one: a
+// file that cannot be read or is not JSON stays in the list, so that its
+// error is reported as without the flag, and so does standard input, which
+// can be read only once.
+std::string not_a_scenario(const std::string& file, const InputLimits& limits) {
+  if (file == "-") return {};
+  std::string text;
+  try {
+    text = read_scenario_file(file, limits);
+  } catch (const InputError&) {
+    return {};
+  }
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return {};
+  if (!j.is_object()) return fmt::format("its top level is a JSON {}, not an object", j.type_name());
+  if (!j.contains("impsim")) return "its top-level object has no \"impsim\" key";
+  return {};
+}
+
+}  // namespace
+
 ScenarioCommand::ScenarioCommand(CLI::App& app, const std::string& name, const std::string& description,
                                  bool one_file)
-    : cmd(app.add_subcommand(name, description)) {
+    : cmd(app.add_subcommand(name, description)), takes_one_file(one_file) {
   if (one_file)
     cmd->add_option("file", single_file, "The scenario file (JSON, format v1); \"-\" reads standard input")
         ->required();
@@ -31,6 +57,12 @@ void ScenarioCommand::add_shared(const SharedFlags& shared) {
   if (!shared.json_help.empty()) cmd->get_option("--json")->description(shared.json_help);
   if (shared.run) flags.add(cmd, shared.variant_help);
   add_input_limits(cmd, input);
+  // Not explore's: a page of nothing would look like a page written.
+  if (!takes_one_file)
+    cmd->add_flag("--skip-non-scenarios", skip_non_scenarios,
+                  "Skip a JSON file that is not a scenario (its top level is not an object with an \"impsim\" key, "
+                  "such as package.json; for pre-commit hooks), saying so on standard error, even under --quiet; a "
+                  "file that is not JSON is still an error");
 }
 
 std::vector<std::string> inputs_of(const ScenarioCommand& command) {
@@ -40,7 +72,16 @@ std::vector<std::string> inputs_of(const ScenarioCommand& command) {
 int ScenarioCommand::for_each_scenario(Sink& sink, const Check& check, const Body& body) const {
   Progress shown(progress && !out.quiet);
   reports = 0;
-  return for_each_file(inputs_of(*this), sink, [&](const std::string& file) {
+  std::vector<std::string> list = inputs_of(*this);
+  if (skip_non_scenarios) {
+    std::erase_if(list, [&](const std::string& file) {
+      std::string why = not_a_scenario(file, input);
+      if (!why.empty()) std::cerr << fmt::format("impsim: skipped {}: not a scenario: {}\n", file, why);
+      return !why.empty();
+    });
+  }
+  return for_each_file(list, sink, [&](const std::string& file) {
+    std::shared_ptr<const std::string> text;  // once loaded: guarded() places a model limit in it
     return guarded(
         file,
         [&] {
@@ -48,11 +89,12 @@ int ScenarioCommand::for_each_scenario(Sink& sink, const Check& check, const Bod
           if (check) check(file, options);
           shown.set(file);
           Scenario sc = load_scenario_file(file, input);
+          text = sc.source;
           int status = body(file, sc, options, shown);
           ++reports;
           return status;
         },
-        &sink);
+        &sink, &text);
   });
 }
 
@@ -79,9 +121,10 @@ int run_to_file(const ScenarioCommand& command, Sink& sink, const std::function<
   try {
     write_file(*target, kept.str());
   } catch (const OutputError& e) {
-    print_error(e.what());
-    if (sink.format == Format::Json)
-      std::cout << dump_json(error_json({"output", "", e.what(), "", 0, 0, "", kExitOutput})) << "\n";
+    // The sink has finished: its JSON is written here, as trace -o does.
+    const ErrorInfo info{"output", "", e.what(), "", 0, 0, "", kExitOutput};
+    tell_error(info, nullptr);
+    if (sink.format == Format::Json) std::cout << dump_json(error_json(info)) << "\n";
     return kExitOutput;
   }
   return status;
@@ -93,6 +136,7 @@ Action action_of(std::shared_ptr<const ScenarioCommand> command, std::function<i
   return [command = std::move(command), run = std::move(run)]() -> int {
     if (!command->cmd->parsed()) return -1;
     Sink sink = command->out.sink();
+    sink.command = command->cmd->get_name();
     if (command->output.empty() || !command->sink_writes_output) return run(sink);
     return run_to_file(*command, sink, run);
   };

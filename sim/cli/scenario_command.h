@@ -40,6 +40,7 @@ struct ScenarioCommand {
   CLI::App* cmd = nullptr;
   std::vector<std::string> files;
   std::string single_file;  // the one file of a command that takes one (explore)
+  bool takes_one_file = false;
   OutputFlags out;
   std::string output;                 // -o FILE; empty: standard output
   std::vector<std::string> counters;  // --counters
@@ -54,6 +55,10 @@ struct ScenarioCommand {
   // A progress line while a file runs; off for trace, which streams its
   // output to the terminal as it runs.
   bool progress = true;
+  // --skip-non-scenarios: a pre-commit hook is handed every JSON file of a
+  // repository (package.json, tsconfig.json, ...), and only scenarios are
+  // impsim's to check.
+  bool skip_non_scenarios = false;
 
   // Adds the subcommand with its positional files; `one_file` (explore):
   // a single "file".

@@ -14,7 +14,7 @@ namespace impsim {
 // suppressed one included; an unclaimed name is None at once.
 SpecId Engine::hook_find_spec(FinderId finder, NameId name, PathRef path) {
   ++hook_counters_.finder_calls;
-  ++hook_counters_.by_object[static_cast<size_t>(finder)];
+  count_object_call(finder);
   count_event();
   const int32_t hi = objects_[static_cast<size_t>(finder)].hook;
   const HookClass& hook = hook_classes_[static_cast<size_t>(hi)];
@@ -42,23 +42,33 @@ SpecId Engine::hook_find_spec(FinderId finder, NameId name, PathRef path) {
 // counted as a call in hook_find_spec).
 SpecId Engine::hook_guarded(FinderId finder, const HookClass& hook, NameId name, PathRef path) {
   auto run = [&] { return run_hook_actions(finder, hook, name, path); };
-  // `if fullname in S: return None; S.add(fullname); try: ... finally: S.discard(fullname)`
-  auto with_set = [&](std::vector<NameId>& set) -> SpecId {
+  // `if fullname in S: return None; S.add(fullname); try: ... finally: S.discard(fullname)`.
+  // The actions can run a `new` step, which grows hook_state_ and moves
+  // every object's set: the set is found again for the `finally`, never
+  // held across the actions.
+  auto with_set = [&](auto set_now) -> SpecId {
+    std::vector<NameId>& set = set_now();
     if (std::find(set.begin(), set.end(), name) != set.end()) return kNoSpec;
     set.push_back(name);
-    return try_finally(run, [&] { set.erase(std::find(set.begin(), set.end(), name)); });
+    return try_finally(run, [&] {
+      std::vector<NameId>& after = set_now();
+      after.erase(std::find(after.begin(), after.end(), name));
+    });
   };
-  HookObjectState& state = hook_state_[static_cast<size_t>(finder)];
+  auto state = [this, finder]() -> HookObjectState& { return hook_state_[static_cast<size_t>(finder)]; };
   switch (hook.guard) {
     case GuardKind::None: return run();
-    case GuardKind::GlobalSet: return with_set(global_finding_);  // ddtrace's module-level _finding
-    case GuardKind::ThreadSet: return with_set(thread_finding_);  // impsim has one thread
-    case GuardKind::ObjectSet: return with_set(state.in_progress);  // wrapt's self._in_progress
+    case GuardKind::GlobalSet:  // ddtrace's module-level _finding
+      return with_set([this]() -> std::vector<NameId>& { return global_finding_; });
+    case GuardKind::ThreadSet:  // impsim has one thread
+      return with_set([this]() -> std::vector<NameId>& { return thread_finding_; });
+    case GuardKind::ObjectSet:  // wrapt's self._in_progress
+      return with_set([&]() -> std::vector<NameId>& { return state().in_progress; });
     case GuardKind::Flag:       // virtualenv's fullname slot, pytest's _writing_pyc
     case GuardKind::SkipSelf: {  // "skip me while I run": the same test on the object
-      if (state.flag) return kNoSpec;
-      state.flag = true;
-      return try_finally(run, [&] { hook_state_[static_cast<size_t>(finder)].flag = false; });
+      if (state().flag) return kNoSpec;
+      state().flag = true;
+      return try_finally(run, [&] { state().flag = false; });
     }
     case GuardKind::RemoveSelf: {
       // i = sys.meta_path.index(self); sys.meta_path.remove(self); try: ...

@@ -35,6 +35,9 @@ void Engine::set_up_hooks() {
   hook_counters_ = HookCounters{};
   hook_counters_.by_object.assign(hm.objects.size(), Count(0));
   hook_state_.assign(hm.objects.size(), HookObjectState{});
+  hook_regions_.clear();
+  region_mark_.assign(hm.objects.size(), 0);
+  next_region_ = 0;
   objects_ = hm.objects;
   newest_.resize(hm.objects.size());
   for (size_t i = 0; i < newest_.size(); ++i) newest_[i] = static_cast<FinderId>(i);
@@ -49,6 +52,32 @@ void Engine::set_up_hooks() {
   // Hook loaders refer to records through hook_loaders_, which collect()
   // does not walk: hook scenarios are small, so nothing is reused.
   next_collect_ = UINT64_MAX;
+  const uint64_t declared = hm.objects.size() - (kProxyFinder + 1);
+  if (declared > limits_.max_objects)
+    throw LimitReached{"max-objects",
+                       fmt::format("\"finders\" declares {} finder objects; the limit is {}; raise it with "
+                                   "--max-objects",
+                                   declared, limits_.max_objects),
+                       {}};
+}
+
+// A labelled step noting object f: the innermost open step that has not,
+// and each step around it that has not either (a step noted f when an inner
+// one first called it, with the same count: it was not called in between).
+void Engine::note_object_in_regions(FinderId f) {
+  const auto i = static_cast<size_t>(f);
+  for (auto r = hook_regions_.rbegin(); r != hook_regions_.rend() && region_mark_[i] < r->serial; ++r)
+    r->called.emplace_back(f, hook_counters_.by_object[i]);
+  region_mark_[i] = hook_regions_.back().serial;
+}
+
+// Every insert shifts the list and every search walks it: its length is bounded.
+void Engine::check_meta_path_room() {
+  if (meta_path_.size() >= limits_.max_meta_path)
+    throw LimitReached{"max-meta-path",
+                       fmt::format("sys.meta_path holds {} finders, the limit; raise it with --max-meta-path",
+                                   meta_path_.size()),
+                       {}};
 }
 
 // _find_spec (3.11): `for finder in meta_path` over the live list, whose
@@ -82,7 +111,10 @@ SpecId Engine::_find_spec_over_objects(NameId name, PathRef path) {
             // 3.12+ goes on to the next finder; up to 3.11 _find_spec_legacy
             // calls find_module.
             const bool legacy = is_legacy_finder(f);
-            if (legacy && legacy_finders_ == LegacyFinders::Skipped) continue;
+            if (legacy && legacy_finders_ == LegacyFinders::Skipped) {
+              count_event();  // the AttributeError of `finder.find_spec`: an ask all the same
+              continue;
+            }
             auto ask = [&] { return legacy ? _find_spec_legacy(f, name, path) : finder_find_spec(f, name, path); };
             if (!trace_) {
               spec = ask();
@@ -131,8 +163,12 @@ bool Engine::is_legacy_finder(FinderId finder) const {
 // hooks-only total finder_calls; P keeps its own counters (asks).
 SpecId Engine::finder_find_spec(FinderId finder, NameId name, PathRef path) {
   const FinderClass cls = objects_[static_cast<size_t>(finder)].cls;
-  if (cls == FinderClass::Builtin || cls == FinderClass::Frozen || cls == FinderClass::Path)
-    ++hook_counters_.by_object[static_cast<size_t>(finder)];
+  // An event each, as a hook's call is: a list of a thousand PathFinders
+  // walked by every import costs its calls, so --max-events bounds them.
+  if (cls == FinderClass::Builtin || cls == FinderClass::Frozen || cls == FinderClass::Path) {
+    count_object_call(finder);
+    count_event();
+  }
   switch (cls) {
     case FinderClass::Builtin: return builtin_importer_find_spec(name);
     case FinderClass::Frozen: return kNoSpec;  // no frozen module is part of a scenario
@@ -154,12 +190,13 @@ SpecId Engine::finder_find_spec(FinderId finder, NameId name, PathRef path) {
 // BuiltinImporter.find_spec: `_imp.is_builtin(fullname)`, whatever the path.
 SpecId Engine::builtin_importer_find_spec(NameId name) {
   const auto& b = model_.hooks.builtin;
-  if (std::find(b.begin(), b.end(), name) == b.end()) return kNoSpec;
+  if (!std::binary_search(b.begin(), b.end(), name)) return kNoSpec;
   return new_spec(name, new_loader(Loader{LoaderKind::Empty, false, 0, -1}), kNoPath);
 }
 
 void Engine::proxy_moved_in_meta_path(bool inserted) {
   if (inserted) {
+    check_meta_path_room();
     meta_path_.insert(meta_path_.begin(), kProxyFinder);
     return;
   }
@@ -173,6 +210,7 @@ void Engine::meta_path_insert(int64_t at, FinderId finder) {
   const int64_t n = static_cast<int64_t>(meta_path_.size());
   if (at < 0) at = std::max<int64_t>(at + n, 0);
   at = std::min(at, n);
+  check_meta_path_room();
   meta_path_.insert(meta_path_.begin() + at, finder);
   if (finder == kProxyFinder) {
     ++finder_.copies;
@@ -224,6 +262,12 @@ void Engine::uninstall_hook(FinderId finder) {
 // `del sys.modules[name]` for each name (and each submodule's name, as
 // `_distutils_hack.clear_distutils` does with a name.startswith test).
 void Engine::unload_modules(const std::vector<NameId>& names, bool submodules) {
+  // The names alone: no walk of sys.modules (a repeated unload would cost
+  // every module each time).
+  if (!submodules) {
+    for (NameId n : names) sys_modules_.erase(n);
+    return;
+  }
   auto targeted = [&](NameId n) {
     for (NameId x = n; x != kNoName; x = submodules ? names_.parent(x) : kNoName)
       if (std::find(names.begin(), names.end(), x) != names.end()) return true;
@@ -235,11 +279,18 @@ void Engine::unload_modules(const std::vector<NameId>& names, bool submodules) {
 
 void Engine::new_hook_object(FinderId declared) {
   const size_t d = static_cast<size_t>(declared);
+  // Each object is a row of every report (and of every label's counters).
+  if (objects_.size() - (kProxyFinder + 1) >= limits_.max_objects)
+    throw LimitReached{"max-objects",
+                       fmt::format("{} finder objects (declared, and made by `new` steps); raise it with --max-objects",
+                                   limits_.max_objects),
+                       {}};
   FinderObject made = objects_[d];
   made.id += "#" + std::to_string(++made_[d]);
   objects_.push_back(std::move(made));
   hook_counters_.by_object.push_back(Count(0));
   hook_state_.push_back(HookObjectState{});
+  region_mark_.push_back(0);
   newest_[d] = static_cast<FinderId>(objects_.size() - 1);
 }
 

@@ -2,15 +2,16 @@
 // resolved, names interned, and the hook designs as edits of a hook class.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "impsim/meta_path.h"
 #include "impsim/model.h"
 
 namespace impsim {
 
 FinderId HookModel::find(const std::string& id) const {
-  for (size_t i = 0; i < objects.size(); ++i)
-    if (objects[i].id == id) return static_cast<FinderId>(i);
-  return kNoFinder;
+  auto it = by_id.find(id);
+  return it == by_id.end() ? kNoFinder : it->second;
 }
 
 std::vector<FinderId> HookModel::hook_objects() const {
@@ -30,6 +31,8 @@ HookModel compile_hooks(const HooksText& text, NameTable& names) {
     c.name = h.name;
     c.claims = h.claims;
     for (auto& n : h.claim_names) c.claim_names.push_back(names.intern(n));
+    // Sorted: every finder call tests its name against them (hook_claims).
+    std::sort(c.claim_names.begin(), c.claim_names.end());
     c.top_level_only = h.top_level_only;
     c.guard = h.guard;
     c.loader = h.loader;
@@ -39,12 +42,13 @@ HookModel compile_hooks(const HooksText& text, NameTable& names) {
     c.legacy = h.legacy;
     m.hooks.push_back(std::move(c));
   }
-  auto hook_index = [&](const std::string& name) {
-    for (size_t i = 0; i < m.hooks.size(); ++i)
-      if (m.hooks[i].name == name) return static_cast<int32_t>(i);
-    return -1;
-  };
-  for (const FinderText& f : text.finders) m.objects.push_back({f.id, FinderClass::Hook, hook_index(f.hook)});
+  std::unordered_map<std::string, int32_t> hook_index;
+  for (size_t i = 0; i < m.hooks.size(); ++i) hook_index.emplace(m.hooks[i].name, static_cast<int32_t>(i));
+  for (const FinderText& f : text.finders) {
+    auto h = hook_index.find(f.hook);
+    m.objects.push_back({f.id, FinderClass::Hook, h == hook_index.end() ? -1 : h->second});
+  }
+  for (size_t i = 0; i < m.objects.size(); ++i) m.by_id.emplace(m.objects[i].id, static_cast<FinderId>(i));
   // Actions may name finder objects: resolved once every object exists.
   for (size_t i = 0; i < text.hooks.size(); ++i) {
     const HookText& h = text.hooks[i];
@@ -67,6 +71,7 @@ HookModel compile_hooks(const HooksText& text, NameTable& names) {
   else
     m.meta_path = {kBuiltinImporter, kFrozenImporter, kPathFinder};
   for (auto& n : text.builtin) m.builtin.push_back(names.intern(n));
+  std::sort(m.builtin.begin(), m.builtin.end());
   return m;
 }
 
@@ -76,13 +81,10 @@ bool hook_claims(const HookClass& hook, const NameTable& names, NameId name, boo
     case ClaimKind::All: return true;
     case ClaimKind::TopLevel: return names.parent(name) == kNoName;
     case ClaimKind::Names:
-      for (NameId n : hook.claim_names)
-        if (n == name) return true;
-      return false;
+      return std::binary_search(hook.claim_names.begin(), hook.claim_names.end(), name);
     case ClaimKind::Packages:
       for (NameId n = name; n != kNoName; n = names.parent(n))
-        for (NameId c : hook.claim_names)
-          if (c == n) return true;
+        if (std::binary_search(hook.claim_names.begin(), hook.claim_names.end(), n)) return true;
       return false;
   }
   return false;

@@ -72,20 +72,25 @@ class ChromeWriter : public TraceWriter {
   }
 
   void step_begin(const Engine&, const CStep& s) override {
+    if (full()) return open("step", {}, {});  // past --max-lines: counted, not formatted
     open("step", step_text(*model_, s), fmt::format(R"({{"step":"{}"}})", json_text(*s.pointer)));
   }
   void step_end(const Engine&, const CStep&, const char* result) override {
+    if (!open_.back()) return close({});  // its B was left out: so is its E
     close(fmt::format(R"({{"result":"{}"}})", json_text(result)));
   }
   void import_begin(const Engine&, NameId name) override {
+    if (full()) return open("import", {}, {});
     open("import", "import " + text(name), fmt::format(R"({{"module":"{}"}})", json_text(text(name))));
   }
   void import_end(const Engine&, NameId, bool ok) override {
+    if (!open_.back()) return close({});  // its B was left out: so is its E
     close(fmt::format(R"({{"result":"{}"}})", ok ? "loaded" : "raised"));
   }
   void ask_begin(const Engine& e, NameId name, FinderKind k, int64_t index, int64_t copies) override {
     clock_.ask();
     reasons_.push_back(std::nullopt);
+    if (full()) return open("ask", {}, {});
     if (e.hooks_used()) {
       // A list of finder objects: the object asked, the loop's index and the length of the list it walks.
       std::string who = finder_id_at(e, index);
@@ -107,6 +112,7 @@ class ChromeWriter : public TraceWriter {
                                                       : "None";
     std::optional<FindReason> r = reasons_.back();
     reasons_.pop_back();
+    if (!open_.back()) return close({});  // its B was left out: so is its E
     if (k != FinderKind::Proxy || !r) {
       close(fmt::format(R"({{"answer":"{}"}})", answer));
       return;
@@ -115,19 +121,23 @@ class ChromeWriter : public TraceWriter {
   }
   // A guard's entry and exit are instants: what it did and why.
   void guard_begin(const Engine&, GuardSite site, bool enable, GuardAction a) override {
+    if (full()) return instant("guard", {});
     instant("guard", fmt::format(R"({{"site":"{}","enable":{},"action":"{}","why":"{}"}})", guard_site_key(site),
                                  enable ? "true" : "false", guard_action_key(a), guard_action_text(a)));
   }
   void guard_end(const Engine&, GuardSite site, GuardAction a) override {
+    if (full()) return instant("guard exit", {});
     instant("guard exit", fmt::format(R"({{"site":"{}","action":"{}","why":"{}"}})", guard_site_key(site),
                                       guard_action_key(a), guard_exit_text(a)));
   }
   void lookup_begin(const Engine&, NameId name, uint64_t depth, uint8_t mark) override {
+    if (full()) return open("lookup", {}, {});
     open("lookup", fmt::format("lookup {}", text(name)),
          fmt::format(R"({{"name":"{}","depth":{},"mark":"{}"}})", json_text(text(name)), depth,
                      mark == kMarkDisabled ? "disabled" : "enabled"));
   }
   void lookup_end(const Engine&, NameId, uint64_t, bool found) override {
+    if (!open_.back()) return close({});  // its B was left out: so is its E
     close(fmt::format(R"({{"found":{}}})", found ? "true" : "false"));
   }
   void toggle(const Engine& e, bool enable, uint64_t walked, int64_t copies) override {
@@ -140,12 +150,17 @@ class ChromeWriter : public TraceWriter {
                       json_text(meta_path_now(e, copies))));
   }
   void body_begin(const Engine&, NameId m, bool call) override {
+    if (full()) return open("body", {}, {});
     open("body", (call ? "call in " : "body of ") + text(m), fmt::format(R"({{"module":"{}"}})", json_text(text(m))));
   }
   void body_end(const Engine&, NameId, bool) override { close("{}"); }
 
  private:
   const std::string& text(NameId n) const { return model_->names.text(n); }
+
+  // Past --max-lines nothing more is written, only counted: the callbacks
+  // then skip formatting (open, close and instant count as before).
+  bool full() const { return max_ != 0 && events_ >= max_; }
 
   bool room() {
     if (max_ != 0 && events_ >= max_) {

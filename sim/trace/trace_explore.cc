@@ -25,6 +25,7 @@
 #include <unordered_map>
 
 #include "explore_page.h"  // generated: kExplorePage, the page template
+#include "impsim/errors.h"
 #include "impsim/escape.h"
 #include "impsim/plural.h"
 #include "impsim/report.h"
@@ -127,6 +128,7 @@ class ExploreWriter : public TraceWriter {
     last_meta_path_.clear();
     last_meta_path_text_ = -1;
     cut_ = false;
+    data_bytes_ = 0;
     omitted_ = 0;
   }
 
@@ -186,6 +188,7 @@ class ExploreWriter : public TraceWriter {
       data += fmt::format("{}\"{}\":\"{}\"", s ? "," : "", guard_site_key(GuardSite(s)),
                           json_text(guard_site_text(GuardSite(s))));
     data += "},";
+    const size_t finders_at = data.size();
     if (hooks_) {
       // The finder objects by FinderId: their ids, which are hooks, and which
       // are counted one by one (all but P, whose calls are its asks).
@@ -197,6 +200,16 @@ class ExploreWriter : public TraceWriter {
       }
       data += "],";
     }
+    // What is never cut (every finder object, each variant's totals, which
+    // list them) grows with the objects `new` steps make: past --max-bytes
+    // the page is not written (exit 3) rather than written past its bound.
+    uint64_t uncut = data.size() - finders_at;
+    for (const VariantData& v : variants_) uncut += v.totals.size();
+    if (max_bytes_ != 0 && uncut > max_bytes_)
+      throw ModelLimitError("max-bytes", "/finders",
+                            fmt::format("the page's data that is never cut (its {} finder objects and each variant's "
+                                        "totals, which list them) is {} bytes; the limit is {} (--max-bytes)",
+                                        finders_.size(), uncut, max_bytes_));
     data += "\"variants\":[";
     for (size_t i = 0; i < variants_.size(); ++i) {
       const VariantData& v = variants_[i];
@@ -215,40 +228,58 @@ class ExploreWriter : public TraceWriter {
   }
 
   void step_begin(const Engine& e, const CStep& s) override {
+    if (cut_) return open(e, {});  // past --max-bytes: counted, not formatted
     open(e, fmt::format("\"s\",\"{}\",\"{}\",{}", json_text(*s.pointer), json_text(step_text(*model_, s)),
                         s.label >= 0 ? s.label : -1));
   }
   void step_end(const Engine& e, const CStep&, const char* result) override {
+    if (cut_) return close(e, {});  // past --max-bytes: counted, not formatted
     close(e, fmt::format("\"S\",\"{}\"", json_text(result)));
   }
-  void import_begin(const Engine& e, NameId name) override { open(e, fmt::format("\"i\",{}", name_id(name))); }
-  void import_end(const Engine& e, NameId, bool ok) override { close(e, fmt::format("\"I\",{}", ok ? 1 : 0)); }
+  void import_begin(const Engine& e, NameId name) override {
+    if (cut_) return open(e, {});
+    open(e, fmt::format("\"i\",{}", name_id(name)));
+  }
+  void import_end(const Engine& e, NameId, bool ok) override {
+    if (cut_) return close(e, {});
+    close(e, fmt::format("\"I\",{}", ok ? 1 : 0));
+  }
   void ask_begin(const Engine& e, NameId name, FinderKind k, int64_t index, int64_t len) override {
+    if (cut_) return open(e, {});  // past --max-bytes: counted, not formatted
     // Hook scenarios: the object's id, and the length of the list the loop walks.
     if (hooks_) open(e, fmt::format("\"a\",{},\"{}\",{},{}", name_id(name), json_text(finder_id_at(e, index)), index, len));
     else open(e, fmt::format("\"a\",{},\"{}\",{}", name_id(name), finder_name(k), index));
   }
-  void decide(const Engine& e, NameId, FindReason r) override { leaf(e, fmt::format("\"r\",\"{}\"", reason_key(r))); }
+  void decide(const Engine& e, NameId, FindReason r) override {
+    if (cut_) return leaf(e, {});
+    leaf(e, fmt::format("\"r\",\"{}\"", reason_key(r)));
+  }
   void ask_end(const Engine& e, NameId, FinderKind, AskAnswer a) override {
+    if (cut_) return close(e, {});  // past --max-bytes: counted, not formatted
     close(e, fmt::format("\"A\",\"{}\"", a == AskAnswer::Spec         ? "spec"
                                          : a == AskAnswer::Suppressed ? "suppressed"
                                          : a == AskAnswer::Raised     ? "raised"
                                                                       : "none"));
   }
   void lookup_begin(const Engine& e, NameId name, uint64_t depth, uint8_t mark) override {
+    if (cut_) return open(e, {});  // past --max-bytes: counted, not formatted
     open(e, fmt::format("\"l\",{},{},\"{}\"", name_id(name), depth, mark == kMarkDisabled ? "disabled" : "enabled"));
   }
   void lookup_end(const Engine& e, NameId, uint64_t, bool found) override {
+    if (cut_) return close(e, {});  // past --max-bytes: counted, not formatted
     close(e, fmt::format("\"L\",{}", found ? 1 : 0));
   }
   void toggle(const Engine& e, bool enable, uint64_t walked, int64_t) override {
+    if (cut_) return leaf(e, {});  // past --max-bytes: counted, not formatted
     leaf(e, fmt::format("\"t\",{},{}", enable ? 1 : 0, walked));
   }
   void guard_begin(const Engine& e, GuardSite site, bool enable, GuardAction a) override {
+    if (cut_) return open(e, {});  // past --max-bytes: counted, not formatted
     open(e, fmt::format("\"g\",\"{}\",{},\"{}\"", guard_site_key(site), enable ? 1 : 0, guard_action_key(a)));
   }
   void guard_end(const Engine& e, GuardSite, GuardAction) override { close(e, "\"G\""); }
   void body_begin(const Engine& e, NameId m, bool call) override {
+    if (cut_) return open(e, {});  // past --max-bytes: counted, not formatted
     open(e, fmt::format("\"b\",{},{}", name_id(m), call ? 1 : 0));
   }
   void body_end(const Engine& e, NameId, bool) override { close(e, "\"B\""); }
@@ -256,12 +287,18 @@ class ExploreWriter : public TraceWriter {
  private:
   int name_id(NameId n) {
     auto [it, fresh] = name_index_.emplace(n, static_cast<int>(names_.size()));
-    if (fresh) names_.push_back(model_->names.text(n));
+    if (fresh) {
+      names_.push_back(model_->names.text(n));
+      data_bytes_ += names_.back().size() + 3;
+    }
     return it->second;
   }
   int string_id(const std::string& s) {
     auto [it, fresh] = string_index_.emplace(s, static_cast<int>(strings_.size()));
-    if (fresh) strings_.push_back(s);
+    if (fresh) {
+      strings_.push_back(s);
+      data_bytes_ += s.size() + 3;
+    }
     return it->second;
   }
   std::string names_text(const std::vector<NameId>& ids) {
@@ -394,7 +431,12 @@ class ExploreWriter : public TraceWriter {
       ++omitted_;
       return false;
     }
-    if (max_bytes_ != 0 && rows_.size() > max_bytes_) {
+    // The rows and the names and strings they brought (all of a variant's
+    // page data that grows with its events), and a byte per event: folding
+    // keeps a repetitive run's rows small, but each event it folds was
+    // still snapshot and interned, and explore's time is bounded as its
+    // page is (past the cut an event is only counted).
+    if (max_bytes_ != 0 && rows_.size() + data_bytes_ + v.events > max_bytes_) {
       cut_ = true;
       ++omitted_;
       const CStep* s = e.current_step();
@@ -421,7 +463,7 @@ class ExploreWriter : public TraceWriter {
   }
 
   void open(const Engine& e, const std::string& body) {
-    State before = last_;
+    State before = cut_ ? State{} : last_;  // past the cut nothing reads it
     size_t first = row_starts_.size();
     std::string row;
     bool shown = emit(e, body, &row);
@@ -489,6 +531,7 @@ class ExploreWriter : public TraceWriter {
   std::multimap<size_t, int> by_row_;    // first row -> subtree id, to forget folded originals
   State last_;
   bool started_ = false, cut_ = false;
+  uint64_t data_bytes_ = 0;  // names and strings this variant added to the page
   uint64_t omitted_ = 0;
   std::string cut_where_;
   std::vector<NameId> last_scope_, last_blocked_;

@@ -192,16 +192,25 @@ TraceResult write_trace(std::ostream& out, const Scenario& sc, const RunOptions&
     case TraceFormat::Explore: w = make_explore_writer(out, topt); break;
   }
   TraceResult result;
+  std::vector<VariantRun> failed;
   w->begin(sc, model, plan.variants);
   for (size_t i = 0; i < plan.variants.size(); ++i) {
     w->begin_variant(model, plan.variants[i], i);
     VariantRun r = run_one(plan, model, 0, plan.variants[i], options, w.get(),
                            [&](const Engine& engine) { w->end_variant(engine); });
+    // The text log and the page say where a limit stopped the run; the
+    // Chrome, DOT and importtime files have no place for it: stderr does.
+    if (r.limit && topt.format != TraceFormat::Text && topt.format != TraceFormat::Explore)
+      fmt::print(stderr, "impsim: {}: {}: stopped: limit {} reached at {}: {}\n", sc.file, variant_name(r.variant),
+                 r.limit->limit, r.limit->traceback.empty() ? "the start" : r.limit->traceback.back(),
+                 r.limit->detail);
     if (r.limit) result.status = kExitLimit;
     else if (r.outcome.error && !sc.allow_error && result.status == kExitOk) result.status = kExitFailed;
+    if (r.limit || (r.outcome.error && !sc.allow_error)) failed.push_back(r);
     result.runs.push_back(std::move(r));
   }
   w->end();
+  if (!failed.empty()) result.failures = run_failures(ScenarioFacts::of(sc), failed);
   return result;
 }
 

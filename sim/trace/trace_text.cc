@@ -99,18 +99,21 @@ class TextWriter : public TraceWriter {
 
   void step_begin(const Engine& e, const CStep& s) override {
     start(e);
-    open("step", fmt::format("step {}: {}", terminal_text(*s.pointer), terminal_text(step_text(*model_, s))));
+    open("step", full() ? std::string() : fmt::format("step {}: {}", terminal_text(*s.pointer), terminal_text(step_text(*model_, s))));
   }
   void step_end(const Engine&, const CStep& s, const char* result) override {
+    if (full()) return close({}, {});
     close(fmt::format(" -> {}", result), fmt::format("step {} -> {}", terminal_text(*s.pointer), result));
   }
 
   void import_begin(const Engine& e, NameId name) override {
     start(e);
-    open("import", fmt::format("import {}: not in sys.modules; _find_and_load asks sys.meta_path", text(name)));
+    open("import", full() ? std::string()
+                          : fmt::format("import {}: not in sys.modules; _find_and_load asks sys.meta_path", text(name)));
   }
   void import_end(const Engine&, NameId name, bool ok) override {
     const char* r = ok ? "loaded" : "raised";
+    if (full()) return close({}, {});
     close(fmt::format(" -> {}", r), fmt::format("import {} -> {}", text(name), r));
   }
 
@@ -121,9 +124,14 @@ class TextWriter : public TraceWriter {
       // A list of finder objects: index and length are the walk's.
       std::string who = terminal_text(finder_id_at(e, index));
       asks_.push_back(who);
+      if (full()) return open("ask", {});
       open("ask", fmt::format("ask i={} {}: {}.{}('{}')", index, terminal_text(meta_path_text(e, index)), who,
                               finder_method_at(e, index), text(name)));
       return;
+    }
+    if (full()) {
+      asks_.emplace_back();
+      return open("ask", {});
     }
     std::string who = k == FinderKind::Proxy ? fmt::format("P (copy {} of {})", index + 1, copies) : finder_name(k);
     asks_.push_back(who);
@@ -131,7 +139,7 @@ class TextWriter : public TraceWriter {
   }
   // The suppressed answer already says why (ask_end).
   void decide(const Engine&, NameId, FindReason r) override {
-    if (pending_ && r != FindReason::Suppressed) pending_text_ += fmt::format(" [{}]", reason_text(r));
+    if (pending_ && r != FindReason::Suppressed && !full()) pending_text_ += fmt::format(" [{}]", reason_text(r));
   }
   void ask_end(const Engine&, NameId name, FinderKind, AskAnswer a) override {
     std::string who = asks_.back();
@@ -140,16 +148,19 @@ class TextWriter : public TraceWriter {
                     : a == AskAnswer::Suppressed ? "None (suppressed: the fix sees this name is being resolved)"
                     : a == AskAnswer::Raised     ? "raised"
                                                  : "None";
+    if (full()) return close({}, {});
     close(fmt::format(" -> {}", r), fmt::format("{} answers '{}' -> {}", who, text(name), r));
   }
 
   void lookup_begin(const Engine&, NameId name, uint64_t depth, uint8_t mark) override {
     const char* why = mark == kMarkDisabled ? "blocked" : "in scope";
+    if (full()) return open("lookup", {});
     open("lookup", fmt::format("lookup '{}' (depth {}): {}, so P finds the real spec itself, with P disabled",
                                text(name), depth, why));
   }
   void lookup_end(const Engine&, NameId name, uint64_t depth, bool found) override {
     const char* r = found ? "found (its loader is wrapped)" : "not found";
+    if (full()) return close({}, {});
     close(fmt::format(" -> {}", r), fmt::format("lookup '{}' (depth {}) -> {}", text(name), depth, r));
   }
 
@@ -160,6 +171,7 @@ class TextWriter : public TraceWriter {
   void toggle(const Engine& e, bool enable, uint64_t walked, int64_t copies) override {
     start(e);
     clock_.walk(walked);
+    if (full()) return line("toggle", {});
     if (enable)
       line("toggle", fmt::format("enable: walk over {} {} of sys.modules; P inserted at 0 -> {}{}", grouped(walked),
                                  plural(walked, "name", "names"), terminal_text(meta_path_now(e, copies)), moved(e, true)));
@@ -170,18 +182,22 @@ class TextWriter : public TraceWriter {
 
   void guard_begin(const Engine& e, GuardSite site, bool enable, GuardAction a) override {
     start(e);
+    if (full()) return line("guard", {});
     line("guard", fmt::format("guard: {} (enable={}) {}", guard_site_text(site), enable ? "True" : "False",
                               guard_action_text(a)));
   }
   void guard_end(const Engine&, GuardSite site, GuardAction a) override {
+    if (full()) return line("guard", {});
     line("guard", fmt::format("guard exit: {}: {}", guard_site_text(site), guard_exit_text(a)));
   }
 
   void body_begin(const Engine& e, NameId m, bool call) override {
     start(e);
+    if (full()) return open("body", {});
     open("body", call ? fmt::format("a function of {} runs", text(m)) : fmt::format("body of {} runs", text(m)));
   }
   void body_end(const Engine&, NameId m, bool call) override {
+    if (full()) return close({}, {});
     close(" -> done", call ? fmt::format("function of {} returns", text(m)) : fmt::format("body of {} ends", text(m)));
   }
 
@@ -201,6 +217,10 @@ class TextWriter : public TraceWriter {
     return fmt::format("; sys.modules {} -> {} {} (proxy modules cleared, the cache's {} put back)",
                        grouped(size_before_), grouped(after), plural(after, "name", "names"), grouped(cache));
   }
+
+  // Past --max-lines every line is left out, only counted: the callbacks
+  // then skip formatting it (a trace stays a small factor of a run's time).
+  bool full() const { return max_ != 0 && lines_ >= max_; }
 
   // The state the run starts from, before its first event.
   void start(const Engine& e) {

@@ -1,7 +1,10 @@
 # Runs a hook scenario's program (docs/scenario-format.md, "Hooks") on REAL
 # CPython import machinery and prints what impsim's --json reports for it.
 #
-#   python -S -I -B hooks_real.py SCENARIO.json VARIANT
+#   python -S -I -B hooks_real.py SCENARIO.json VARIANT [PARAMS_JSON]
+#
+# PARAMS_JSON: the params of the run to compare with (one sweep value's, as
+# impsim's --json names them per run); default: the scenario's params.
 #
 # What is real here: importlib._bootstrap (_find_and_load, _find_spec over
 # the live sys.meta_path, importlib.util.find_spec, module_from_spec,
@@ -26,6 +29,7 @@
 import sys as _sys
 import json as _json
 import tempfile as _tempfile
+import shutil as _shutil  # imported by tempfile already: no name of a scenario's is taken
 import builtins as _builtins
 
 _HERE = __file__.rpartition("/")[0] or "."
@@ -51,8 +55,16 @@ def main():
         print(_json.dumps({"skip": "builtin names and P are not part of this check"}))
         return
     root = _tempfile.mkdtemp(prefix="impsim-hooks-")
+    try:
+        _run(sc, variant, root)
+    finally:
+        _shutil.rmtree(root, ignore_errors=True)
+
+
+def _run(sc, variant, root):
     _common.write_tree(sc["tree"], root)
-    rt = _hooks.Runtime(sc, variant, sc.get("params", {}))
+    params = _json.loads(_sys.argv[3]) if len(_sys.argv) > 3 else sc.get("params", {})
+    rt = _hooks.Runtime(sc, variant, params)
     rt.make_hooks()
     _builtins.__impsim__ = rt
     _sys.path.insert(0, root)

@@ -11,6 +11,7 @@
 #include "impsim/errors.h"
 #include "impsim/escape.h"
 #include "impsim/report.h"
+#include "impsim/text_layout.h"
 
 namespace impsim {
 
@@ -111,10 +112,14 @@ std::string compare_text(const Comparison& c, CompareFormat format) {
   const std::vector<std::string> counter_names = counter_names_of(run);
   std::string out;
   const ScenarioFacts& sc = run.scenario;
-  out += md ? fmt::format("### impsim compare: {}\n\n", markdown_text(sc.name)) : terminal_text(sc.name);
-  if (!sc.description.empty())
-    out += md ? markdown_text(sc.description, Markdown::Paragraph) + "\n\n" : ": " + terminal_text(sc.description) + "\n";
-  if (!md) out += "\n";
+  if (md) {
+    out += fmt::format("### impsim compare: {}\n\n", markdown_text(sc.name));
+    if (!sc.description.empty()) out += markdown_text(sc.description, Markdown::Paragraph) + "\n\n";
+  } else {
+    std::string head = terminal_text(sc.name);
+    if (!sc.description.empty()) head += ": " + terminal_text(sc.description);
+    out += wrap_paragraph(head) + "\n";
+  }
   for (auto& block : blocks(run)) {
     if (!block[0]->params.empty())
       out += md ? fmt::format("Parameters: {}. Each cell: the count, then its ratio to `{}`.\n\n", params_text(block[0]->params),
@@ -141,16 +146,9 @@ std::string compare_text(const Comparison& c, CompareFormat format) {
     if (md) {
       out += markdown_table(table) + "\n";
     } else {
-      std::vector<size_t> width(table[0].size(), 0);
-      for (auto& line : table)
-        for (size_t j = 0; j < line.size(); ++j) width[j] = std::max(width[j], line[j].size());
-      for (auto& line : table) {
-        std::string text;
-        for (size_t j = 0; j < line.size(); ++j)
-          text += j == 0 ? fmt::format("{:<{}}", line[j], width[j]) : fmt::format("  {:>{}}", line[j], width[j]);
-        out += text + "\n";
-      }
-      out += "\n";
+      // Wider than 80 columns (many designs): blocks of designs, each
+      // repeating the counter column.
+      out += text_table(table) + "\n";
     }
     out += md ? "**Outcome against `" + std::string(variant_name(c.baseline)) + "`:**\n\n"
               : fmt::format("outcome against {}:\n", variant_name(c.baseline));
@@ -166,13 +164,14 @@ std::string compare_text(const Comparison& c, CompareFormat format) {
       std::string verdict = !p.empty() ? p : diffs.empty() ? "identical" : "differs";
       out += md ? fmt::format("- `{}`: {}\n", name, markdown_text(verdict)) : fmt::format("  {}: {}\n", name, terminal_text(verdict));
       for (auto& d : diffs)
-        out += md ? "  - " + markdown_text(d, Markdown::Paragraph) + "\n" : "    - " + terminal_text(d) + "\n";
+        out += md ? "  - " + markdown_text(d, Markdown::Paragraph) + "\n" : wrap_paragraph(terminal_text(d), "    - ", "      ");
     }
     out += "\n";
   }
   // compare honours the scenario's expectations as run does; they are
-  // shown only when one fails (so that a passing comparison reads as before).
-  if (!run.expectations_ok()) {
+  // shown only when one fails or is not checked (so that a passing
+  // comparison reads as before).
+  if (!run.expectations_ok() || !run.unchecked.empty()) {
     std::string ex = expectations_text(run);
     out += md ? markdown_code_block(ex) : ex;
   }
@@ -251,6 +250,7 @@ ordered_json compare_json(const Comparison& c) {
     }
   j["expectations"] = ex;
   if (run.equivalence_failure) j["equivalence_failure"] = *run.equivalence_failure;
+  if (!run.unchecked.empty()) j["unchecked_expectations"] = unchecked_json(run);
   j["exit_status"] = compare_exit_status(run);
   return j;
 }

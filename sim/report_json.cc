@@ -161,6 +161,25 @@ ordered_json expectations_json(const VariantRun& r) {
   return ex;
 }
 
+ordered_json unchecked_json(const ScenarioRun& run) {
+  ordered_json out = ordered_json::array();
+  for (const UncheckedExpectation& u : run.unchecked) {
+    ordered_json j;
+    j["kind"] = u.kind;
+    if (!u.variant.empty()) j["variant"] = u.variant;
+    if (!u.counter.empty()) j["counter"] = u.counter;
+    if (u.params) {
+      ordered_json params = ordered_json::object();
+      for (auto& [k, v] : *u.params) params[k] = v;
+      j["params"] = params;
+    }
+    j["pointer"] = u.pointer;
+    j["reason"] = u.reason;
+    out.push_back(j);
+  }
+  return out;
+}
+
 void add_producer(ordered_json& j, const ScenarioRun& run) {
   j["version"] = impsim_version();
   j["axes"] = {{"revision", revision_name(run.axes.revision)}, {"cpython", cpython_name(run.axes.cpython)}};
@@ -225,6 +244,7 @@ ordered_json report_json(const ScenarioRun& run) {
   if (run.equivalent && !run.all_compared()) j["equivalent"] = nullptr;
   else j["equivalent"] = run.equivalent;
   if (run.equivalence_failure) j["equivalence_failure"] = *run.equivalence_failure;
+  if (!run.unchecked.empty()) j["unchecked_expectations"] = unchecked_json(run);
   j["exit_status"] = run.exit_status();
   return j;
 }

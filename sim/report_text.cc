@@ -8,6 +8,7 @@
 #include "impsim/plural.h"
 #include "impsim/ratio.h"
 #include "impsim/report.h"
+#include "impsim/text_layout.h"
 
 namespace impsim {
 
@@ -24,23 +25,7 @@ namespace {
 std::string table(std::vector<std::vector<std::string>> rows) {
   for (auto& row : rows)
     for (auto& cell : row) cell = terminal_text(cell);
-  std::vector<size_t> width;
-  for (auto& row : rows)
-    for (size_t i = 0; i < row.size(); ++i) {
-      if (width.size() <= i) width.push_back(0);
-      width[i] = std::max(width[i], row[i].size());
-    }
-  std::string out;
-  for (auto& row : rows) {
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i) {
-      if (i == 0) line += fmt::format("{:<{}}", row[i], width[i]);
-      else line += fmt::format("  {:>{}}", row[i], width[i]);
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
-  return out;
+  return text_table(rows);
 }
 
 }  // namespace
@@ -67,6 +52,14 @@ std::string where(const std::vector<std::string>& traceback) {
   return traceback.empty() ? "?" : traceback.back();
 }
 
+// A line of run_problem: a failure's (`prefix`, its file, line and column)
+// stays one line, to be grepped and copied whole; another wraps at 80
+// columns.
+std::string problem_line(const std::string& prefix, const std::string& text) {
+  if (!prefix.empty()) return "  " + prefix + text + "\n";
+  return wrap_paragraph(text, "  ", "      ");
+}
+
 // A limit that stopped a run, or an exception it raised. Each line that is
 // a failure starts with the file, line and column of its step, as
 // expectations_text's FAILED lines do; an exception the scenario allows is
@@ -75,9 +68,9 @@ std::string run_problem(const VariantRun& r, const FilePlaces& places, bool allo
   std::string out;
   if (r.limit) {
     const std::string step = r.limit->traceback.empty() ? "" : r.limit->traceback.back();
-    out += fmt::format("  {}{}: stopped: limit {} reached at {}: {}\n", terminal_text(places.prefix(step)),
-                       variant_name(r.variant), r.limit->limit, terminal_text(where(r.limit->traceback)),
-                       terminal_text(r.limit->detail));
+    out += problem_line(terminal_text(places.prefix(step)),
+                        fmt::format("{}: stopped: limit {} reached at {}: {}", variant_name(r.variant), r.limit->limit,
+                                    terminal_text(where(r.limit->traceback)), terminal_text(r.limit->detail)));
     const Counters& c = r.counters;
     out += fmt::format("    counters so far: {} {}, {} {}, {} {}, {} {}\n", grouped(c.asks),
                        plural(c.asks, "ask", "asks"), grouped(c.lookups), plural(c.lookups, "lookup", "lookups"),
@@ -87,8 +80,9 @@ std::string run_problem(const VariantRun& r, const FilePlaces& places, bool allo
   if (r.outcome.error) {
     const PyError& e = *r.outcome.error;
     const std::string step = e.traceback.empty() ? "" : e.traceback.back();
-    out += fmt::format("  {}{}: raised {}: {}\n", allow_error ? "" : terminal_text(places.prefix(step)),
-                       variant_name(r.variant), terminal_text(e.type), terminal_text(e.message));
+    out += problem_line(allow_error ? "" : terminal_text(places.prefix(step)),
+                        fmt::format("{}: raised {}: {}", variant_name(r.variant), terminal_text(e.type),
+                                    terminal_text(e.message)));
     out += "    traceback (outermost first):\n";
     for (auto& p : e.traceback) out += "      " + terminal_text(p) + "\n";
   }
@@ -114,6 +108,10 @@ std::vector<std::vector<std::string>> counter_table(const ScenarioRun& run) {
 
   if (!run.sweep_values.empty()) {
     std::vector<ReportRow> rows = sc.rows;
+    if (!sc.counters.empty()) {
+      rows.clear();
+      for (const std::string& c : sc.counters) rows.push_back({c, c});
+    }
     std::vector<std::string> head{sc.sweep->title};
     for (int64_t v : run.sweep_values) head.push_back(std::to_string(v));
     t.push_back(head);
@@ -122,7 +120,7 @@ std::vector<std::vector<std::string>> counter_table(const ScenarioRun& run) {
         std::vector<std::string> line{fmt::format("{}, {}", row.title, variant_name(run.variants[v]))};
         for (size_t s = 0; s < nsweep; ++s) {
           const VariantRun& r = run.at(s, v);
-          line.push_back(r.limit ? "limit" : count_text(counter_of(r, row.counter)));
+          line.push_back(r.limit ? "limit" : grouped(counter_of(r, row.counter)));
         }
         t.push_back(line);
       }
@@ -138,13 +136,15 @@ std::vector<std::vector<std::string>> counter_table(const ScenarioRun& run) {
     if (run.runs.front().hooks_used) counter_names = report_counter_names(run.runs);
     else
       for (const CounterInfo* c : run.shown_counters()) counter_names.emplace_back(c->name);
-    auto add_rows = [&](const std::string& prefix, auto get) {
+    auto add_rows = [&](const std::string& prefix, auto get, bool chosen = false) {
       for (const std::string& name : counter_names) {
         std::vector<std::string> line{prefix + name};
         std::vector<Count> vals;
         for (size_t v = 0; v < nv; ++v) vals.push_back(get(run.at(0, v), name));
-        // A labelled step's all-zero counters say nothing: leave them out.
-        if (!prefix.empty() && std::all_of(vals.begin(), vals.end(), [](Count x) { return x == 0; })) continue;
+        // A labelled step's all-zero counters say nothing: leave them out
+        // (chosen ones are shown as asked, zeros included).
+        if (!chosen && !prefix.empty() && std::all_of(vals.begin(), vals.end(), [](Count x) { return x == 0; }))
+          continue;
         for (Count x : vals) line.push_back(grouped(x));
         if (nv == 2) {
           line.push_back(any_stopped ? "partial" : ratio_text(vals[0], vals[1]));
@@ -152,6 +152,11 @@ std::vector<std::vector<std::string>> counter_table(const ScenarioRun& run) {
         t.push_back(line);
       }
     };
+    if (!sc.counters.empty()) {
+      counter_names = sc.counters;
+      add_rows("", [](const VariantRun& r, const std::string& c) { return counter_of(r, c); }, true);
+      return t;
+    }
     add_rows("", [](const VariantRun& r, const std::string& c) { return counter_of(r, c); });
     for (const std::string& label : sc.labels)
       add_rows(label + ".", [&](const VariantRun& r, const std::string& c) { return counter_of(r, label + "." + c); });
@@ -174,14 +179,14 @@ std::string report_tail(const ScenarioRun& run) {
     if (r.hooks_used && r.counters.walks == 0) continue;  // no proxy toggles: nothing to model
     // indexed-walk toggles examine the torch names only, not all of sys.modules.
     const bool indexed = design_of(r.variant).indexed_walk;
+    // The count, then why it is what it is, a line each (80 columns).
     out += fmt::format(
-        "cost model, {}{}{}: comparisons = sum over {} {} of {} = {} <= walks x max "
-        "{} = {} x {} = {}\n",
+        "cost model, {}{}{}: comparisons = {}\n  = sum over {} {} of {}\n  <= walks x max {} = {} x {} = {}\n",
         variant_name(r.variant), run.sweep_values.empty() ? "" : " at " + params_text(r.params),
-        r.limit ? " (stopped by a limit: counts so far)" : "", grouped(r.counters.walks),
-        plural(r.counters.walks, "walk", "walks"), indexed ? "the torch names in sys.modules" : "len(sys.modules)",
-        grouped(r.counters.comparisons), indexed ? "torch names" : "modules", grouped(r.counters.walks),
-        grouped(r.peak_modules), grouped(r.counters.walks * r.peak_modules));
+        r.limit ? " (stopped by a limit: counts so far)" : "", grouped(r.counters.comparisons),
+        grouped(r.counters.walks), plural(r.counters.walks, "walk", "walks"),
+        indexed ? "the torch names in sys.modules" : "len(sys.modules)", indexed ? "torch names" : "modules",
+        grouped(r.counters.walks), grouped(r.peak_modules), grouped(r.counters.walks * r.peak_modules));
   }
 
   // Outcome verdict.
@@ -215,7 +220,7 @@ std::string report_tail(const ScenarioRun& run) {
         if (diffs.empty()) continue;
         out += fmt::format("outcome{}: {} and {} differ:\n", at, variant_name(run.variants[0]),
                            variant_name(run.variants[v]));
-        for (auto& d : diffs) out += "  - " + terminal_text(d) + "\n";
+        for (auto& d : diffs) out += wrap_paragraph(terminal_text(d), "  - ", "    ");
       }
     }
   }
@@ -226,6 +231,64 @@ std::string report_tail(const ScenarioRun& run) {
       if (!run.sweep_values.empty()) out += fmt::format("at {}:\n", params_text(r.params));
       out += p;
     }
+  }
+  return out;
+}
+
+}  // namespace
+
+namespace {
+
+// The points (parameter sets) in a list: "k=5, 6, 7" when they differ in
+// one parameter only, else each in full, "; " apart.
+std::string points_text(const std::vector<Params>& points) {
+  if (points.size() > 1) {
+    std::string varying;
+    bool one = true;
+    for (auto& [k, v] : points[0]) {
+      bool varies = std::any_of(points.begin(), points.end(), [&](const Params& p) {
+        auto it = p.find(k);
+        return it == p.end() || it->second != v;
+      });
+      if (!varies) continue;
+      one = one && varying.empty();
+      varying = k;
+    }
+    if (one && !varying.empty() && std::all_of(points.begin(), points.end(), [&](const Params& p) {
+          return p.size() == points[0].size();
+        })) {
+      std::string s = varying + "=";
+      for (size_t i = 0; i < points.size(); ++i) s += fmt::format("{}{}", i ? ", " : "", points[i].at(varying));
+      return s;
+    }
+  }
+  std::string s;
+  for (const Params& p : points) s += (s.empty() ? "" : "; ") + params_text(p);
+  return s;
+}
+
+// "  not checked: before probe.lookups, after probe.lookups [k=9]: written
+// for k in [1, 2, 3, 4]": the unchecked expectations, a line per reason.
+std::string unchecked_text(const ScenarioRun& run) {
+  std::vector<std::string> reasons;
+  for (const UncheckedExpectation& u : run.unchecked)
+    if (std::find(reasons.begin(), reasons.end(), u.reason) == reasons.end()) reasons.push_back(u.reason);
+  std::string out;
+  for (const std::string& reason : reasons) {
+    std::vector<std::string> names;
+    std::vector<Params> points;
+    for (const UncheckedExpectation& u : run.unchecked) {
+      if (u.reason != reason) continue;
+      std::string name = u.kind == "count"     ? u.variant + " " + u.counter
+                         : u.kind == "outcome" ? u.variant + " outcome"
+                                               : std::string("expect_equivalent");
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+      if (u.params && std::find(points.begin(), points.end(), *u.params) == points.end()) points.push_back(*u.params);
+    }
+    std::string line;
+    for (const std::string& n : names) line += (line.empty() ? "" : ", ") + n;
+    if (!points.empty()) line += " [" + points_text(points) + "]";
+    out += wrap_paragraph(terminal_text(line + ": " + reason), "  not checked: ", "    ");
   }
   return out;
 }
@@ -249,16 +312,17 @@ std::string expectations_text(const ScenarioRun& run) {
   std::string failures;
   for (const Failure& f : run_failures(run, false))
     if (f.kind == FailureKind::Expectation) failures += "  " + failure_line(f) + "\n";
-  if (total > 0) out += fmt::format("expectations: {}/{} hold\n", held, total);
-  return out + failures;
+  std::string counts = total > 0 ? fmt::format("{}/{} hold", held, total) : "";
+  if (!run.unchecked.empty()) counts += fmt::format("{}{} not checked", counts.empty() ? "" : ", ", run.unchecked.size());
+  if (!counts.empty()) out += fmt::format("expectations: {}\n", counts);
+  return out + failures + unchecked_text(run);
 }
 
 std::string report_text(const ScenarioRun& run) {
   const ScenarioFacts& sc = run.scenario;
-  std::string out = terminal_text(sc.name);
-  if (!sc.description.empty()) out += ": " + terminal_text(sc.description);
-  out += "\n\n";
-  return out + table(counter_table(run)) + report_tail(run);
+  std::string head = terminal_text(sc.name);
+  if (!sc.description.empty()) head += ": " + terminal_text(sc.description);
+  return wrap_paragraph(head) + "\n" + table(counter_table(run)) + report_tail(run);
 }
 
 std::string report_markdown(const ScenarioRun& run, const std::string& command) {

@@ -15,6 +15,7 @@
 #include "impsim/plural.h"
 #include "impsim/report.h"
 #include "impsim/resources.h"
+#include "impsim/sweep.h"
 
 namespace impsim {
 
@@ -234,8 +235,9 @@ std::string fast_engine_hint(const Model& model, Variant variant, const EngineLi
 
 // Ratio budgets of the runs from `first` on (one point): each against its
 // ratio_to variant's same counter at the same point. One whose variant did
-// not run (--variant) cannot be checked and is dropped, as the expectations
-// of a variant that does not run are.
+// not run (--variant) cannot be checked: it is dropped here and listed by
+// unchecked_expectations, as the expectations of a variant that does not
+// run are.
 void check_ratio_budgets(std::vector<VariantRun>& runs, size_t first) {
   for (size_t i = first; i < runs.size(); ++i) {
     auto& ex = runs[i].expectations;
@@ -260,6 +262,76 @@ void check_ratio_budgets(std::vector<VariantRun>& runs, size_t first) {
       ++it;
     }
   }
+}
+
+// The scenario's expectations that `run` (of `plan`) did not check, each
+// with why; an entry's null for a sweep value is the scenario's own choice
+// and is not listed.
+std::vector<UncheckedExpectation> unchecked_expectations(const Scenario& sc, const RunPlan& plan,
+                                                         const ScenarioRun& run) {
+  std::vector<UncheckedExpectation> out;
+  auto variant_index = [&](const std::string& name) -> std::optional<size_t> {
+    for (size_t v = 0; v < plan.variants.size(); ++v)
+      if (variant_name(plan.variants[v]) == name) return v;
+    return std::nullopt;
+  };
+  const std::string not_run = " is not among the variants run";
+  for (const Expectation& e : sc.expect) {
+    const bool any = std::any_of(e.values.begin(), e.values.end(), [](auto& v) { return v.has_value(); }) ||
+                     std::any_of(e.budgets.begin(), e.budgets.end(), [](auto& b) { return b.has_value(); });
+    if (!any) continue;
+    const std::optional<size_t> vi = variant_index(e.variant);
+    if (!vi) {
+      out.push_back({"count", e.variant, e.counter, std::nullopt, e.pointer, e.variant + not_run});
+      continue;
+    }
+    for (size_t p = 0; p < plan.points(); ++p) {
+      const VariantRun& r = run.runs[plan.index(p, *vi)];
+      if (!plan.expect_at[p]) {
+        out.push_back({"count", e.variant, e.counter, r.params, e.pointer, plan.unchecked_why[p]});
+        continue;
+      }
+      const size_t idx = e.values.size() == 1 ? 0 : *plan.expect_at[p];
+      const Budget* budget = e.budget_at(idx);
+      if (!budget && (idx >= e.values.size() || !e.values[idx])) continue;
+      const std::string ptr = e.listed ? e.pointer + "/" + std::to_string(idx) : e.pointer;
+      std::string why;
+      if (r.limit) {
+        why = "the run stopped at a limit (its counts are partial)";
+      } else if (budget && !budget->ratio_to.empty()) {
+        const std::optional<size_t> base = variant_index(budget->ratio_to);
+        if (!base) why = "a ratio to " + budget->ratio_to + ", which" + not_run;
+        else if (run.runs[plan.index(p, *base)].limit)
+          why = "a ratio to " + budget->ratio_to + ", whose run stopped at a limit";
+      }
+      if (!why.empty()) out.push_back({"count", e.variant, e.counter, r.params, ptr, why});
+    }
+  }
+  const std::string first = sc.variants.empty() ? "" : sc.variants.front();
+  for (const Scenario::OutcomeExpectation& e : sc.expect_outcome) {
+    const std::optional<size_t> vi = variant_index(e.variant);
+    if (!vi || plan.variants.empty() || variant_name(plan.variants.front()) != first) {
+      out.push_back({"outcome", e.variant, "", std::nullopt, e.pointer,
+                     !vi ? e.variant + not_run
+                         : fmt::format("a verdict against {}, which is not the first variant run", first)});
+      continue;
+    }
+    for (size_t p = 0; p < plan.points(); ++p) {
+      const VariantRun& r = run.runs[plan.index(p, *vi)];
+      if (!plan.expect_at[p]) out.push_back({"outcome", e.variant, "", r.params, e.pointer, plan.unchecked_why[p]});
+      else if (!run.compared_at[p])
+        out.push_back({"outcome", e.variant, "", r.params, e.pointer,
+                       "a run stopped at a limit, so the outcomes are not compared"});
+    }
+  }
+  if (sc.expect_equivalent) {
+    if (plan.variants.size() < 2)
+      out.push_back({"equivalent", "", "", std::nullopt, "/expect_equivalent", "only one variant runs"});
+    else if (run.equivalent && !run.all_compared())
+      out.push_back({"equivalent", "", "", std::nullopt, "/expect_equivalent",
+                     "a run stopped at a limit, so the outcomes are not all compared"});
+  }
+  return out;
 }
 
 // A run that never started: its point's model was past a limit.
@@ -315,16 +387,25 @@ RunPlan plan_runs(const Scenario& sc, const RunOptions& options, SweepMode mode)
     for (size_t i = 0; i < sweep->values.size(); ++i) {
       plan.params.push_back(options.overrides);
       plan.params.back()[sweep->param] = sweep->values[i];
-      plan.expect_at.push_back(i);
     }
   } else {
     plan.params.push_back(options.overrides);
-    if (sweep) {
-      auto it = std::find(sweep->values.begin(), sweep->values.end(), options.overrides.at(sweep->param));
-      plan.expect_at.push_back(it == sweep->values.end() ? std::nullopt
-                                                         : std::optional<size_t>(it - sweep->values.begin()));
-    } else {
+  }
+  // The expectations are written for the sweep's values: a run at another
+  // value (--set k=9) checks none of them, and the report says so.
+  for (const Params& p : plan.params) {
+    if (!sweep) {
       plan.expect_at.push_back(0);
+      plan.unchecked_why.emplace_back();
+      continue;
+    }
+    auto it = std::find(sweep->values.begin(), sweep->values.end(), p.at(sweep->param));
+    if (it == sweep->values.end()) {
+      plan.expect_at.push_back(std::nullopt);
+      plan.unchecked_why.push_back(fmt::format("written for {}={}", sweep->param, sweep_values_text(sweep->values)));
+    } else {
+      plan.expect_at.push_back(static_cast<size_t>(it - sweep->values.begin()));
+      plan.unchecked_why.emplace_back();
     }
   }
   return plan;
@@ -388,7 +469,7 @@ VariantRun run_one(const RunPlan& plan, const Model& model, size_t point, Varian
 }
 
 ScenarioFacts ScenarioFacts::of(const Scenario& sc) {
-  return {sc.name, sc.description, sc.file, sc.labels, sc.sweep, report_rows(sc), sc.expect, sc.allow_error, sc.source};
+  return {sc.name, sc.description, sc.file, sc.labels, sc.sweep, report_rows(sc), {}, sc.expect, sc.allow_error, sc.source};
 }
 
 ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options) {
@@ -453,6 +534,7 @@ ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options) {
     out.equivalent = out.equivalent && eq;
   }
   out.equivalence_failure = equivalence_failure(sc, out);
+  out.unchecked = unchecked_expectations(sc, plan, out);
   return out;
 }
 

@@ -6,13 +6,21 @@
 #include <cmath>
 
 #include "impsim/escape.h"
+#include "impsim/text_layout.h"
 
 namespace impsim {
 
 namespace {
 
+// The plot's frame is fixed; the canvas widens (and grows taller) so that
+// the legend, right of the plot, is never cut.
 constexpr double kWidth = 820, kHeight = 500;
 constexpr double kLeft = 90, kRight = 190, kTop = 82, kBottom = 62;
+// A legend line: about 8 px a character at 13 px (DejaVu Sans averages
+// less; capitals and wide letters need the room); past kLegendChars a name
+// wraps onto more lines.
+constexpr double kLegendCharWidth = 8, kLegendText = 34, kLegendGap = 18, kLegendPad = 12;
+constexpr size_t kLegendChars = 36;
 constexpr const char* kFont = "DejaVu Sans, Helvetica, Arial, sans-serif";
 constexpr const char* kPalette[] = {"#d62728", "#1f77b4", "#ff7f0e", "#2ca02c",
                                     "#9467bd", "#17becf", "#8c564b", "#7f7f7f"};
@@ -38,11 +46,58 @@ std::string decade_label(int e) {
 
 std::string num(double v) { return fmt::format("{:.1f}", v); }
 
+// A legend name as the lines it is drawn on: whole when it fits
+// kLegendChars, else wrapped at its spaces, a word longer than a line cut
+// (at a character boundary).
+std::vector<std::string> legend_lines(const std::string& name) {
+  const std::string text = visible_text(name);
+  if (text_width(text) <= kLegendChars) return {text};
+  std::vector<std::string> lines;
+  for (const std::string& line : [&] {
+         std::vector<std::string> wrapped;
+         std::string all = wrap_paragraph(text, "", "", kLegendChars);
+         for (size_t pos = 0; pos < all.size();) {
+           size_t nl = all.find('\n', pos);
+           wrapped.push_back(all.substr(pos, nl - pos));
+           pos = nl + 1;
+         }
+         return wrapped;
+       }()) {
+    std::string rest = line;
+    while (text_width(rest) > kLegendChars) {
+      size_t cut = 0;
+      for (size_t n = 0; n < kLegendChars; ++n) {
+        ++cut;
+        while (cut < rest.size() && (static_cast<unsigned char>(rest[cut]) & 0xC0) == 0x80) ++cut;
+      }
+      lines.push_back(rest.substr(0, cut));
+      rest = rest.substr(cut);
+    }
+    lines.push_back(rest);
+  }
+  return lines;
+}
+
 }  // namespace
 
 std::string svg_line_chart(const ChartSpec& spec) {
   const double pw = kWidth - kLeft - kRight, ph = kHeight - kTop - kBottom;
   const double x0 = kLeft, y0 = kTop + ph;  // the plot's bottom-left corner
+
+  // The legend's lines, and the canvas that holds them.
+  std::vector<std::vector<std::string>> legend;
+  size_t legend_chars = 0, legend_lines_total = 0;
+  for (const ChartSeries& s : spec.series) {
+    legend.push_back(legend_lines(s.name));
+    for (const std::string& line : legend.back()) legend_chars = std::max(legend_chars, text_width(line));
+    legend_lines_total += legend.back().size();
+  }
+  const double width =
+      std::max(kWidth, kLeft + pw + kLegendGap + kLegendText + static_cast<double>(legend_chars) * kLegendCharWidth +
+                           kLegendPad);
+  const double legend_bottom = kTop + 10 + static_cast<double>(spec.series.size()) * 22 +
+                               static_cast<double>(legend_lines_total - spec.series.size()) * 15;
+  const double height = std::max(kHeight, legend_bottom + 10);
 
   // Y: whole decades around the positive values.
   uint64_t vmax = 1, vmin = 0;
@@ -77,21 +132,21 @@ std::string svg_line_chart(const ChartSpec& spec) {
   o += fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
       "font-family=\"{2}\">\n",
-      kWidth, kHeight, kFont);
+      width, height, kFont);
   o += fmt::format("<title>{}</title>\n", xml_text(spec.title));
-  o += fmt::format("<rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"#ffffff\"/>\n", kWidth, kHeight);
+  o += fmt::format("<rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"#ffffff\"/>\n", width, height);
   o += fmt::format("<text x=\"{}\" y=\"28\" font-size=\"18\" font-weight=\"bold\" fill=\"#222222\">{}</text>\n",
                    num(kLeft), xml_text(spec.title));
   // The subtitle, wrapped at word boundaries onto at most two lines.
   {
     std::vector<std::string> lines(1);
-    const size_t width = 100;
+    const size_t chars = 100;
     size_t pos = 0;
     while (pos < spec.subtitle.size()) {
       size_t end = spec.subtitle.find(' ', pos);
       if (end == std::string::npos) end = spec.subtitle.size();
       std::string word = spec.subtitle.substr(pos, end - pos);
-      if (!lines.back().empty() && lines.back().size() + 1 + word.size() > width) {
+      if (!lines.back().empty() && lines.back().size() + 1 + word.size() > chars) {
         if (lines.size() == 2) {
           lines.back() += " ...";
           break;
@@ -178,18 +233,28 @@ std::string svg_line_chart(const ChartSpec& spec) {
     o += "</g>\n";
   }
 
-  // Legend, right of the plot.
-  double lx = x0 + pw + 18, ly = kTop + 10;
+  // Legend, right of the plot: a name too long for a line continues on the
+  // next ones, and the entries below move down.
+  double lx = x0 + pw + kLegendGap, y = kTop + 10;
   for (size_t si = 0; si < spec.series.size(); ++si) {
     const ChartSeries& s = spec.series[si];
     const char* color = kPalette[static_cast<size_t>(s.color) % std::size(kPalette)];
     const char* dash = kDashes[static_cast<size_t>(s.dash) % std::size(kDashes)];
-    double y = ly + static_cast<double>(si) * 22;
     o += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2.5\"{}/>\n", num(lx),
                      num(y), num(lx + 26), num(y), color, *dash ? fmt::format(" stroke-dasharray=\"{}\"", dash) : "");
     o += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"{}\"/>\n", num(lx + 13), num(y), color);
-    o += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"13\" fill=\"#222222\">{}</text>\n", num(lx + 34), num(y + 4),
-                     xml_text(s.name));
+    const std::vector<std::string>& lines = legend[si];
+    if (lines.size() == 1) {
+      o += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"13\" fill=\"#222222\">{}</text>\n", num(lx + kLegendText),
+                       num(y + 4), xml_text(lines[0]));
+    } else {
+      o += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"13\" fill=\"#222222\">", num(lx + kLegendText), num(y + 4));
+      for (size_t i = 0; i < lines.size(); ++i)
+        o += fmt::format("<tspan x=\"{}\"{}>{}</tspan>", num(lx + kLegendText), i == 0 ? "" : " dy=\"15\"",
+                         xml_text(lines[i]));
+      o += "</text>\n";
+    }
+    y += 22 + 15 * static_cast<double>(lines.size() - 1);
   }
   o += "</svg>\n";
   return o;

@@ -3,6 +3,7 @@
 #include "impsim/loader_hooks.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -64,6 +65,27 @@ std::vector<int64_t> parse_sweep_values(const std::string& text, size_t max_valu
   return out;
 }
 
+std::string sweep_values_text(const std::vector<int64_t>& values) {
+  std::vector<std::string> items;
+  for (size_t i = 0; i < values.size();) {
+    size_t j = i;
+    while (j + 1 < values.size() && values[j] != INT64_MAX && values[j + 1] == values[j] + 1) ++j;
+    // Two in a row read better as "1,2" than as "1..2".
+    if (j >= i + 2) items.push_back(fmt::format("{}..{}", values[i], values[j]));
+    else
+      for (size_t k = i; k <= j; ++k) items.push_back(std::to_string(values[k]));
+    i = j + 1;
+  }
+  if (items.size() > 12) {
+    std::string last = items.back();
+    items.resize(10);
+    items.push_back("...");
+    items.push_back(last);
+    return fmt::format("{} ({} values)", fmt::join(items, ","), values.size());
+  }
+  return fmt::format("{}", fmt::join(items, ","));
+}
+
 void check_counter_flags(const Scenario& sc, const std::vector<std::string>& counters, const std::string& flag) {
   for (auto& c : counters) {
     const std::string counter = c.substr(c.find('.') == std::string::npos ? 0 : c.find('.') + 1);
@@ -102,14 +124,21 @@ SweepResult run_sweep(const Scenario& sc, const SweepOptions& options) {
   }
 
   // Re-align the expectations: each one keeps the values it states for the
-  // parameter values run again, and says nothing about the others.
+  // parameter values run again, and is not checked at the others, which the
+  // report says (`gaps`: the values of entry j left without one).
+  const std::string written_for =
+      sc.sweep && sc.sweep->param == options.param
+          ? fmt::format("written for the scenario's sweep, {}={}", options.param, sweep_values_text(sc.sweep->values))
+      : sc.sweep ? fmt::format("written for the scenario's sweep of {}, not of {}", sc.sweep->param, options.param)
+                 : fmt::format("written for {}={}", options.param, sc.params.at(options.param));
   std::vector<Expectation> kept;
+  std::vector<std::vector<size_t>> gaps;
   for (const Expectation& e : sc.expect) {
     Expectation n = e;
     n.values.assign(options.values.size(), std::nullopt);
     n.budgets.assign(options.values.size(), std::nullopt);
     n.listed = false;  // its indices are not the file's: annotations point at the entry
-    bool any = false;
+    std::vector<size_t> gap;
     for (size_t i = 0; i < options.values.size(); ++i) {
       std::optional<size_t> at;
       if (sc.sweep && sc.sweep->param == options.param) {
@@ -118,16 +147,16 @@ SweepResult run_sweep(const Scenario& sc, const SweepOptions& options) {
       } else if (!sc.sweep && options.values[i] == sc.params.at(options.param)) {
         at = 0;
       }
-      if (at && *at < e.values.size() && e.values[*at]) {
-        n.values[i] = e.values[*at];
-        any = true;
-      }
-      if (at && e.budget_at(*at)) {
-        n.budgets[i] = *e.budget_at(*at);
-        any = true;
-      }
+      if (!at) gap.push_back(i);
+      if (at && *at < e.values.size() && e.values[*at]) n.values[i] = e.values[*at];
+      if (at && e.budget_at(*at)) n.budgets[i] = *e.budget_at(*at);
     }
-    if (any) kept.push_back(std::move(n));
+    // An entry the scenario checks nowhere (every value null) has no gap.
+    if (std::none_of(e.values.begin(), e.values.end(), [](auto& x) { return x.has_value(); }) &&
+        std::none_of(e.budgets.begin(), e.budgets.end(), [](auto& b) { return b.has_value(); }))
+      gap.clear();
+    kept.push_back(std::move(n));
+    gaps.push_back(std::move(gap));
   }
   s.expect = std::move(kept);
 
@@ -135,12 +164,36 @@ SweepResult run_sweep(const Scenario& sc, const SweepOptions& options) {
   // scenario's own sweep, not with these values, so only verdicts that hold
   // for every value carry over. The report still shows `s`.
   Scenario one = s;
+  std::vector<UncheckedExpectation> dropped;
+  for (const Scenario::OutcomeExpectation& e : one.expect_outcome)
+    if (e.verdicts.size() != 1)
+      dropped.push_back({"outcome", e.variant, "", std::nullopt, e.pointer,
+                         "a verdict list written for the scenario's own sweep"});
   std::erase_if(one.expect_outcome, [](const Scenario::OutcomeExpectation& e) { return e.verdicts.size() != 1; });
   RunOptions run = options.run;
   run.progress = options.progress;
   out.run = run_scenario(one, run);
   out.run.scenario = ScenarioFacts::of(s);
   out.run.equivalence_failure = equivalence_failure(s, out.run);
+  // The values this sweep adds: where the scenario's expectations say nothing.
+  std::vector<UncheckedExpectation>& unchecked = out.run.unchecked;
+  for (size_t j = 0; j < sc.expect.size(); ++j) {
+    const Expectation& e = sc.expect[j];
+    auto v = std::find_if(out.run.variants.begin(), out.run.variants.end(),
+                          [&](Variant x) { return variant_name(x) == e.variant; });
+    auto add = [&](const std::optional<Params>& params, const std::string& why) {
+      const bool listed = std::any_of(unchecked.begin(), unchecked.end(), [&](const UncheckedExpectation& u) {
+        return u.kind == "count" && u.variant == e.variant && u.counter == e.counter && u.params == params;
+      });
+      if (!listed) unchecked.push_back({"count", e.variant, e.counter, params, e.pointer, why});
+    };
+    if (v == out.run.variants.end()) {
+      if (!gaps[j].empty()) add(std::nullopt, e.variant + " is not among the variants run");
+      continue;
+    }
+    for (size_t i : gaps[j]) add(out.run.at(i, static_cast<size_t>(v - out.run.variants.begin())).params, written_for);
+  }
+  unchecked.insert(unchecked.end(), dropped.begin(), dropped.end());
   return out;
 }
 

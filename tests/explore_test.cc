@@ -177,7 +177,13 @@ TEST_CASE("impsim explore on the command line") {
   auto r = test::impsim("explore " + kSource + "tests/golden/nested_guards.json --set k=1 -o " + out);
   CHECK(r.status == 0);
   CHECK(read_file(out) == write("tests/golden/nested_guards.json", TraceFormat::Explore, {{"k", 1}}));
-  CHECK(test::impsim("explore " + kSource + "tests/golden/nested_guards.json").status == 2);  // no -o
+  // Without -o the page goes to standard output (here a pipe), never to a terminal.
+  auto piped = test::impsim("explore " + kSource + "tests/golden/nested_guards.json --set k=1");
+  CHECK(piped.status == 0);
+  CHECK(piped.out == read_file(out));
+  CHECK(test::shell("script -qec '" + std::string(IMPSIM_BINARY) + " explore " + kSource +
+                    "tests/golden/nested_guards.json' /dev/null")
+            .out.find("not text for a terminal") != std::string::npos);
   CHECK(test::impsim("explore " + kSource + "tests/golden/nested_guards.json --engine fast -o " + out).status == 2);
   CHECK(test::impsim("explore " + kSource + "tests/golden/nested_guards.json --set q=1 -o " + out).status == 2);
   CHECK(test::impsim("explore " + kSource + "tests/golden/nested_guards.json -o /nonexistent/dir/x.html").status == 4);

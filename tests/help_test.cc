@@ -105,7 +105,7 @@ TEST_CASE(
   auto man = test::impsim("help --man");
   CHECK(man.status == 0);
   const std::string& m = man.out;
-  CHECK(m.find("impsim explore FILE \\-\\-output FILE [OPTIONS]\n") != std::string::npos);
+  CHECK(m.find("impsim explore FILE [OPTIONS]\n") != std::string::npos);
   CHECK(m.find("impsim run FILE... [OPTIONS]\n") != std::string::npos);
   CHECK(m.find("impsim help [SUBCOMMAND] [OPTIONS]\n") != std::string::npos);
   // The examples are commands: no footer text (exit statuses, notes) among them.

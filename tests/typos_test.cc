@@ -29,8 +29,8 @@ std::string scenario(const std::string& name, const std::string& text) { return 
 TEST_CASE("a misspelt flag, subcommand or flag value: did you mean, with the one error prefix") {
   refused("run " + kNested + " --quite",
           "unknown flag '--quite' for run (did you mean '--quiet'?); see impsim help run");
-  refused("run " + kNested + " --counters lookups",
-          "unknown flag '--counters' for run (a flag of compare and sweep); see impsim help run");
+  refused("run " + kNested + " --baseline before",
+          "unknown flag '--baseline' for run (a flag of compare); see impsim help run");
   refused("--versoin", "unknown flag '--versoin' for impsim (did you mean '--version'?); see impsim help");
   refused("runn " + kNested,
           "unknown subcommand 'runn' (did you mean 'run'?); expected one of: run, validate, "
@@ -126,7 +126,7 @@ TEST_CASE("a file that cannot be read is named as such, without a line and colum
 
 TEST_CASE("a command line CLI11 refuses is told in impsim's words") {
   refused("run", "impsim run needs FILE... (one or more scenario files); see impsim help run");
-  refused("sweep " + kNested + " --values 1..2", "impsim sweep needs --param NAME; see impsim help sweep");
+  refused("sweep " + kNested + " --param", "--param needs a value (NAME); see impsim help sweep");
   refused("explore a.json b.json -o x.html",
           "explore takes one FILE; 'b.json' is one too many; see impsim help explore");
   refused("run " + kNested + " --set", "--set needs a value (NAME=N); see impsim help run");

@@ -113,6 +113,15 @@ def main():
                 fail(f"{argv[0]} with a failing budget: exit {status}, expected 1")
             checked += 1
 
+    # explore --json: the result, naming the page written.
+    with tempfile.TemporaryDirectory() as tmp:
+        page = os.path.join(tmp, "page.html")
+        status, out, _ = impsim(["explore", "scenarios/nested_guards.json", "--set", "k=1", "--json", "-o", page])
+        got = check_json("explore --json", out)
+        if status != 0 or (got is not None and got.get("page") != page):
+            fail(f"explore --json: exit {status}, or no \"page\" naming {page}")
+        checked += 1
+
     # Errors: one JSON object on standard output, the exit status unchanged.
     with tempfile.TemporaryDirectory() as tmp:
         bad = os.path.join(tmp, "bad.json")

@@ -17,18 +17,21 @@ _impsim() {
   # A value: one of the flag's own, a file name, or nothing to offer.
   words=""
   case "$sub:$prev" in
+    run:-o|run:--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
     run:--format) words="text json markdown" ;;
     run:--variant|run:--variants) words="before after idempotent-enable disable-all indexed-walk after+idempotent-enable as_is idempotent_install remove_all skip_self call_next guard_global_set guard_object_set guard_thread_set guard_flag guard_remove_self" ;;
     run:--engine) words="step fast" ;;
     run:--revision) words="b52ce17 04efefd" ;;
     run:--cpython) words="3.9 3.10 3.11 3.12 3.13 3.14" ;;
-    run:--set|run:--max-events|run:--max-work|run:--max-lookup-depth|run:--max-body-depth|run:--max-guard-depth|run:--max-steps|run:--max-objects|run:--max-meta-path|run:--max-repeat|run:--max-nest|run:--max-filler|run:--max-scope-names|run:--max-file-bytes|run:--max-json-depth|run:--max-tree-entries|run:--max-name-length|run:--max-sweep-values)
+    run:--counter|run:--counters|run:--set|run:--max-events|run:--max-work|run:--max-lookup-depth|run:--max-body-depth|run:--max-guard-depth|run:--max-steps|run:--max-objects|run:--max-meta-path|run:--max-repeat|run:--max-nest|run:--max-filler|run:--max-scope-names|run:--max-file-bytes|run:--max-json-depth|run:--max-tree-entries|run:--max-name-length|run:--max-sweep-values)
       COMPREPLY=(); return ;;
+    validate:-o|validate:--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
     validate:--format) words="text json markdown" ;;
     validate:--max-file-bytes|validate:--max-json-depth|validate:--max-tree-entries|validate:--max-name-length|validate:--max-sweep-values)
       COMPREPLY=(); return ;;
     compare:--revisions) words="b52ce17 04efefd" ;;
     compare:--baseline) words="before after idempotent-enable disable-all indexed-walk after+idempotent-enable as_is idempotent_install remove_all skip_self call_next guard_global_set guard_object_set guard_thread_set guard_flag guard_remove_self" ;;
+    compare:-o|compare:--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
     compare:--format) words="text json markdown" ;;
     compare:--variant|compare:--variants) words="before after idempotent-enable disable-all indexed-walk after+idempotent-enable as_is idempotent_install remove_all skip_self call_next guard_global_set guard_object_set guard_thread_set guard_flag guard_remove_self" ;;
     compare:--engine) words="step fast" ;;
@@ -45,6 +48,7 @@ _impsim() {
     trace:--max-lines|trace:--max-nodes|trace:--set|trace:--max-events|trace:--max-work|trace:--max-lookup-depth|trace:--max-body-depth|trace:--max-guard-depth|trace:--max-steps|trace:--max-objects|trace:--max-meta-path|trace:--max-repeat|trace:--max-nest|trace:--max-filler|trace:--max-scope-names|trace:--max-file-bytes|trace:--max-json-depth|trace:--max-tree-entries|trace:--max-name-length|trace:--max-sweep-values)
       COMPREPLY=(); return ;;
     sweep:--svg) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    sweep:-o|sweep:--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
     sweep:--format) words="text json markdown" ;;
     sweep:--variant|sweep:--variants) words="before after idempotent-enable disable-all indexed-walk after+idempotent-enable as_is idempotent_install remove_all skip_self call_next guard_global_set guard_object_set guard_thread_set guard_flag guard_remove_self" ;;
     sweep:--engine) words="step fast" ;;
@@ -70,22 +74,22 @@ _impsim() {
   fi
   case "$sub" in
     run)
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "-h --help --stats --bless --format --json -q --quiet --json-big-as-strings --set --variant --variants --engine --revision --cpython --max-events --max-work --max-lookup-depth --max-body-depth --max-guard-depth --max-steps --max-objects --max-meta-path --max-repeat --max-nest --max-filler --max-scope-names --max-file-bytes --max-json-depth --max-tree-entries --max-name-length --max-sweep-values --skip-non-scenarios" -- "$cur"))
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "-h --help --bless --counter --counters -o --output --format --json -q --quiet --json-big-as-strings --set --variant --variants --engine --revision --cpython --stats --max-events --max-work --max-lookup-depth --max-body-depth --max-guard-depth --max-steps --max-objects --max-meta-path --max-repeat --max-nest --max-filler --max-scope-names --max-file-bytes --max-json-depth --max-tree-entries --max-name-length --max-sweep-values --skip-non-scenarios" -- "$cur"))
       else compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")); fi ;;
     validate)
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "-h --help --format --json -q --quiet --max-file-bytes --max-json-depth --max-tree-entries --max-name-length --max-sweep-values --skip-non-scenarios" -- "$cur"))
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "-h --help -o --output --format --json -q --quiet --max-file-bytes --max-json-depth --max-tree-entries --max-name-length --max-sweep-values --skip-non-scenarios" -- "$cur"))
       else compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")); fi ;;
     compare)
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "-h --help --revisions --baseline --counter --counters --format --json -q --quiet --json-big-as-strings --set --variant --variants --engine --revision --cpython --max-events --max-work --max-lookup-depth --max-body-depth --max-guard-depth --max-steps --max-objects --max-meta-path --max-repeat --max-nest --max-filler --max-scope-names --max-file-bytes --max-json-depth --max-tree-entries --max-name-length --max-sweep-values --skip-non-scenarios" -- "$cur"))
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "-h --help --revisions --baseline --counter --counters -o --output --format --json -q --quiet --json-big-as-strings --set --variant --variants --engine --revision --cpython --stats --max-events --max-work --max-lookup-depth --max-body-depth --max-guard-depth --max-steps --max-objects --max-meta-path --max-repeat --max-nest --max-filler --max-scope-names --max-file-bytes --max-json-depth --max-tree-entries --max-name-length --max-sweep-values --skip-non-scenarios" -- "$cur"))
       else compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")); fi ;;
     trace)
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "-h --help --max-lines --max-nodes -o --output --format --json -q --quiet --set --variant --variants --engine --revision --cpython --max-events --max-work --max-lookup-depth --max-body-depth --max-guard-depth --max-steps --max-objects --max-meta-path --max-repeat --max-nest --max-filler --max-scope-names --max-file-bytes --max-json-depth --max-tree-entries --max-name-length --max-sweep-values --skip-non-scenarios" -- "$cur"))
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "-h --help --max-lines --max-nodes -o --output --format --json -q --quiet --set --variant --variants --engine --revision --cpython --stats --max-events --max-work --max-lookup-depth --max-body-depth --max-guard-depth --max-steps --max-objects --max-meta-path --max-repeat --max-nest --max-filler --max-scope-names --max-file-bytes --max-json-depth --max-tree-entries --max-name-length --max-sweep-values --skip-non-scenarios" -- "$cur"))
       else compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")); fi ;;
     sweep)
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "-h --help --param --values --counter --counters --svg --format --json -q --quiet --json-big-as-strings --set --variant --variants --engine --revision --cpython --max-events --max-work --max-lookup-depth --max-body-depth --max-guard-depth --max-steps --max-objects --max-meta-path --max-repeat --max-nest --max-filler --max-scope-names --max-file-bytes --max-json-depth --max-tree-entries --max-name-length --max-sweep-values --skip-non-scenarios" -- "$cur"))
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "-h --help --param --values --svg --counter --counters -o --output --format --json -q --quiet --json-big-as-strings --set --variant --variants --engine --revision --cpython --stats --max-events --max-work --max-lookup-depth --max-body-depth --max-guard-depth --max-steps --max-objects --max-meta-path --max-repeat --max-nest --max-filler --max-scope-names --max-file-bytes --max-json-depth --max-tree-entries --max-name-length --max-sweep-values --skip-non-scenarios" -- "$cur"))
       else compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")); fi ;;
     explore)
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "-h --help -o --output --max-bytes --no-fold --json -q --quiet --set --variant --variants --engine --revision --cpython --max-events --max-work --max-lookup-depth --max-body-depth --max-guard-depth --max-steps --max-objects --max-meta-path --max-repeat --max-nest --max-filler --max-scope-names --max-file-bytes --max-json-depth --max-tree-entries --max-name-length --max-sweep-values" -- "$cur"))
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "-h --help --max-bytes --no-fold -o --output --json -q --quiet --set --variant --variants --engine --revision --cpython --stats --max-events --max-work --max-lookup-depth --max-body-depth --max-guard-depth --max-steps --max-objects --max-meta-path --max-repeat --max-nest --max-filler --max-scope-names --max-file-bytes --max-json-depth --max-tree-entries --max-name-length --max-sweep-values" -- "$cur"))
       else compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")); fi ;;
     help)
       if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "-h --help --man --completion" -- "$cur"))

@@ -17,8 +17,13 @@ void add_producer(nlohmann::ordered_json& j, const ScenarioRun& run);
 // A run's "expectations" array: exact ones {"counter", "expected", "actual",
 // "ok"}, budgets {"counter", "budget", "actual", ["baseline",] "ok"}.
 nlohmann::ordered_json expectations_json(const VariantRun& r);
+// The expectations a run did not check (ScenarioRun::unchecked), as the
+// reports' "unchecked_expectations": {"kind", ["variant",] ["counter",]
+// ["params",] "pointer", "reason"} each.
+nlohmann::ordered_json unchecked_json(const ScenarioRun& run);
 // "expectations: 3/4 hold" and a FAILED line for each that does not (and
-// for expect_equivalent), as run's text report has them: terminal text.
+// for expect_equivalent), then a "not checked" line per reason, as run's
+// text report has them: terminal text.
 std::string expectations_text(const ScenarioRun& run);
 std::string report_text(const ScenarioRun& run);
 // The same for a code review or $GITHUB_STEP_SUMMARY: a heading, the

@@ -36,6 +36,19 @@ inline void apply_axes(Model& model, const RunOptions& o) {
   if (o.cpython) model.axes.cpython = *o.cpython;
 }
 
+// An expectation of the scenario that a run did not check, and why: a
+// --set of the swept parameter off the sweep's values, a variant (or a
+// ratio's variant) that does not run, a run a limit stopped. The reports list
+// them, so that an expectation is never skipped in silence.
+struct UncheckedExpectation {
+  std::string kind;              // "count" (expect), "outcome" (expect_outcome), "equivalent" (expect_equivalent)
+  std::string variant;           // empty for "equivalent"
+  std::string counter;           // "count" only
+  std::optional<Params> params;  // where it was not checked; nullopt: anywhere (the variant does not run)
+  std::string pointer;           // its entry in the scenario file
+  std::string reason;            // "written for k=1..4", "before is not among the variants run"
+};
+
 struct ExpectationResult {
   std::string counter;
   Count expected = 0;          // an exact expectation's value
@@ -106,6 +119,7 @@ struct ScenarioFacts {
   std::vector<std::string> labels;
   std::optional<Sweep> sweep;       // as run: sweep --param replaces the file's
   std::vector<ReportRow> rows;      // report_rows(): the table's, the chart's and --bless's
+  std::vector<std::string> counters;  // --counters: the table's rows, in order (empty: `rows`, or every counter)
   std::vector<Expectation> expect;  // as run: a sweep re-aligns them to its values
   bool allow_error = false;
   std::shared_ptr<const std::string> source;  // the file's text (Scenario::source), when it was read from one
@@ -133,6 +147,7 @@ struct ScenarioRun {
   const VariantRun& at(size_t point, size_t variant) const { return runs[point * variants.size() + variant]; }
   std::vector<const CounterInfo*> shown_counters() const { return counters_of_groups(counter_groups); }
   std::optional<std::string> equivalence_failure;  // expect_equivalent not met
+  std::vector<UncheckedExpectation> unchecked;     // the scenario's expectations this run did not check
 
   bool expectations_ok() const;
   bool verdicts_ok() const;
@@ -151,6 +166,9 @@ struct RunPlan {
   std::vector<Variant> variants;
   std::vector<Params> params;                    // per point: what compile_model gets
   std::vector<std::optional<size_t>> expect_at;  // per point: where its expectations sit
+  // Per point: why its expectations are not checked there (the sweep
+  // values they are written for), empty where expect_at is set.
+  std::vector<std::string> unchecked_why;
 
   size_t points() const { return params.size(); }
   size_t runs() const { return points() * variants.size(); }

@@ -20,6 +20,11 @@ namespace impsim {
 // ("max-sweep-values", exit 3) for more than `max_values` values.
 std::vector<int64_t> parse_sweep_values(const std::string& text, size_t max_values = 10'000);
 
+// The values as parse_sweep_values reads them, runs written as ranges:
+// "1..4,8". Past 12 items, the first 10, "...", the last and how many
+// values there are.
+std::string sweep_values_text(const std::vector<int64_t>& values);
+
 struct SweepOptions {
   std::string param;
   std::vector<int64_t> values;

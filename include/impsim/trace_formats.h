@@ -59,9 +59,12 @@ std::unique_ptr<TraceWriter> make_importtime_writer(std::ostream& out, const Tra
 // `impsim explore`: the self-contained HTML page (sim/trace/trace_explore.cc).
 std::unique_ptr<TraceWriter> make_explore_writer(std::ostream& out, const TraceOptions& o);
 
+// A trace shows a run; it does not judge it: the scenario's expectations
+// are not part of its status (run, compare and sweep check them).
 struct TraceResult {
   int status = 0;  // 0, 1 (an uncaught exception the scenario does not allow), 3 (a limit)
   std::vector<Failure> failures;  // what set the status, each at its step (failures.h)
+  std::vector<VariantRun> runs;  // one per variant, as traced (--stats)
 };
 
 // Compiles the scenario for `options.overrides` (the scenario's defaults

@@ -22,7 +22,7 @@ int finish_output(int status);
 using Action = std::function<int()>;
 
 // Options every command that runs a scenario shares: --set, --variant, the
-// engine, the axes (--revision, --cpython) and the limits. add() registers
+// engine, the axes (--revision, --cpython), --stats and the limits. add() registers
 // them (`variant_help`: a command's own wording of --variant, such as
 // compare's other default); options() checks and returns them.
 // --variant is repeatable and takes comma lists (--variants is the same
@@ -33,6 +33,7 @@ struct RunFlags {
   std::string engine = "step";
   std::string revision;  // empty: the scenario's
   std::string cpython;
+  bool stats = false;  // --stats: print_stats after each file
   RunOptions run;
   void add(CLI::App* cmd, const std::string& variant_help = "");
   RunOptions options() const;  // throws InputError for a bad --set
@@ -47,6 +48,11 @@ void add_input_limits(CLI::App* cmd, InputLimits& limits);
 // value per occurrence, so that the files after it stay files.
 CLI::Option* add_list_option(CLI::App* cmd, const std::string& names, std::vector<std::string>& values,
                              const std::string& help);
+
+// --stats: a line per run on standard error, its engine time (wall and
+// CPU), events (asks + toggles), events per second and lookups; with the
+// fast engine, the asks answered from memory.
+void print_stats(const std::vector<VariantRun>& runs, EngineKind engine);
 
 // "impsim: error: MESSAGE" on standard error, the message escaped for the
 // terminal (it quotes file names, keys and arguments).

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "impsim/escape.h"
 #include "impsim/loader.h"
+#include "impsim/report.h"
 #include "usage_errors.h"
 
 namespace impsim::cli {
@@ -16,6 +17,20 @@ namespace impsim::cli {
 // its name or the command line (a key, a name, an argument): the whole
 // line is escaped for the terminal, which leaves impsim's wording as it is.
 void print_error(const std::string& message) { fmt::print(stderr, "impsim: error: {}\n", terminal_text(message)); }
+
+void print_stats(const std::vector<VariantRun>& runs, EngineKind engine) {
+  for (const VariantRun& r : runs) {
+    std::string params;
+    for (auto& [k, v] : r.params) params += fmt::format(" {}={}", k, v);
+    double eps = r.seconds > 0 ? r.events.to_double() / r.seconds : 0;
+    fmt::print(stderr,
+               "stats: {}{}: engine {:.6f} s, cpu {:.6f} s, {} events (asks + toggles), {:.3g} events/s, {} "
+               "lookups{}\n",
+               variant_name(r.variant), params, r.seconds, r.cpu_seconds, grouped(r.events), eps,
+               grouped(r.counters.lookups),
+               engine == EngineKind::Fast ? fmt::format(", {} asks answered from memory", r.memo_hits) : "");
+  }
+}
 
 std::vector<std::string> split_list(const std::string& list) {
   std::vector<std::string> out;
@@ -89,6 +104,10 @@ void RunFlags::add(CLI::App* cmd, const std::string& variant_help) {
                          "The CPython whose importlib runs the finder: 3.9 to 3.14 (default 3.11); overrides the "
                          "scenario's \"cpython\". 3.14 iterates a snapshot of sys.meta_path"),
          "CPython version", cpython_names());
+  cmd->add_flag("--stats", stats,
+                "Print each run's engine time (wall and CPU), events (asks + toggles), events per second and "
+                "lookups on standard error; the times of trace and explore include writing their output as the "
+                "run goes");
   add_limit(cmd, "--max-events", run.limits.max_events, 0, kU64Max,
             "Stop (exit 3) after this many simulated finder asks + toggles, replayed ones included (default: "
             "500000000 with --engine step, no bound with --engine fast)");

@@ -19,7 +19,6 @@ Action add_compare(CLI::App& app) {
   struct State : ScenarioCommand {
     using ScenarioCommand::ScenarioCommand;
     std::vector<std::string> revisions;
-    std::vector<std::string> counters;
     std::string baseline = "before";
   };
   auto st = std::make_shared<State>(app, "compare",
@@ -34,15 +33,15 @@ Action add_compare(CLI::App& app) {
                                 "default: before, or as_is for a scenario with hooks)"),
                 design_names())
       ->capture_default_str();
-  add_list_option(cmd, "--counter,--counters", st->counters,
-                  "Show only these counters (repeatable, or comma-separated), such as lookups or probe.lookups "
-                  "(default: every counter, a labelled step's when not all zero)");
   st->add_shared({.format_help = "text, markdown (for a code review) or json",
                   .variant_help = "Designs to compare (repeatable, or comma-separated; default: all of them): " +
                                   variant_list() + "; for a scenario with hooks: " + hook_variant_list() +
-                                  ", against as_is"});
+                                  ", against as_is",
+                  .counters_default = "every counter, a labelled step's when not all zero"});
   cmd->footer(
-      "The scenario's expectations are checked as `impsim run` checks them (exit 1 when one fails).\n\n"
+      "The scenario's expectations are checked as `impsim run` checks them (exit 1 when one fails); those not "
+      "checked (a --set off their parameters, a design left out) are listed with why.\n"
+      "A table wider than 80 columns is printed in blocks of designs, each with the counter column.\n\n"
       "Examples:\n"
       "  impsim compare scenarios/seed_incident.json\n"
       "  impsim compare scenarios/seed_incident.json --variants before,after,idempotent-enable --format markdown\n"
@@ -87,6 +86,7 @@ Action add_compare(CLI::App& app) {
           else sink.text(compare_text(c, sink.format == Format::Markdown ? CompareFormat::Markdown : CompareFormat::Text));
           sink.failures(result.scenario.name, run_failures(result, /*raised=*/false));
           github_step_summary(compare_text(c, CompareFormat::Markdown));
+          if (st->flags.stats) print_stats(result.runs, options.engine);
           return compare_exit_status(result);
         });
   });

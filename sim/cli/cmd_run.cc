@@ -14,26 +14,9 @@
 #include "impsim/loader.h"
 #include "impsim/plural.h"
 #include "impsim/report.h"
+#include "impsim/sweep.h"
 
 namespace impsim::cli {
-
-namespace {
-
-void print_stats(const ScenarioRun& result, const RunOptions& options) {
-  for (const VariantRun& r : result.runs) {
-    std::string params;
-    for (auto& [k, v] : r.params) params += fmt::format(" {}={}", k, v);
-    double eps = r.seconds > 0 ? r.events.to_double() / r.seconds : 0;
-    fmt::print(stderr,
-               "stats: {}{}: engine {:.6f} s, cpu {:.6f} s, {} events (asks + toggles), {:.3g} events/s, {} "
-               "lookups{}\n",
-               variant_name(r.variant), params, r.seconds, r.cpu_seconds, grouped(r.events), eps,
-               grouped(r.counters.lookups),
-               options.engine == EngineKind::Fast ? fmt::format(", {} asks answered from memory", r.memo_hits) : "");
-  }
-}
-
-}  // namespace
 
 void emit_run_report(Sink& sink, const ScenarioRun& result, const std::string& /*file*/, const std::string& command) {
   switch (sink.format) {
@@ -48,22 +31,25 @@ void emit_run_report(Sink& sink, const ScenarioRun& result, const std::string& /
 Action add_run(CLI::App& app) {
   struct State : ScenarioCommand {
     using ScenarioCommand::ScenarioCommand;
-    bool stats = false;
     bool bless = false;
   };
   auto st = std::make_shared<State>(app, "run", "Run scenarios and print their counters, table and outcome");
   CLI::App* cmd = st->cmd;
-  cmd->add_flag("--stats", st->stats, "Print engine time (wall and CPU), events and events per second to stderr");
   cmd->add_flag("--bless", st->bless,
                 "Write the measured counts into each file's \"expect\" (exact values only; budgets are kept; a file "
                 "without \"expect\" gets one). Refused when a run raised or stopped at a limit");
-  st->add_shared({.format_help = "text, json (the report of docs/scenario-format.md) or markdown (for a code review)"});
+  st->add_shared({.format_help = "text, json (the report of docs/scenario-format.md) or markdown (for a code review)",
+                  .counters_default = "every counter, a labelled step's when not all zero; with a sweep, the "
+                                      "scenario's report rows"});
   cmd->footer(
+      "Expectations are checked at the parameters they are written for: a --set off them, or a variant "
+      "--variant leaves out, leaves them unchecked, and the report says which and why.\n\n"
       "Examples:\n"
       "  impsim run scenarios/nested_guards.json\n"
       "  impsim run scenarios/import_chain.json --set k=2 --format json\n"
       "  impsim run scenarios/seed_incident.json --variant after\n"
       "  impsim run scenarios/nested_guards.json --set k=20 --engine fast --stats\n"
+      "  impsim run scenarios/seed_incident.json --counters lookups,probe.lookups -o incident.txt\n"
       "  impsim run scenarios/*.json --quiet                 # failures only, one line each\n"
       "  impsim run my_scenario.json --bless                 # record today's counts as the expectations\n");
   return action_of(st, [st](Sink& sink) -> int {
@@ -82,7 +68,9 @@ Action add_run(CLI::App& app) {
     };
     return st->for_each_scenario(
         sink, refuse_bless, [&](const std::string& file, Scenario& sc, const RunOptions& options, Progress&) {
+          check_counter_flags(sc, st->counters, "--counter");
           ScenarioRun result = run_scenario(sc, options);
+          result.scenario.counters = st->counters;
           if (st->bless && bless_refusal(result)) {
             // The report says what went wrong; the file is left alone.
             emit_run_report(sink, result, file);
@@ -110,6 +98,7 @@ Action add_run(CLI::App& app) {
               // the expectations now hold (or a budget that does not).
               sc = std::move(blessed);
               result = run_scenario(sc, options);
+              result.scenario.counters = st->counters;
             }
             std::string where = target && target->through_link
                                     ? fmt::format(" (the link's target, {})", terminal_text(target->write_at))
@@ -118,7 +107,7 @@ Action add_run(CLI::App& app) {
                        b.changed, plural(b.changed, "value", "values"), b.added);
           }
           emit_run_report(sink, result, file);
-          if (st->stats) print_stats(result, options);
+          if (st->flags.stats) print_stats(result.runs, options.engine);
           return result.exit_status();
         });
   });

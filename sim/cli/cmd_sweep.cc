@@ -1,5 +1,6 @@
-// `impsim sweep FILE... --param NAME --values A..B`: scenarios over the
-// values of one parameter, as `impsim run`'s sweep table, and a chart.
+// `impsim sweep FILE... [--param NAME --values A..B]`: scenarios over the
+// values of one parameter (the scenario's own sweep by default), as
+// `impsim run`'s sweep table, and a chart.
 #include <fmt/format.h>
 
 #include <optional>
@@ -19,35 +20,37 @@ Action add_sweep(CLI::App& app) {
     using ScenarioCommand::ScenarioCommand;
     std::string param;
     std::string values;
-    std::vector<std::string> counters;
     std::string svg;
   };
   auto st = std::make_shared<State>(app, "sweep",
                                     "Run scenarios over the values of one parameter; print the table, chart it");
   CLI::App* cmd = st->cmd;
-  cmd->add_option("--param", st->param, "The parameter to sweep (one of the scenario's params)")->required();
+  cmd->add_option("--param", st->param,
+                  "The parameter to sweep (one of the scenario's params; default: the scenario's sweep's)");
   cmd->add_option("--values", st->values,
                   "Its values: A..B (inclusive) or A,B,C, or both: 1..4,8; each value once, at most "
-                  "--max-sweep-values (10000) of them")
-      ->required();
-  add_list_option(cmd, "--counter,--counters", st->counters,
-                  "A counter for the table and the chart, such as lookups or probe.lookups (repeatable, or "
-                  "comma-separated; default: the scenario's report rows)");
+                  "--max-sweep-values (10000) of them (default: the scenario's sweep's, when it sweeps --param)");
   cmd->add_option("--svg", st->svg,
-                  "Also write an SVG line chart (log-scale y, one line per variant) to this file (one file only)");
-  st->add_shared({.format_help = "text, json (the report of docs/scenario-format.md) or markdown"});
+                  "Also write an SVG line chart (log-scale y, one line per variant and counter) to this file (one "
+                  "scenario only)");
+  st->add_shared({.format_help = "text, json (the report of docs/scenario-format.md) or markdown",
+                  .counters_default = "the scenario's report rows; the chart's lines too"});
   cmd->footer(
-      "The scenario's own expectations are checked at the values its sweep shares with these.\n"
+      "Without --param and --values, the scenario's own sweep runs (as `impsim run` runs it).\n"
+      "The scenario's own expectations are checked at the values its sweep shares with these; the report lists "
+      "those not checked.\n"
       "A value past --max-nest stops that value's runs (marked \"limit\" in the table, exit 3), not the sweep.\n\n"
       "Examples:\n"
-      "  impsim sweep scenarios/nested_guards.json --param k --values 1..4        # the seed table\n"
-      "  impsim sweep scenarios/nested_guards.json --param k --values 1..8 --svg lookups.svg\n"
+      "  impsim sweep scenarios/nested_guards.json --svg lookups.svg            # its sweep, charted\n"
+      "  impsim sweep scenarios/nested_guards.json --values 1..8\n"
       "  impsim sweep scenarios/import_chain.json --param k --values 1,2,4 --counters lookups,toggles\n");
   return action_of(st, [st](Sink& sink) -> int {
     // --svg is checked before any scenario is read, and written once the sweep has run.
     std::optional<WriteTarget> svg_target;
     if (!st->svg.empty())
       if (int status = guarded("", [&] {
+            if (st->svg == st->output)
+              throw UsageError("<command line>", "--svg and -o name the same file: give each its own");
             refuse_output_over_inputs("--svg", st->svg, st->files);
             svg_target = output_target("--svg", st->svg);
             return 0;
@@ -56,16 +59,31 @@ Action add_sweep(CLI::App& app) {
         return status;
       }
     SweepOptions o;
-    o.param = st->param;
     o.counters = st->counters;
+    std::optional<std::vector<int64_t>> values;
     auto check = [&](const std::string&, const RunOptions& options) {
       if (!st->svg.empty() && st->files.size() > 1)
         throw UsageError("<command line>", "--svg charts one scenario: give one file");
-      o.values = parse_sweep_values(st->values, st->input.max_sweep_values);
+      if (!st->values.empty()) values = parse_sweep_values(st->values, st->input.max_sweep_values);
       o.run = options;
     };
     return st->for_each_scenario(
         sink, check, [&](const std::string& file, Scenario& sc, const RunOptions&, Progress& progress) -> int {
+          // The scenario's own sweep stands in for what is not given.
+          const Sweep* own = sc.sweep ? &*sc.sweep : nullptr;
+          o.param = !st->param.empty() ? st->param : own ? own->param : "";
+          if (o.param.empty())
+            throw UsageError(file, values ? "--values needs --param NAME: the scenario declares no sweep"
+                                          : "the scenario declares no sweep: give --param NAME and --values A..B");
+          if (values) o.values = *values;
+          else if (own && own->param == o.param) o.values = own->values;
+          else
+            throw UsageError(file, own ? fmt::format("--param {}: give --values A..B; the scenario's own sweep "
+                                                     "is of {}",
+                                                     o.param, own->param)
+                                       : fmt::format("--param {}: give --values A..B; the scenario declares no "
+                                                     "sweep",
+                                                     o.param));
           o.progress = [&](size_t i, size_t n, int64_t v) {
             progress.set(fmt::format("sweep {}: {}={} ({} of {})", file, o.param, v, i + 1, n));
           };
@@ -80,6 +98,7 @@ Action add_sweep(CLI::App& app) {
             write_file(*svg_target, svg);
           }
           emit_run_report(sink, result.run, file, "sweep");
+          if (st->flags.stats) print_stats(result.run.runs, o.run.engine);
           return result.run.exit_status();
         });
   });

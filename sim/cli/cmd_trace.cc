@@ -47,7 +47,6 @@ Action add_trace(CLI::App& app) {
     using ScenarioCommand::ScenarioCommand;
     std::optional<uint64_t> max_lines;
     uint64_t max_nodes = 300;
-    std::string output;
   };
   auto st = std::make_shared<State>(app, "trace", "Run scenarios once per variant and show every step of the resolution");
   CLI::App* cmd = st->cmd;
@@ -57,16 +56,22 @@ Action add_trace(CLI::App& app) {
   cmd->add_option("--max-nodes", st->max_nodes,
                   "dot: draw a variant's tree compressed (identical subtrees collapsed) past N nodes")
       ->capture_default_str();
-  cmd->add_option("-o,--output", st->output, "Write to this file instead of standard output");
   st->add_shared({.format_help = "text: an indented log; json or chrome: Trace Event JSON for Perfetto or "
                                  "chrome://tracing; markdown: the text log for a code review; dot: the lookup tree "
                                  "for Graphviz; importtime: `python -X importtime` lines (for tuna)",
                   .extra_formats = {"chrome", "dot", "importtime"},
-                  .big_as_strings = false});
-  // The trace goes to the terminal as it runs: no progress line across it.
+                  .big_as_strings = false,
+                  .output_what = "the trace",
+                  .json_help = "The same as --format json: the trace as one JSON document, Chrome's Trace Event "
+                               "JSON (an error: the JSON error object)"});
+  // The trace goes to the terminal as it runs: no progress line across it;
+  // and to -o's file as it runs (below), not through the sink.
   st->progress = false;
+  st->sink_writes_output = false;
   cmd->footer(
       "The scenario runs at its default parameters (its sweep is not run); --set picks others.\n"
+      "trace shows a run; it does not check the scenario's expectations (`impsim run` does): its exit status is 1 "
+      "only when the program raised where the scenario does not allow it, 3 at a limit.\n"
       "chrome and importtime use a simulated clock: one tick per name a sys.modules walk examines\n"
       "and per finder find_spec call.\n\n"
       "Examples:\n"
@@ -121,30 +126,29 @@ Action add_trace(CLI::App& app) {
                            "answers repeated asks from memory and would have nothing to show); use `impsim run "
                            "--engine fast` for the counts, or trace a smaller --set"),
         [&](const std::string&, Scenario& sc, const RunOptions& options, Progress&) {
-          auto traced = [&](std::ostream& to) {
-            TraceResult t = write_trace(to, sc, options, topt);
-            sink.failures(sc.name, t.failures);
-            return t.status;
+          TraceResult traced;
+          auto trace_to = [&](std::ostream& to) {
+            traced = write_trace(to, sc, options, topt);
+            sink.failures(sc.name, traced.failures);
           };
           if (st->out.quiet) {
             std::ostringstream discard;
-            return traced(discard);
-          }
-          // One JSON document for several files, or for an error: kept in the sink.
-          if (sink.format == Format::Json && st->files.size() > 1) {
+            trace_to(discard);
+          } else if (sink.format == Format::Json && st->files.size() > 1) {
+            // One JSON document for several files, or for an error: kept in the sink.
             std::ostringstream doc;
-            int s = traced(doc);
+            trace_to(doc);
             if (file) start();  // the sink writes the document at the end
             sink.json_text(doc.str());
-            return s;
-          }
-          if (sink.format == Format::Markdown) {
+          } else if (sink.format == Format::Markdown) {
             std::ostringstream doc;
-            int s = traced(doc);
+            trace_to(doc);
             *out << fmt::format("### impsim trace: {}\n\n{}", markdown_text(sc.name), markdown_code_block(doc.str()));
-            return s;
+          } else {
+            trace_to(*out);
           }
-          return traced(*out);
+          if (st->flags.stats) print_stats(traced.runs, options.engine);
+          return traced.status;
         });
     if (!file) return status;
     if (!started) {

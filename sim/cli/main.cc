@@ -73,9 +73,13 @@ int main(int argc, char** argv) {
   };
   // After the subcommands: a subcommand made before it would inherit it.
   app.footer(
-      "Every subcommand takes --json (errors too are JSON then) and --quiet; all but explore (one file, an HTML "
-      "page) take several files and --format text|json|markdown. Shell completion: impsim help --completion bash "
-      "(or zsh); the README says where to put it.\n\n"
+      "Every flag means the same in every subcommand that takes it. --json (--format json): the output is one "
+      "JSON document (an error too: the JSON error object); -o FILE: written to FILE instead of standard output; "
+      "--quiet: no report, the exit status says it; --counters: the table's rows; --stats: each run's time on "
+      "standard error. All but explore (one file, an HTML page) take several files and --format. run, compare "
+      "and sweep check the scenario's expectations and list those they could not; trace and explore show a run "
+      "and check none. Shell completion: impsim help --completion bash (or zsh); the README says where to put "
+      "it.\n\n"
       "Examples:\n"
       "  impsim run scenarios/nested_guards.json          # the seed table, k = 1..4\n"
       "  impsim run scenarios/seed_incident.json --json   # the incident, as JSON\n"

@@ -4,6 +4,9 @@
 
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "impsim/file_write.h"
 
 namespace impsim::cli {
 
@@ -41,7 +44,17 @@ ScenarioCommand::ScenarioCommand(CLI::App& app, const std::string& name, const s
 }
 
 void ScenarioCommand::add_shared(const SharedFlags& shared) {
+  if (!shared.counters_default.empty())
+    add_list_option(cmd, "--counter,--counters", counters,
+                    "Show only these counters, in this order, as the table's rows (repeatable, or comma-separated), "
+                    "such as lookups or probe.lookups; default: " +
+                        shared.counters_default);
+  cmd->add_option("-o,--output", output,
+                  "Write " + shared.output_what +
+                      " to FILE instead of standard output: replaced whole once written, left as it was when no "
+                      "scenario runs");
   out.add(cmd, shared.format_help, shared.extra_formats, shared.big_as_strings);
+  if (!shared.json_help.empty()) cmd->get_option("--json")->description(shared.json_help);
   if (shared.run) flags.add(cmd, shared.variant_help);
   add_input_limits(cmd, input);
   // Not explore's: a page of nothing would look like a page written.
@@ -52,9 +65,14 @@ void ScenarioCommand::add_shared(const SharedFlags& shared) {
                   "file that is not JSON is still an error");
 }
 
+std::vector<std::string> inputs_of(const ScenarioCommand& command) {
+  return command.single_file.empty() ? command.files : std::vector<std::string>{command.single_file};
+}
+
 int ScenarioCommand::for_each_scenario(Sink& sink, const Check& check, const Body& body) const {
   Progress shown(progress && !out.quiet);
-  std::vector<std::string> list = single_file.empty() ? files : std::vector<std::string>{single_file};
+  reports = 0;
+  std::vector<std::string> list = inputs_of(*this);
   if (skip_non_scenarios) {
     std::erase_if(list, [&](const std::string& file) {
       std::string why = not_a_scenario(file, input);
@@ -72,18 +90,55 @@ int ScenarioCommand::for_each_scenario(Sink& sink, const Check& check, const Bod
           shown.set(file);
           Scenario sc = load_scenario_file(file, input);
           text = sc.source;
-          return body(file, sc, options, shown);
+          int status = body(file, sc, options, shown);
+          ++reports;
+          return status;
         },
         &sink, &text);
   });
 }
+
+namespace {
+
+// `run` with the sink's output kept, then written to -o's file.
+int run_to_file(const ScenarioCommand& command, Sink& sink, const std::function<int(Sink& sink)>& run) {
+  std::optional<WriteTarget> target;
+  if (int status = guarded("", [&] {
+        refuse_output_over_inputs("-o", command.output, inputs_of(command));
+        target = output_target("-o", command.output);
+        return 0;
+      }, &sink)) {
+    sink.finish(status);
+    return status;
+  }
+  std::ostringstream kept;
+  sink.out = &kept;
+  const int status = run(sink);
+  if (command.reports == 0 || sink.quiet) {
+    if (sink.format == Format::Json) std::cout << kept.str();
+    return status;
+  }
+  try {
+    write_file(*target, kept.str());
+  } catch (const OutputError& e) {
+    // The sink has finished: its JSON is written here, as trace -o does.
+    const ErrorInfo info{"output", "", e.what(), "", 0, 0, "", kExitOutput};
+    tell_error(info, nullptr);
+    if (sink.format == Format::Json) std::cout << dump_json(error_json(info)) << "\n";
+    return kExitOutput;
+  }
+  return status;
+}
+
+}  // namespace
 
 Action action_of(std::shared_ptr<const ScenarioCommand> command, std::function<int(Sink& sink)> run) {
   return [command = std::move(command), run = std::move(run)]() -> int {
     if (!command->cmd->parsed()) return -1;
     Sink sink = command->out.sink();
     sink.command = command->cmd->get_name();
-    return run(sink);
+    if (command->output.empty() || !command->sink_writes_output) return run(sink);
+    return run_to_file(*command, sink, run);
   };
 }
 

@@ -1,7 +1,9 @@
 // What every subcommand that reads scenario files shares: its positional
-// files, the output switch (output.h), the run flags and the loader's input
-// limits, registered in one order after the command's own options, and the
-// loop that loads each file and runs the command's body on it.
+// files, the output switch (output.h) and -o, the run flags (--counters
+// where a command prints a table) and the loader's input limits,
+// registered in one order after the command's own options, and the loop
+// that loads each file and runs the command's body on it. Each flag means
+// the same in every command that takes it.
 #pragma once
 
 #include <functional>
@@ -23,8 +25,15 @@ struct SharedFlags {
   std::string format_help = {};
   std::vector<std::string> extra_formats = {};  // trace: chrome, dot, importtime
   bool big_as_strings = true;              // --json-big-as-strings
-  bool run = true;                         // --set, --variant, --engine, the axes, the limits (not validate)
+  bool run = true;                         // --set, --variant, --engine, the axes, --stats, the limits (not validate)
   std::string variant_help = {};           // empty: RunFlags's (compare: its own default)
+  // -o: what the command writes (the report; trace: the trace; explore: the page).
+  std::string output_what = "the report";
+  // --json's help where the command's JSON is not a report (trace, explore).
+  std::string json_help = {};
+  // --counters (run, compare, sweep: the commands that print a table of
+  // counters): its default in that command, for the help; empty: no --counters.
+  std::string counters_default = {};
 };
 
 struct ScenarioCommand {
@@ -33,8 +42,16 @@ struct ScenarioCommand {
   std::string single_file;  // the one file of a command that takes one (explore)
   bool takes_one_file = false;
   OutputFlags out;
+  std::string output;                 // -o FILE; empty: standard output
+  std::vector<std::string> counters;  // --counters
   RunFlags flags;
   InputLimits input;
+  // -o is written from what the sink printed (action_of), unless the
+  // command writes it itself as it runs (trace, explore).
+  bool sink_writes_output = true;
+  // Files whose body ran to its end (a report printed), in the last
+  // for_each_scenario: with none, -o is left as it was.
+  mutable size_t reports = 0;
   // A progress line while a file runs; off for trace, which streams its
   // output to the terminal as it runs.
   bool progress = true;
@@ -66,8 +83,15 @@ struct ScenarioCommand {
   int for_each_scenario(Sink& sink, const Check& check, const Body& body) const;
 };
 
+// The scenario files of the command line ("-": standard input).
+std::vector<std::string> inputs_of(const ScenarioCommand& command);
+
 // The command's Action: -1 when it was not given, else `run` with a sink of
-// its output flags.
+// its output flags. With -o (sink_writes_output): FILE is checked before
+// any scenario is read, the output kept, and FILE replaced by it once every
+// file has run (file_write.h); when no file ran to a report (every one
+// failed to load, or --quiet) FILE is left as it was, and a JSON error
+// goes to standard output, where errors go.
 Action action_of(std::shared_ptr<const ScenarioCommand> command, std::function<int(Sink& sink)> run);
 
 // A Check for the commands that show every event (trace, explore): they

@@ -206,7 +206,8 @@ TraceResult write_trace(std::ostream& out, const Scenario& sc, const RunOptions&
                  r.limit->detail);
     if (r.limit) result.status = kExitLimit;
     else if (r.outcome.error && !sc.allow_error && result.status == kExitOk) result.status = kExitFailed;
-    if (r.limit || (r.outcome.error && !sc.allow_error)) failed.push_back(std::move(r));
+    if (r.limit || (r.outcome.error && !sc.allow_error)) failed.push_back(r);
+    result.runs.push_back(std::move(r));
   }
   w->end();
   if (!failed.empty()) result.failures = run_failures(ScenarioFacts::of(sc), failed);

@@ -25,12 +25,6 @@ namespace {
 
 const std::string kSource = IMPSIM_SOURCE_DIR;
 
-std::string read(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 struct Block {
   std::string lang, name;  // ```json probe_cost.json: "json", "probe_cost.json"
@@ -100,7 +94,7 @@ bool has_path(const nlohmann::json& j, const std::string& path) {
 }  // namespace
 
 TEST_CASE("docs/ci.md: every command runs with the exit status and the output the page gives") {
-  const std::string page = read(kSource + "/docs/ci.md");
+  const std::string page = impsim::test::read_file(kSource + "/docs/ci.md");
   REQUIRE(!page.empty());
   const std::string dir = impsim::test::scratch_subdir("ci_doc");
   std::filesystem::create_directories(dir + "/bin");
@@ -175,7 +169,7 @@ TEST_CASE("docs/ci.md: every command runs with the exit status and the output th
   CHECK(outputs >= 6);
 
   // The JSON report's keys the page lists are in the report it made.
-  const nlohmann::json report = nlohmann::json::parse(read(dir + "/report.json"));
+  const nlohmann::json report = nlohmann::json::parse(impsim::test::read_file(dir + "/report.json"));
   const size_t section = page.find("## The JSON report");
   REQUIRE(section != std::string::npos);
   const std::regex key_row(R"(\n\| `([a-z_\[\].]+)` \|)");
@@ -191,5 +185,5 @@ TEST_CASE("docs/ci.md: every command runs with the exit status and the output th
 }
 
 TEST_CASE("the README links docs/ci.md where it tells how to run impsim in CI") {
-  CHECK(read(kSource + "/README.md").find("(docs/ci.md)") != std::string::npos);
+  CHECK(impsim::test::read_file(kSource + "/README.md").find("(docs/ci.md)") != std::string::npos);
 }

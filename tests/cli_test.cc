@@ -18,16 +18,10 @@ namespace {
 
 const std::string kSource = IMPSIM_SOURCE_DIR;
 
-std::string read(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 // seed_incident with its expectations replaced by `expect`.
 std::string seed_with(const std::string& name, const std::string& expect) {
-  std::string text = read(kSource + "/scenarios/seed_incident.json");
+  std::string text = impsim::test::read_file(kSource + "/scenarios/seed_incident.json");
   size_t at = text.find("\"expect\"");
   REQUIRE(at != std::string::npos);
   return test::write_temp(name, text.substr(0, at) + "\"expect\": " + expect + "\n}\n");
@@ -87,7 +81,7 @@ TEST_CASE("compare honours expectations as run does") {
 
 TEST_CASE("under GitHub Actions a failed expectation is annotated at its line and the step summary gets the report") {
   std::string failing = seed_with("gha.json", "{\n    \"after\": {\n      \"probe.lookups\": 8\n    }\n  }");
-  std::string text = read(failing);
+  std::string text = impsim::test::read_file(failing);
   // The line of the entry, counted here from the file itself.
   int line = 1;
   for (size_t i = 0; i < text.find("\"probe.lookups\": 8"); ++i) line += text[i] == '\n';
@@ -98,7 +92,7 @@ TEST_CASE("under GitHub Actions a failed expectation is annotated at its line an
   CHECK(r.out.find("::error file=" + failing + ",line=" + std::to_string(line) +
                    ",col=24,title=impsim expectation::seed_incident: after probe.lookups [filler=3298, k=7]: expected "
                    "8, got 7\n") != std::string::npos);
-  std::string md = read(summary);
+  std::string md = impsim::test::read_file(summary);
   CHECK(md.starts_with("### impsim run: seed_incident\n"));
   CHECK(md.find("| `probe.lookups` | 13,699 | 7 | x1,957 |") != std::string::npos);
   CHECK(md.find("FAILED after probe.lookups") != std::string::npos);
@@ -114,20 +108,20 @@ TEST_CASE("under GitHub Actions a failed expectation is annotated at its line an
 TEST_CASE("run --bless on a copy of each shipped scenario: the expectations then hold, and files whose held are unchanged") {
   for (const std::string& path : test::shipped_scenarios()) {
     CAPTURE(path);
-    std::string copy = test::write_temp("bless_" + std::filesystem::path(path).filename().string(), read(path));
-    bool held = test::impsim("run " + test::write_temp("bless_orig.json", read(path))).status == 0;
-    bool has_expect = nlohmann::json::parse(read(path)).contains("expect");
+    std::string copy = test::write_temp("bless_" + std::filesystem::path(path).filename().string(), impsim::test::read_file(path));
+    bool held = test::impsim("run " + test::write_temp("bless_orig.json", impsim::test::read_file(path))).status == 0;
+    bool has_expect = nlohmann::json::parse(impsim::test::read_file(path)).contains("expect");
     auto b = test::impsim("run " + copy + " --bless");
     CHECK(b.status == 0);
     auto again = test::impsim("run " + copy);
     CHECK(again.status == 0);
-    if (held && has_expect) CHECK(read(copy) == read(path));
-    if (!has_expect) CHECK(nlohmann::json::parse(read(copy)).contains("expect"));
+    if (held && has_expect) CHECK(impsim::test::read_file(copy) == impsim::test::read_file(path));
+    if (!has_expect) CHECK(nlohmann::json::parse(impsim::test::read_file(copy)).contains("expect"));
   }
 }
 
 TEST_CASE("run --bless rewrites only the wrong values, keeps budgets, and refuses partial counts") {
-  std::string text = read(kSource + "/scenarios/nested_guards.json");
+  std::string text = impsim::test::read_file(kSource + "/scenarios/nested_guards.json");
   std::string wrong = text;
   size_t at = wrong.find("[1, 4, 15, 64]");
   REQUIRE(at != std::string::npos);
@@ -138,21 +132,21 @@ TEST_CASE("run --bless rewrites only the wrong values, keeps budgets, and refuse
   CAPTURE(b.out);
   CHECK(b.status == 0);
   CHECK(b.out.find("blessed: 2 values rewritten, 0 added") != std::string::npos);
-  CHECK(read(path) == text);
+  CHECK(impsim::test::read_file(path) == text);
 
   std::string budget = seed_with("bless_budget.json", R"({"after": {"probe.lookups": {"<=": 5}, "lookups": 1}})");
   b = test::impsim("run " + budget + " --bless");
   CHECK(b.status == 1);  // the budget is a decision: kept, and still failing
-  std::string after = read(budget);
+  std::string after = impsim::test::read_file(budget);
   CHECK(after.find("{\"<=\": 5}") != std::string::npos);
   CHECK(after.find("\"lookups\": 8") != std::string::npos);
 
-  std::string before = read(kSource + "/scenarios/nested_guards.json");
+  std::string before = impsim::test::read_file(kSource + "/scenarios/nested_guards.json");
   std::string stopped = test::write_temp("bless_stopped.json", before);
   auto s = test::impsim("run " + stopped + " --bless --max-events 10");
   CHECK(s.status == 3);
   CHECK(s.out.find("not rewritten") != std::string::npos);
-  CHECK(read(stopped) == before);
+  CHECK(impsim::test::read_file(stopped) == before);
   CHECK(test::impsim("run " + stopped + " --bless --set k=2").status == 2);
 }
 
@@ -213,9 +207,9 @@ TEST_CASE("help, usage and did-you-mean") {
 
 TEST_CASE("the man page and the completions are what the --help definitions generate") {
   // Regenerate: build/impsim help --man > docs/impsim.1 (and --completion bash|zsh).
-  CHECK(test::impsim("help --man").out == read(kSource + "/docs/impsim.1"));
-  CHECK(test::impsim("help --completion bash").out == read(kSource + "/docs/completion/impsim.bash"));
-  CHECK(test::impsim("help --completion zsh").out == read(kSource + "/docs/completion/_impsim"));
+  CHECK(test::impsim("help --man").out == impsim::test::read_file(kSource + "/docs/impsim.1"));
+  CHECK(test::impsim("help --completion bash").out == impsim::test::read_file(kSource + "/docs/completion/impsim.bash"));
+  CHECK(test::impsim("help --completion zsh").out == impsim::test::read_file(kSource + "/docs/completion/_impsim"));
 }
 
 TEST_CASE("--quiet prints no report, the exit status says it") {
@@ -228,7 +222,7 @@ TEST_CASE("--quiet prints no report, the exit status says it") {
 TEST_CASE("budgets are exact past 2^64: the fast engine's counts at k = 30 against bounds and ratios") {
   // lookups(k) = k * (lookups(k-1) + 1) (docs/model.md): at k = 30 the before
   // probe makes about 7.2e32 lookups, the after probe 30.
-  std::string text = read(kSource + "/scenarios/nested_guards.json");
+  std::string text = impsim::test::read_file(kSource + "/scenarios/nested_guards.json");
   size_t sweep = text.find("\"sweep\"");
   size_t sweep_end = text.find("\"sys_modules\"");
   size_t expect = text.find("\"expect\"");

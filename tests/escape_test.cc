@@ -671,12 +671,6 @@ std::vector<std::string> hostile_errors(const std::string& h) {
 const std::string kSource = IMPSIM_SOURCE_DIR;
 const std::string kBinary = IMPSIM_BINARY;
 
-std::string read(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 // A shell word holding any bytes but NUL.
 std::string sh(const std::string& s) {
@@ -701,7 +695,7 @@ Split impsim_split(const std::string& args, const std::string& env = "") {
   static int serial = 0;
   std::string err_file = test::write_temp("stderr_" + std::to_string(++serial), "");
   test::Command c = test::shell(env + " " + kBinary + " " + args + " 2>" + err_file);
-  return {c.status, c.out, read(err_file)};
+  return {c.status, c.out, impsim::test::read_file(err_file)};
 }
 
 }  // namespace
@@ -882,7 +876,7 @@ TEST_CASE("finding: under GitHub Actions a scenario cannot forge, mask or stop w
   Split plain = impsim_split("run " + file, "GITHUB_ACTIONS=");
   CHECK(plain.out.find("n\\n::add-mask::secret") != std::string::npos);
   // The step summary: no heading, tag, link or table break of the scenario's.
-  std::string md = read(summary);
+  std::string md = impsim::test::read_file(summary);
   CAPTURE(md);
   CHECK(md.starts_with("### impsim run: "));
   CHECK(markdown_problem(md) == "");
@@ -956,7 +950,7 @@ TEST_CASE("finding: --json never aborts on bytes that are not UTF-8, in any subc
   std::string latin1_content = dir + "/content.json";
   std::ofstream(latin1_content) << "{\"impsim\": 1, \"description\": \"caf\xe9\", \"tree\": {}, \"program\": []}";
   std::string latin1_name = dir + "/caf\xe9.json";  // no "name": the report names it after the file
-  nlohmann::ordered_json unnamed = nlohmann::ordered_json::parse(read(kSource + "/scenarios/nested_guards.json"));
+  nlohmann::ordered_json unnamed = nlohmann::ordered_json::parse(impsim::test::read_file(kSource + "/scenarios/nested_guards.json"));
   unnamed.erase("name");
   std::ofstream(latin1_name) << unnamed.dump(2);
   // An argument that is not UTF-8, which the error message quotes.
@@ -983,7 +977,7 @@ TEST_CASE("finding: --json never aborts on bytes that are not UTF-8, in any subc
       CHECK(terminal_problem(r.err) == "");
       if (cmd.starts_with("explore") && c.status == 0) {
         nlohmann::json data;
-        CHECK(explore_problem(read(dir + "/page.html"), &data) == "");
+        CHECK(explore_problem(impsim::test::read_file(dir + "/page.html"), &data) == "");
         CHECK(data["scenario"] == "caf\xEF\xBF\xBD");
         continue;
       }
@@ -1007,7 +1001,7 @@ TEST_CASE("finding: a name holding <!--<script> leaves the explorer page's two s
   Split r = impsim_split("explore " + file + " -o " + dir + "/page.html");
   CHECK(r.status == 0);
   nlohmann::json data;
-  CHECK(explore_problem(read(dir + "/page.html"), &data) == "");
+  CHECK(explore_problem(impsim::test::read_file(dir + "/page.html"), &data) == "");
   CHECK(data["scenario"] == "<!--<script>");
   CHECK(data["description"] == "</script><script>alert(1)</script>");
   CHECK(data["labels"][0] == "<!--\u2028<SCRIPT>");
@@ -1029,7 +1023,7 @@ TEST_CASE("finding: a control character in a name leaves the SVG chart well-form
   std::ofstream(dir + "/c.json") << hostile_scenario(s);
   Split r = impsim_split("sweep " + dir + "/c.json --param k --values 1,2,3 --svg " + dir + "/c.svg");
   CHECK(r.status == 1);
-  std::string svg = read(dir + "/c.svg");
+  std::string svg = impsim::test::read_file(dir + "/c.svg");
   CAPTURE(svg);
   CHECK(xml_problem(svg) == "");
   CHECK(svg.find("<title>a\\x01\\x0b\\x1b[31m\\ufffe</title>") != std::string::npos);
@@ -1094,6 +1088,6 @@ TEST_CASE("property: hostile scenarios and file names through the binary under G
       CHECK(all.size() == processed_commands(r.out + "\n" + r.err).size());
       for (const RunnerCommand& c : all) CHECK(c.line.starts_with("::error file="));
     }
-    CHECK(markdown_problem(read(summary)) == "");
+    CHECK(markdown_problem(impsim::test::read_file(summary)) == "");
   }
 }

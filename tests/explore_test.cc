@@ -19,7 +19,7 @@ namespace {
 
 const std::string kSource = std::string(IMPSIM_SOURCE_DIR) + "/";
 
-std::string read_file(const std::string& path) { return test::read_text(path); }
+std::string read_file(const std::string& path) { return test::read_file(path); }
 
 std::string write(const std::string& scenario, TraceFormat format, Params set = {}, TraceOptions topt = {}) {
   return test::traced(kSource + scenario, format, std::move(set), topt);

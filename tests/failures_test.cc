@@ -39,12 +39,6 @@ const std::string kProbe = R"({
 }
 )";
 
-std::string read(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 std::string sh(const std::string& s) {
   std::string out = "'";
@@ -90,7 +84,7 @@ Split binary(const std::string& args, const std::string& env = "", const std::st
   std::string err_file = impsim::test::write_temp("failures_err_" + std::to_string(++serial), "");
   impsim::test::Command c = impsim::test::shell("cd " + sh(cwd) + " && env -u GITHUB_ACTIONS -u GITHUB_STEP_SUMMARY " +
                                                 env + " " + kBin + " " + args + " 2>" + err_file);
-  return {c.status, c.out, read(err_file)};
+  return {c.status, c.out, impsim::test::read_file(err_file)};
 }
 
 // A workflow command as the GitHub runner reads it (actions/runner,
@@ -175,7 +169,7 @@ TEST_CASE("--quiet silences success only: every failure is one line on standard 
 
   // A run stopped by a limit: at its step, with the limit and how to raise it,
   // on the terminal and under GitHub Actions alike (standard output stays empty).
-  const std::string nested = read(kSource + "/scenarios/nested_guards.json");
+  const std::string nested = impsim::test::read_file(kSource + "/scenarios/nested_guards.json");
   const std::string stopped = "scenarios/nested_guards.json:" + place(nested, "{\"find_spec\": \"pkg.missing\"") +
                               ": before [k=12]: stopped: limit max-events reached at /program/0/body/1: 1000 "
                               "simulated events (finder asks + toggles); raise it with --max-events\n";
@@ -297,14 +291,14 @@ TEST_CASE("under GitHub Actions every failure is an annotation at its place, esc
   CHECK(annotations(p.err).at(0).data.starts_with("50% of it: before probe.lookups [k=5]"));
 
   // The summary: the report, then the command's failures, as standard error says them.
-  const std::string md = read(summary);
+  const std::string md = impsim::test::read_file(summary);
   CHECK(md.starts_with("### impsim run: probe_cost\n"));
   CHECK(md.find("### impsim run: 3 failures\n\n```text\n" + probe + ":" + before_at + ": FAILED before probe.lookups [k=5]: "
                 "expected 64, got 325\n") != std::string::npos);
   CHECK(md.find("\nimpsim: error: " + typo + ":1:23: at /nmae: unknown key") != std::string::npos);
 
   // A limit, at the step's line; an exception; an output error; a flag.
-  const std::string nested = read(kSource + "/scenarios/nested_guards.json");
+  const std::string nested = impsim::test::read_file(kSource + "/scenarios/nested_guards.json");
   const std::string step = place(nested, "{\"find_spec\": \"pkg.missing\"");
   Split limit = binary("run scenarios/nested_guards.json --set k=12 --max-events 1000", env);
   CHECK(limit.status == 3);

@@ -24,12 +24,6 @@ namespace {
 const std::string kSource = IMPSIM_SOURCE_DIR;
 const std::string kBin = IMPSIM_BINARY;
 
-std::string read(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 void write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
@@ -53,12 +47,12 @@ struct Folder {
 
 // nested_guards with one wrong expectation, so that --bless has a value to rewrite.
 std::string wrong_nested() {
-  std::string text = read(kSource + "/scenarios/nested_guards.json");
+  std::string text = impsim::test::read_file(kSource + "/scenarios/nested_guards.json");
   size_t at = text.find("[1, 4, 15, 64]");
   REQUIRE(at != std::string::npos);
   return text.replace(at, 14, "[1, 4, 15, 65]");
 }
-const std::string kNested = read(kSource + "/scenarios/nested_guards.json");
+const std::string kNested = impsim::test::read_file(kSource + "/scenarios/nested_guards.json");
 
 mode_t mode_of(const std::string& path) {
   struct stat st {};
@@ -79,8 +73,8 @@ TEST_CASE("--bless never writes through a planted temporary name, keeps the mode
   auto r = test::impsim("run " + s + " --bless");
   CAPTURE(r.out);
   CHECK(r.status == 0);
-  CHECK(read(victim) == "the user's file\n");
-  CHECK(read(s) == kNested);
+  CHECK(impsim::test::read_file(victim) == "the user's file\n");
+  CHECK(impsim::test::read_file(s) == kNested);
   CHECK_FALSE(fs::is_symlink(s));
   CHECK(mode_of(s) == 0600);
   CHECK(d.names() == std::set<std::string>{"s.json", "s.json.impsim-bless.tmp", "victim"});
@@ -95,7 +89,7 @@ TEST_CASE("--bless on a symbolic link rewrites its target and keeps the link, an
   CAPTURE(r.out);
   CHECK(r.status == 0);
   CHECK(fs::is_symlink(link));
-  CHECK(read(target) == kNested);
+  CHECK(impsim::test::read_file(target) == kNested);
   CHECK(r.out.find("blessed (the link's target, " + fs::canonical(target).string() + "): 1 value rewritten") !=
         std::string::npos);
 }
@@ -140,7 +134,7 @@ TEST_CASE("--bless refuses a file with several hard links rather than split them
   CHECK(r.status == 2);
   CHECK(r.out.find("has 2 hard links") != std::string::npos);
   CHECK(fs::hard_link_count(a) == 2);
-  CHECK(read(a) == wrong_nested());
+  CHECK(impsim::test::read_file(a) == wrong_nested());
 }
 
 TEST_CASE("--bless on a full disk: exit 4 saying what failed, the file as it was, no temporary left") {
@@ -155,7 +149,7 @@ TEST_CASE("--bless on a full disk: exit 4 saying what failed, the file as it was
   CHECK(r.status == 4);
   CHECK(r.out.find("--bless " + s + ": write failed: File too large; " + s + " is as it was") != std::string::npos);
   CHECK(r.out.find("\"kind\": \"output\"") != std::string::npos);
-  CHECK(read(s) == wrong_nested());
+  CHECK(impsim::test::read_file(s) == wrong_nested());
   CHECK(d.names() == std::set<std::string>{"s.json"});
 }
 
@@ -171,7 +165,7 @@ TEST_CASE("an output that is an input is refused before anything is opened") {
     auto r = test::impsim(args);
     CAPTURE(r.out);
     CHECK(r.status == 2);
-    CHECK(read(s) == kNested);
+    CHECK(impsim::test::read_file(s) == kNested);
   }
   auto r = test::impsim("trace " + s + " --set k=1 -o " + s);
   CHECK(r.out.find("-o " + s + ": is the scenario " + s + " (the same file): writing it would destroy the input") !=
@@ -179,7 +173,7 @@ TEST_CASE("an output that is an input is refused before anything is opened") {
   // Standard input read from the file: the same file.
   auto in = test::shell(kBin + " trace - --set k=1 -o " + s + " < " + s);
   CHECK(in.status == 2);
-  CHECK(read(s) == kNested);
+  CHECK(impsim::test::read_file(s) == kNested);
 }
 
 TEST_CASE("a missing input, or a run stopped before its trace starts, leaves an existing -o file untouched") {
@@ -189,22 +183,22 @@ TEST_CASE("a missing input, or a run stopped before its trace starts, leaves an 
   std::string missing = d / "missing.json";
   auto r = test::impsim("trace " + missing + " -o " + keep);
   CHECK(r.status == 2);
-  CHECK(read(keep) == "kept\n");
+  CHECK(impsim::test::read_file(keep) == "kept\n");
   auto j = test::impsim("trace " + missing + " -o " + keep + " --json 2>/dev/null");
   CHECK(j.status == 2);
   CHECK(nlohmann::json::parse(j.out)["error"]["kind"] == "invalid");
-  CHECK(read(keep) == "kept\n");
+  CHECK(impsim::test::read_file(keep) == "kept\n");
   auto e = test::impsim("explore " + missing + " -o " + keep);
   CHECK(e.status == 2);
-  CHECK(read(keep) == "kept\n");
+  CHECK(impsim::test::read_file(keep) == "kept\n");
   // A scenario stopped before its trace starts (a limit at compile time) leaves it too.
   auto limit = test::impsim("trace " + kSource + "/scenarios/nested_guards.json --set k=5 --max-nest 2 -o " + keep);
   CHECK(limit.status == 3);
-  CHECK(read(keep) == "kept\n");
+  CHECK(impsim::test::read_file(keep) == "kept\n");
   // Under --quiet nothing is written either.
   auto q = test::impsim("trace " + kSource + "/scenarios/nested_guards.json --set k=1 -q -o " + keep);
   CHECK(q.status == 0);
-  CHECK(read(keep) == "kept\n");
+  CHECK(impsim::test::read_file(keep) == "kept\n");
   CHECK(d.names() == std::set<std::string>{"keep.txt"});
 }
 
@@ -216,12 +210,12 @@ TEST_CASE("outputs replace a file whole, keep its mode, and never follow a plant
   ::chmod(out.c_str(), 0640);
   auto r = test::impsim("trace " + nested + " --set k=1 -o " + out);
   CHECK(r.status == 0);
-  CHECK(read(out).starts_with("# impsim trace of nested_guards"));
+  CHECK(impsim::test::read_file(out).starts_with("# impsim trace of nested_guards"));
   CHECK(mode_of(out) == 0640);
   CHECK(test::impsim("explore " + nested + " --set k=1 -o " + d / "page.html").status == 0);
-  CHECK(read(d / "page.html").starts_with("<!DOCTYPE html>"));
+  CHECK(impsim::test::read_file(d / "page.html").starts_with("<!DOCTYPE html>"));
   CHECK(test::impsim("sweep " + nested + " --param k --values 1..3 --svg " + d / "chart.svg").status == 0);
-  CHECK(read(d / "chart.svg").find("<svg") != std::string::npos);
+  CHECK(impsim::test::read_file(d / "chart.svg").find("<svg") != std::string::npos);
   CHECK(d.names() == std::set<std::string>{"out.txt", "page.html", "chart.svg"});
 
   // A link in the folder (a pull request can carry one) must not choose the file written.
@@ -236,7 +230,7 @@ TEST_CASE("outputs replace a file whole, keep its mode, and never follow a plant
     CAPTURE(p.out);
     CHECK(p.status == 2);
     CHECK(p.out.find("is a symbolic link") != std::string::npos);
-    CHECK(read(victim) == "the user's file\n");
+    CHECK(impsim::test::read_file(victim) == "the user's file\n");
     CHECK(fs::is_symlink(d / "planted.html"));
   }
   // A folder, or a hard-linked file, is refused too.
@@ -251,7 +245,7 @@ TEST_CASE("outputs replace a file whole, keep its mode, and never follow a plant
   // Standard output redirected to a file: written through it, where the shell put it.
   std::string redirected = d / "redirected.html";
   CHECK(test::shell(kBin + " explore " + nested + " --set k=1 -o /dev/stdout > " + redirected).status == 0);
-  CHECK(read(redirected).starts_with("<!DOCTYPE html>"));
+  CHECK(impsim::test::read_file(redirected).starts_with("<!DOCTYPE html>"));
 }
 
 TEST_CASE("an output that cannot be written is exit 4 and, under --json, the JSON error object") {
@@ -291,7 +285,7 @@ TEST_CASE("--bless writes what loads: names with quotes and backslashes, counts 
   auto b = test::impsim("run " + q + " --bless");
   CAPTURE(b.out);
   CHECK(b.status == 0);
-  auto doc = nlohmann::json::parse(read(q));
+  auto doc = nlohmann::json::parse(impsim::test::read_file(q));
   CHECK(doc["expect"]["after"]["a\"b\\c.lookups"] == 0);
   CHECK(test::impsim("run " + q).status == 0);
 
@@ -306,14 +300,14 @@ TEST_CASE("--bless writes what loads: names with quotes and backslashes, counts 
   auto f = test::impsim("run " + k40 + " --bless --engine fast");
   CAPTURE(f.out);
   CHECK(f.status == 0);
-  CHECK(read(k40).find("\"probe.lookups\": 2217887688014775253706633418653155893774469751200") != std::string::npos);
+  CHECK(impsim::test::read_file(k40).find("\"probe.lookups\": 2217887688014775253706633418653155893774469751200") != std::string::npos);
   auto again = test::impsim("run " + k40 + " --engine fast --json");
   CHECK(again.status == 0);
   auto j = nlohmann::json::parse(again.out);
   CHECK(j["runs"][0]["expectations"][0]["ok"] == true);
   CHECK(test::impsim("validate " + k40).status == 0);
   // One more and it fails: the count is compared exactly, not as a double.
-  std::string text = read(k40);
+  std::string text = impsim::test::read_file(k40);
   text.replace(text.find("751200"), 6, "751201");
   write(k40, text);
   CHECK(test::impsim("run " + k40 + " --engine fast").status == 1);

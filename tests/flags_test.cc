@@ -18,12 +18,6 @@ const std::string kSource = std::string(IMPSIM_SOURCE_DIR) + "/";
 const std::string kNested = kSource + "scenarios/nested_guards.json";
 const std::string kSeed = kSource + "scenarios/seed_incident.json";
 
-std::string read(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 // Standard output only (standard error dropped).
 test::Command out_of(const std::string& args) {
@@ -40,14 +34,14 @@ TEST_CASE("-o FILE writes what standard output would get, in every subcommand th
     auto to_file = test::impsim(args + " -o " + file);
     CHECK(to_file.status == 0);
     CHECK(to_file.out.empty());
-    CHECK(read(file) == out_of(args).out);
+    CHECK(impsim::test::read_file(file) == out_of(args).out);
   }
   // An output that is one of the inputs is refused before anything runs.
-  std::string copy = test::write_temp("flags_input.json", read(kNested));
+  std::string copy = test::write_temp("flags_input.json", impsim::test::read_file(kNested));
   auto over = test::impsim("run " + copy + " -o " + copy);
   CHECK(over.status == 2);
   CHECK(over.out.find("writing it would destroy the input") != std::string::npos);
-  CHECK(read(copy) == read(kNested));
+  CHECK(impsim::test::read_file(copy) == impsim::test::read_file(kNested));
 }
 
 TEST_CASE("--json is --format json of the subcommand's own output, explore's too") {
@@ -58,7 +52,7 @@ TEST_CASE("--json is --format json of the subcommand's own output, explore's too
   auto j = nlohmann::json::parse(explore.out);
   CHECK(j["page"] == page);
   CHECK(j["exit_status"] == 0);
-  CHECK(read(page).starts_with("<!DOCTYPE html>"));
+  CHECK(impsim::test::read_file(page).starts_with("<!DOCTYPE html>"));
   // The page and the JSON cannot share standard output.
   CHECK(test::impsim("explore " + kNested + " --json").status == 2);
 }
@@ -102,7 +96,7 @@ TEST_CASE("an expectation not checked is said, with why") {
   CHECK(j["unchecked_expectations"][0]["params"] == nlohmann::json({{"k", 9}}));
 
   // A ratio_to budget whose baseline does not run.
-  std::string text = read(kSeed);
+  std::string text = impsim::test::read_file(kSeed);
   std::string ratio = test::write_temp(
       "flags_ratio.json",
       text.substr(0, text.find("\"expect\"")) +
@@ -128,7 +122,7 @@ TEST_CASE("trace and explore say that they check no expectation: help, man page,
   std::string man = test::impsim("help --man").out;
   for (size_t nl; (nl = man.find('\n')) != std::string::npos;) man[nl] = ' ';
   CHECK(man.find(line) != std::string::npos);
-  std::string readme = read(kSource + "README.md");
+  std::string readme = impsim::test::read_file(kSource + "README.md");
   for (size_t nl; (nl = readme.find('\n')) != std::string::npos;) readme[nl] = ' ';
   CHECK(readme.find("`trace` and `explore` show a run and check no expectation") != std::string::npos);
 }

@@ -18,12 +18,6 @@ namespace {
 const std::string kSource = IMPSIM_SOURCE_DIR;
 const std::vector<std::string> kSubcommands = {"run", "validate", "compare", "trace", "sweep", "explore", "help"};
 
-std::string read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
@@ -124,7 +118,7 @@ TEST_CASE(
   const std::regex getenv_call(R"(getenv\("([A-Z_]+)\"\))");
   for (auto& e : std::filesystem::recursive_directory_iterator(kSource + "/sim")) {
     if (!e.is_regular_file()) continue;
-    const std::string text = read(e.path().string());
+    const std::string text = impsim::test::read_file(e.path().string());
     for (std::sregex_iterator it(text.begin(), text.end(), getenv_call), end; it != end; ++it)
       read_vars.insert((*it)[1]);
   }

@@ -17,12 +17,6 @@ const std::string kSource = std::string(IMPSIM_SOURCE_DIR) + "/";
 const std::string kNested = kSource + "scenarios/nested_guards.json";
 const std::string kSeed = kSource + "scenarios/seed_incident.json";
 
-std::string read(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 // The columns of the widest line: its code points.
 size_t widest_line(const std::string& text) {
@@ -61,7 +55,7 @@ TEST_CASE("sweep --svg: the legend's names are drawn whole, inside the canvas") 
   auto r = test::impsim("sweep " + kNested + " --param k --values 1..3 --variants before,after+idempotent-enable@04efefd "
                         "--counters probe.lookups,probe.comparisons --svg " + svg);
   CHECK(r.status == 0);
-  std::string text = read(svg);
+  std::string text = impsim::test::read_file(svg);
   std::smatch m;
   REQUIRE(std::regex_search(text, m, std::regex("<svg [^>]*width=\"([0-9.]+)\"")));
   const double width = std::stod(m[1]);

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <sstream>
 #include <stdexcept>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -20,6 +21,21 @@
 #include "impsim/run.h"
 
 namespace impsim::test {
+
+// The whole of a file, bytes as they are ("" when it cannot be read).
+inline std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// `s` as one shell word, whatever bytes it holds but NUL.
+inline std::string sh_word(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
 
 // The first ground-truth program (ground_truth_test.cc): k nested scoped guards, then one probe for a
 // missing submodule of the scoped package (labelled "probe").

@@ -25,7 +25,7 @@ std::string trace(const std::string& scenario, TraceFormat format, Params set = 
   return test::traced(scenario, format, std::move(set), topt, std::move(variants));
 }
 
-std::string read(const std::string& path) { return test::read_text(path); }
+std::string read(const std::string& path) { return test::read_file(path); }
 
 // Compares with tests/golden/NAME, or rewrites it when IMPSIM_UPDATE_GOLDEN is set.
 void check_golden(const std::string& name, const std::string& actual) {

@@ -11,6 +11,7 @@
 
 #include "impsim/loader.h"
 #include "impsim/trace_formats.h"
+#include "test_util.h"
 
 namespace impsim::test {
 
@@ -26,11 +27,5 @@ inline std::string traced(const std::string& scenario, TraceFormat format, Param
   return out.str();
 }
 
-inline std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 }  // namespace impsim::test

@@ -77,6 +77,17 @@ mode_t new_file_mode() {
   return 0666 & ~mask;
 }
 
+// The file to be replaced, as it is now: it must still be this file when
+// the new one is renamed over it, and the new one gets its mode and owner.
+void remember_file(WriteTarget& t, const struct stat& st) {
+  t.existed = true;
+  t.dev = st.st_dev;
+  t.ino = st.st_ino;
+  t.mode = st.st_mode & 0777;
+  t.uid = st.st_uid;
+  t.gid = st.st_gid;
+}
+
 }  // namespace
 
 WriteTarget output_target(const std::string& flag, const std::string& path) {
@@ -120,12 +131,7 @@ WriteTarget output_target(const std::string& flag, const std::string& path) {
            fmt::format("has {} hard links; a new file in its place would split them (the other names would keep "
                        "the old bytes): write another file, or remove the other links",
                        st.st_nlink));
-  t.existed = true;
-  t.dev = st.st_dev;
-  t.ino = st.st_ino;
-  t.mode = st.st_mode & 0777;
-  t.uid = st.st_uid;
-  t.gid = st.st_gid;
+  remember_file(t, st);
   return t;
 }
 
@@ -152,13 +158,8 @@ std::optional<WriteTarget> bless_target(const std::string& path) {
   t.flag = "--bless";
   t.path = path;
   t.write_at = resolved.data();
-  t.existed = true;
   t.through_link = S_ISLNK(ls.st_mode);
-  t.dev = st.st_dev;
-  t.ino = st.st_ino;
-  t.mode = st.st_mode & 0777;
-  t.uid = st.st_uid;
-  t.gid = st.st_gid;
+  remember_file(t, st);
   return t;
 }
 

@@ -52,22 +52,19 @@ Action add_explore(CLI::App& app) {
   return action_of(st, [st](Sink& sink) -> int {
     // -o is checked before the scenario is read, and written once it has run.
     std::optional<WriteTarget> target;
-    if (int status = guarded("", [&] {
-          if (st->output.empty()) {
-            if (sink.format == Format::Json)
-              throw UsageError("<command line>",
-                               "--json prints the result on standard output, so the page needs a file: give -o FILE "
-                               "(such as -o page.html)");
-            if (isatty(STDOUT_FILENO))
-              throw UsageError("<command line>",
-                               "explore writes an HTML page, not text for a terminal: give -o FILE (such as -o "
-                               "page.html), or redirect standard output to a file");
-            return 0;
-          }
-          refuse_output_over_inputs("-o", st->output, {st->single_file});
-          target = output_target("-o", st->output);
-          return 0;
-        }, &sink)) {
+    if (!st->output.empty()) {
+      if (int status = check_output(sink, "-o", st->output, {st->single_file}, target)) return status;
+    } else if (int status = guarded("", [&] {
+                 if (sink.format == Format::Json)
+                   throw UsageError("<command line>",
+                                    "--json prints the result on standard output, so the page needs a file: give -o "
+                                    "FILE (such as -o page.html)");
+                 if (isatty(STDOUT_FILENO))
+                   throw UsageError("<command line>",
+                                    "explore writes an HTML page, not text for a terminal: give -o FILE (such as -o "
+                                    "page.html), or redirect standard output to a file");
+                 return 0;
+               }, &sink)) {
       sink.finish(status);
       return status;
     }

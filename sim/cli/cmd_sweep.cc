@@ -48,16 +48,11 @@ Action add_sweep(CLI::App& app) {
     // --svg is checked before any scenario is read, and written once the sweep has run.
     std::optional<WriteTarget> svg_target;
     if (!st->svg.empty())
-      if (int status = guarded("", [&] {
+      if (int status = check_output(sink, "--svg", st->svg, st->files, svg_target, [&] {
             if (st->svg == st->output)
               throw UsageError("<command line>", "--svg and -o name the same file: give each its own");
-            refuse_output_over_inputs("--svg", st->svg, st->files);
-            svg_target = output_target("--svg", st->svg);
-            return 0;
-          }, &sink)) {
-        sink.finish(status);
+          }))
         return status;
-      }
     SweepOptions o;
     o.counters = st->counters;
     std::optional<std::vector<int64_t>> values;

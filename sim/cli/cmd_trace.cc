@@ -86,14 +86,7 @@ Action add_trace(CLI::App& app) {
     std::optional<FileWriter> file;
     if (!st->output.empty()) {
       std::optional<WriteTarget> target;
-      if (int status = guarded("", [&] {
-            refuse_output_over_inputs("-o", st->output, st->files);
-            target = output_target("-o", st->output);
-            return 0;
-          }, &sink)) {
-        sink.finish(status);
-        return status;
-      }
+      if (int status = check_output(sink, "-o", st->output, st->files, target)) return status;
       file.emplace(std::move(*target));
     }
     // Nothing goes to the file before a trace writes its first byte: what

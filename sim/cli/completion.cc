@@ -18,15 +18,6 @@ std::string joined(const std::vector<std::string>& v, const std::string& sep) {
   return out;
 }
 
-std::vector<std::string> flags_of(const CLI::App* sub) {
-  std::vector<std::string> out;
-  for (const CLI::Option* o : sub->get_options()) {
-    for (const std::string& s : o->get_snames()) out.push_back("-" + s);
-    for (const std::string& l : o->get_lnames()) out.push_back("--" + l);
-  }
-  return out;
-}
-
 enum class Completes { Nothing, Values, Files };
 
 Completes completes(const CLI::Option* o) {
@@ -79,7 +70,7 @@ std::string bash_script(const CLI::App& app) {
   out += "  done\n";
   out += "  if [ -z \"$sub\" ]; then\n";
   out +=
-      "    COMPREPLY=($(compgen -W \"" + joined(names, " ") + " " + joined(flags_of(&app), " ") + "\" -- \"$cur\"))\n";
+      "    COMPREPLY=($(compgen -W \"" + joined(names, " ") + " " + joined(flag_names(&app), " ") + "\" -- \"$cur\"))\n";
   out += "    return\n  fi\n";
   out += "  # A value: one of the flag's own, a file name, or nothing to offer.\n";
   out += "  words=\"\"\n";
@@ -126,7 +117,7 @@ std::string bash_script(const CLI::App& app) {
           "compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -X '!*.json' -- \"$cur\") $(compgen -d -- "
           "\"$cur\"))";
     out += "    " + s->get_name() + ")\n";
-    out += "      if [[ \"$cur\" == -* ]]; then COMPREPLY=($(compgen -W \"" + joined(flags_of(s), " ") +
+    out += "      if [[ \"$cur\" == -* ]]; then COMPREPLY=($(compgen -W \"" + joined(flag_names(s), " ") +
            "\" -- \"$cur\"))\n";
     out += "      else " + rest + "; fi ;;\n";
   }

@@ -69,6 +69,18 @@ std::vector<std::string> inputs_of(const ScenarioCommand& command) {
   return command.single_file.empty() ? command.files : std::vector<std::string>{command.single_file};
 }
 
+int check_output(Sink& sink, const std::string& flag, const std::string& path, const std::vector<std::string>& inputs,
+                 std::optional<WriteTarget>& target, const std::function<void()>& first) {
+  const int status = guarded("", [&] {
+    if (first) first();
+    refuse_output_over_inputs(flag, path, inputs);
+    target = output_target(flag, path);
+    return 0;
+  }, &sink);
+  if (status) sink.finish(status);
+  return status;
+}
+
 int ScenarioCommand::for_each_scenario(Sink& sink, const Check& check, const Body& body) const {
   Progress shown(progress && !out.quiet);
   reports = 0;
@@ -103,14 +115,7 @@ namespace {
 // `run` with the sink's output kept, then written to -o's file.
 int run_to_file(const ScenarioCommand& command, Sink& sink, const std::function<int(Sink& sink)>& run) {
   std::optional<WriteTarget> target;
-  if (int status = guarded("", [&] {
-        refuse_output_over_inputs("-o", command.output, inputs_of(command));
-        target = output_target("-o", command.output);
-        return 0;
-      }, &sink)) {
-    sink.finish(status);
-    return status;
-  }
+  if (int status = check_output(sink, "-o", command.output, inputs_of(command), target)) return status;
   std::ostringstream kept;
   sink.out = &kept;
   const int status = run(sink);

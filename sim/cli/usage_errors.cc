@@ -27,15 +27,6 @@ CLI::App* subcommand_of(CLI::App& app, int argc, char** argv) {
   return nullptr;
 }
 
-std::vector<std::string> flag_names(const CLI::App* app) {
-  std::vector<std::string> out;
-  for (const CLI::Option* o : app->get_options()) {
-    for (const std::string& s : o->get_snames()) out.push_back("-" + s);
-    for (const std::string& l : o->get_lnames()) out.push_back("--" + l);
-  }
-  return out;
-}
-
 // "compare and sweep": the subcommands that do take `flag`.
 std::string takers_of(CLI::App& app, const std::string& flag) {
   std::vector<std::string> takers;
@@ -106,6 +97,15 @@ std::string required(CLI::App* sub, const std::string& name) {
 }
 
 }  // namespace
+
+std::vector<std::string> flag_names(const CLI::App* app) {
+  std::vector<std::string> out;
+  for (const CLI::Option* o : app->get_options()) {
+    for (const std::string& s : o->get_snames()) out.push_back("-" + s);
+    for (const std::string& l : o->get_lnames()) out.push_back("--" + l);
+  }
+  return out;
+}
 
 CLI::Option* one_of(CLI::Option* opt, const std::string& what, std::vector<std::string> names) {
   const std::string flag = opt->get_name();

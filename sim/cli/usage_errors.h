@@ -26,6 +26,9 @@ CLI::Option* complete_with(CLI::Option* opt, std::vector<std::string> names);
 // nullptr for a flag with no fixed values.
 const std::vector<std::string>* values_of(const CLI::Option* opt);
 
+// Every flag `app` takes, as typed: "-o", "--output", ...
+std::vector<std::string> flag_names(const CLI::App* app);
+
 // The message (without "impsim: error: ") for CLI11's refusal `e` of the
 // command line `argv`.
 std::string usage_error_message(CLI::App& app, const CLI::ParseError& e, int argc, char** argv);

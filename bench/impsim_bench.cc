@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "impsim/engine.h"
-#include "impsim/resources.h"
-#include "impsim/loader.h"
-#include "impsim/report.h"
+#include "impsim/engine/engine.h"
+#include "impsim/base/resources.h"
+#include "impsim/reader/read_scenario.h"
+#include "impsim/report/report.h"
 
 using namespace impsim;
 
@@ -30,7 +30,7 @@ struct Result {
 };
 
 // ROOT's scenarios are whatever that folder holds: each run has impsim's
-// own default limits (EngineLimits{}, ModelLimits{} and the loader's
+// own default limits (EngineLimits{}, ModelLimits{} and the reader's
 // InputLimits, as `impsim run` without flags), which every case measured
 // here stays well within. One that reaches a limit stops the bench (exit 3).
 struct LimitStop {
@@ -90,7 +90,7 @@ std::string many_modules(int n) {
 // records that used to pile up. Sizes go up, so each row's peak is that of
 // the largest run so far.
 int memory_mode(const std::string& root) {
-  Scenario sc = load_scenario_file(root + "/bench/scenarios/found_lookups.json");
+  Scenario sc = parse_scenario_file(root + "/bench/scenarios/found_lookups.json");
   fmt::print("{:<34} {:>14} {:>12} {:>14} {:>14}\n", "found_lookups, k=4, before+after", "events", "engine ms",
              "record slots", "peak RSS KB");
   for (EngineKind kind : {EngineKind::Step, EngineKind::Fast}) {
@@ -118,7 +118,7 @@ int memory_mode(const std::string& root) {
 }  // namespace
 
 // A tree of `n` modules under one package, half of them with a body: the
-// size of a large real project, for timing the loader.
+// size of a large real project, for timing the reader.
 std::string big_tree(int n) {
   std::string tree = R"("pkg": {"package": true})";
   for (int i = 0; i < n; ++i)
@@ -166,7 +166,7 @@ int bench_hook_files() {
         auto t0 = std::chrono::steady_clock::now();
         InputLimits limits;
         limits.max_file_bytes = kMaxFileBytesCeiling;
-        compile_model(load_scenario_text(text, "hooks.json", limits), {});
+        compile_model(parse_scenario(text, "hooks.json", limits), {});
         times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       }
       std::sort(times.begin(), times.end());
@@ -198,8 +198,8 @@ int bench_load() {
     (void)doc;
   });
   time(fmt::format("50,000-module tree ({} KB): load", text.size() / 1024),
-       [&] { load_scenario_text(text, "tree.json"); });
-  time("50,000-module tree: load + compile", [&] { compile_model(load_scenario_text(text, "tree.json"), {}); });
+       [&] { parse_scenario(text, "tree.json"); });
+  time("50,000-module tree: load + compile", [&] { compile_model(parse_scenario(text, "tree.json"), {}); });
   fmt::print("{:<44} peak RSS {} KB\n\n", "", peak_rss_kb());
   return bench_hook_files();
 }
@@ -207,9 +207,9 @@ int bench_load() {
 int bench_engine(const std::string& root) {
   fmt::print("{:<44} {:>12} {:>10} {:>26} {:>14} {:>10}\n", "case", "engine ms", "cpu ms", "lookups", "lookups/s",
              "ns/lookup");
-  Scenario incident = load_scenario_file(root + "/scenarios/seed_incident.json");
-  Scenario nested = load_scenario_file(root + "/scenarios/nested_guards.json");
-  Scenario chain = load_scenario_file(root + "/scenarios/import_chain.json");
+  Scenario incident = parse_scenario_file(root + "/scenarios/seed_incident.json");
+  Scenario nested = parse_scenario_file(root + "/scenarios/nested_guards.json");
+  Scenario chain = parse_scenario_file(root + "/scenarios/import_chain.json");
   {
     Model m = model_of(incident, {});
     row("seed_incident, before (step)", time_engine(m, Variant::Before, EngineKind::Step, 21));
@@ -229,7 +229,7 @@ int bench_engine(const std::string& root) {
   }
   {
     long rss0 = peak_rss_kb();
-    Scenario big = load_scenario_text(many_modules(100000), "100k_modules.json");
+    Scenario big = parse_scenario(many_modules(100000), "100k_modules.json");
     Model m = model_of(big, {});
     row("100,000 named modules, k=5, before (step)", time_engine(m, Variant::Before, EngineKind::Step, 5));
     fmt::print("{:<44} peak RSS {} KB (was {} KB before loading it)\n", "", peak_rss_kb(), rss0);

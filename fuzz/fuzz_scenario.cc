@@ -1,4 +1,4 @@
-// libFuzzer entry point: a scenario file through the loader and the engine
+// libFuzzer entry point: a scenario file through the reader and the engine
 // (fuzz/harness.cc). Built only with -DIMPSIM_FUZZ=ON and clang; see
 // docs/fuzzing.md for how to run it.
 #include <cstddef>

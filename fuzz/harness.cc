@@ -6,10 +6,10 @@
 #include <cstdlib>
 #include <string>
 
-#include "impsim/engine.h"
-#include "impsim/loader.h"
-#include "impsim/report.h"
-#include "impsim/run.h"
+#include "impsim/engine/engine.h"
+#include "impsim/reader/read_scenario.h"
+#include "impsim/report/report.h"
+#include "impsim/run/run.h"
 
 namespace impsim::fuzz {
 
@@ -62,7 +62,7 @@ Verdict run_input(const uint8_t* data, size_t size) {
   in_limits.max_file_bytes = 1 << 20;
   std::string text(reinterpret_cast<const char*>(data), size);
   try {
-    Scenario sc = load_scenario_text(text, "fuzz.json", in_limits);
+    Scenario sc = parse_scenario(text, "fuzz.json", in_limits);
     RunOptions options = fuzz_options();
     options.engine = EngineKind::Step;
     RunPlan plan = plan_runs(sc, options);

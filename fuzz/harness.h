@@ -1,4 +1,4 @@
-// One fuzz input through the loader and the engine, with every limit set
+// One fuzz input through the reader and the engine, with every limit set
 // low so that no input can run long: the libFuzzer target
 // (fuzz/fuzz_scenario.cc) and the regression test over tests/fuzz/regressions/
 // (tests/fuzz_regressions_test.cc) both call this.
@@ -12,7 +12,7 @@ namespace impsim::fuzz {
 
 // What became of one input (for the regression test's messages).
 enum class Verdict {
-  Invalid,       // the loader or the model refused it (exit 2 or 3 in the CLI)
+  Invalid,       // the reader or the model refused it (exit 2 or 3 in the CLI)
   StepBudget,    // it runs more scenario steps than the fuzz budget allows
   Ran,           // run_scenario ran it and both reports were printed
 };

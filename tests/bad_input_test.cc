@@ -87,7 +87,7 @@ TEST_CASE("JSON a million levels deep: refused quickly, no stack overflow") {
     r = test::impsim("run " + path);
     CHECK(r.status == 3);
     // And in-process through the loader, which throws instead of recursing.
-    CHECK_THROWS_AS(load_scenario_text(text, "deep.json"), InputLimitError);
+    CHECK_THROWS_AS(parse_scenario(text, "deep.json"), InputLimitError);
   }
 }
 
@@ -112,7 +112,7 @@ TEST_CASE("limits in-process: InputLimitError names the flag") {
   InputLimits small;
   small.max_tree_entries = 1;
   try {
-    load_scenario_text(R"({"impsim": 1, "tree": {"a": {}, "b": {}}, "program": []})", "t.json", small);
+    parse_scenario(R"({"impsim": 1, "tree": {"a": {}, "b": {}}, "program": []})", "t.json", small);
     FAIL("no error");
   } catch (const InputLimitError& e) {
     CHECK(e.limit == "max-tree-entries");

@@ -3,8 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "impsim/compare.h"
-#include "impsim/engine.h"
+#include "impsim/report/compare.h"
+#include "impsim/engine/engine.h"
 #include "test_util.h"
 
 using namespace impsim;
@@ -12,7 +12,7 @@ using namespace impsim;
 namespace {
 
 struct Bench {
-  Scenario sc = load_scenario_text(
+  Scenario sc = parse_scenario(
       R"({"impsim": 1, "sys_modules": {"filler": 10, "torch": ["torch"]}, "tree": {"a": {}}, "program": []})", "bench.json");
   Model model = compile_model(sc, {});
   SetId a = model.sets.intern({model.names.find("a")});

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "impsim/engine.h"
+#include "impsim/engine/engine.h"
 #include "test_util.h"
 
 using namespace impsim;
@@ -12,7 +12,7 @@ namespace {
 
 // A model with names a and b, and an engine on it before the first line.
 struct Bench {
-  Scenario sc = load_scenario_text(R"({"impsim": 1, "tree": {"a": {}, "b": {}}, "program": []})", "bench.json");
+  Scenario sc = parse_scenario(R"({"impsim": 1, "tree": {"a": {}, "b": {}}, "program": []})", "bench.json");
   Model model = compile_model(sc, {});
   SetId a = model.sets.intern({model.names.find("a")});
   SetId b = model.sets.intern({model.names.find("b")});

@@ -17,13 +17,13 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "impsim/compare.h"
-#include "impsim/escape.h"
-#include "impsim/report.h"
-#include "impsim/sweep.h"
-#include "impsim/svg_chart.h"
-#include "impsim/trace_formats.h"
-#include "impsim/unicode_names.h"
+#include "impsim/report/compare.h"
+#include "impsim/base/escape.h"
+#include "impsim/report/report.h"
+#include "impsim/report/sweep_chart.h"
+#include "impsim/report/svg_chart.h"
+#include "impsim/trace/trace_formats.h"
+#include "impsim/base/unicode_names.h"
 #include "test_util.h"
 
 using namespace impsim;
@@ -31,7 +31,7 @@ using namespace impsim;
 namespace {
 
 // ---------------------------------------------------------------------------
-// Checks, written independently of sim/escape.cc.
+// Checks, written independently of sim/base/escape.cc.
 
 // Decodes one UTF-8 character at s[i] (advancing i); false for a byte that
 // does not start a well-formed one.
@@ -659,7 +659,7 @@ std::vector<std::string> hostile_errors(const std::string& h) {
   std::vector<std::string> messages;
   for (const std::string& t : texts) {
     try {
-      load_scenario_text(t, "x.json");
+      parse_scenario(t, "x.json");
       messages.push_back("");
     } catch (const InputError& e) {
       messages.push_back(std::string("impsim: error: ") + terminal_text(e.what()) + "\n");
@@ -816,16 +816,16 @@ TEST_CASE("markdown_text: no tag, entity, link, autolink or block from a string;
 TEST_CASE("the loader refuses a file that is not UTF-8 at its first bad byte") {
   std::string text = "{\n  \"impsim\": 1, \"name\": \"ok\",\n  \"description\": \"caf\xe9\",\n  \"tree\": {}, \"program\": []\n}\n";
   try {
-    load_scenario_text(text, "x.json");
+    parse_scenario(text, "x.json");
     FAIL("loaded");
   } catch (const InputError& e) {
     CHECK(std::string(e.what()).find("x.json:3:22: the file is not UTF-8: byte 0xE9") == 0);
   }
   // Overlong forms and surrogates are not UTF-8 either; the UTF-8 of U+FFFF is.
   for (const std::string& bad : {std::string("\xc0\xa2"), std::string("\xed\xa0\x80"), std::string("\xf8\x88\x80\x80\x80")})
-    CHECK_THROWS_AS(load_scenario_text("{\"impsim\": 1, \"name\": \"" + bad + "\", \"tree\": {}, \"program\": []}", "x.json"),
+    CHECK_THROWS_AS(parse_scenario("{\"impsim\": 1, \"name\": \"" + bad + "\", \"tree\": {}, \"program\": []}", "x.json"),
                     InputError);
-  CHECK(load_scenario_text("{\"impsim\": 1, \"name\": \"\xef\xbf\xbf\", \"tree\": {}, \"program\": []}", "x.json").name ==
+  CHECK(parse_scenario("{\"impsim\": 1, \"name\": \"\xef\xbf\xbf\", \"tree\": {}, \"program\": []}", "x.json").name ==
         "\xef\xbf\xbf");
   CHECK(first_invalid_utf8("abc\xe9") == 3);
   CHECK(first_invalid_utf8("ab\u00e9\U0001f600") == std::string_view::npos);
@@ -1045,7 +1045,7 @@ TEST_CASE("property: random hostile strings in every string a scenario lets thro
     CAPTURE(q(s.description));
     CAPTURE(q(s.label2));
     Scenario sc;
-    REQUIRE_NOTHROW(sc = load_scenario_text(hostile_scenario(s, named), file));
+    REQUIRE_NOTHROW(sc = parse_scenario(hostile_scenario(s, named), file));
     for (Console c : {Console::Terminal, Console::GitHubRunner}) {
       set_console(c);
       check_outputs(sc, s, c == Console::GitHubRunner);

@@ -9,7 +9,7 @@
 #include <array>
 #include <string>
 
-#include "impsim/report.h"
+#include "impsim/report/report.h"
 #include "test_util.h"
 
 using namespace impsim;

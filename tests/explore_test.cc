@@ -8,8 +8,8 @@
 #include <map>
 #include <sstream>
 
-#include "impsim/loader.h"
-#include "impsim/trace_formats.h"
+#include "impsim/reader/read_scenario.h"
+#include "impsim/trace/trace_formats.h"
 #include "test_util.h"
 #include "trace_test_util.h"
 
@@ -209,7 +209,7 @@ TEST_CASE("explore: a hook scenario's rows end at the run's hook counters and sy
       REQUIRE(d.contains("finders"));
       // At the scenario's defaults: explore does not run a sweep.
       RunOptions ro;
-      ro.overrides = load_scenario_file(file).params;
+      ro.overrides = parse_scenario_file(file).params;
       auto ran = test::run_json(read_file(file), ro);
       for (const auto& v : d["variants"]) {
         CAPTURE(v["name"].get<std::string>());

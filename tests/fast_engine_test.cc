@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "impsim/report.h"
+#include "impsim/report/report.h"
 #include "test_util.h"
 
 using namespace impsim;
@@ -14,7 +14,7 @@ TEST_CASE("fast engine: every shipped scenario gives the step engine's report") 
   auto files = test::shipped_paddle_scenarios();  // it refuses hook scenarios
   for (const std::string& file : files) {
     CAPTURE(file);
-    Scenario sc = load_scenario_file(file);
+    Scenario sc = parse_scenario_file(file);
     RunOptions step, fast;
     fast.engine = EngineKind::Fast;
     ScenarioRun a = run_scenario(sc, step), b = run_scenario(sc, fast);

@@ -1,9 +1,8 @@
-// Finder objects and hook finders (meta_path.h): the engine against counts
+// Finder objects and hook finders (hook_language.h): the engine against counts
 // measured on REAL CPython, the list representation against the Paddle
 // engine's copies, CPython 3.14's snapshot, and the loader's errors.
 #include <doctest/doctest.h>
 
-#include "impsim/loader_hooks.h"
 #include "test_util.h"
 
 using namespace impsim;
@@ -15,7 +14,7 @@ std::vector<std::string> hook_scenarios() { return json_files("tests/data/hooks"
 
 std::string load_error(const std::string& json) {
   try {
-    load_scenario_text(json, "inline.json");
+    parse_scenario(json, "inline.json");
   } catch (const InputError& e) {
     return e.what();
   }
@@ -41,7 +40,7 @@ TEST_CASE("hook scenarios: counts and verdicts as measured on real CPython") {
   REQUIRE(files.size() >= 7);
   for (const std::string& f : files) {
     CAPTURE(f);
-    Scenario sc = load_scenario_file(f);
+    Scenario sc = parse_scenario_file(f);
     ScenarioRun run = run_scenario(sc, {});
     size_t checked = 0;
     for (auto& r : run.runs) checked += r.expectations.size();
@@ -59,8 +58,8 @@ TEST_CASE("finder objects: every shipped Paddle scenario counts the same as with
   for (const std::string& f : shipped_paddle_scenarios()) {
     for (CPython cp : {CPython::V3_11, CPython::V3_14}) {
       CAPTURE(f);
-      Scenario plain = load_scenario_file(f);
-      Scenario listed = load_scenario_file(f);
+      Scenario plain = parse_scenario_file(f);
+      Scenario listed = parse_scenario_file(f);
       listed.hooks.used = true;
       RunOptions o;
       o.cpython = cp;
@@ -89,7 +88,7 @@ TEST_CASE("finder objects: every shipped Paddle scenario counts the same as with
 // f is called by both; late by none. (On 3.11 the live walk reaches late
 // at index 1: 3 searches, late called 3 times, as real 3.11 measured.)
 TEST_CASE("CPython 3.14 snapshot: finders inserted during a walk are not asked by it") {
-  Scenario sc = load_scenario_file(std::string(IMPSIM_SOURCE_DIR) + "/tests/data/hooks/live_insert.json");
+  Scenario sc = parse_scenario_file(std::string(IMPSIM_SOURCE_DIR) + "/tests/data/hooks/live_insert.json");
   RunOptions o;
   o.cpython = CPython::V3_14;
   o.variants = {"as_is"};
@@ -103,21 +102,21 @@ TEST_CASE("CPython 3.14 snapshot: finders inserted during a walk are not asked b
 }
 
 TEST_CASE("hook scenarios refuse the fast engine with a usage error") {
-  Scenario sc = load_scenario_text(with(""), "inline.json");
+  Scenario sc = parse_scenario(with(""), "inline.json");
   RunOptions o;
   o.engine = EngineKind::Fast;
   CHECK_THROWS_AS(run_scenario(sc, o), UsageError);
 }
 
 TEST_CASE("hook designs: as_is is the default, a fix may name one hook, Paddle scenarios refuse them") {
-  Scenario sc = load_scenario_text(with(""), "inline.json");
+  Scenario sc = parse_scenario(with(""), "inline.json");
   CHECK(sc.variants == std::vector<std::string>{"as_is"});
   auto v = parse_variant("skip_self:h");
   REQUIRE(v.has_value());
   CHECK(variant_name(*v) == "skip_self:h");
   CHECK_FALSE(hook_variant_problem(sc, *v).has_value());
   CHECK(hook_variant_problem(sc, *parse_variant("skip_self:nope")).has_value());
-  Scenario paddle = load_scenario_text(kProbeScenario, "inline.json");
+  Scenario paddle = parse_scenario(kProbeScenario, "inline.json");
   CHECK(hook_variant_problem(paddle, *parse_variant("as_is")).has_value());
   CHECK(load_error(R"({"impsim": 1, "tree": {}, "program": [], "variants": ["as_is"]})").find("/variants/0") !=
         std::string::npos);
@@ -227,7 +226,7 @@ TEST_CASE("the interpreter's finders are counted per object, direct calls includ
 // pyenv's 3.9.18 (no warning) and 3.12.1 (_find_spec_legacy is gone: both
 // legacy finders skipped, plugins not found); 3.11 is pinned in the file.
 TEST_CASE("legacy find_module finders: reached silently on 3.9, skipped from 3.12") {
-  Scenario sc = load_scenario_file(std::string(IMPSIM_SOURCE_DIR) + "/tests/data/hooks/legacy_finder.json");
+  Scenario sc = parse_scenario_file(std::string(IMPSIM_SOURCE_DIR) + "/tests/data/hooks/legacy_finder.json");
   RunOptions o;
   o.variants = {"as_is"};
   o.cpython = CPython::V3_9;

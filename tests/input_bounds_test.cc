@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "impsim/model.h"
-#include "impsim/sweep.h"
+#include "impsim/model/model.h"
+#include "impsim/run/sweep.h"
 #include "test_util.h"
 
 using namespace impsim;
@@ -20,7 +20,7 @@ std::string scenario_dir() { return std::string(IMPSIM_SOURCE_DIR) + "/scenarios
 test::ChildRun load_in_child(const std::string& text, InputLimits limits = {}) {
   return test::in_child([&] {
     try {
-      Scenario sc = load_scenario_text(text, "t.json", limits);
+      Scenario sc = parse_scenario(text, "t.json", limits);
       compile_model(sc, {});
       return 0;
     } catch (const InputLimitError&) {
@@ -70,7 +70,7 @@ TEST_CASE("a byte-order mark switches nothing off: depth and duplicate keys are 
     CHECK(r.out.find(path + ":1:312: at /description/0/0/") != std::string::npos);
     CHECK(r.out.find("limit max-json-depth reached") != std::string::npos);
   }
-  CHECK_THROWS_AS(load_scenario_text("\xEF\xBB\xBF{\"impsim\": 1, \"impsim\": 1}", "t.json"), InputError);
+  CHECK_THROWS_AS(parse_scenario("\xEF\xBB\xBF{\"impsim\": 1, \"impsim\": 1}", "t.json"), InputError);
 }
 
 TEST_CASE("long dotted names are interned once, not once per ancestor") {

@@ -70,23 +70,23 @@ TEST_CASE("an expected count is exact at any size, read from the text's digits")
   };
   // Past 2^64 nlohmann holds a double; the loader takes the digits.
   const std::string big = "2217887688014775253706633418653155893774469751201";
-  Scenario sc = load_scenario_text(with(big), "big.json");
+  Scenario sc = parse_scenario(with(big), "big.json");
   REQUIRE(sc.expect.size() == 1);
   CHECK(sc.expect[0].values[0]->text() == big);
   CHECK(*sc.expect[0].values[0] != *Count::from_digits("2217887688014775253706633418653155893774469751200"));
   // 2^64 - 1 (once refused as past 2^63 - 1) and 2^64.
-  CHECK(load_scenario_text(with("18446744073709551615"), "u64.json").expect[0].values[0]->text() == "18446744073709551615");
-  CHECK(load_scenario_text(with("18446744073709551616"), "u64.json").expect[0].values[0]->text() == "18446744073709551616");
+  CHECK(parse_scenario(with("18446744073709551615"), "u64.json").expect[0].values[0]->text() == "18446744073709551615");
+  CHECK(parse_scenario(with("18446744073709551616"), "u64.json").expect[0].values[0]->text() == "18446744073709551616");
   // In a sweep's list too.
   std::string listed = R"({"impsim": 1, "params": {"k": 1}, "sweep": {"param": "k", "values": [1, 2]},
     "tree": {"pkg": {"package": true}}, "program": [{"import": "pkg"}],
     "expect": {"after": {"lookups": [null, 100000000000000000000000]}}})";
-  CHECK(load_scenario_text(listed, "list.json").expect[0].values[1]->text() == "100000000000000000000000");
+  CHECK(parse_scenario(listed, "list.json").expect[0].values[1]->text() == "100000000000000000000000");
   // What is not a count stays refused, with its position.
   auto refused = [&](const std::string& value, const std::string& message) {
     CAPTURE(value);
     try {
-      load_scenario_text(with(value), "bad.json");
+      parse_scenario(with(value), "bad.json");
       FAIL("loaded");
     } catch (const InputError& e) {
       CHECK(std::string(e.what()).find(message) != std::string::npos);

@@ -3,8 +3,8 @@
 // one epoch's asks only.
 #include <doctest/doctest.h>
 
-#include "impsim/memo.h"
-#include "impsim/records.h"
+#include "impsim/engine/memo.h"
+#include "impsim/engine/records.h"
 
 using namespace impsim;
 

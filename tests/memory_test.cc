@@ -1,13 +1,13 @@
 // Memory does not grow with simulated events: records nothing refers to are
-// reused (sim/collect.cc), and reusing them changes no count and no outcome.
+// reused (sim/engine/collect.cc), and reusing them changes no count and no outcome.
 // Bounds on peak RSS (getrusage) are generous: they catch growth with the
 // run (about 190 bytes per found probe before), not small changes.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
-#include "impsim/engine.h"
-#include "impsim/resources.h"
-#include "impsim/report.h"
+#include "impsim/engine/engine.h"
+#include "impsim/base/resources.h"
+#include "impsim/report/report.h"
 #include "test_util.h"
 
 using namespace impsim;
@@ -82,7 +82,7 @@ TEST_CASE("memory: reusing every record at the first chance changes no count, la
   for (const std::string& file : scenario_files()) {
     CAPTURE(file);
     try {
-      Scenario sc = load_scenario_file(file);
+      Scenario sc = parse_scenario_file(file);
       compared += compare_eager_collection(sc);
     } catch (const InputError&) {
       // the fuzz regressions include invalid files
@@ -96,7 +96,7 @@ TEST_CASE("memory: a module whose function runs after it left sys.modules keeps 
   // torch from sys.modules, and blk (marked disabled) is made next. Were
   // torch's record reused for blk, the last ask would see a frame marked
   // disabled and answer None instead of a proxy spec.
-  Scenario sc = load_scenario_text(R"({"impsim": 1,
+  Scenario sc = parse_scenario(R"({"impsim": 1,
     "tree": {"paddle": {"package": true}, "paddle.nn": {}, "blk": {}},
     "program": [
       {"enable": {}},
@@ -109,7 +109,7 @@ TEST_CASE("memory: a module whose function runs after it left sys.modules keeps 
 }
 
 TEST_CASE("memory: records are reused, so a million found probes keep a few thousand alive, step and fast") {
-  Scenario sc = load_scenario_file(source("bench/scenarios/found_lookups.json"));
+  Scenario sc = parse_scenario_file(source("bench/scenarios/found_lookups.json"));
   for (EngineKind kind : {EngineKind::Step, EngineKind::Fast}) {
     for (Variant v : {Variant::Before, Variant::After}) {
       Model model = compile_model(sc, {{"k", 4}, {"n", 1000000}});

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "impsim/name_sets.h"
+#include "impsim/model/name_sets.h"
 #include "test_util.h"
 
 using namespace impsim;

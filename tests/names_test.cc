@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "impsim/names.h"
+#include "impsim/scenario/names.h"
 
 using namespace impsim;
 

@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "impsim/report.h"
+#include "impsim/report/report.h"
 #include "test_util.h"
 
 using namespace impsim;
@@ -12,7 +12,7 @@ TEST_CASE("every shipped scenario's expectations hold") {
   auto files = test::shipped_scenarios();
   for (const std::string& file : files) {
     CAPTURE(file);
-    Scenario sc = load_scenario_file(file);
+    Scenario sc = parse_scenario_file(file);
     ScenarioRun run = run_scenario(sc, {});
     CHECK(run.exit_status() == 0);
     if (run.exit_status() != 0) MESSAGE(report_text(run));

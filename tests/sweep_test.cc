@@ -5,9 +5,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "impsim/loader.h"
-#include "impsim/report.h"
-#include "impsim/sweep.h"
+#include "impsim/reader/read_scenario.h"
+#include "impsim/report/report.h"
+#include "impsim/report/sweep_chart.h"
 #include "test_util.h"
 
 using namespace impsim;
@@ -47,7 +47,7 @@ TEST_CASE("sweep values: A..B, A,B,C and both - bad ones refused") {
 }
 
 TEST_CASE("sweep over k = 1..8: the probe's lookups grow as k(l(k-1)+1) before, as k after") {
-  Scenario sc = load_scenario_file(kNested);
+  Scenario sc = parse_scenario_file(kNested);
   SweepOptions o;
   o.param = "k";
   o.values = parse_sweep_values("1..8");
@@ -79,7 +79,7 @@ TEST_CASE("sweep over k = 1..4 prints what impsim run prints for the seed table"
 }
 
 TEST_CASE("sweep: a value whose expectation fails still fails - --counter picks the rows") {
-  Scenario sc = load_scenario_file(kNested);
+  Scenario sc = parse_scenario_file(kNested);
   for (auto& e : sc.expect)
     if (e.variant == "before" && e.counter == "probe.lookups") e.values[1] = 5;  // k=2: really 4
   SweepOptions o;
@@ -128,7 +128,7 @@ TEST_CASE("sweep --svg writes a well-formed, deterministic SVG chart") {
     MESSAGE("python3 is not installed: the SVG's XML is not parsed");
   }
   // The same chart twice, byte for byte.
-  Scenario sc = load_scenario_file(kNested);
+  Scenario sc = parse_scenario_file(kNested);
   SweepOptions o;
   o.param = "k";
   o.values = parse_sweep_values("1..8");

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "impsim/names.h"
-#include "impsim/sys_modules.h"
+#include "impsim/scenario/names.h"
+#include "impsim/engine/sys_modules.h"
 
 using namespace impsim;
 

@@ -17,8 +17,8 @@
 #include <unistd.h>
 #include <string>
 
-#include "impsim/loader.h"
-#include "impsim/run.h"
+#include "impsim/reader/read_scenario.h"
+#include "impsim/run/run.h"
 
 namespace impsim::test {
 
@@ -74,7 +74,7 @@ inline std::vector<std::string> shipped_scenarios() { return json_files("scenari
 inline std::vector<std::string> shipped_paddle_scenarios() {
   std::vector<std::string> out;
   for (const std::string& f : shipped_scenarios())
-    if (!load_scenario_file(f).hooks.used) out.push_back(f);
+    if (!parse_scenario_file(f).hooks.used) out.push_back(f);
   return out;
 }
 
@@ -87,7 +87,7 @@ struct Ran {
 // returned together (the run points into the scenario).
 inline std::unique_ptr<Ran> run_json(const std::string& json, RunOptions options = {}) {
   auto r = std::make_unique<Ran>();
-  r->scenario = load_scenario_text(json, "inline.json");
+  r->scenario = parse_scenario(json, "inline.json");
   r->run = run_scenario(r->scenario, options);
   return r;
 }

@@ -9,8 +9,8 @@
 #include <regex>
 #include <sstream>
 
-#include "impsim/loader.h"
-#include "impsim/trace_formats.h"
+#include "impsim/reader/read_scenario.h"
+#include "impsim/trace/trace_formats.h"
 #include "test_util.h"
 #include "trace_test_util.h"
 

@@ -9,15 +9,15 @@
 #include <utility>
 #include <vector>
 
-#include "impsim/loader.h"
-#include "impsim/trace_formats.h"
+#include "impsim/reader/read_scenario.h"
+#include "impsim/trace/trace_formats.h"
 #include "test_util.h"
 
 namespace impsim::test {
 
 inline std::string traced(const std::string& scenario, TraceFormat format, Params set = {}, TraceOptions topt = {},
                           std::vector<std::string> variants = {}) {
-  Scenario sc = load_scenario_file(scenario);
+  Scenario sc = parse_scenario_file(scenario);
   RunOptions options;
   options.overrides = std::move(set);
   options.variants = std::move(variants);

@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "impsim/names.h"
-#include "impsim/unicode_names.h"
+#include "impsim/scenario/names.h"
+#include "impsim/base/unicode_names.h"
 #include "test_util.h"
 
 using namespace impsim;

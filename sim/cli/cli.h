@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "impsim/loader.h"
-#include "impsim/run.h"
+#include "impsim/reader/read_scenario.h"
+#include "impsim/run/run.h"
 #include "output.h"
 
 namespace impsim::cli {
@@ -39,9 +39,9 @@ struct RunFlags {
   RunOptions options() const;  // throws InputError for a bad --set
 };
 
-// The loader's InputLimits as flags (--max-file-bytes, --max-json-depth,
+// The reader's InputLimits as flags (--max-file-bytes, --max-json-depth,
 // --max-tree-entries, --max-name-length); a command that loads a scenario
-// registers them and passes `limits` to load_scenario_file.
+// registers them and passes `limits` to parse_scenario_file.
 void add_input_limits(CLI::App* cmd, InputLimits& limits);
 
 // A repeatable option that also takes comma lists (--variants a,b), one

@@ -6,9 +6,9 @@
 #include <set>
 
 #include "cli.h"
-#include "impsim/escape.h"
-#include "impsim/loader.h"
-#include "impsim/report.h"
+#include "impsim/base/escape.h"
+#include "impsim/reader/read_scenario.h"
+#include "impsim/report/report.h"
 #include "usage_errors.h"
 
 namespace impsim::cli {

@@ -7,11 +7,11 @@
 #include "scenario_command.h"
 #include "github.h"
 #include "usage_errors.h"
-#include "impsim/compare.h"
-#include "impsim/did_you_mean.h"
-#include "impsim/loader.h"
-#include "impsim/report.h"
-#include "impsim/sweep.h"
+#include "impsim/report/compare.h"
+#include "impsim/base/did_you_mean.h"
+#include "impsim/reader/read_scenario.h"
+#include "impsim/report/report.h"
+#include "impsim/run/sweep.h"
 
 namespace impsim::cli {
 

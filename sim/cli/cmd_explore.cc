@@ -10,10 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include "scenario_command.h"
-#include "impsim/file_write.h"
-#include "impsim/loader.h"
-#include "impsim/trace_formats.h"
-#include "impsim/version.h"
+#include "impsim/base/file_write.h"
+#include "impsim/reader/read_scenario.h"
+#include "impsim/trace/trace_formats.h"
+#include "impsim/base/version.h"
 
 namespace impsim::cli {
 

@@ -8,13 +8,13 @@
 
 #include "scenario_command.h"
 #include "github.h"
-#include "impsim/bless.h"
-#include "impsim/file_write.h"
-#include "impsim/escape.h"
-#include "impsim/loader.h"
-#include "impsim/plural.h"
-#include "impsim/report.h"
-#include "impsim/sweep.h"
+#include "impsim/report/bless.h"
+#include "impsim/base/file_write.h"
+#include "impsim/base/escape.h"
+#include "impsim/reader/read_scenario.h"
+#include "impsim/base/plural.h"
+#include "impsim/report/report.h"
+#include "impsim/run/sweep.h"
 
 namespace impsim::cli {
 
@@ -85,7 +85,7 @@ Action add_run(CLI::App& app) {
               // What is written must load: checked before the file is touched.
               Scenario blessed;
               try {
-                blessed = load_scenario_text(b.text, file, input);
+                blessed = parse_scenario(b.text, file, input);
               } catch (const InputError& e) {
                 throw OutputError(fmt::format("--bless {}: not rewritten: the blessed text would not load: {}", file,
                                               e.what()));

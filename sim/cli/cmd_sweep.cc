@@ -8,10 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "scenario_command.h"
-#include "impsim/file_write.h"
-#include "impsim/loader.h"
-#include "impsim/report.h"
-#include "impsim/sweep.h"
+#include "impsim/base/file_write.h"
+#include "impsim/reader/read_scenario.h"
+#include "impsim/report/report.h"
+#include "impsim/report/sweep_chart.h"
 
 namespace impsim::cli {
 

@@ -8,10 +8,10 @@
 #include <sstream>
 
 #include "scenario_command.h"
-#include "impsim/file_write.h"
-#include "impsim/escape.h"
-#include "impsim/loader.h"
-#include "impsim/trace_formats.h"
+#include "impsim/base/file_write.h"
+#include "impsim/base/escape.h"
+#include "impsim/reader/read_scenario.h"
+#include "impsim/trace/trace_formats.h"
 
 namespace impsim::cli {
 

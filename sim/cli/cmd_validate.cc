@@ -2,10 +2,10 @@
 #include <fmt/format.h>
 
 #include "scenario_command.h"
-#include "impsim/escape.h"
-#include "impsim/loader.h"
-#include "impsim/plural.h"
-#include "impsim/version.h"
+#include "impsim/base/escape.h"
+#include "impsim/reader/read_scenario.h"
+#include "impsim/base/plural.h"
+#include "impsim/base/version.h"
 
 namespace impsim::cli {
 

@@ -5,10 +5,10 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "impsim/errors.h"
-#include "impsim/escape.h"
-#include "impsim/file_write.h"
-#include "impsim/plural.h"
+#include "impsim/base/errors.h"
+#include "impsim/base/escape.h"
+#include "impsim/base/file_write.h"
+#include "impsim/base/plural.h"
 
 namespace impsim::cli {
 

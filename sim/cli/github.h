@@ -17,7 +17,7 @@
 #include <optional>
 #include <string>
 
-#include "impsim/failures.h"
+#include "impsim/report/failures.h"
 #include "output.h"
 
 namespace impsim::cli {

@@ -5,7 +5,7 @@
 #include <iostream>
 
 #include "cli.h"
-#include "impsim/did_you_mean.h"
+#include "impsim/base/did_you_mean.h"
 #include "usage_errors.h"
 
 namespace impsim::cli {

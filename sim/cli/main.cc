@@ -12,7 +12,7 @@
 
 #include "cli.h"
 #include "help.h"
-#include "impsim/version.h"
+#include "impsim/base/version.h"
 #include "usage_errors.h"
 
 using namespace impsim;

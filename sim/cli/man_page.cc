@@ -5,7 +5,7 @@
 #include <set>
 
 #include "help.h"
-#include "impsim/version.h"
+#include "impsim/base/version.h"
 
 namespace impsim::cli {
 

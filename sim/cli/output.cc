@@ -8,8 +8,8 @@
 
 #include "cli.h"
 #include "github.h"
-#include "impsim/escape.h"
-#include "impsim/version.h"
+#include "impsim/base/escape.h"
+#include "impsim/base/version.h"
 #include "usage_errors.h"
 
 namespace impsim::cli {

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "impsim/failures.h"
-#include "impsim/report.h"
+#include "impsim/report/failures.h"
+#include "impsim/report/report.h"
 
 namespace impsim::cli {
 

@@ -5,7 +5,7 @@
 
 #include <cstdio>
 
-#include "impsim/escape.h"
+#include "impsim/base/escape.h"
 
 namespace impsim::cli {
 

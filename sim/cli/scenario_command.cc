@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "impsim/file_write.h"
+#include "impsim/base/file_write.h"
 
 namespace impsim::cli {
 
@@ -100,7 +100,7 @@ int ScenarioCommand::for_each_scenario(Sink& sink, const Check& check, const Bod
           RunOptions options = flags.options();
           if (check) check(file, options);
           shown.set(file);
-          Scenario sc = load_scenario_file(file, input);
+          Scenario sc = parse_scenario_file(file, input);
           text = sc.source;
           int status = body(file, sc, options, shown);
           ++reports;

@@ -1,6 +1,6 @@
 // What every subcommand that reads scenario files shares: its positional
 // files, the output switch (output.h) and -o, the run flags (--counters
-// where a command prints a table) and the loader's input limits,
+// where a command prints a table) and the reader's input limits,
 // registered in one order after the command's own options, and the loop
 // that loads each file and runs the command's body on it. Each flag means
 // the same in every command that takes it.
@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "cli.h"
-#include "impsim/file_write.h"
-#include "impsim/loader.h"
+#include "impsim/base/file_write.h"
+#include "impsim/reader/read_scenario.h"
 #include "output.h"
 #include "progress.h"
 

@@ -6,7 +6,7 @@
 #include <map>
 
 #include "help.h"
-#include "impsim/did_you_mean.h"
+#include "impsim/base/did_you_mean.h"
 
 namespace impsim::cli {
 

@@ -8,9 +8,9 @@
 
 #include <optional>
 
-#include "impsim/escape.h"
-#include "impsim/report.h"
-#include "impsim/trace_formats.h"
+#include "impsim/base/escape.h"
+#include "impsim/report/report.h"
+#include "impsim/trace/trace_formats.h"
 
 namespace impsim {
 namespace {

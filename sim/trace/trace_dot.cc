@@ -25,10 +25,10 @@
 #include <map>
 #include <unordered_map>
 
-#include "impsim/escape.h"
-#include "impsim/plural.h"
-#include "impsim/report.h"
-#include "impsim/trace_formats.h"
+#include "impsim/base/escape.h"
+#include "impsim/base/plural.h"
+#include "impsim/report/report.h"
+#include "impsim/trace/trace_formats.h"
 
 namespace impsim {
 namespace {

@@ -25,11 +25,11 @@
 #include <unordered_map>
 
 #include "explore_page.h"  // generated: kExplorePage, the page template
-#include "impsim/errors.h"
-#include "impsim/escape.h"
-#include "impsim/plural.h"
-#include "impsim/report.h"
-#include "impsim/trace_formats.h"
+#include "impsim/base/errors.h"
+#include "impsim/base/escape.h"
+#include "impsim/base/plural.h"
+#include "impsim/report/report.h"
+#include "impsim/trace/trace_formats.h"
 
 namespace impsim {
 namespace {

@@ -18,8 +18,8 @@
 // that ran it. Paddle scenarios keep CPython's lines only.
 #include <fmt/format.h>
 
-#include "impsim/escape.h"
-#include "impsim/trace_formats.h"
+#include "impsim/base/escape.h"
+#include "impsim/trace/trace_formats.h"
 
 namespace impsim {
 namespace {

@@ -4,7 +4,7 @@
 // enum, in the enum's order, so a new value without its words fails to build.
 #include <iterator>
 
-#include "impsim/trace_formats.h"
+#include "impsim/trace/trace_formats.h"
 
 namespace impsim::trace_detail {
 namespace {

@@ -4,9 +4,8 @@
 
 #include <algorithm>
 
-#include "impsim/loader.h"
-#include "impsim/report.h"
-#include "impsim/trace_formats.h"
+#include "impsim/report/report.h"
+#include "impsim/trace/trace_formats.h"
 
 namespace impsim {
 
@@ -159,11 +158,6 @@ std::string step_text(const Model& model, const CStep& step) {
   return s;
 }
 
-std::string params_text(const Params& p) {
-  std::string s;
-  for (auto& [k, v] : p) s += (s.empty() ? "" : ", ") + fmt::format("{}={}", k, v);
-  return s;
-}
 
 const char* finder_name(FinderKind k) {
   switch (k) {

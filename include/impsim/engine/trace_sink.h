@@ -1,0 +1,91 @@
+// What the engine reports while it runs, for `impsim trace` and anything
+// else that wants to watch a resolution unfold. The engine calls these only
+// when a sink is attached (Engine::set_trace), so an untraced run pays one
+// untaken branch per event.
+#pragma once
+
+#include <cstdint>
+
+#include "impsim/model/model.h"
+
+namespace impsim {
+
+class Engine;
+
+enum class FinderKind : uint8_t { Proxy, Builtin, Frozen, Path, Hook };
+
+// What one finder's find_spec answered.
+enum class AskAnswer : uint8_t {
+  None,        // None
+  Suppressed,  // None, from the fix's resolving check
+  Spec,        // a spec
+  Raised,      // an exception passed through (the paddle twin's import failed)
+};
+
+// Why TorchProxyMetaFinder.find_spec answered as it did: its tests, in the
+// order the finder makes them (both revisions share it); the first that
+// holds decides. Suppressed is the reentrancy fix's early return, made
+// before any of the finder's own tests.
+enum class FindReason : uint8_t {
+  Suppressed,            // the fix: the name is being resolved -> None
+  Blocked,               // a blocked name -> the specific lookup, marked disabled
+  InScope,               // in the local scope -> the specific lookup, marked enabled
+  NotTorch,              // not torch or torch.* -> None
+  CallerDisabled,        // a calling module is marked __disable_torch_proxy__, not cached -> None
+  CallerDisabledCached,  // ... and the name is cached -> the cached module
+  NotEnabled,            // not globally enabled, no caller marked __enable_torch_proxy__, not cached -> None
+  NotEnabledCached,      // ... and the name is cached -> the cached module
+  ProxiedGlobal,         // globally enabled -> the paddle twin imported and served as torch
+  ProxiedCaller,         // not global, but a caller is marked __enable_torch_proxy__ -> the same
+};
+
+// Which use_torch_proxy_guard is entered: a `guard` step, the one
+// _find_spec_for_specific_module opens around its lookup (enable=False), or
+// the one SpecificModuleLoader.exec_module opens around a module body.
+enum class GuardSite : uint8_t { Step, Lookup, Loader };
+
+// What a guard's entry did, from its test `enable == already_has_torch_proxy
+// and ((globally_enabled and scope is None) or local_scope == (scope or set()))`.
+enum class GuardAction : uint8_t {
+  NoopGlobal,     // did nothing: P is already in the state asked, globally enabled, no scope asked
+  NoopSameScope,  // did nothing: P is already in the state asked, with the scope asked
+  Enable,         // P is not in sys.meta_path: enable_torch_proxy(scope) now, disable on exit
+  EnableRescope,  // P is there with another scope: one more copy, the scope extended, disable on exit
+  EnableGlobal,   // P is there, scoped, and no scope is asked: one more copy, P switched to global, disable on exit
+  Disable,        // P is in sys.meta_path: disable_torch_proxy() now, enable on exit
+  DisableAbsent,  // P is absent but the saved scope is not the one asked: disable only warns, exit enables
+};
+
+class TraceSink {
+ public:
+  virtual ~TraceSink() = default;
+  // A scenario step begins / ends (result: "ok", "found", "none", or an exception name).
+  virtual void step_begin(const Engine&, const CStep&) {}
+  virtual void step_end(const Engine&, const CStep&, const char* /*result*/) {}
+  // _find_and_load_unlocked of `name` begins / ends (ok: the module was loaded).
+  virtual void import_begin(const Engine&, NameId /*name*/) {}
+  virtual void import_end(const Engine&, NameId /*name*/, bool /*ok*/) {}
+  // _find_spec's loop asks the finder at `index` of sys.meta_path; `copies`
+  // is how many proxy copies lead the list at that moment.
+  virtual void ask_begin(const Engine&, NameId /*name*/, FinderKind, int64_t /*index*/, int64_t /*copies*/) {}
+  virtual void ask_end(const Engine&, NameId /*name*/, FinderKind, AskAnswer) {}
+  // Inside a proxy ask, before its branch runs: why it answers as it will.
+  virtual void decide(const Engine&, NameId /*name*/, FindReason) {}
+  // _find_spec_for_specific_module begins / ends at lookup depth `depth`.
+  virtual void lookup_begin(const Engine&, NameId /*name*/, uint64_t /*depth*/, uint8_t /*mark*/) {}
+  virtual void lookup_end(const Engine&, NameId /*name*/, uint64_t /*depth*/, bool /*found*/) {}
+  // An enable or a disable that removed a copy; `walked` names examined,
+  // `copies` left in sys.meta_path after it.
+  // toggle_begin comes before the walk (sys.modules and the cache as they were).
+  virtual void toggle_begin(const Engine&, bool /*enable*/) {}
+  virtual void toggle(const Engine&, bool /*enable*/, uint64_t /*walked*/, int64_t /*copies*/) {}
+  // A use_torch_proxy_guard opens (before any toggle of its entry) and
+  // closes (after its exit's toggles and restores).
+  virtual void guard_begin(const Engine&, GuardSite, bool /*enable*/, GuardAction) {}
+  virtual void guard_end(const Engine&, GuardSite, GuardAction) {}
+  // A module body (exec of a tree file) or a `call` function starts / ends.
+  virtual void body_begin(const Engine&, NameId /*module*/, bool /*call*/) {}
+  virtual void body_end(const Engine&, NameId /*module*/, bool /*call*/) {}
+};
+
+}  // namespace impsim

@@ -1,0 +1,94 @@
+// The scenario compiled for one parameter set: names interned, the package
+// tree indexed for PathFinder, `$param`, `repeat`, `nest` and `{i}` resolved.
+// This is what the engine reads; it never looks at text again.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "impsim/scenario/axes.h"
+#include "impsim/base/errors.h"
+#include "impsim/scenario/hook_language.h"
+#include "impsim/model/name_sets.h"
+#include "impsim/scenario/names.h"
+#include "impsim/scenario/scenario.h"
+
+namespace impsim {
+
+using TreeId = int32_t;
+using Params = std::map<std::string, int64_t>;
+
+// Bounds on what one parameter set may expand to (exit status 3 past them).
+struct ModelLimits {
+  int64_t max_repeat = 1'000'000;
+  int64_t max_nest = 1'000;
+  int64_t max_filler = 100'000'000;
+  // Names interned for guard and enable scopes, summed over every step:
+  // each nest level interns its own copy of the scope, so a 229 KB scope of
+  // 20,000 "s{i}" names under nest 1000 took 3.75 GB and 98 s.
+  int64_t max_scope_names = 1'000'000;
+};
+
+struct CStep {
+  StepKind kind = StepKind::Import;
+  NameId target = kNoName;
+  bool optional = false;
+  bool guard_enable = true;
+  bool has_scope = false;          // false: scope None (global)
+  std::vector<SetId> scopes;       // guard: one per nesting level (level 1 first); enable: one
+  SetId block = kEmptySet;          // block; enable: blocked_modules
+  bool has_blocked = false;         // enable: blocked_modules was passed (None or a set)
+  std::vector<CStep> body;
+  int64_t repeat = 1;
+  int64_t nest = -1;               // guard: number of nested levels; -1 when not nested
+  int label = -1;
+  const std::string* pointer = nullptr;  // into the Scenario, which outlives the model
+  FinderId finder = kNoFinder;  // install, uninstall, insert, append, remove
+  int64_t at = 0;               // insert
+  bool all_copies = false;      // remove
+  std::vector<NameId> unload;   // unload
+  bool submodules = false;      // unload
+};
+
+struct CTree {
+  NameId name = kNoName;
+  bool package = false;
+  std::vector<CStep> body;
+};
+
+struct Model {
+  NameTable names;
+  SetTable sets;
+  std::vector<CTree> tree;
+  std::vector<TreeId> tree_of_top;  // by NameId: the top-level tree entry of that name, or -1
+  std::unordered_map<uint64_t, TreeId> tree_child;  // (parent tree entry, last atom) -> entry
+  std::vector<NameId> paddle_of;    // by NameId: torch name -> its paddle name, else kNoName
+  std::vector<NameId> preloaded;
+  std::vector<NameId> torch_modules;
+  int64_t filler = 0;
+  SetId blocked = kEmptySet;
+  std::vector<CStep> program;
+  std::vector<std::string> labels;
+  Params params;
+  Axes axes;  // finder revision and CPython version
+  HookModel hooks;  // finder objects; hooks.used: sys.meta_path is a list of them
+
+  TreeId find_child(TreeId parent, NameId name) const;
+  TreeId find_tree(NameId name) const;  // by full name, for preloaded modules
+};
+
+// "`import pkg.a` (/tree/pkg/body/0)": a step as a reader of the scenario knows it.
+std::string describe_step(const CStep& step, const Model& model);
+
+// The Python statement of an install/uninstall/insert/append/remove/unload step.
+std::string describe_meta_path_step(const CStep& step, const Model& model);
+
+// Resolves `params` (scenario defaults, then overrides) and compiles.
+// Throws InputError for a bad value (a negative `repeat`), ModelLimitError
+// past a limit.
+Model compile_model(const Scenario& sc, const Params& params, const ModelLimits& limits = {});
+
+}  // namespace impsim

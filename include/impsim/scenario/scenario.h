@@ -1,0 +1,148 @@
+// A scenario as written in the file (format v1, docs/scenario-format.md):
+// plain structs holding text, exactly what the reader validated. Names are
+// still strings here; model.h turns them into interned state.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "impsim/scenario/axes.h"
+#include "impsim/scenario/hook_language.h"
+#include "impsim/scenario/expectations.h"
+#include "impsim/scenario/variant.h"
+
+namespace impsim {
+
+// An integer field that may read a parameter ("$k").
+struct IntField {
+  int64_t value = 0;
+  std::string param;    // empty when a literal
+  std::string pointer;  // where it was written, for error messages
+};
+
+enum class StepKind {
+  Import, FindSpec, Enable, Disable, Guard, Block, Call,
+  // sys.meta_path and sys.modules edits (hook_language.h, read_hooks.cc)
+  Install, Uninstall, Insert, Append, Remove, Unload,
+  New  // a module body's `ID = Hook()`: a new object of ID's hook, which ID names from then on
+};
+
+inline bool is_meta_path_step_kind(StepKind k) { return k >= StepKind::Install; }
+
+struct Step {
+  StepKind kind = StepKind::Import;
+  std::string pointer;  // JSON pointer of this step, e.g. "/program/0/body/1"
+  std::string target;   // import, find_spec, call: the module name
+  bool optional = false;
+  // enable and guard: the scope; nullopt is Python's None (global).
+  std::optional<std::vector<std::string>> scope;
+  bool guard_enable = true;
+  std::vector<std::string> block;  // block: names to add; enable: blocked_modules
+  bool has_blocked_modules = false;  // enable: blocked_modules was passed (null: None)
+  std::vector<Step> body;          // guard and call
+  std::optional<IntField> repeat;
+  std::optional<IntField> nest;
+  int label = -1;  // index into Scenario::labels
+  // install, uninstall, insert, append, remove: the finder object's id.
+  std::string finder;
+  int64_t at = 0;              // insert: the index (Python's list.insert rules)
+  bool all_copies = false;     // remove: "copies": "all"
+  std::vector<std::string> unload;  // unload: the names
+  bool submodules = false;          // unload: their submodules too
+};
+
+struct TreeEntry {
+  std::string name;
+  bool package = false;
+  std::vector<Step> body;
+};
+
+struct Sweep {
+  std::string param;
+  std::vector<int64_t> values;
+  std::string title;
+};
+
+struct ReportRow {
+  std::string counter;  // "lookups" or "probe.lookups"
+  std::string title;
+};
+
+struct Expectation {
+  std::string variant;
+  std::string counter;
+  // One value, or one per sweep value; nullopt entries are not checked
+  // unless budgets[i] holds a budget (expectations.h) instead. Exact at any
+  // size: the fast engine's counts pass 2^64, and --bless writes them.
+  std::vector<std::optional<Count>> values;
+  std::string pointer;
+  std::vector<std::optional<Budget>> budgets;  // empty, or as long as values
+  bool listed = false;  // written as a list (one entry per sweep value): entries are pointer + "/i"
+  // The budget at sweep index i, if that entry is one.
+  const Budget* budget_at(size_t i) const { return i < budgets.size() && budgets[i] ? &*budgets[i] : nullptr; }
+};
+
+struct Scenario {
+  std::string file;
+  std::string name;
+  std::string description;
+  std::map<std::string, int64_t> params;
+  std::vector<std::string> param_order;
+  std::optional<Sweep> sweep;
+  std::vector<std::string> preloaded;
+  IntField filler;
+  std::vector<std::string> torch_modules;
+  std::vector<TreeEntry> tree;
+  std::vector<std::string> blocked{"tvm_ffi"};
+  std::vector<Step> program;
+  std::vector<std::string> variants{"before", "after"};
+  std::vector<ReportRow> report;
+  std::vector<Expectation> expect;
+  std::vector<std::string> labels;  // label names, by index
+  std::optional<Revision> revision;  // impsim extension: the finder revision (default b52ce17)
+  std::optional<CPython> cpython;    // impsim extension: the CPython version (default 3.11)
+  bool allow_error = false;         // impsim extension: an uncaught error is the expected end
+  std::optional<bool> expect_equivalent;  // impsim extension
+  // impsim extension: variant -> "identical" | "differs" against the first
+  // variant, one per sweep value (or one for all).
+  struct OutcomeExpectation {
+    std::string variant;
+    std::vector<std::string> verdicts;
+    std::string pointer;
+  };
+  std::vector<OutcomeExpectation> expect_outcome;
+  HooksText hooks;  // impsim extension: finder objects and hooks as data
+  // The text parse_scenario_file read: a file is read once (a FIFO or a pipe
+  // has nothing to give a second time), and --bless and the GitHub
+  // annotations work from this. Shared: a sweep copies the scenario.
+  std::shared_ptr<const std::string> source;
+};
+
+// The rows a sweep table, a chart or a blessed `expect` show: the
+// scenario's `report`, or lookups alone when it names none.
+inline std::vector<ReportRow> report_rows(const Scenario& sc) {
+  return sc.report.empty() ? std::vector<ReportRow>{{"lookups", "lookups"}} : sc.report;
+}
+
+
+// The counters `sc` can name in "report", "expect" and --counters (a hook
+// scenario's with its finder ids), for "did you mean" when one is misspelt.
+std::vector<std::string> counter_names(const Scenario& sc);
+
+// The counters a hook scenario may name besides is_counter_name's:
+// searches, finder_calls, finder_calls:ID, lookup_depth.
+bool is_hook_counter_name(const Scenario& sc, const std::string& name);
+
+// What an error about an unknown counter lists as expected: counter_list(),
+// plus, in a hook scenario, the hook counters with this scenario's finder ids.
+std::string counter_list(const Scenario& sc);
+
+// Why variant `v` cannot run on `sc` (a hook design on a scenario without
+// hooks; ":HOOK" naming no hook of it), or nullopt.
+std::optional<std::string> hook_variant_problem(const Scenario& sc, const Variant& v);
+
+}  // namespace impsim

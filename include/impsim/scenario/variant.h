@@ -1,0 +1,85 @@
+// The finder variants impsim can run side by side: a design (the released
+// finder plus a set of changes; docs/designs.md has the one-line change each
+// makes), optionally on a given upstream revision of the finder
+// ("before@04efefd"; docs/model.md, "Finder revisions").
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "impsim/scenario/axes.h"
+#include "impsim/scenario/hook_language.h"
+
+namespace impsim {
+
+enum class DesignId {
+  Before,                // as released
+  After,                 // the reentrancy fix (the reference PR)
+  IdempotentEnable,      // enable inserts the finder only when it is absent
+  DisableAll,            // disable removes every copy, not one
+  IndexedWalk,           // the fix, plus toggles that visit only torch names
+  AfterIdempotentEnable, // the fix and idempotent enable together
+  // Hook scenarios (hook_language.h): the hooks as declared, and generic fixes.
+  AsIs,
+  IdempotentInstall,
+  RemoveAll,
+  SkipSelf,
+  CallNext,
+  GuardGlobalSet,
+  GuardObjectSet,
+  GuardThreadSet,
+  GuardFlag,
+  GuardRemoveSelf
+};
+
+// A design, on the run's revision (unset) or on a revision of its own.
+struct Variant {
+  DesignId design = DesignId::Before;
+  std::optional<Revision> revision;
+  // A hook design applied to one hook class only ("skip_self:wrapt"); empty: every hook.
+  std::string hook_target;
+  bool operator==(const Variant&) const = default;
+
+  static const Variant Before, After, IdempotentEnable, DisableAll, IndexedWalk, AfterIdempotentEnable;
+};
+inline constexpr Variant Variant::Before{DesignId::Before, std::nullopt, {}};
+inline constexpr Variant Variant::After{DesignId::After, std::nullopt, {}};
+inline constexpr Variant Variant::IdempotentEnable{DesignId::IdempotentEnable, std::nullopt, {}};
+inline constexpr Variant Variant::DisableAll{DesignId::DisableAll, std::nullopt, {}};
+inline constexpr Variant Variant::IndexedWalk{DesignId::IndexedWalk, std::nullopt, {}};
+inline constexpr Variant Variant::AfterIdempotentEnable{DesignId::AfterIdempotentEnable, std::nullopt, {}};
+
+struct Design {
+  bool resolving_fix = false;      // find_spec returns None for a name it is resolving
+  bool idempotent_enable = false;  // sys.meta_path.insert only when P is absent
+  bool disable_all = false;        // remove every occurrence of P
+  bool indexed_walk = false;       // a walk examines only the torch names
+  HookFix hook_fix = HookFix::None;  // hook scenarios: the generic fix applied to the hooks
+};
+
+Design design_of(Variant v);
+// "before", or "before@04efefd" for a design on a revision of its own,
+// "skip_self:wrapt" for a hook design applied to one hook.
+std::string variant_name(Variant v);
+// Accepts "DESIGN", "DESIGN@REVISION" and, for hook designs, "DESIGN:HOOK".
+std::optional<Variant> parse_variant(const std::string& s);
+// Every design on the run's revision, in the order the docs list them.
+const std::vector<Variant>& all_variants();
+// "before, after, idempotent-enable, ..." for messages.
+std::string variant_list();
+// Whether the design is one of the hook designs (as_is and the fixes).
+bool is_hook_design(DesignId d);
+// The hook designs, applied to every hook, in the order the docs list them.
+const std::vector<Variant>& all_hook_variants();
+// "as_is, idempotent_install, ..." for messages.
+std::string hook_variant_list();
+// Every design's name, the hook designs' too: what --variant completes.
+std::vector<std::string> design_names();
+// The variant a misspelt `s` most likely means ("aftr" -> "after",
+// "before@b52ce1" -> "before@b52ce17"), or nullopt.
+std::optional<std::string> nearest_variant(const std::string& s);
+// " (did you mean 'after'?)" for a misspelt variant, or "".
+std::string nearest_variant_note(const std::string& s, char quote = '\'');
+
+}  // namespace impsim

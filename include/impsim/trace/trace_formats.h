@@ -1,0 +1,111 @@
+// `impsim trace`: one scenario run per variant with a TraceSink attached,
+// written as an indented text log, a Chrome Trace Event file, a Graphviz
+// lookup tree or `python -X importtime` lines. Every format is
+// byte-deterministic: no wall-clock time, no addresses.
+//
+// The simulated clock (chrome and importtime) is the cost model's: one tick
+// per name a sys.modules walk examines (the `comparisons` counter) and one
+// per find_spec call of any finder in sys.meta_path.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "impsim/engine/engine.h"
+#include "impsim/report/failures.h"
+#include "impsim/run/run.h"
+#include "impsim/scenario/scenario.h"
+
+namespace impsim {
+
+enum class TraceFormat { Text, Chrome, Dot, ImportTime, Explore };
+std::optional<TraceFormat> parse_trace_format(const std::string& s);
+
+struct TraceOptions {
+  TraceFormat format = TraceFormat::Text;
+  // text: lines per variant; chrome: events per variant; 0: no limit.
+  // Unset: 2,000 lines of text, 200,000 chrome events. importtime is never
+  // cut (a cut profile would not parse), dot uses max_nodes.
+  std::optional<uint64_t> max_lines;
+  uint64_t max_nodes = 300;  // dot: nodes per variant before subtrees are collapsed
+  bool fold = true;                 // explore: fold repeated identical subtrees
+  uint64_t max_bytes = 2'000'000;  // explore: bytes of event rows per variant before the page is cut; 0: no limit
+};
+
+// The simulated clock every timed format shares.
+struct SimClock {
+  uint64_t now = 0;
+  void ask() { now += 1; }
+  void walk(uint64_t names) { now += names; }
+};
+
+// A TraceSink that also hears where each variant's run starts and ends.
+class TraceWriter : public TraceSink {
+ public:
+  virtual void begin(const Scenario& /*sc*/, const Model& /*model*/, const std::vector<Variant>& /*variants*/) {}
+  virtual void begin_variant(const Model& /*model*/, Variant /*v*/, size_t /*index*/) {}
+  virtual void end_variant(const Engine& /*engine*/) {}
+  virtual void end() {}
+};
+
+std::unique_ptr<TraceWriter> make_text_writer(std::ostream& out, const TraceOptions& o);
+std::unique_ptr<TraceWriter> make_chrome_writer(std::ostream& out, const TraceOptions& o);
+std::unique_ptr<TraceWriter> make_dot_writer(std::ostream& out, const TraceOptions& o);
+std::unique_ptr<TraceWriter> make_importtime_writer(std::ostream& out, const TraceOptions& o);
+// `impsim explore`: the self-contained HTML page (sim/trace/trace_explore.cc).
+std::unique_ptr<TraceWriter> make_explore_writer(std::ostream& out, const TraceOptions& o);
+
+// A trace shows a run; it does not judge it: the scenario's expectations
+// are not part of its status (run, compare and sweep check them).
+struct TraceResult {
+  int status = 0;  // 0, 1 (an uncaught exception the scenario does not allow), 3 (a limit)
+  std::vector<Failure> failures;  // what set the status, each at its step (failures.h)
+  std::vector<VariantRun> runs;  // one per variant, as traced (--stats)
+};
+
+// Compiles the scenario for `options.overrides` (the scenario's defaults
+// otherwise; a sweep is not run, its parameter keeps its default) and runs
+// each variant with the format's writer. Throws InputError for a bad
+// --set/--variant, ModelLimitError past a model limit.
+TraceResult write_trace(std::ostream& out, const Scenario& sc, const RunOptions& options, const TraceOptions& topt);
+
+// Shared by the writers: how a step, a meta_path and a parameter set read.
+namespace trace_detail {
+// "[P P | Builtin Frozen Path]"; with `at` >= 0 the entry at that index is
+// starred: "[P *P | Builtin Frozen Path]". Past 8 copies: "[P x12 | ...]".
+std::string meta_path_text(int64_t copies, int64_t at = -1);
+// Hook scenarios: the live list of finder objects by id, and the id at `at`.
+std::string meta_path_text(const Engine& e, int64_t at);
+std::string finder_id_at(const Engine& e, int64_t at);
+// The method _find_spec calls on the object at `at`: "find_module" for a
+// legacy hook ("api": "find_module", through _find_spec_legacy), else "find_spec".
+const char* finder_method_at(const Engine& e, int64_t at);
+// sys.meta_path now, as the scenario represents it: the list of objects
+// (hook scenarios) or `copies` copies of P before the interpreter's three.
+std::string meta_path_now(const Engine& e, int64_t copies, int64_t at = -1);
+// Hook scenarios: find_spec calls per finder object, for every hook object
+// and any other object the engine counted a call of, in FinderId order.
+std::vector<std::pair<std::string, Count>> finder_calls_by_object(const Engine& e);
+// "9 searches, 10 finder calls (dh 10), deepest _find_spec nesting 3".
+std::string hook_totals_text(const Engine& e);
+// "import pkg", "find_spec('pkg.missing')", "with use_torch_proxy_guard(...)".
+std::string step_text(const Model& model, const CStep& step);
+const char* finder_name(FinderKind k);
+// Why P answered: a short key ("not-torch") and the sentence the text trace
+// and the explorer show ("not a torch name").
+const char* reason_key(FindReason r);
+const char* reason_text(FindReason r);
+// A guard: where it is ("loader"), what its entry did ("noop-global") and why.
+const char* guard_site_key(GuardSite s);
+const char* guard_site_text(GuardSite s);
+const char* guard_action_key(GuardAction a);
+const char* guard_action_text(GuardAction a);
+// What its exit does.
+const char* guard_exit_text(GuardAction a);
+}  // namespace trace_detail
+
+}  // namespace impsim

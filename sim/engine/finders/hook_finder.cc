@@ -1,0 +1,196 @@
+// A hook finder declared as data (hook_language.h): its find_spec, the
+// reentrancy guard around a claimed name's actions, and the loaders it
+// returns. Each piece names the real pattern it stands for
+// (docs/scenario-format.md, "Hooks").
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "impsim/engine/engine.h"
+
+namespace impsim {
+
+// <hook>.find_spec(fullname, path, target=None): every call counts, a
+// suppressed one included; an unclaimed name is None at once.
+SpecId Engine::hook_find_spec(FinderId finder, NameId name, PathRef path) {
+  ++hook_counters_.finder_calls;
+  count_object_call(finder);
+  count_event();
+  const int32_t hi = objects_[static_cast<size_t>(finder)].hook;
+  const HookClass& hook = hook_classes_[static_cast<size_t>(hi)];
+  if (!hook_claims(hook, names_, name, path == kNoPath)) return kNoSpec;
+  // A hook calling itself directly (`call` of its own id) never walks
+  // sys.meta_path, so _find_spec's bound does not see it: this one does
+  // (where CPython would raise RecursionError).
+  if (++hook_call_depth_ > static_cast<uint64_t>(limits_.max_lookup_depth))
+    throw LimitReached{"lookup-depth",
+                       fmt::format("hook find_spec calls nested {} deep; raise it with --max-lookup-depth",
+                                   hook_call_depth_),
+                       {}};
+  SpecId spec = try_finally([&] { return hook_guarded(finder, hook, name, path); }, [&] { --hook_call_depth_; });
+  if (spec != kNoSpec && hook.loader != LoaderWrap::Unchanged) {
+    // spec.loader = Wrapper(spec.loader)
+    LoaderId inner = records_.spec(spec).loader;
+    hook_loaders_.push_back(HookLoader{inner, hi, kNoModule, kNoName});
+    records_.write_spec(spec).loader =
+        new_loader(Loader{LoaderKind::HookWrapped, false, 0, static_cast<int32_t>(hook_loaders_.size() - 1)});
+  }
+  return spec;
+}
+
+// The guard around the actions. A guarded re-entry returns None (it still
+// counted as a call in hook_find_spec).
+SpecId Engine::hook_guarded(FinderId finder, const HookClass& hook, NameId name, PathRef path) {
+  auto run = [&] { return run_hook_actions(finder, hook, name, path); };
+  // `if fullname in S: return None; S.add(fullname); try: ... finally: S.discard(fullname)`.
+  // The actions can run a `new` step, which grows hook_state_ and moves
+  // every object's set: the set is found again for the `finally`, never
+  // held across the actions.
+  auto with_set = [&](auto set_now) -> SpecId {
+    std::vector<NameId>& set = set_now();
+    if (std::find(set.begin(), set.end(), name) != set.end()) return kNoSpec;
+    set.push_back(name);
+    return try_finally(run, [&] {
+      std::vector<NameId>& after = set_now();
+      after.erase(std::find(after.begin(), after.end(), name));
+    });
+  };
+  auto state = [this, finder]() -> HookObjectState& { return hook_state_[static_cast<size_t>(finder)]; };
+  switch (hook.guard) {
+    case GuardKind::None: return run();
+    case GuardKind::GlobalSet:  // ddtrace's module-level _finding
+      return with_set([this]() -> std::vector<NameId>& { return global_finding_; });
+    case GuardKind::ThreadSet:  // impsim has one thread
+      return with_set([this]() -> std::vector<NameId>& { return thread_finding_; });
+    case GuardKind::ObjectSet:  // wrapt's self._in_progress
+      return with_set([&]() -> std::vector<NameId>& { return state().in_progress; });
+    case GuardKind::Flag:       // virtualenv's fullname slot, pytest's _writing_pyc
+    case GuardKind::SkipSelf: {  // "skip me while I run": the same test on the object
+      if (state().flag) return kNoSpec;
+      state().flag = true;
+      return try_finally(run, [&] { state().flag = false; });
+    }
+    case GuardKind::RemoveSelf: {
+      // i = sys.meta_path.index(self); sys.meta_path.remove(self); try: ...
+      // finally: sys.meta_path.insert(i, self)   (a direct call finds no self: nothing moves)
+      auto it = std::find(meta_path_.begin(), meta_path_.end(), finder);
+      if (it == meta_path_.end()) return run();
+      const int64_t index = it - meta_path_.begin();
+      meta_path_remove(finder);
+      return try_finally(run, [&] { meta_path_insert(index, finder); });
+    }
+  }
+  return run();
+}
+
+// The actions of a claimed name, in order; the last one that yields a
+// spec or None gives the return value.
+SpecId Engine::run_hook_actions(FinderId finder, const HookClass& hook, NameId name, PathRef path) {
+  SpecId result = kNoSpec;
+  const int32_t hi = objects_[static_cast<size_t>(finder)].hook;
+  for (const HookAction& a : hook.actions) {
+    switch (a.kind) {
+      case ActionKind::Import:
+        import_statement(a.module);
+        break;
+      case ActionKind::Reenter:
+        result = find_spec(name);  // importlib.util.find_spec(fullname)
+        break;
+      case ActionKind::Call:
+        result = finder_find_spec(bound_object(a.finder), name, path);
+        break;
+      case ActionKind::CallNext: {
+        // i = sys.meta_path.index(self); for f in sys.meta_path[i + 1:]: ...
+        result = kNoSpec;
+        auto it = std::find(meta_path_.begin(), meta_path_.end(), finder);
+        if (it == meta_path_.end()) break;
+        std::vector<FinderId> rest(it + 1, meta_path_.end());
+        for (FinderId f : rest) {
+          result = finder_find_spec(f, name, path);
+          if (result != kNoSpec) break;
+        }
+        break;
+      }
+      case ActionKind::Serve: {
+        // importlib.util.spec_from_loader(fullname, HookLoader())
+        auto entry = std::find_if(a.table.begin(), a.table.end(), [&](const auto& e) { return e.first == name; });
+        if (entry != a.table.end()) {
+          result = serve_from_table(hi, name, entry->second);
+          break;
+        }
+        ModuleId served = kNoModule;
+        if (a.module != kNoName) {
+          if (!sys_modules_.contains(a.module)) raise("KeyError", "'" + names_.text(a.module) + "'");
+          served = sys_modules_.get(a.module);
+        }
+        hook_loaders_.push_back(HookLoader{-1, hi, served, kNoName});
+        LoaderId loader =
+            new_loader(Loader{LoaderKind::HookServe, false, 0, static_cast<int32_t>(hook_loaders_.size() - 1)});
+        result = new_spec(name, loader, a.package ? kEmptyPath : kNoPath);
+        break;
+      }
+      case ActionKind::Unload:
+        unload_modules(a.names, a.submodules);
+        break;
+      case ActionKind::ReturnNone:
+        result = kNoSpec;
+        break;
+    }
+  }
+  return result;
+}
+
+// A table entry (six's MovedModule): spec_from_loader asks the loader's
+// is_package, which reads the entry's __path__, which imports the module it
+// stands for (`__import__(target)`): its body runs inside find_spec. The
+// spec is a package's when that module has a __path__.
+SpecId Engine::serve_from_table(int32_t hook, NameId name, NameId target) {
+  const ModuleId m = import_module_by_name(target);
+  hook_loaders_.push_back(HookLoader{-1, hook, kNoModule, target});
+  LoaderId loader = new_loader(Loader{LoaderKind::HookServe, false, 0, static_cast<int32_t>(hook_loaders_.size() - 1)});
+  return new_spec(name, loader, records_.module(m).path != kNoPath ? kEmptyPath : kNoPath);
+}
+
+// six's _import_module(name): `__import__(name); return sys.modules[name]`.
+ModuleId Engine::import_module_by_name(NameId name) {
+  import_statement(name);
+  if (!sys_modules_.contains(name)) raise("KeyError", "'" + names_.text(name) + "'");
+  return sys_modules_.get(name);
+}
+
+// create_module: a served module object, or the wrapped loader's choice.
+ModuleId Engine::hook_create_module(LoaderId loader, SpecId spec) {
+  const Loader l = records_.loader(loader);
+  const HookLoader h = hook_loaders_[static_cast<size_t>(l.ref)];
+  // six's create_module -> load_module: MovedModule._resolve() imports the
+  // module again (nothing to do unless it left sys.modules) and serves it.
+  if (l.kind == LoaderKind::HookServe && h.target != kNoName) return import_module_by_name(h.target);
+  if (l.kind == LoaderKind::HookServe) return h.module;
+  return create_module(h.inner, spec);
+}
+
+// exec_module: a served module's body already ran (or there is none); a
+// wrapper runs the wrapped exec under its toggle, then sets its attribute.
+void Engine::hook_exec_module(LoaderId loader, ModuleId module) {
+  const Loader l = records_.loader(loader);
+  const HookLoader h = hook_loaders_[static_cast<size_t>(l.ref)];
+  if (l.kind == LoaderKind::HookServe) return;
+  const HookClass& hook = hook_classes_[static_cast<size_t>(h.hook)];
+  if (hook.loader == LoaderWrap::Toggle && hook.toggle != kNoFinder) {
+    const FinderId toggled = bound_object(hook.toggle);
+    auto it = std::find(meta_path_.begin(), meta_path_.end(), toggled);
+    if (it != meta_path_.end()) {
+      const int64_t index = it - meta_path_.begin();
+      meta_path_remove(toggled);
+      try_finally([&] { exec_module(h.inner, module); }, [&] { meta_path_insert(index, toggled); });
+      return;
+    }
+  }
+  exec_module(h.inner, module);
+  if (hook.loader == LoaderWrap::SetAttribute) {
+    std::vector<std::string>& attrs = attributes_[module];
+    if (std::find(attrs.begin(), attrs.end(), hook.attribute) == attrs.end()) attrs.push_back(hook.attribute);
+  }
+}
+
+}  // namespace impsim

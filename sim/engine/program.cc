@@ -1,0 +1,190 @@
+// The scenario's steps, each run as the Python statement it stands for
+// (docs/scenario-format.md, "Steps"), with labels and the traceback of steps.
+#include <fmt/format.h>
+
+#include "impsim/engine/engine.h"
+#include "impsim/base/engine_thread.h"
+
+namespace impsim {
+
+void Engine::run() {
+  run_on_engine_stack([this] {
+    try {
+      set_up();  // a scenario past --max-objects stops here
+      run_steps(model_.program);
+    } catch (PyError& e) {
+      error_ = std::move(e);
+    } catch (LimitReached& l) {
+      limit_ = std::move(l);
+    }
+  });
+}
+
+void Engine::run_steps(const std::vector<CStep>& steps) {
+  for (const CStep& s : steps) run_step(s);
+}
+
+// A module body (exec of a tree file) or a function of a module (`call`):
+// a Python frame whose globals are that module's __dict__.
+void Engine::run_body(ModuleId frame, const std::vector<CStep>& body, bool is_call) {
+  if (++body_depth_ > limits_.max_body_depth) {
+    --body_depth_;
+    throw LimitReached{"body-depth",
+                       fmt::format("module bodies and calls nested {} deep; raise it with --max-body-depth",
+                                   limits_.max_body_depth),
+                       {}};
+  }
+  frames_.push_back(frame);
+  const uint64_t outer_frames = memo_.enter_frame();
+  NameId name = records_.module(frame).name;
+  if (trace_) trace_->body_begin(*this, name, is_call);
+  try_finally([&] { run_steps(body); },
+              [&] {
+                frames_.pop_back();
+                memo_.leave_frame(outer_frames);
+                --body_depth_;
+                if (trace_) trace_->body_end(*this, name, is_call);
+              });
+}
+
+void Engine::run_step(const CStep& step) {
+  for (int64_t i = 0; i < step.repeat; ++i) {
+    try {
+      run_step_once(step);
+    } catch (PyError& e) {
+      e.traceback.insert(e.traceback.begin(), *step.pointer);
+      throw;
+    } catch (LimitReached& l) {
+      l.traceback.insert(l.traceback.begin(), *step.pointer);
+      throw;
+    }
+  }
+}
+
+void Engine::run_step_once(const CStep& step) {
+  // Steps that cost no event (a repeated disable, say) still take time and
+  // memory (a labelled step's results): they have a bound of their own.
+  if (++steps_run_ > limits_.max_steps)
+    throw LimitReached{"max-steps",
+                       fmt::format("{} scenario steps run; raise it with --max-steps", limits_.max_steps), {}};
+  maybe_collect();
+  Counters start;
+  uint64_t outer_high = 0;
+  const uint64_t start_depth = depth_;
+  HookCounters hook_start;
+  uint64_t saved_search_high = 0;
+  if (step.label >= 0) {
+    start = counters();
+    outer_high = open_region();
+    if (hooks_) {
+      hook_start = hook_counters_.totals();
+      hook_regions_.push_back(HookRegion{++next_region_, {}});
+      saved_search_high = label_search_high_;
+      label_search_high_ = 0;
+    }
+  }
+  if (trace_) trace_->step_begin(*this, step);
+  steps_.push_back(&step);
+  auto close_label = [&](std::string result) {
+    steps_.pop_back();
+    if (trace_) trace_->step_end(*this, step, result.c_str());
+    if (step.label < 0) return;
+    LabelTotals& t = labels_[step.label];
+    t.counters.add_delta(counters(), start);
+    // Deeper than the step began: a lookup ran inside it.
+    const uint64_t deepest = close_region(outer_high);
+    if (deepest > start_depth && deepest > t.counters.max_depth) t.counters.max_depth = deepest;
+    if (hooks_) {
+      t.hooks.add_totals_delta(hook_counters_, hook_start);
+      // Only the objects called inside have a slot (the reports read any
+      // other as 0): a label does not cost every object the run made.
+      std::vector<Count>& by = t.hooks.by_object;
+      for (const auto& [f, start_calls] : hook_regions_.back().called) {
+        const auto i = static_cast<size_t>(f);
+        if (by.size() <= i) by.resize(i + 1);
+        by[i] += hook_counters_.by_object[i] - start_calls;
+      }
+      hook_regions_.pop_back();
+      if (label_search_high_ > t.hooks.max_depth) t.hooks.max_depth = label_search_high_;
+      label_search_high_ = std::max(saved_search_high, label_search_high_);
+    }
+    append_result(t.results, std::move(result));
+  };
+  std::string result = "ok";
+  try {
+    switch (step.kind) {
+      case StepKind::Import:
+        import_statement(step.target);
+        break;
+      case StepKind::FindSpec:
+        result = find_spec(step.target) == kNoSpec ? "none" : "found";
+        break;
+      case StepKind::Enable:
+        // b52ce17: extend_torch_proxy_blocked_modules(blocked_modules) first.
+        if (step.has_blocked) {
+          if (!rules_.enable_takes_blocked)
+            raise("TypeError", "enable_torch_proxy() got an unexpected keyword argument 'blocked_modules'");
+          assign_set(finder_.blocked, sets_.unite(finder_.blocked, step.block));
+          covers_.clear();
+        }
+        enable(step.has_scope ? std::optional<SetId>(step.scopes[0]) : std::nullopt);
+        break;
+      case StepKind::Disable:
+        disable();
+        break;
+      case StepKind::Block:
+        assign_set(finder_.blocked, sets_.unite(finder_.blocked, step.block));
+        covers_.clear();
+        break;
+      case StepKind::Guard:
+        run_guard_levels(step, 1);
+        break;
+      case StepKind::Call: {
+        if (!sys_modules_.contains(step.target)) raise("KeyError", "'" + names_.text(step.target) + "'");
+        run_body(sys_modules_.get(step.target), step.body, /*is_call=*/true);
+        break;
+      }
+      default:  // the meta_path steps
+        run_meta_path_step(step);
+        break;
+    }
+  } catch (PyError& e) {
+    if (step.optional && e.is_import_error()) {
+      close_label(e.type);
+      return;
+    }
+    close_label(e.type);
+    throw;
+  } catch (LimitReached&) {
+    close_label("limit");
+    throw;
+  }
+  close_label(std::move(result));
+}
+
+// `nest` levels of use_torch_proxy_guard, level 1 outermost, body innermost.
+void Engine::run_guard_levels(const CStep& step, int64_t level) {
+  int64_t levels = step.nest < 0 ? 1 : step.nest;
+  if (level > levels) {
+    run_steps(step.body);
+    return;
+  }
+  // Each open guard is a C++ frame here: guards nested in guards multiply.
+  if (++guard_depth_ > limits_.max_guard_depth) {
+    --guard_depth_;
+    throw LimitReached{"guard-depth",
+                       fmt::format("{} guards open at once (nest levels included); raise it with --max-guard-depth",
+                                   limits_.max_guard_depth),
+                       {}};
+  }
+  std::optional<SetId> scope;
+  if (step.has_scope) scope = step.scopes[static_cast<size_t>(level - 1)];
+  GuardEntry g = guard_enter(step.guard_enable, scope, GuardSite::Step);
+  try_finally([&] { run_guard_levels(step, level + 1); },
+              [&] {
+                --guard_depth_;
+                guard_exit(g);
+              });
+}
+
+}  // namespace impsim

@@ -1,0 +1,136 @@
+// The finder-object model compiled from the scenario (hook_language.h): ids
+// resolved, names interned, and the hook designs as edits of a hook class.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "impsim/scenario/hook_language.h"
+#include "impsim/model/model.h"
+
+namespace impsim {
+
+FinderId HookModel::find(const std::string& id) const {
+  auto it = by_id.find(id);
+  return it == by_id.end() ? kNoFinder : it->second;
+}
+
+std::vector<FinderId> HookModel::hook_objects() const {
+  std::vector<FinderId> out;
+  for (size_t i = 0; i < objects.size(); ++i)
+    if (objects[i].cls == FinderClass::Hook) out.push_back(static_cast<FinderId>(i));
+  return out;
+}
+
+HookModel compile_hooks(const HooksText& text, NameTable& names) {
+  HookModel m;
+  m.used = text.used;
+  const FinderClass predefined[] = {FinderClass::Builtin, FinderClass::Frozen, FinderClass::Path, FinderClass::Proxy};
+  for (size_t i = 0; i < 4; ++i) m.objects.push_back({kPredefinedFinders[i], predefined[i], -1});
+  for (const HookText& h : text.hooks) {
+    HookClass c;
+    c.name = h.name;
+    c.claims = h.claims;
+    for (auto& n : h.claim_names) c.claim_names.push_back(names.intern(n));
+    // Sorted: every finder call tests its name against them (hook_claims).
+    std::sort(c.claim_names.begin(), c.claim_names.end());
+    c.top_level_only = h.top_level_only;
+    c.guard = h.guard;
+    c.loader = h.loader;
+    c.attribute = h.attribute;
+    c.install = h.install;
+    c.uninstall = h.uninstall;
+    c.legacy = h.legacy;
+    m.hooks.push_back(std::move(c));
+  }
+  std::unordered_map<std::string, int32_t> hook_index;
+  for (size_t i = 0; i < m.hooks.size(); ++i) hook_index.emplace(m.hooks[i].name, static_cast<int32_t>(i));
+  for (const FinderText& f : text.finders) {
+    auto h = hook_index.find(f.hook);
+    m.objects.push_back({f.id, FinderClass::Hook, h == hook_index.end() ? -1 : h->second});
+  }
+  for (size_t i = 0; i < m.objects.size(); ++i) m.by_id.emplace(m.objects[i].id, static_cast<FinderId>(i));
+  // Actions may name finder objects: resolved once every object exists.
+  for (size_t i = 0; i < text.hooks.size(); ++i) {
+    const HookText& h = text.hooks[i];
+    HookClass& c = m.hooks[i];
+    for (const HookActionText& a : h.actions) {
+      HookAction x;
+      x.kind = a.kind;
+      if (a.kind == ActionKind::Call) x.finder = m.find(a.target);
+      else if (!a.target.empty()) x.module = names.intern(a.target);
+      for (auto& n : a.names) x.names.push_back(names.intern(n));
+      x.submodules = a.submodules;
+      x.package = a.package;
+      for (auto& [claimed, served] : a.table) x.table.emplace_back(names.intern(claimed), names.intern(served));
+      c.actions.push_back(std::move(x));
+    }
+    if (!h.toggle_finder.empty()) c.toggle = m.find(h.toggle_finder);
+  }
+  if (text.meta_path)
+    for (auto& id : *text.meta_path) m.meta_path.push_back(m.find(id));
+  else
+    m.meta_path = {kBuiltinImporter, kFrozenImporter, kPathFinder};
+  for (auto& n : text.builtin) m.builtin.push_back(names.intern(n));
+  std::sort(m.builtin.begin(), m.builtin.end());
+  return m;
+}
+
+bool hook_claims(const HookClass& hook, const NameTable& names, NameId name, bool path_is_none) {
+  if (hook.top_level_only && !path_is_none) return false;
+  switch (hook.claims) {
+    case ClaimKind::All: return true;
+    case ClaimKind::TopLevel: return names.parent(name) == kNoName;
+    case ClaimKind::Names:
+      return std::binary_search(hook.claim_names.begin(), hook.claim_names.end(), name);
+    case ClaimKind::Packages:
+      for (NameId n = name; n != kNoName; n = names.parent(n))
+        if (std::binary_search(hook.claim_names.begin(), hook.claim_names.end(), n)) return true;
+      return false;
+  }
+  return false;
+}
+
+HookClass apply_hook_fix(HookClass hook, HookFix fix) {
+  switch (fix) {
+    case HookFix::None: break;
+    case HookFix::IdempotentInstall:
+      if (hook.install == InstallPolicy::Insert0) hook.install = InstallPolicy::Insert0IfAbsent;
+      if (hook.install == InstallPolicy::Append) hook.install = InstallPolicy::AppendIfAbsent;
+      break;
+    case HookFix::RemoveAll: hook.uninstall = UninstallPolicy::All; break;
+    case HookFix::SkipSelf: hook.guard = GuardKind::SkipSelf; break;
+    case HookFix::CallNext:
+      for (HookAction& a : hook.actions)
+        if (a.kind == ActionKind::Reenter) a.kind = ActionKind::CallNext;
+      break;
+    case HookFix::GuardGlobalSet: hook.guard = GuardKind::GlobalSet; break;
+    case HookFix::GuardObjectSet: hook.guard = GuardKind::ObjectSet; break;
+    case HookFix::GuardThreadSet: hook.guard = GuardKind::ThreadSet; break;
+    case HookFix::GuardFlag: hook.guard = GuardKind::Flag; break;
+    case HookFix::GuardRemoveSelf: hook.guard = GuardKind::RemoveSelf; break;
+  }
+  return hook;
+}
+
+std::string describe_meta_path_step(const CStep& step, const Model& m) {
+  const std::string id = step.finder == kNoFinder ? "?" : m.hooks.objects[static_cast<size_t>(step.finder)].id;
+  switch (step.kind) {
+    case StepKind::Install: return fmt::format("install({})", id);
+    case StepKind::Uninstall: return fmt::format("uninstall({})", id);
+    case StepKind::Insert: return fmt::format("sys.meta_path.insert({}, {})", step.at, id);
+    case StepKind::Append: return fmt::format("sys.meta_path.append({})", id);
+    case StepKind::Remove:
+      return step.all_copies ? fmt::format("while {0} in sys.meta_path: sys.meta_path.remove({0})", id)
+                             : fmt::format("sys.meta_path.remove({})", id);
+    case StepKind::New:
+      return fmt::format("{} = {}()", id, m.hooks.hooks[static_cast<size_t>(m.hooks.objects[static_cast<size_t>(step.finder)].hook)].name);
+    case StepKind::Unload: {
+      std::string names;
+      for (NameId n : step.unload) names += (names.empty() ? "" : ", ") + ("'" + m.names.text(n) + "'");
+      return fmt::format("unload([{}]{})", names, step.submodules ? ", submodules" : "");
+    }
+    default: return "?";
+  }
+}
+
+}  // namespace impsim

@@ -1,0 +1,210 @@
+#include "impsim/model/model.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+
+namespace impsim {
+
+TreeId Model::find_child(TreeId parent, NameId name) const {
+  auto key = (static_cast<uint64_t>(static_cast<uint32_t>(parent)) << 32) |
+             static_cast<uint32_t>(names.last_atom(name));
+  auto it = tree_child.find(key);
+  return it == tree_child.end() ? -1 : it->second;
+}
+
+TreeId Model::find_tree(NameId name) const {
+  NameId parent = names.parent(name);
+  if (parent == kNoName) return tree_of_top[name];
+  TreeId p = find_tree(parent);
+  return p < 0 ? -1 : find_child(p, name);
+}
+
+std::string describe_step(const CStep& step, const Model& m) {
+  auto scope = [&](size_t level) {
+    if (!step.has_scope) return std::string("None");
+    std::string out;
+    for (NameId n : m.sets.members(step.scopes[level])) out += (out.empty() ? "" : ", ") + ("'" + m.names.text(n) + "'");
+    return "{" + out + "}";
+  };
+  std::string what;
+  switch (step.kind) {
+    case StepKind::Import: what = "import " + m.names.text(step.target); break;
+    case StepKind::FindSpec: what = "find_spec('" + m.names.text(step.target) + "')"; break;
+    case StepKind::Enable: {
+      what = "enable_torch_proxy(scope=" + scope(0);
+      if (step.has_blocked) {
+        std::string names;
+        for (NameId n : m.sets.members(step.block)) names += (names.empty() ? "" : ", ") + ("'" + m.names.text(n) + "'");
+        what += ", blocked_modules={" + names + "}";
+      }
+      what += ")";
+      break;
+    }
+    case StepKind::Disable: what = "disable_torch_proxy()"; break;
+    case StepKind::Guard:
+      what = fmt::format("{}with use_torch_proxy_guard(enable={}, scope={})", step.nest >= 0 ? fmt::format("{} x ", step.nest) : "",
+                         step.guard_enable ? "True" : "False", step.scopes.empty() ? "None" : scope(0));
+      break;
+    case StepKind::Block: {
+      std::string names;
+      for (NameId n : m.sets.members(step.block)) names += (names.empty() ? "" : ", ") + ("'" + m.names.text(n) + "'");
+      what = "extend_torch_proxy_blocked_modules([" + names + "])";
+      break;
+    }
+    case StepKind::Call: what = "a call into " + m.names.text(step.target); break;
+    default: what = describe_meta_path_step(step, m); break;  // the meta_path steps
+  }
+  return fmt::format("`{}` ({})", what, step.pointer ? *step.pointer : "?");
+}
+
+namespace {
+
+class Compiler {
+ public:
+  Compiler(const Scenario& sc, Model& m, const ModelLimits& limits) : sc_(sc), m_(m), limits_(limits) {}
+
+  int64_t resolve(const IntField& f, const char* what, int64_t max) {
+    int64_t v = f.value;
+    if (!f.param.empty()) {
+      v = m_.params.at(f.param);
+      if (v < 0)
+        throw InputError(sc_.file, {}, f.pointer,
+                         fmt::format("{} reads ${} = {}; expected a count >= 0", what, f.param, v));
+    }
+    if (v > max)
+      throw ModelLimitError{std::string(what), f.pointer,
+                            fmt::format("{} is {}; the limit is {} (--max-{})", what, v, max, what)};
+    return v;
+  }
+
+  SetId scope_set(const std::vector<std::string>& templ, int64_t level) {
+    std::vector<NameId> ids;
+    for (const std::string& t : templ) {
+      std::string s = t;
+      for (auto at = s.find("{i}"); at != std::string::npos; at = s.find("{i}", at))
+        s.replace(at, 3, std::to_string(level));
+      ids.push_back(m_.names.intern(s));
+    }
+    return m_.sets.intern(std::move(ids));
+  }
+
+  std::vector<CStep> steps(const std::vector<Step>& in) {
+    std::vector<CStep> out;
+    out.reserve(in.size());
+    for (const Step& s : in) out.push_back(step(s));
+    return out;
+  }
+
+  CStep step(const Step& s) {
+    CStep c;
+    c.kind = s.kind;
+    c.optional = s.optional;
+    c.guard_enable = s.guard_enable;
+    c.label = s.label;
+    c.pointer = &s.pointer;
+    if (!s.target.empty()) c.target = m_.names.intern(s.target);
+    if (s.repeat) c.repeat = resolve(*s.repeat, "repeat", limits_.max_repeat);
+    if (s.nest) c.nest = resolve(*s.nest, "nest", limits_.max_nest);
+    c.has_scope = s.scope.has_value();
+    if (c.has_scope) {
+      int64_t levels = c.nest < 0 ? 1 : c.nest;
+      // levels <= max-nest (10,000) and the scope's size <= the file's:
+      // the product cannot overflow.
+      scope_names_ += levels * static_cast<int64_t>(s.scope->size());
+      if (scope_names_ > limits_.max_scope_names)
+        throw ModelLimitError{"scope-names", s.pointer,
+                              fmt::format("the scopes of the guards and enables so far expand to {} names (nest "
+                                          "levels x scope names); the limit is {} (--max-scope-names)",
+                                          scope_names_, limits_.max_scope_names)};
+      for (int64_t level = 1; level <= levels; ++level) c.scopes.push_back(scope_set(*s.scope, level));
+    }
+    c.has_blocked = s.has_blocked_modules;
+    if (s.kind == StepKind::Block || s.has_blocked_modules) {
+      std::vector<NameId> ids;
+      for (auto& b : s.block) ids.push_back(m_.names.intern(b));
+      c.block = m_.sets.intern(std::move(ids));
+    }
+    c.body = steps(s.body);
+    if (!s.finder.empty()) c.finder = m_.hooks.find(s.finder);
+    c.at = s.at;
+    c.all_copies = s.all_copies;
+    for (auto& u : s.unload) c.unload.push_back(m_.names.intern(u));
+    c.submodules = s.submodules;
+    return c;
+  }
+
+ private:
+  const Scenario& sc_;
+  Model& m_;
+  const ModelLimits& limits_;
+  int64_t scope_names_ = 0;
+};
+
+}  // namespace
+
+Model compile_model(const Scenario& sc, const Params& overrides, const ModelLimits& limits) {
+  Model m;
+  m.params = sc.params;
+  if (sc.revision) m.axes.revision = *sc.revision;
+  if (sc.cpython) m.axes.cpython = *sc.cpython;
+  for (auto& [k, v] : overrides) m.params[k] = v;
+  m.labels = sc.labels;
+  Compiler c(sc, m, limits);
+  for (const TreeEntry& e : sc.tree) {
+    CTree t;
+    t.name = m.names.intern(e.name);
+    t.package = e.package;
+    m.tree.push_back(std::move(t));
+  }
+  for (auto& p : sc.preloaded) m.preloaded.push_back(m.names.intern(p));
+  for (auto& p : sc.torch_modules) m.torch_modules.push_back(m.names.intern(p));
+  m.filler = c.resolve(sc.filler, "filler", limits.max_filler);
+  {
+    std::vector<NameId> ids;
+    for (auto& b : sc.blocked) ids.push_back(m.names.intern(b));
+    m.blocked = m.sets.intern(std::move(ids));
+  }
+  m.hooks = compile_hooks(sc.hooks, m.names);
+  m.program = c.steps(sc.program);
+  for (size_t i = 0; i < sc.tree.size(); ++i) m.tree[i].body = c.steps(sc.tree[i].body);
+  // A proxy spec imports the paddle twin of a torch name: intern them all now,
+  // each as a child of its parent's twin (ancestors have smaller ids), so a
+  // long torch name costs its length, not its length per ancestor.
+  std::vector<NameId> twin;
+  for (size_t n = 0, end = m.names.size(); n < end; ++n) {
+    NameId id = static_cast<NameId>(n);
+    twin.push_back(kNoName);
+    if (!m.names.is_torch(id)) continue;
+    NameId parent = m.names.parent(id);
+    twin[n] = parent == kNoName ? m.names.intern("paddle") : m.names.intern_child(twin[parent], m.names.last_atom(id));
+  }
+  m.paddle_of.assign(m.names.size(), kNoName);
+  std::copy(twin.begin(), twin.end(), m.paddle_of.begin());
+  m.tree_of_top.assign(m.names.size(), -1);
+  for (size_t i = 0; i < m.tree.size(); ++i) {
+    NameId name = m.tree[i].name;
+    NameId parent = m.names.parent(name);
+    if (parent == kNoName) {
+      m.tree_of_top[name] = static_cast<TreeId>(i);
+    }
+  }
+  // Parents before children, so find_tree can walk down from the top.
+  std::vector<size_t> by_depth(m.tree.size());
+  for (size_t i = 0; i < by_depth.size(); ++i) by_depth[i] = i;
+  auto dots = [&](size_t i) { return std::count(sc.tree[i].name.begin(), sc.tree[i].name.end(), '.'); };
+  std::stable_sort(by_depth.begin(), by_depth.end(), [&](size_t a, size_t b) { return dots(a) < dots(b); });
+  for (size_t i : by_depth) {
+    NameId name = m.tree[i].name;
+    NameId parent = m.names.parent(name);
+    if (parent == kNoName) continue;
+    TreeId p = m.find_tree(parent);
+    auto key = (static_cast<uint64_t>(static_cast<uint32_t>(p)) << 32) |
+               static_cast<uint32_t>(m.names.last_atom(name));
+    m.tree_child.emplace(key, static_cast<TreeId>(i));
+  }
+  return m;
+}
+
+}  // namespace impsim

@@ -1,0 +1,415 @@
+// Reads the hook language (docs/scenario-format.md, "Hooks"): errors name
+// file:line:column, the JSON pointer and what was expected, as the rest of
+// the loader's do.
+#include "read_hooks.h"
+
+#include "reader.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <set>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "impsim/scenario/counters.h"
+
+namespace impsim {
+
+using nlohmann::json;
+
+namespace {
+
+const char* const kMetaPathSteps[] = {"install", "uninstall", "insert", "append", "remove", "unload", "new"};
+
+// A finder id: what a scenario calls a finder object (a Python identifier).
+bool is_finder_id(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+class HookReader : public reading::Reader {
+ public:
+  explicit HookReader(const reading::Reader& in) : reading::Reader(in.src(), in.file(), in.limits()) {}
+
+  void must_be_true(const json& v, const std::string& ptr, const std::string& what) const {
+    if (!boolean(v, ptr, what)) fail(ptr, fmt::format("{} takes only true", what));
+  }
+  // One of `choices`, by its word.
+  template <class E>
+  E choice(const json& v, const std::string& ptr, const std::string& what,
+           std::initializer_list<std::pair<const char*, E>> choices) const {
+    std::string list;
+    for (auto& [word, _] : choices) list += (list.empty() ? "\"" : ", \"") + std::string(word) + "\"";
+    if (!v.is_string()) fail(ptr, fmt::format("expected {} (one of {}), found {}", what, list, reading::type_name(v)));
+    std::string s = v.get<std::string>();
+    for (auto& [word, e] : choices)
+      if (s == word) return e;
+    fail(ptr, fmt::format("unknown {} \"{}\"; expected one of {}", what, s, list));
+  }
+
+  // root[key], an object {NAME: value} whose names are Python identifiers: fn(NAME, value, pointer).
+  void each_named(const json& root, const std::string& key, const std::string& what, const char* name_kind,
+                  const std::function<void(const std::string&, const json&, const std::string&)>& fn) const {
+    if (!root.contains(key)) return;
+    object(root[key], "/" + key, what);
+    for (auto& [k, v] : root[key].items()) {
+      const std::string ptr = "/" + key + "/" + pointer_token(k);
+      if (!is_finder_id(k)) fail(ptr, fmt::format("{} must be a Python identifier, found \"{}\"", name_kind, k));
+      fn(k, v, ptr);
+    }
+  }
+
+  HookText hook(const json& v, const std::string& ptr, const std::string& hook_name) const;
+  HookActionText action(const json& v, const std::string& ptr) const;
+};
+
+// hook_claims (compile_hooks.cc) on the text, for the reader's checks: a
+// look-up per name (or per dotted prefix), not a scan of every claim, as a
+// table may have as many keys as the claims have names.
+class ClaimsText {
+ public:
+  explicit ClaimsText(const HookText& h) : h_(h), claimed_(h.claim_names.begin(), h.claim_names.end()) {}
+  bool claims(std::string_view name) const {
+    switch (h_.claims) {
+      case ClaimKind::All: return true;
+      case ClaimKind::TopLevel: return name.find('.') == std::string_view::npos;
+      case ClaimKind::Names: return claimed_.count(name) != 0;
+      case ClaimKind::Packages:
+        // The name itself, or a claimed package it is inside: each prefix that ends a part.
+        for (size_t end = name.size(); end != std::string_view::npos; end = name.rfind('.', end - 1)) {
+          if (claimed_.count(name.substr(0, end))) return true;
+          if (end == 0) break;
+        }
+        return false;
+    }
+    return false;
+  }
+
+ private:
+  const HookText& h_;
+  std::unordered_set<std::string_view> claimed_;
+};
+
+HookActionText HookReader::action(const json& v, const std::string& ptr) const {
+  object(v, ptr, "a find_spec action");
+  static const char* const kinds[] = {"import", "reenter", "call", "call_next", "serve", "unload", "return"};
+  std::string kind;
+  for (auto& [k, _] : v.items())
+    if (std::find_if(std::begin(kinds), std::end(kinds), [&](const char* x) { return k == x; }) != std::end(kinds)) {
+      if (!kind.empty())
+        fail(ptr, fmt::format("an action has exactly one of import, reenter, call, call_next, serve, unload, return; "
+                              "found both \"{}\" and \"{}\"",
+                              kind, k));
+      kind = k;
+    }
+  if (kind.empty())
+    fail(ptr, "an action needs one of: import, reenter, call, call_next, serve, unload, return");
+  HookActionText a;
+  a.pointer = ptr;
+  const std::string kp = ptr + "/" + kind;
+  const json& x = v[kind];
+  if (kind == "import") {
+    expect_keys(v, ptr, {"import"}, "an import action");
+    a.kind = ActionKind::Import;
+    a.target = name(x, kp, "the module imported inside find_spec");
+  } else if (kind == "reenter") {
+    expect_keys(v, ptr, {"reenter"}, "a reenter action");
+    a.kind = ActionKind::Reenter;
+    if (string(x, kp, "\"find_spec\" (importlib.util.find_spec)") != "find_spec")
+      fail(kp, fmt::format("expected \"find_spec\" (importlib.util.find_spec), found \"{}\"", x.get<std::string>()));
+  } else if (kind == "call") {
+    expect_keys(v, ptr, {"call"}, "a call action");
+    a.kind = ActionKind::Call;
+    a.target = string(x, kp, "the id of the finder object whose find_spec is called");
+  } else if (kind == "call_next") {
+    expect_keys(v, ptr, {"call_next"}, "a call_next action");
+    a.kind = ActionKind::CallNext;
+    must_be_true(x, kp, "\"call_next\"");
+  } else if (kind == "serve") {
+    expect_keys(v, ptr, {"serve", "module", "package", "table"}, "a serve action");
+    a.kind = ActionKind::Serve;
+    must_be_true(x, kp, "\"serve\"");
+    if (v.contains("module")) a.target = name(v["module"], ptr + "/module", "the module object served");
+    if (v.contains("package")) a.package = boolean(v["package"], ptr + "/package", "\"package\"");
+    if (v.contains("table")) {
+      const std::string tp = ptr + "/table";
+      object(v["table"], tp, "the serve table (claimed name -> the module served for it)");
+      for (auto& [k, target] : v["table"].items())
+        a.table.emplace_back(name(json(k), tp + "/" + pointer_token(k), "a claimed module name (a table key)"),
+                             name(target, tp + "/" + pointer_token(k), "the module served for " + k));
+    }
+  } else if (kind == "unload") {
+    expect_keys(v, ptr, {"unload", "submodules"}, "an unload action");
+    a.kind = ActionKind::Unload;
+    a.names = names(x, kp, "the module names deleted from sys.modules");
+    if (v.contains("submodules")) a.submodules = boolean(v["submodules"], ptr + "/submodules", "\"submodules\"");
+  } else {
+    expect_keys(v, ptr, {"return"}, "a return action");
+    a.kind = ActionKind::ReturnNone;
+    if (string(x, kp, "\"none\"") != "none") fail(kp, fmt::format("expected \"none\", found \"{}\"", x.get<std::string>()));
+  }
+  return a;
+}
+
+HookText HookReader::hook(const json& v, const std::string& ptr, const std::string& hook_name) const {
+  object(v, ptr, "a hook definition");
+  expect_keys(v, ptr, {"claims", "find_spec", "guard", "loader", "install", "uninstall", "api"}, "a hook definition");
+  HookText h;
+  h.name = hook_name;
+  h.pointer = ptr;
+  if (v.contains("claims")) {
+    const std::string cp = ptr + "/claims";
+    const json& c = object(v["claims"], cp, "the names the hook claims");
+    expect_keys(c, cp, {"names", "packages", "top_level", "all", "top_level_only"}, "claims");
+    int kinds = 0;
+    if (c.contains("names")) {
+      h.claims = ClaimKind::Names;
+      h.claim_names = names(c["names"], cp + "/names", "the exact names claimed");
+      ++kinds;
+    }
+    if (c.contains("packages")) {
+      h.claims = ClaimKind::Packages;
+      h.claim_names = names(c["packages"], cp + "/packages", "the packages claimed (with their submodules)");
+      ++kinds;
+    }
+    if (c.contains("top_level")) {
+      h.claims = ClaimKind::TopLevel;
+      must_be_true(c["top_level"], cp + "/top_level", "\"top_level\"");
+      ++kinds;
+    }
+    if (c.contains("all")) {
+      h.claims = ClaimKind::All;
+      must_be_true(c["all"], cp + "/all", "\"all\"");
+      ++kinds;
+    }
+    if (kinds != 1) fail(cp, "claims needs exactly one of names, packages, top_level, all");
+    if (c.contains("top_level_only")) h.top_level_only = boolean(c["top_level_only"], cp + "/top_level_only", "\"top_level_only\"");
+  }
+  if (v.contains("find_spec")) {
+    const std::string ap = ptr + "/find_spec";
+    array(v["find_spec"], ap, "the find_spec actions");
+    for (size_t i = 0; i < v["find_spec"].size(); ++i) h.actions.push_back(action(v["find_spec"][i], ap + "/" + std::to_string(i)));
+  }
+  // A table entry the claims never reach would be dead: say so.
+  const ClaimsText claims(h);
+  for (const HookActionText& a : h.actions)
+    for (const auto& [key, _] : a.table)
+      if (!claims.claims(key))
+        fail(a.pointer + "/table/" + pointer_token(key),
+             fmt::format("the hook does not claim \"{}\" (see its \"claims\"), so its find_spec never serves it", key));
+  if (v.contains("guard"))
+    h.guard = choice<GuardKind>(v["guard"], ptr + "/guard", "guard",
+                                {{"none", GuardKind::None},
+                                 {"global_set", GuardKind::GlobalSet},
+                                 {"object_set", GuardKind::ObjectSet},
+                                 {"thread_set", GuardKind::ThreadSet},
+                                 {"flag", GuardKind::Flag},
+                                 {"skip_self", GuardKind::SkipSelf},
+                                 {"remove_self", GuardKind::RemoveSelf}});
+  if (v.contains("loader")) {
+    const std::string lp = ptr + "/loader";
+    const json& l = v["loader"];
+    if (l.is_string()) {
+      if (l.get<std::string>() != "unchanged")
+        fail(lp, fmt::format("expected \"unchanged\" or {{\"wrap\": ...}}, found \"{}\"", l.get<std::string>()));
+    } else {
+      object(l, lp, "\"unchanged\" or a loader wrapper {\"wrap\": \"set_attribute\" | \"toggle\", ...}");
+      if (!l.contains("wrap")) fail(lp, "a loader wrapper needs \"wrap\": \"set_attribute\" or \"toggle\"");
+      h.loader = choice<LoaderWrap>(l["wrap"], lp + "/wrap", "loader wrapper",
+                                    {{"set_attribute", LoaderWrap::SetAttribute}, {"toggle", LoaderWrap::Toggle}});
+      if (h.loader == LoaderWrap::SetAttribute) {
+        expect_keys(l, lp, {"wrap", "attribute"}, "a set_attribute wrapper");
+        if (!l.contains("attribute")) fail(lp, "a set_attribute wrapper needs \"attribute\" (the attribute's name)");
+        h.attribute = string(l["attribute"], lp + "/attribute", "the attribute's name");
+        if (!is_finder_id(h.attribute)) fail(lp + "/attribute", fmt::format("expected a Python identifier, found \"{}\"", h.attribute));
+      } else {
+        expect_keys(l, lp, {"wrap", "finder"}, "a toggle wrapper");
+        if (!l.contains("finder")) fail(lp, "a toggle wrapper needs \"finder\" (the finder object removed around exec)");
+        h.toggle_finder = string(l["finder"], lp + "/finder", "a finder id");
+        h.toggle_pointer = lp + "/finder";
+      }
+    }
+  }
+  if (v.contains("install"))
+    h.install = choice<InstallPolicy>(v["install"], ptr + "/install", "install policy",
+                                      {{"insert0", InstallPolicy::Insert0},
+                                       {"insert0_if_absent", InstallPolicy::Insert0IfAbsent},
+                                       {"append", InstallPolicy::Append},
+                                       {"append_if_absent", InstallPolicy::AppendIfAbsent}});
+  if (v.contains("uninstall"))
+    h.uninstall = choice<UninstallPolicy>(v["uninstall"], ptr + "/uninstall", "uninstall policy",
+                                          {{"first", UninstallPolicy::First}, {"all", UninstallPolicy::All}});
+  if (v.contains("api")) {
+    h.legacy = choice<bool>(v["api"], ptr + "/api", "finder API", {{"find_spec", false}, {"find_module", true}});
+  }
+  if (h.legacy) {
+    // A legacy finder's find_module returns a loader, which _find_spec_legacy
+    // turns into spec_from_loader(name, loader): exact for a served loader
+    // and for None; a spec found elsewhere would lose its origin and search
+    // locations, so those actions (and loader wrappers) are refused.
+    for (const HookActionText& a : h.actions)
+      if (a.kind == ActionKind::Reenter || a.kind == ActionKind::Call || a.kind == ActionKind::CallNext)
+        fail(a.pointer, "a legacy hook (\"api\": \"find_module\") returns a loader, not a spec; impsim models its "
+                        "find_module with import, serve, unload and return actions only");
+    if (h.loader != LoaderWrap::Unchanged)
+      fail(ptr + "/loader", "a legacy hook (\"api\": \"find_module\") takes \"loader\": \"unchanged\" only");
+  }
+  return h;
+}
+
+// Every step, with those in tree bodies, for the reference checks.
+void each_step(const std::vector<Step>& steps, const std::function<void(const Step&)>& f) {
+  for (const Step& s : steps) {
+    f(s);
+    each_step(s.body, f);
+  }
+}
+
+
+}  // namespace
+
+bool is_meta_path_step(std::string_view key) {
+  return std::find_if(std::begin(kMetaPathSteps), std::end(kMetaPathSteps), [&](const char* x) { return key == x; }) !=
+         std::end(kMetaPathSteps);
+}
+
+const char* meta_path_step_list() { return "install, uninstall, insert, append, remove, unload, new"; }
+
+void read_meta_path_step(const reading::Reader& in, const json& v, const std::string& ptr, const std::string& kind,
+                         Step& st, std::vector<std::string_view>& allowed) {
+  HookReader r(in);
+  const std::string kp = ptr + "/" + kind;
+  const json& x = v[kind];
+  // The steps that name one finder object, and what that object is.
+  static const struct {
+    const char* key;
+    StepKind kind;
+    const char* what;
+  } kFinderSteps[] = {{"install", StepKind::Install, "the id of the hook finder object to install"},
+                      {"uninstall", StepKind::Uninstall, "the id of the hook finder object to uninstall"},
+                      {"insert", StepKind::Insert, "the id of the finder object to insert"},
+                      {"append", StepKind::Append, "the id of the finder object to append"},
+                      {"remove", StepKind::Remove, "the id of the finder object to remove"},
+                      {"new", StepKind::New, "the id of the hook finder object made anew"}};
+  bool names_finder = false;
+  for (const auto& s : kFinderSteps)
+    if (kind == s.key) {
+      st.kind = s.kind;
+      st.finder = r.string(x, kp, s.what);
+      names_finder = true;
+    }
+  if (kind == "insert") {
+    allowed.push_back("at");
+    if (!v.contains("at")) r.fail(ptr, "an insert step needs \"at\" (the index, as list.insert takes it)");
+    st.at = r.integer(v["at"], ptr + "/at", "the index", INT64_MIN);
+  } else if (kind == "remove") {
+    allowed.push_back("copies");
+    allowed.push_back("optional");
+    if (v.contains("copies"))
+      st.all_copies = r.choice<bool>(v["copies"], ptr + "/copies", "\"copies\"", {{"first", false}, {"all", true}});
+    if (v.contains("optional")) st.optional = r.boolean(v["optional"], ptr + "/optional", "\"optional\"");
+  } else if (!names_finder) {
+    st.kind = StepKind::Unload;
+    st.unload = r.names(x, kp, "the module names deleted from sys.modules");
+    allowed.push_back("submodules");
+    if (v.contains("submodules")) st.submodules = r.boolean(v["submodules"], ptr + "/submodules", "\"submodules\"");
+  }
+}
+
+void read_hooks(const reading::Reader& in, const json& root, Scenario& sc, bool variants_given) {
+  HookReader r(in);
+  HooksText& h = sc.hooks;
+  h.used = root.contains("hooks") || root.contains("finders") || root.contains("meta_path") || root.contains("builtin");
+  std::set<std::string, std::less<>>& hook_names = h.hook_names;
+  r.each_named(root, "hooks", "the hook definitions (name -> definition)", "a hook name",
+               [&](const std::string& k, const json& v, const std::string& ptr) {
+                 h.hooks.push_back(r.hook(v, ptr, k));
+                 hook_names.insert(k);
+               });
+  std::set<std::string> ids(std::begin(kPredefinedFinders), std::end(kPredefinedFinders));
+  std::set<std::string, std::less<>>& hook_ids = h.hook_finder_ids;
+  r.each_named(root, "finders", "the finder objects (id -> {\"hook\": NAME})", "a finder id",
+               [&](const std::string& k, const json& v, const std::string& ptr) {
+                 if (ids.count(k)) r.fail(ptr, fmt::format("\"{}\" is a predefined finder object; choose another id", k));
+                 r.object(v, ptr, "a finder object {\"hook\": NAME}");
+                 r.expect_keys(v, ptr, {"hook"}, "a finder object");
+                 if (!v.contains("hook")) r.fail(ptr, "a finder object needs \"hook\" (the name of its hook definition)");
+                 std::string hook = r.string(v["hook"], ptr + "/hook", "a hook name");
+                 if (!hook_names.count(hook))
+                   r.fail(ptr + "/hook",
+                          fmt::format("unknown hook \"{}\"; \"hooks\" defines: {}", hook,
+                                      hook_names.empty() ? std::string("none") : fmt::format("{}", fmt::join(hook_names, ", "))));
+                 h.finders.push_back({k, hook, ptr});
+                 ids.insert(k);
+                 hook_ids.insert(k);
+               });
+  const std::string id_list = fmt::format("{}", fmt::join(ids, ", "));
+  auto known = [&](const std::string& id, const std::string& ptr) {
+    if (!ids.count(id)) r.fail(ptr, fmt::format("unknown finder object \"{}\"; expected one of: {}", id, id_list));
+  };
+  if (root.contains("meta_path")) {
+    r.array(root["meta_path"], "/meta_path", "the initial sys.meta_path (a list of finder ids)");
+    std::vector<std::string> mp;
+    for (size_t i = 0; i < root["meta_path"].size(); ++i) {
+      const std::string ptr = "/meta_path/" + std::to_string(i);
+      mp.push_back(r.string(root["meta_path"][i], ptr, "a finder id"));
+      known(mp.back(), ptr);
+    }
+    h.meta_path = std::move(mp);
+  }
+  if (root.contains("builtin")) h.builtin = r.names(root["builtin"], "/builtin", "the names BuiltinImporter finds");
+  // "real" ties a scenario to the package tools/crosscheck runs; impsim reads nothing in it.
+  std::unordered_map<std::string_view, const HookText*> hook_by_name;
+  for (const HookText& t : h.hooks) hook_by_name.emplace(t.name, &t);
+  std::unordered_map<std::string_view, const HookText*> hook_of_finder;
+  for (const FinderText& f : h.finders) hook_of_finder.emplace(f.id, hook_by_name.at(f.hook));
+  for (size_t i = 0; i < h.hooks.size(); ++i) {
+    const HookText& hook = h.hooks[i];
+    for (const HookActionText& a : hook.actions) {
+      if (a.kind != ActionKind::Call) continue;
+      known(a.target, a.pointer + "/call");
+      // `X.find_spec(...)` on a legacy finder is an AttributeError in Python.
+      if (auto f = hook_of_finder.find(a.target); f != hook_of_finder.end() && f->second->legacy)
+        r.fail(a.pointer + "/call", fmt::format("\"{}\" is a legacy finder (its hook \"{}\" has \"api\": "
+                                                "\"find_module\"): it has no find_spec to call",
+                                                a.target, f->second->name));
+    }
+    if (!hook.toggle_finder.empty()) known(hook.toggle_finder, hook.toggle_pointer);
+  }
+  auto check_steps = [&](const std::vector<Step>& steps) {
+    each_step(steps, [&](const Step& s) {
+      if (!is_meta_path_step_kind(s.kind)) return;
+      h.used = true;
+      if (s.kind == StepKind::Unload) return;
+      const char* key = s.kind == StepKind::Install     ? "install"
+                        : s.kind == StepKind::Uninstall ? "uninstall"
+                        : s.kind == StepKind::Insert    ? "insert"
+                        : s.kind == StepKind::Append    ? "append"
+                        : s.kind == StepKind::New       ? "new"
+                                                        : "remove";
+      const std::string ptr = s.pointer + "/" + key;
+      known(s.finder, ptr);
+      if (s.kind == StepKind::New) h.renewed_ids.insert(s.finder);
+      const bool hook_only = s.kind == StepKind::Install || s.kind == StepKind::Uninstall || s.kind == StepKind::New;
+      if (hook_only && !hook_ids.count(s.finder))
+        r.fail(ptr, fmt::format("{} takes a hook finder object (one of \"finders\"), found \"{}\"; use insert, "
+                                "append or remove for the interpreter's finders and P",
+                                key, s.finder));
+    });
+  };
+  check_steps(sc.program);
+  for (const TreeEntry& e : sc.tree) check_steps(e.body);
+  if (h.used && !variants_given) sc.variants = {"as_is"};
+  for (size_t i = 0; i < sc.variants.size(); ++i) {
+    std::optional<Variant> v = parse_variant(sc.variants[i]);
+    if (!v) continue;  // the loader has already refused it
+    if (std::optional<std::string> why = hook_variant_problem(sc, *v)) r.fail("/variants/" + std::to_string(i), *why);
+  }
+}
+
+}  // namespace impsim

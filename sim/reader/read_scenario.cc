@@ -1,0 +1,424 @@
+// A scenario file's top level: one function per key, each reading its
+// value into the Scenario, and one table (kTopKeys) that says which keys
+// exist, which are required and in what order they are read (a key may
+// rely on the ones read before it: `sweep` on `params`, `expect` on
+// `variants`, `sweep` and the labels of `tree` and `program`). Adding a key
+// is one function plus one entry. Steps: read_steps.cc; file bytes:
+// read_file.cc.
+#include "impsim/reader/read_scenario.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <unordered_map>
+
+#include "impsim/scenario/counters.h"
+#include "impsim/scenario/names.h"
+#include "impsim/base/plural.h"
+#include "impsim/base/unicode_names.h"
+#include "impsim/scenario/variant.h"
+#include "read_hooks.h"
+#include "reader.h"
+
+namespace impsim {
+
+namespace {
+
+using reading::Reader;
+using nlohmann::json;
+
+void read_impsim(Reader& r, Scenario&, const json& v) {
+  if (!v.is_number_integer() || v.get<int64_t>() != 1)
+    r.fail("/impsim", fmt::format("this impsim reads scenario format 1; found {}", reading::quoted(v)));
+}
+
+void read_schema(Reader& r, Scenario&, const json& v) { r.string(v, "/$schema", "a schema address"); }
+
+void read_name(Reader& r, Scenario& sc, const json& v) { sc.name = r.string(v, "/name", "a name"); }
+
+void read_description(Reader& r, Scenario& sc, const json& v) {
+  sc.description = r.string(v, "/description", "a description");
+}
+
+void read_params(Reader& r, Scenario& sc, const json& v) {
+  const json& p = r.object(v, "/params", "the parameters");
+  for (auto& [k, x] : p.items()) {
+    std::string ptr = "/params/" + pointer_token(k);
+    if (!is_dotted_name(k) || k.find('.') != std::string::npos)
+      r.fail(ptr, fmt::format("a parameter name must be an identifier, found \"{}\"", k));
+    sc.params[k] = r.integer(x, ptr, "a parameter value", INT64_MIN);
+    sc.param_order.push_back(k);
+  }
+}
+
+void read_sweep(Reader& r, Scenario& sc, const json& v) {
+  const InputLimits& limits = r.limits();
+  const json& s = r.object(v, "/sweep", "the sweep");
+  r.expect_keys(s, "/sweep", {"param", "values", "title"}, "the sweep");
+  Sweep sw;
+  if (!s.contains("param")) r.fail("/sweep", "the sweep needs \"param\"");
+  sw.param = r.string(s["param"], "/sweep/param", "the swept parameter's name");
+  if (!sc.params.count(sw.param))
+    r.fail("/sweep/param", fmt::format("the sweep names parameter \"{}\", which \"params\" does not define", sw.param));
+  if (!s.contains("values")) r.fail("/sweep", "the sweep needs \"values\"");
+  r.array(s["values"], "/sweep/values", "the swept values");
+  if (s["values"].empty()) r.fail("/sweep/values", "the sweep needs at least one value");
+  // Every value is a run of every variant, each kept for the report.
+  if (s["values"].size() > limits.max_sweep_values)
+    throw InputLimitError("max-sweep-values", r.file(), r.src().position_of("/sweep/values"), "/sweep/values",
+                          fmt::format("the sweep has {} values; the limit is {} (--max-sweep-values)",
+                                      s["values"].size(), limits.max_sweep_values));
+  for (size_t i = 0; i < s["values"].size(); ++i)
+    sw.values.push_back(r.integer(s["values"][i], "/sweep/values/" + std::to_string(i), "a swept value", INT64_MIN));
+  sw.title = s.contains("title") ? r.string(s["title"], "/sweep/title", "a title") : sw.param;
+  sc.sweep = sw;
+}
+
+void read_sys_modules(Reader& r, Scenario& sc, const json& v) {
+  const json& m = r.object(v, "/sys_modules", "the starting sys.modules");
+  r.expect_keys(m, "/sys_modules", {"preloaded", "filler", "torch"}, "sys_modules");
+  if (m.contains("preloaded"))
+    sc.preloaded = r.names(m["preloaded"], "/sys_modules/preloaded", "the preloaded module names");
+  if (m.contains("filler")) sc.filler = r.int_field(m["filler"], "/sys_modules/filler", "the filler count");
+  if (m.contains("torch")) sc.torch_modules = r.names(m["torch"], "/sys_modules/torch", "the real torch module names");
+  std::set<std::string> seen;
+  for (size_t i = 0; i < sc.preloaded.size(); ++i) {
+    std::string ptr = "/sys_modules/preloaded/" + std::to_string(i);
+    if (sc.preloaded[i] == "torch" || sc.preloaded[i].starts_with("torch."))
+      r.fail(ptr, fmt::format("\"{}\" is a torch name; real torch modules go in /sys_modules/torch", sc.preloaded[i]));
+    if (!seen.insert(sc.preloaded[i]).second) r.fail(ptr, fmt::format("\"{}\" is listed twice", sc.preloaded[i]));
+  }
+  for (size_t i = 0; i < sc.torch_modules.size(); ++i) {
+    std::string ptr = "/sys_modules/torch/" + std::to_string(i);
+    if (!(sc.torch_modules[i] == "torch" || sc.torch_modules[i].starts_with("torch.")))
+      r.fail(ptr, fmt::format("expected a torch name (\"torch\" or \"torch.*\"), found \"{}\"", sc.torch_modules[i]));
+    if (!seen.insert(sc.torch_modules[i]).second)
+      r.fail(ptr, fmt::format("\"{}\" is listed twice", sc.torch_modules[i]));
+  }
+}
+
+void read_tree(Reader& r, Scenario& sc, const json& tree) {
+  const InputLimits& limits = r.limits();
+  const json& t = r.object(tree, "/tree", "the package tree");
+  if (t.size() > limits.max_tree_entries)
+    throw InputLimitError("max-tree-entries", r.file(), r.src().position_of("/tree"), "/tree",
+                          fmt::format("the tree has {} entries; the limit is {} (--max-tree-entries)", t.size(),
+                                      limits.max_tree_entries));
+  // normalised name -> (is a package, the key that gave it); sized up
+  // front, as growing these tables was a visible part of load time.
+  std::unordered_map<std::string, std::pair<bool, const std::string*>> packages;
+  packages.reserve(t.size());
+  sc.tree.reserve(t.size());
+  std::vector<std::string> pointers;
+  pointers.reserve(t.size());
+  for (auto& [k, v] : t.items()) {
+    std::string ptr = "/tree/" + pointer_token(k);
+    if (reading::characters(k) > limits.max_name_length) r.too_long(ptr, "a tree key", reading::characters(k));
+    std::optional<std::string> name = python_module_name(k);
+    if (!name) r.fail(ptr, fmt::format("a tree key must be a Python dotted module name, found \"{}\"", k));
+    auto [entry, fresh] = packages.try_emplace(*name, false, &k);
+    if (!fresh)
+      r.fail(ptr, fmt::format("{} and {} are the same module, \"{}\", once normalised as Python "
+                              "normalises identifiers (NFKC)",
+                              reading::ascii_quoted(*entry->second.second), reading::ascii_quoted(k), *name));
+    if (name->starts_with("_impsim_filler_"))
+      r.fail(ptr, "names starting with _impsim_filler_ are reserved for filler modules");
+    r.object(v, ptr, "a tree entry {\"package\": bool, \"body\": [steps]}");
+    r.expect_keys(v, ptr, {"package", "body"}, "a tree entry");
+    TreeEntry e;
+    e.name = *name;
+    pointers.push_back(ptr);
+    if (v.contains("package")) e.package = r.boolean(v["package"], ptr + "/package", "\"package\"");
+    if (v.contains("body")) e.body = r.steps(v["body"], ptr + "/body");
+    entry->second.first = e.package;
+    sc.tree.push_back(std::move(e));
+  }
+  for (size_t i = 0; i < sc.tree.size(); ++i) {
+    const TreeEntry& e = sc.tree[i];
+    auto dot = e.name.rfind('.');
+    if (dot == std::string::npos) continue;
+    std::string parent = e.name.substr(0, dot);
+    auto it = packages.find(parent);
+    const std::string& ptr = pointers[i];
+    if (it == packages.end())
+      r.fail(ptr, fmt::format("\"{}\" needs its parent \"{}\" in the tree (as a package)", e.name, parent));
+    if (!it->second.first)
+      r.fail(ptr, fmt::format("\"{}\" is inside \"{}\", which is not a package; give \"{}\" \"package\": true", e.name,
+                              parent, parent));
+  }
+}
+
+void read_blocked(Reader& r, Scenario& sc, const json& v) {
+  sc.blocked = r.names(v, "/blocked", "the blocked module names");
+}
+
+void read_program(Reader& r, Scenario& sc, const json& v) { sc.program = r.steps(v, "/program"); }
+
+void read_variants(Reader& r, Scenario& sc, const json& v) {
+  r.array(v, "/variants", "the variants to run");
+  if (v.empty()) r.fail("/variants", "name at least one variant");
+  sc.variants.clear();
+  std::set<std::string> seen;  // a look-up, not a scan: hook fixes can name any number of hooks
+  for (size_t i = 0; i < v.size(); ++i) {
+    std::string ptr = "/variants/" + std::to_string(i);
+    std::string name = r.string(v[i], ptr, "a variant");
+    if (!parse_variant(name))
+      r.fail(ptr, fmt::format("unknown variant \"{}\"{}; expected one of: {}", name, nearest_variant_note(name, '"'),
+                              variant_list()));
+    if (!seen.insert(name).second) r.fail(ptr, fmt::format("variant \"{}\" is listed twice", name));
+    sc.variants.push_back(name);
+  }
+}
+
+// "probe.lookups" or "lookups", in `report` or `expect`.
+void check_counter(const Reader& r, const Scenario& sc, const std::string& c, const std::string& ptr) {
+  auto dot = c.find('.');
+  std::string counter = dot == std::string::npos ? c : c.substr(dot + 1);
+  if (dot != std::string::npos && !r.labels_.count(c.substr(0, dot)))
+    r.fail(ptr, fmt::format("\"{}\" names label \"{}\", which no step has{}", c, c.substr(0, dot),
+                            did_you_mean_note(c.substr(0, dot), r.label_order_, '"')));
+  if (!is_counter_name(counter) && !is_hook_counter_name(sc, counter))
+    r.fail(ptr, fmt::format("unknown counter \"{}\"{}; expected {}, optionally after \"LABEL.\"", counter,
+                            did_you_mean_note(counter, counter_names(sc), '"'), counter_list(sc)));
+}
+
+void read_report(Reader& r, Scenario& sc, const json& v) {
+  r.array(v, "/report", "the report rows");
+  for (size_t i = 0; i < v.size(); ++i) {
+    std::string ptr = "/report/" + std::to_string(i);
+    const json& row = r.object(v[i], ptr, "a report row {\"counter\", \"title\"}");
+    r.expect_keys(row, ptr, {"counter", "title"}, "a report row");
+    if (!row.contains("counter")) r.fail(ptr, "a report row needs \"counter\"");
+    ReportRow rr;
+    rr.counter = r.string(row["counter"], ptr + "/counter", "a counter name");
+    check_counter(r, sc, rr.counter, ptr + "/counter");
+    rr.title = row.contains("title") ? r.string(row["title"], ptr + "/title", "a title") : rr.counter;
+    sc.report.push_back(rr);
+  }
+}
+
+// An exact expected count, of any size: nlohmann reads an integer past
+// 2^64 as a double, so its digits are taken from the text, where they are
+// exact (the fast engine's counts pass 2^64 and --bless writes them).
+Count expected_count(Reader& r, const json& v, const std::string& ptr) {
+  if (v.is_number_unsigned()) return Count(v.get<uint64_t>());
+  if (v.is_number_float()) {
+    const std::string& text = r.src().text();
+    size_t at = r.src().offset_of(ptr);
+    size_t end = text.find_first_of(",]} \t\r\n", at);
+    std::string_view token = std::string_view(text).substr(at, end == std::string::npos ? std::string::npos : end - at);
+    if (std::optional<Count> n = Count::from_digits(token)) return *n;
+    if (token.starts_with('-') && Count::from_digits(token.substr(1)))
+      r.fail(ptr, fmt::format("expected an expected count >= 0, found {}", token));
+  }
+  return Count(static_cast<uint64_t>(r.integer(v, ptr, "an expected count", 0)));
+}
+
+void read_expect(Reader& r, Scenario& sc, const json& v) {
+  const json& ex = r.object(v, "/expect", "the expectations (variant -> counter -> value)");
+  const std::set<std::string> runs(sc.variants.begin(), sc.variants.end());
+  for (auto& [variant, counters] : ex.items()) {
+    std::string vptr = "/expect/" + pointer_token(variant);
+    if (!runs.count(variant))
+      r.fail(vptr, fmt::format("expectations for variant \"{}\", which this scenario does not run{}", variant,
+                               did_you_mean_note(variant, sc.variants, '"')));
+    r.object(counters, vptr, "counter -> expected value");
+    for (auto& [counter, value] : counters.items()) {
+      std::string ptr = vptr + "/" + pointer_token(counter);
+      check_counter(r, sc, counter, ptr);
+      Expectation e{variant, counter, {}, ptr, {}};
+      size_t want = sc.sweep ? sc.sweep->values.size() : 1;
+      // A budget ({"<=": 20}): one object for every sweep value, or one entry of the list.
+      auto budget = [&](const json& b, const std::string& p) {
+        return parse_budget(b, p, sc.variants, [&](const std::string& at, const std::string& msg) { r.fail(at, msg); });
+      };
+      if (value.is_object()) {
+        e.values.push_back(std::nullopt);
+        e.budgets.push_back(budget(value, ptr));
+      } else if (value.is_array()) {
+        if (value.size() != want)
+          r.fail(ptr, fmt::format("expected {} {}, one per sweep value, found {}", want,
+                                  plural(want, "value", "values"), value.size()));
+        e.budgets.resize(value.size());
+        e.listed = true;
+        for (size_t i = 0; i < value.size(); ++i) {
+          if (value[i].is_null()) {
+            e.values.push_back(std::nullopt);
+          } else if (value[i].is_object()) {
+            e.values.push_back(std::nullopt);
+            e.budgets[i] = budget(value[i], ptr + "/" + std::to_string(i));
+          } else {
+            e.values.push_back(expected_count(r, value[i], ptr + "/" + std::to_string(i)));
+          }
+        }
+      } else {
+        if (sc.sweep) r.fail(ptr, fmt::format("the scenario sweeps {} values: expected a list of {}", want, want));
+        e.values.push_back(expected_count(r, value, ptr));
+      }
+      sc.expect.push_back(std::move(e));
+    }
+  }
+}
+
+// The hook language's keys (read_hooks.cc): read together, with their
+// cross-references, once the program and variants are read (read_hooks,
+// from the loop below, before "report" needs the hook counters' names).
+void read_by_hook_language(Reader&, Scenario&, const json&) {}
+
+void read_revision(Reader& r, Scenario& sc, const json& v) {
+  std::string name = r.string(v, "/revision", "the finder revision");
+  sc.revision = parse_revision(name);
+  if (!sc.revision)
+    r.fail("/revision", fmt::format("unknown finder revision \"{}\"{}; expected one of: {}", name,
+                                    did_you_mean_note(name, revision_names(), '"'), revision_list()));
+}
+
+void read_cpython(Reader& r, Scenario& sc, const json& v) {
+  std::string name = r.string(v, "/cpython", "the CPython version");
+  sc.cpython = parse_cpython(name);
+  if (!sc.cpython)
+    r.fail("/cpython", fmt::format("unknown CPython version \"{}\"{}; expected one of: {}", name,
+                                   did_you_mean_note(name, cpython_names(), '"'), cpython_list()));
+}
+
+void read_allow_error(Reader& r, Scenario& sc, const json& v) {
+  sc.allow_error = r.boolean(v, "/allow_error", "\"allow_error\"");
+}
+
+void read_expect_outcome(Reader& r, Scenario& sc, const json& v) {
+  const json& eo =
+      r.object(v, "/expect_outcome", "variant -> \"identical\" or \"differs\" (against the first variant)");
+  size_t want = sc.sweep ? sc.sweep->values.size() : 1;
+  const std::set<std::string> runs(sc.variants.begin(), sc.variants.end());
+  for (auto& [variant, value] : eo.items()) {
+    std::string ptr = "/expect_outcome/" + pointer_token(variant);
+    if (!runs.count(variant))
+      r.fail(ptr, fmt::format("an outcome verdict for variant \"{}\", which this scenario does not run", variant));
+    if (variant == sc.variants.front())
+      r.fail(ptr, fmt::format("\"{}\" is the first variant, the one the others are compared with", variant));
+    Scenario::OutcomeExpectation e{variant, {}, ptr};
+    auto verdict = [&](const json& x_json, const std::string& p) {
+      std::string x = r.string(x_json, p, "a verdict");
+      if (x != "identical" && x != "differs")
+        r.fail(p, fmt::format("expected \"identical\" or \"differs\", found \"{}\"", x));
+      return x;
+    };
+    if (value.is_array()) {
+      if (value.size() != want)
+        r.fail(ptr, fmt::format("expected {} {}, one per sweep value, found {}", want,
+                                plural(want, "verdict", "verdicts"), value.size()));
+      for (size_t i = 0; i < value.size(); ++i) e.verdicts.push_back(verdict(value[i], ptr + "/" + std::to_string(i)));
+    } else {
+      e.verdicts.push_back(verdict(value, ptr));
+    }
+    sc.expect_outcome.push_back(std::move(e));
+  }
+}
+
+void read_expect_equivalent(Reader& r, Scenario& sc, const json& v) {
+  sc.expect_equivalent = r.boolean(v, "/expect_equivalent", "\"expect_equivalent\"");
+}
+
+struct TopKey {
+  std::string_view key;
+  void (*read)(Reader&, Scenario&, const json&);  // reads the value into the scenario read so far
+  const char* missing = nullptr;  // the message when the key is absent; nullptr: optional
+};
+
+// In the order they are read.
+constexpr std::array kTopKeys = {
+    TopKey{"impsim", read_impsim, "missing \"impsim\": the format version, 1"},
+    TopKey{"$schema", read_schema},
+    TopKey{"name", read_name},
+    TopKey{"description", read_description},
+    TopKey{"params", read_params},
+    TopKey{"sweep", read_sweep},
+    TopKey{"sys_modules", read_sys_modules},
+    TopKey{"tree", read_tree, "missing \"tree\": the package tree PathFinder can find (may be {})"},
+    TopKey{"blocked", read_blocked},
+    TopKey{"program", read_program, "missing \"program\": the top-level steps"},
+    TopKey{"variants", read_variants},
+    TopKey{"hooks", read_by_hook_language},
+    TopKey{"finders", read_by_hook_language},
+    TopKey{"meta_path", read_by_hook_language},
+    TopKey{"builtin", read_by_hook_language},
+    TopKey{"real", read_by_hook_language},  // tools/crosscheck --zoo's; impsim reads nothing in it
+    TopKey{"report", read_report},
+    TopKey{"expect", read_expect},
+    TopKey{"revision", read_revision},
+    TopKey{"cpython", read_cpython},
+    TopKey{"allow_error", read_allow_error},
+    TopKey{"expect_outcome", read_expect_outcome},
+    TopKey{"expect_equivalent", read_expect_equivalent},
+};
+
+constexpr std::array<std::string_view, kTopKeys.size()> top_key_names() {
+  std::array<std::string_view, kTopKeys.size()> out{};
+  for (size_t i = 0; i < kTopKeys.size(); ++i) out[i] = kTopKeys[i].key;
+  return out;
+}
+
+}  // namespace
+
+Scenario parse_scenario(const std::string& text, const std::string& file, const InputLimits& limits) {
+  if (text.size() > limits.max_file_bytes)
+    throw InputLimitError("max-file-bytes", file, {}, "",
+                          fmt::format("the file is {} bytes; the limit is {} bytes (--max-file-bytes)", text.size(),
+                                      limits.max_file_bytes));
+  JsonSource src(text);
+  std::optional<JsonScanProblem> problem = src.scan(limits.max_json_depth);
+  if (problem && problem->not_utf8) throw InputError(file, src.position_at(problem->offset), "", problem->message);
+  if (problem && problem->too_deep)
+    throw InputLimitError("max-json-depth", file, src.position_at(problem->offset), problem->pointer,
+                          problem->message + " (--max-json-depth)");
+  json root;
+  try {
+    root = json::parse(text);
+  } catch (const json::parse_error& e) {
+    std::string what = e.what();
+    // nlohmann's text is "[json.exception.parse_error.101] parse error at line 3, column 5: ...".
+    if (auto at = what.find(": "); at != std::string::npos) what = what.substr(at + 2);
+    throw InputError(file, src.position_at(e.byte == 0 ? 0 : e.byte - 1), "", "invalid JSON: " + what);
+  } catch (const json::exception& e) {
+    // Not a syntax error but a value nlohmann cannot hold, such as a number
+    // too large for a double (out_of_range.406 "number overflow parsing
+    // '1E400'"): point at the text it quotes, if it can be found.
+    std::string what = e.what();
+    if (auto at = what.find("] "); at != std::string::npos) what = what.substr(at + 2);
+    size_t offset = 0;
+    if (auto q = what.find('\''); q != std::string::npos)
+      if (auto q2 = what.find('\'', q + 1); q2 != std::string::npos)
+        if (auto found = text.find(what.substr(q + 1, q2 - q - 1)); found != std::string::npos) offset = found;
+    throw InputError(file, src.position_at(offset), "", "invalid JSON: " + what);
+  }
+  if (problem) throw InputError(file, src.position_at(problem->offset), problem->pointer, problem->message);
+
+  Reader r(src, file, limits);
+  Scenario sc;
+  sc.file = file;
+  r.object(root, "", "a scenario");
+  static constexpr auto kKeyNames = top_key_names();
+  r.expect_keys(root, "", kKeyNames.data(), kKeyNames.data() + kKeyNames.size(), "a scenario");
+  for (const TopKey& k : kTopKeys) {
+    if (k.key == "report") read_hooks(r, root, sc, root.contains("variants"));
+    if (root.contains(k.key))
+      k.read(r, sc, root[std::string(k.key)]);
+    else if (k.missing)
+      r.fail("", k.missing);
+  }
+  if (sc.name.empty()) {
+    sc.name = file;
+    if (auto slash = sc.name.rfind('/'); slash != std::string::npos) sc.name = sc.name.substr(slash + 1);
+    if (sc.name.ends_with(".json")) sc.name.resize(sc.name.size() - 5);
+  }
+  sc.labels = r.label_order_;
+  for (auto& [param, ptr] : r.param_refs_)
+    if (!sc.params.count(param))
+      r.fail(ptr, fmt::format("\"${}\" names a parameter that \"params\" does not define", param));
+  return sc;
+}
+
+}  // namespace impsim

@@ -1,0 +1,171 @@
+// The steps of a scenario (tree bodies and the program): one function per
+// step kind's checks, shared by every place steps appear.
+#include <set>
+
+#include "read_hooks.h"
+#include "reader.h"
+
+namespace impsim::reading {
+
+namespace {
+
+const std::set<std::string> kStepKinds = {"import", "find_spec", "enable", "disable", "guard", "block", "call"};
+
+// What a misspelt step kind may have meant: every kind, the sys.meta_path
+// steps' too.
+std::vector<std::string> step_words() {
+  std::vector<std::string> out(kStepKinds.begin(), kStepKinds.end());
+  const std::string_view list = meta_path_step_list();  // "install, uninstall, ..."
+  for (size_t at = 0; at < list.size();) {
+    size_t comma = std::min(list.find(", ", at), list.size());
+    out.emplace_back(list.substr(at, comma - at));
+    at = comma + 2;
+  }
+  return out;
+}
+
+// `unknown key "lable" in an import step (did you mean "label"?); expected one of: ...`
+std::string unknown_step_key(const std::string& key, const std::string& kind,
+                             const std::vector<std::string_view>& allowed) {
+  std::vector<std::string> keys(allowed.begin(), allowed.end());
+  std::sort(keys.begin(), keys.end());
+  const bool vowel = std::string_view("aeiou").find(kind.front()) != std::string_view::npos;
+  return fmt::format("unknown key \"{}\" in {} {} step{}; expected one of: {}", key, vowel ? "an" : "a", kind,
+                     did_you_mean_note(key, keys, '"'), name_list(keys));
+}
+
+}  // namespace
+
+std::vector<std::string> Reader::scope(const json& v, const std::string& ptr, bool allow_level) {
+  array(v, ptr, "a scope (a list of module names, or null for global)");
+  std::vector<std::string> out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    std::string p = ptr + "/" + std::to_string(i);
+    std::string s = string(v[i], p, "a module name");
+    std::string probe = s;
+    if (auto at = probe.find("{i}"); at != std::string::npos) {
+      if (!allow_level) fail(p, "\"{i}\" is only allowed in the scope of a guard with \"nest\"");
+      for (; at != std::string::npos; at = probe.find("{i}")) probe.replace(at, 3, "1");
+    }
+    if (characters(s) > limits_.max_name_length) too_long(p, "a module name", characters(s));
+    if (!is_dotted_name(probe))
+      fail(p, fmt::format(
+                  "expected a Python dotted module name (\"{{i}}\" may stand for the nesting level), found \"{}\"", s));
+    // Normalised piece by piece around "{i}": the level's digits join
+    // nothing under NFKC, so this is the normal form of every level's name.
+    std::string normal;
+    size_t from = 0;
+    for (size_t at = s.find("{i}");; at = s.find("{i}", from)) {
+      std::string_view piece = std::string_view(s).substr(from, at == std::string::npos ? at : at - from);
+      normal += nfkc_identifier(piece);
+      if (at == std::string::npos) break;
+      normal += "{i}";
+      from = at + 3;
+    }
+    out.push_back(std::move(normal));
+  }
+  return out;
+}
+
+std::vector<Step> Reader::steps(const json& v, const std::string& ptr) {
+  array(v, ptr, "a list of steps");
+  std::vector<Step> out;
+  for (size_t i = 0; i < v.size(); ++i) out.push_back(step(v[i], ptr + "/" + std::to_string(i)));
+  return out;
+}
+
+Step Reader::step(const json& v, const std::string& ptr) {
+  object(v, ptr, "a step");
+  Step st;
+  st.pointer = ptr;
+  std::string kind;
+  for (auto& [k, _] : v.items()) {
+    if (kStepKinds.count(k) || is_meta_path_step(k)) {
+      if (!kind.empty())
+        fail(ptr, fmt::format("a step has exactly one of import, find_spec, enable, disable, guard, block, call; found "
+                              "both \"{}\" and \"{}\"",
+                              kind, k));
+      kind = k;
+    }
+  }
+  if (kind.empty()) {
+    for (auto& [k, _] : v.items())
+      if (k != "label" && k != "repeat" && k != "nest" && k != "optional" && k != "body")
+        fail(ptr + "/" + pointer_token(k),
+             fmt::format("unknown step \"{}\"{}; expected one of: import, find_spec, enable, disable, guard, block, "
+                         "call, or a sys.meta_path step: {}",
+                         k, did_you_mean_note(k, step_words(), '"'), meta_path_step_list()));
+    fail(ptr, "a step needs one of: import, find_spec, enable, disable, guard, block, call");
+  }
+  std::vector<std::string_view> allowed = {kind, "label", "repeat"};
+  const std::string kp = ptr + "/" + kind;
+  const json& body = v[kind];
+  if (kind == "import" || kind == "find_spec") {
+    st.kind = kind == "import" ? StepKind::Import : StepKind::FindSpec;
+    st.target = name(body, kp, "a module name");
+    allowed.push_back("optional");
+    if (v.contains("optional")) st.optional = boolean(v["optional"], ptr + "/optional", "\"optional\"");
+  } else if (kind == "call") {
+    st.kind = StepKind::Call;
+    st.target = name(body, kp, "the module the function is defined in");
+    allowed.push_back("body");
+    if (!v.contains("body")) fail(ptr, "a call step needs a \"body\" (the steps the function runs)");
+  } else if (kind == "enable") {
+    st.kind = StepKind::Enable;
+    object(body, kp, "the arguments of enable_torch_proxy");
+    expect_keys(body, kp, {"scope", "blocked_modules"}, "enable");
+    if (body.contains("scope") && !body["scope"].is_null()) st.scope = scope(body["scope"], kp + "/scope", false);
+    // b52ce17's keyword; on 04efefd passing it at all is a TypeError at run time.
+    st.has_blocked_modules = body.contains("blocked_modules");
+    if (st.has_blocked_modules && !body["blocked_modules"].is_null())
+      st.block = names(body["blocked_modules"], kp + "/blocked_modules", "a list of module names to block, or null");
+  } else if (kind == "disable") {
+    st.kind = StepKind::Disable;
+    object(body, kp, "an empty object {}");
+    expect_keys(body, kp, {}, "disable");
+  } else if (kind == "guard") {
+    st.kind = StepKind::Guard;
+    object(body, kp, "the arguments of use_torch_proxy_guard");
+    expect_keys(body, kp, {"enable", "scope"}, "guard");
+    if (body.contains("enable")) st.guard_enable = boolean(body["enable"], kp + "/enable", "\"enable\"");
+    if (body.contains("scope") && !body["scope"].is_null())
+      st.scope = scope(body["scope"], kp + "/scope", v.contains("nest"));
+    allowed.push_back("body");
+    allowed.push_back("nest");
+    if (!v.contains("body")) fail(ptr, "a guard step needs a \"body\" (the steps inside the with block)");
+  } else if (kind == "block") {
+    st.kind = StepKind::Block;
+    st.block = names(body, kp, "a list of module names to block");
+  } else {
+    read_meta_path_step(*this, v, ptr, kind, st, allowed);  // read_hooks.cc
+  }
+  for (auto& [k, _] : v.items()) {
+    if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
+      std::string why = (k == "optional") ? "\"optional\" only goes with import and find_spec"
+                        : (k == "nest")   ? "\"nest\" only goes with guard"
+                        : (k == "body")   ? "\"body\" only goes with guard and call"
+                        : kStepKinds.count(k) || is_meta_path_step(k) ? ""
+                                                                      : unknown_step_key(k, kind, allowed);
+      fail(ptr + "/" + pointer_token(k), why);
+    }
+  }
+  if (v.contains("body")) st.body = steps(v["body"], ptr + "/body");
+  if (v.contains("repeat")) st.repeat = int_field(v["repeat"], ptr + "/repeat", "\"repeat\"");
+  if (v.contains("nest")) st.nest = int_field(v["nest"], ptr + "/nest", "\"nest\"");
+  if (v.contains("label")) {
+    std::string l = string(v["label"], ptr + "/label", "a label");
+    if (l.empty() || l.find('.') != std::string::npos)
+      fail(ptr + "/label",
+           fmt::format(
+               "a label must be non-empty and contain no \".\" (counters are named LABEL.counter), found \"{}\"", l));
+    if (auto it = labels_.find(l); it != labels_.end())
+      fail(ptr + "/label",
+           fmt::format("label \"{}\" is already used at {}; labels are unique in a scenario", l, it->second));
+    labels_.emplace(l, ptr);
+    st.label = static_cast<int>(label_order_.size());
+    label_order_.push_back(l);
+  }
+  return st;
+}
+
+}  // namespace impsim::reading

@@ -1,0 +1,171 @@
+// Private to the loader (sim/loader*.cc): Reader checks one JSON value at a
+// time against what the scenario format expects, and fails with the file,
+// line, column and JSON pointer of the value.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "impsim/base/did_you_mean.h"
+#include "impsim/base/errors.h"
+#include "impsim/reader/read_scenario.h"
+#include "impsim/scenario/names.h"
+#include "impsim/scenario/scenario.h"
+#include "impsim/base/unicode_names.h"
+
+namespace impsim::reading {
+
+using nlohmann::json;
+
+inline const char* type_name(const json& v) {
+  switch (v.type()) {
+    case json::value_t::null:
+      return "null";
+    case json::value_t::boolean:
+      return "a boolean";
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+      return "an integer";
+    case json::value_t::number_float:
+      return "a number";
+    case json::value_t::string:
+      return "a string";
+    case json::value_t::array:
+      return "an array";
+    case json::value_t::object:
+      return "an object";
+    default:
+      return "a value";
+  }
+}
+
+inline std::string quoted(const json& v) {
+  std::string s = v.dump();
+  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  return s;
+}
+
+// "cafe\u0301": two keys that print alike must not read alike in a message.
+inline std::string ascii_quoted(const std::string& s) { return json(s).dump(-1, ' ', /*ensure_ascii=*/true); }
+
+// Characters, not bytes: what JSON Schema's maxLength counts.
+inline size_t characters(std::string_view s) {
+  return static_cast<size_t>(
+      std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+class Reader {
+ public:
+  Reader(const JsonSource& src, std::string file, const InputLimits& limits)
+      : src_(src), file_(std::move(file)), limits_(limits) {}
+
+  [[noreturn]] void fail(const std::string& ptr, const std::string& msg) const {
+    throw InputError(file_, src_.position_of(ptr), ptr, msg);
+  }
+  [[noreturn]] void too_long(const std::string& ptr, const std::string& what, size_t size) const {
+    throw InputLimitError("max-name-length", file_, src_.position_of(ptr), ptr,
+                          fmt::format("{} is {} characters long; the limit is {} (--max-name-length)", what, size,
+                                      limits_.max_name_length));
+  }
+
+  // A list, not a std::set built per call: this runs once per tree entry
+  // and step, and the set's allocations were a visible part of load time.
+  void expect_keys(const json& obj, const std::string& ptr, std::initializer_list<std::string_view> allowed,
+                   const std::string& what) const {
+    expect_keys(obj, ptr, allowed.begin(), allowed.end(), what);
+  }
+  void expect_keys(const json& obj, const std::string& ptr, const std::string_view* begin, const std::string_view* end,
+                   const std::string& what) const {
+    for (auto& [k, _] : obj.items()) {
+      if (std::find(begin, end, k) == end) {
+        std::vector<std::string_view> sorted(begin, end);
+        std::sort(sorted.begin(), sorted.end());
+        std::string list;
+        for (auto& a : sorted) list += (list.empty() ? "" : ", ") + std::string(a);
+        auto near = did_you_mean(k, std::vector<std::string>(sorted.begin(), sorted.end()));
+        fail(ptr + "/" + pointer_token(k), fmt::format("unknown key \"{}\" in {}{}; expected one of: {}", k, what,
+                                                       near ? fmt::format(" (did you mean \"{}\"?)", *near) : "", list));
+      }
+    }
+  }
+
+  const json& object(const json& v, const std::string& ptr, const std::string& what) const {
+    if (!v.is_object()) fail(ptr, fmt::format("expected {} (an object), found {}", what, type_name(v)));
+    return v;
+  }
+  const json& array(const json& v, const std::string& ptr, const std::string& what) const {
+    if (!v.is_array()) fail(ptr, fmt::format("expected {} (an array), found {}", what, type_name(v)));
+    return v;
+  }
+  std::string string(const json& v, const std::string& ptr, const std::string& what) const {
+    if (!v.is_string()) fail(ptr, fmt::format("expected {} (a string), found {}", what, type_name(v)));
+    return v.get<std::string>();
+  }
+  bool boolean(const json& v, const std::string& ptr, const std::string& what) const {
+    if (!v.is_boolean()) fail(ptr, fmt::format("expected {} (true or false), found {}", what, type_name(v)));
+    return v.get<bool>();
+  }
+  int64_t integer(const json& v, const std::string& ptr, const std::string& what, int64_t min) const {
+    if (!v.is_number_integer() && !v.is_number_unsigned())
+      fail(ptr, fmt::format("expected {} (an integer), found {} {}", what, type_name(v), quoted(v)));
+    if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+      fail(ptr, fmt::format("{} is too large", what));
+    int64_t x = v.get<int64_t>();
+    if (x < min) fail(ptr, fmt::format("expected {} >= {}, found {}", what, min, x));
+    return x;
+  }
+  std::string name(const json& v, const std::string& ptr, const std::string& what) const {
+    std::string s = string(v, ptr, what);
+    if (characters(s) > limits_.max_name_length) too_long(ptr, what, characters(s));
+    std::optional<std::string> n = python_module_name(s);
+    if (!n)
+      fail(ptr, fmt::format("expected {} (a Python dotted module name such as \"pkg.sub\"), found \"{}\"", what, s));
+    return *n;
+  }
+  std::vector<std::string> names(const json& v, const std::string& ptr, const std::string& what) const {
+    array(v, ptr, what);
+    std::vector<std::string> out;
+    for (size_t i = 0; i < v.size(); ++i) out.push_back(name(v[i], ptr + "/" + std::to_string(i), "a module name"));
+    return out;
+  }
+  IntField int_field(const json& v, const std::string& ptr, const std::string& what) {
+    IntField f;
+    f.pointer = ptr;
+    if (v.is_string()) {
+      std::string s = v.get<std::string>();
+      if (s.size() < 2 || s[0] != '$' || !is_dotted_name(s.substr(1)) || s.find('.') != std::string::npos)
+        fail(ptr, fmt::format("expected {} (an integer or \"$param\"), found \"{}\"", what, s));
+      f.param = s.substr(1);
+      param_refs_.push_back({f.param, ptr});
+      return f;
+    }
+    f.value = integer(v, ptr, what + " (an integer or \"$param\")", 0);
+    return f;
+  }
+
+  std::vector<Step> steps(const json& v, const std::string& ptr);
+  Step step(const json& v, const std::string& ptr);
+  std::vector<std::string> scope(const json& v, const std::string& ptr, bool allow_level);
+
+  std::vector<std::pair<std::string, std::string>> param_refs_;
+  std::map<std::string, std::string> labels_;  // label -> pointer
+  std::vector<std::string> label_order_;
+
+  const JsonSource& src() const { return src_; }
+  const std::string& file() const { return file_; }
+  const InputLimits& limits() const { return limits_; }
+
+ private:
+  const JsonSource& src_;
+  std::string file_;
+  const InputLimits& limits_;
+};
+
+}  // namespace impsim::reading

@@ -1,0 +1,67 @@
+// What a scenario says about itself, asked by every stage after the reader:
+// the counters it may name, and whether a design can run on it.
+#include "impsim/scenario/scenario.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "impsim/scenario/counters.h"
+#include "impsim/scenario/variant.h"
+
+namespace impsim {
+
+std::vector<std::string> counter_names(const Scenario& sc) {
+  std::vector<std::string> out;
+  for (const CounterInfo& c : kCounters) out.emplace_back(c.name);
+  if (!sc.hooks.used) return out;
+  for (const char* c : {"searches", "finder_calls", "lookup_depth", "legacy_warnings"}) out.emplace_back(c);
+  for (const FinderText& f : sc.hooks.finders) out.push_back("finder_calls:" + f.id);
+  for (const char* id : {"BuiltinImporter", "FrozenImporter", "PathFinder"})
+    out.push_back(std::string("finder_calls:") + id);
+  return out;
+}
+
+bool is_hook_counter_name(const Scenario& sc, const std::string& name) {
+  if (!sc.hooks.used) return false;
+  if (name == "searches" || name == "finder_calls" || name == "lookup_depth" || name == "legacy_warnings") return true;
+  if (!name.starts_with("finder_calls:")) return false;
+  std::string id = name.substr(13);
+  // The interpreter's three are counted per object too (not P: its asks).
+  if (id == "BuiltinImporter" || id == "FrozenImporter" || id == "PathFinder") return true;
+  // "ID#k": the k-th object a `new` step made for ID (k >= 1), when some step makes one.
+  const size_t hash = id.find('#');
+  if (hash != std::string::npos) {
+    const std::string k = id.substr(hash + 1);
+    if (k.empty() || k.size() > 9 || k[0] == '0' || !std::all_of(k.begin(), k.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return false;
+    id.resize(hash);
+    if (!sc.hooks.renewed_ids.count(id)) return false;
+  }
+  return sc.hooks.hook_finder_ids.count(id) != 0;
+}
+
+std::string counter_list(const Scenario& sc) {
+  std::string core = counter_list();  // "a, b or c"
+  if (!sc.hooks.used) return core;
+  if (size_t last_or = core.rfind(" or "); last_or != std::string::npos) core.replace(last_or, 4, ", ");
+  std::string ids;
+  for (const FinderText& f : sc.hooks.finders) ids += f.id + ", ";
+  return fmt::format("{}, searches, finder_calls, lookup_depth, legacy_warnings or finder_calls:ID (ID: {}BuiltinImporter, "
+                     "FrozenImporter or PathFinder; ID#k: the k-th object a \"new\" step makes for ID)",
+                     core, ids);
+}
+
+std::optional<std::string> hook_variant_problem(const Scenario& sc, const Variant& v) {
+  if (!is_hook_design(v.design)) return std::nullopt;
+  if (!sc.hooks.used)
+    return fmt::format("\"{}\" is a hook design; this scenario declares no hooks (its designs: {})", variant_name(v),
+                       variant_list());
+  if (v.hook_target.empty() || sc.hooks.hook_names.count(v.hook_target)) return std::nullopt;
+  std::string names;
+  for (const HookText& h : sc.hooks.hooks) names += (names.empty() ? "" : ", ") + h.name;
+  return fmt::format("\"{}\" names hook \"{}\", which \"hooks\" does not define (it defines: {})", variant_name(v),
+                     v.hook_target, names.empty() ? "none" : names);
+}
+
+}  // namespace impsim

@@ -1,7 +1,0 @@
-#include "impsim/version.h"
-
-namespace impsim {
-
-const char* impsim_version() { return IMPSIM_VERSION; }
-
-}  // namespace impsim

@@ -8,8 +8,8 @@ counters only for scenarios that use it, the core ones always.
 import os
 import re
 
-_HEADER = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "include", "impsim", "counters.h")
+_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+_HEADER = os.path.join(_REPO, "include", "impsim", "counters.h")
 
 _ENTRY = re.compile(r'\{"(\w+)", &Counters::(\w+), (?:true|false), (\w+),')
 

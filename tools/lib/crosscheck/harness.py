@@ -16,10 +16,10 @@
 # interpreter (_snapshot_meta_path below); any other value must be this
 # interpreter's X.Y.
 # "finder_source": PATH runs the real finder (that proxy.py, unmodified)
-# instead of the re-statement: tools/crosscheck_lib/real_finder.py.
-# "branches": true (with "finder_source"; tools/crosscheck_reasons) adds
+# instead of the re-statement: tools/lib/crosscheck/real_finder.py.
+# "branches": true (with "finder_source"; tools/check/crosscheck_reasons) adds
 # "branches": which branch of the real find_spec each call took.
-# Optional keys (tools/time_cpython): "time": true adds "program_seconds",
+# Optional keys (tools/check/time_cpython): "time": true adds "program_seconds",
 # the wall time of the program alone (perf_counter around it: no start-up,
 # no tree set-up, no report); "python_walk": true makes every walk a Python
 # loop over all of sys.modules, as the released finder's is, instead of a
@@ -54,7 +54,7 @@ import json as _json
 from time import perf_counter as _perf_counter
 
 try:
-    from . import harness_common as _common  # imported as crosscheck_lib.harness (oracle.py)
+    from . import harness_common as _common  # imported as crosscheck.harness (oracle.py)
 except ImportError:  # run as the harness: from beside this file, which is not left on sys.path
     _sys.path.insert(0, __file__.rpartition("/")[0] or ".")
     import harness_common as _common
@@ -686,7 +686,7 @@ def _snapshot_meta_path():
 
 
 def _load_real_finder(rt, source):
-    """tools/crosscheck_lib/real_finder.py (not on sys.path: -I)."""
+    """tools/lib/crosscheck/real_finder.py (not on sys.path: -I)."""
     here = __file__.rpartition("/")[0] or "."
     spec = _util.spec_from_file_location("_impsim_real_finder",
                                          here + "/real_finder.py")

@@ -33,7 +33,7 @@ constexpr size_t kEngineStack = size_t{1} << 30;
 #endif
 
 // Valgrind's memcheck gives every byte of a new thread's stack a shadow: a
-// 1 GiB stack cost it 4 s of CPU per process, and tools/memcheck runs
+// 1 GiB stack cost it 4 s of CPU per process, and tools/check/memcheck runs
 // hundreds. Under valgrind the stack is the sanitized build's, which holds
 // the default limits (not the depth flags' maxima).
 size_t engine_stack() {

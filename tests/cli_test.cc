@@ -1,7 +1,7 @@
 // The command line: budgets and bless, GitHub Actions
 // annotations and step summary, did-you-mean, consistent flags, and the man
 // page and completions generated from the --help definitions.
-// tools/check_reports.py checks every subcommand in every format against
+// tools/check/check_reports.py checks every subcommand in every format against
 // the report schema.
 #include <doctest/doctest.h>
 

@@ -1,6 +1,6 @@
 // Strings from strangers (a scenario's name, description, titles and
 // labels, a file name, an argument) escaped for where they go
-// (include/impsim/escape.h): each escaping function on its own, every
+// (include/impsim/base/escape.h): each escaping function on its own, every
 // finding of the "safe to run on a stranger's scenario" review through the
 // binary, and a property test that puts seeded random hostile strings into
 // every place the format lets through and checks every output format:

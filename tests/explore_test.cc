@@ -126,7 +126,7 @@ TEST_CASE("explore: folding keeps the seed incident small, a cut page says what 
 }
 
 // The expectations below follow the finder's source (find_spec's test order,
-// use_torch_proxy_guard's entry test); tools/crosscheck_reasons checks every
+// use_torch_proxy_guard's entry test); tools/check/crosscheck_reasons checks every
 // reason against the real source's branches on random programs.
 TEST_CASE("reasons: the text trace says why P answered and what each guard did") {
   std::string t = write("tests/golden/nested_guards.json", TraceFormat::Text, {{"k", 2}});

@@ -1,5 +1,5 @@
 // The two ground-truth tables, measured on CPython 3.11.7 with the released
-// finder (docs/model.md, "Ground truth"), as data (tools/scenarios/gt_*.json run
+// finder (docs/model.md, "Ground truth"), as data (tests/data/crosscheck/gt_*.json run
 // them against the interpreter).
 #include <doctest/doctest.h>
 

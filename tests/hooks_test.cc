@@ -32,9 +32,9 @@ std::string with(const std::string& extra, const std::string& program = R"([{"im
 }  // namespace
 
 // The expectations in tests/data/hooks/*.json (every count, every verdict)
-// were measured by tools/crosscheck_lib/hooks_real.py on Debian's CPython
+// were measured by tools/lib/crosscheck/hooks_real.py on Debian's CPython
 // 3.11: the real importlib running hook classes generated from each
-// declaration (tools/hooks_crosscheck re-measures them, on 3.9 to 3.13 too).
+// declaration (tools/check/crosscheck --hooks re-measures them, on 3.9 to 3.13 too).
 TEST_CASE("hook scenarios: counts and verdicts as measured on real CPython") {
   const auto files = hook_scenarios();
   REQUIRE(files.size() >= 7);
@@ -53,7 +53,7 @@ TEST_CASE("hook scenarios: counts and verdicts as measured on real CPython") {
 // The list of finder objects and the Paddle engine's "k copies of P first"
 // must agree on every shipped Paddle scenario, every design, on both the
 // live list (3.11) and the snapshot (3.14): the copies engine is the one
-// tools/crosscheck checks against the real finder.
+// tools/check/crosscheck checks against the real finder.
 TEST_CASE("finder objects: every shipped Paddle scenario counts the same as with the copies representation") {
   for (const std::string& f : shipped_paddle_scenarios()) {
     for (CPython cp : {CPython::V3_11, CPython::V3_14}) {
@@ -201,7 +201,7 @@ TEST_CASE("unbounded hook recursion stops at a limit, never a crash") {
   }
 }
 
-// Measured by tools/crosscheck_lib/hooks_real.py on Debian's 3.11.2 and
+// Measured by tools/lib/crosscheck/hooks_real.py on Debian's 3.11.2 and
 // pyenv's 3.12.1 (the same figures): a hook at 0 that calls PathFinder
 // directly, as pytest's rewriting hook does. `import a`: f, then its direct
 // call finds a (PathFinder 1, BuiltinImporter and FrozenImporter never

@@ -38,7 +38,7 @@ std::string fingerprint(const Engine& e) {
 
 std::vector<std::string> scenario_files() {
   std::vector<std::string> files = test::shipped_scenarios();
-  for (const char* dir : {"tools/scenarios", "tests/fuzz/regressions", "bench/scenarios"})
+  for (const char* dir : {"tests/data/crosscheck", "tests/fuzz/regressions", "bench/scenarios"})
     for (const std::string& f : test::json_files(dir, true)) files.push_back(f);
   std::sort(files.begin(), files.end());
   return files;

@@ -220,7 +220,7 @@ TEST_CASE("impsim trace on the command line") {
 
 // Hook scenarios: every format names the finder object asked, an object
 // twice in sys.meta_path twice. The counts compared are the scenario's
-// pinned expectations (tools/crosscheck --zoo checks them against the real
+// pinned expectations (tools/check/crosscheck --zoo checks them against the real
 // _distutils_hack): finder_calls:dh is 10 as released, so each format must
 // show dh asked 10 times.
 TEST_CASE("hook scenarios: text, chrome, dot and importtime name each finder object asked") {

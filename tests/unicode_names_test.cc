@@ -1,7 +1,7 @@
 // Module names beyond ASCII: impsim's verdict and normal form against
 // CPython 3.11's, over tests/data/identifiers.txt (every boundary of the
 // identifier classes, every character NFKC changes, every composition pair,
-// keywords; written by tools/gen_unicode_tables from str.isidentifier() and
+// keywords; written by tools/gen/gen_unicode_tables from str.isidentifier() and
 // unicodedata.normalize("NFKC", ...)).
 #include <doctest/doctest.h>
 

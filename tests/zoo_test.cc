@@ -1,7 +1,7 @@
 // The zoo (scenarios/zoo/, docs/zoo.md): real import hooks as scenarios.
 // Each runs and meets the figures pinned from the real packages (or from
 // the re-statement, where Debian has no package), and the "real" key that
-// tools/crosscheck --zoo reads changes nothing impsim prints.
+// tools/check/crosscheck --zoo reads changes nothing impsim prints.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -84,7 +84,7 @@ TEST_CASE("the real key of a zoo scenario changes nothing impsim prints") {
   }
 }
 
-// six 1.16 (measured on the real package by tools/crosscheck --zoo): each
+// six 1.16 (measured on the real package by tools/check/crosscheck --zoo): each
 // import of six makes a new importer object, and the new body removes the
 // old one, so one object is left after the re-import, the second one; its
 // table serves six.moves.queue by importing queue inside find_spec.

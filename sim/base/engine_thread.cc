@@ -1,4 +1,4 @@
-// One engine thread per process (include/impsim/engine_thread.h). Creating a
+// One engine thread per process (include/impsim/base/engine_thread.h). Creating a
 // thread with a 1 GiB reserved stack cost 22-35 us of CPU per run, most of
 // a small run's time, and varied widely with the machine's load.
 #include "impsim/base/engine_thread.h"
@@ -33,7 +33,7 @@ constexpr size_t kEngineStack = size_t{1} << 30;
 #endif
 
 // Valgrind's memcheck gives every byte of a new thread's stack a shadow: a
-// 1 GiB stack cost it 4 s of CPU per process, and tools/memcheck runs
+// 1 GiB stack cost it 4 s of CPU per process, and tools/check/memcheck runs
 // hundreds. Under valgrind the stack is the sanitized build's, which holds
 // the default limits (not the depth flags' maxima).
 size_t engine_stack() {

@@ -152,7 +152,7 @@ ModuleId Engine::_find_and_load_unlocked(NameId name) {
 // CPython 3.14 (gh-130094) iterates `list(sys.meta_path)`, taken here: the
 // copies present when the loop starts, whatever happens to the list after.
 // Scenarios with finder objects (hooks) walk a list of them instead
-// (sim/finders/meta_path.cc): this loop is Paddle's fast path.
+// (sim/engine/finders/meta_path.cc): this loop is Paddle's fast path.
 SpecId Engine::_find_spec(NameId name, PathRef path) {
   if (hooks_) [[unlikely]]
     return _find_spec_over_objects(name, path);

@@ -363,7 +363,7 @@ void read_hooks(const reading::Reader& in, const json& root, Scenario& sc, bool 
     h.meta_path = std::move(mp);
   }
   if (root.contains("builtin")) h.builtin = r.names(root["builtin"], "/builtin", "the names BuiltinImporter finds");
-  // "real" ties a scenario to the package tools/crosscheck runs; impsim reads nothing in it.
+  // "real" ties a scenario to the package tools/check/crosscheck runs; impsim reads nothing in it.
   std::unordered_map<std::string_view, const HookText*> hook_by_name;
   for (const HookText& t : h.hooks) hook_by_name.emplace(t.name, &t);
   std::unordered_map<std::string_view, const HookText*> hook_of_finder;

@@ -345,7 +345,7 @@ constexpr std::array kTopKeys = {
     TopKey{"finders", read_by_hook_language},
     TopKey{"meta_path", read_by_hook_language},
     TopKey{"builtin", read_by_hook_language},
-    TopKey{"real", read_by_hook_language},  // tools/crosscheck --zoo's; impsim reads nothing in it
+    TopKey{"real", read_by_hook_language},  // tools/check/crosscheck --zoo's; impsim reads nothing in it
     TopKey{"report", read_report},
     TopKey{"expect", read_expect},
     TopKey{"revision", read_revision},

@@ -1,4 +1,4 @@
-// Private to the loader (sim/loader*.cc): Reader checks one JSON value at a
+// Private to the scenario reader (sim/reader/): Reader checks one JSON value at a
 // time against what the scenario format expects, and fails with the file,
 // line, column and JSON pointer of the value.
 #pragma once

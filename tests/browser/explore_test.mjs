@@ -13,7 +13,7 @@
 //
 //   node explore_test.mjs            (tools/test runs it; IMPSIM=path/to/impsim)
 //   SHOTS=dir node explore_test.mjs  (where the screenshots go; default build/browser-test)
-//   FIGURES=docs/figures node explore_test.mjs --figures   (tools/make_tutorial_figures)
+//   FIGURES=docs/figures node explore_test.mjs --figures   (tools/gen/make_tutorial_figures)
 import { chromium } from "playwright-core";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";

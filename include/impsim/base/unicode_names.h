@@ -1,7 +1,7 @@
 // Python identifiers beyond ASCII (PEP 3131), exactly as CPython 3.11 reads
 // them: a first character in XID_Start (or "_"), then XID_Continue, and the
 // name the parser keeps is the NFKC normal form. The data is Unicode 14.0,
-// generated from CPython 3.11's own unicodedata (tools/gen_unicode_tables).
+// generated from CPython 3.11's own unicodedata (tools/gen/gen_unicode_tables).
 #pragma once
 
 #include <string>

@@ -12,7 +12,7 @@
   that validates too, with the exit status unchanged.
 
 Needs python3-jsonschema >= 4 (Debian bookworm: 4.10.3); tools/setup installs it.
-Usage: tools/check_reports.py [--impsim build/impsim]
+Usage: tools/check/check_reports.py [--impsim build/impsim]
 """
 import glob
 import json

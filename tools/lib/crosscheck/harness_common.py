@@ -4,7 +4,7 @@
 # is written as, and the step loop of their interpreters.  The harnesses run alone inside the interpreter under
 # test (python -S -I -B), so this module is imported from beside them (their
 # folder is put on sys.path for the import only) and also as
-# crosscheck_lib.harness_common by the tools.  Standard library only,
+# crosscheck.harness_common by the tools.  Standard library only,
 # Python >= 3.9.
 
 import json as _json

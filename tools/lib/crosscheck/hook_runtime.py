@@ -1,7 +1,7 @@
 # The hook language (docs/scenario-format.md, "Hooks") re-stated in Python,
 # once, for both harnesses that run hook scenarios on real CPython:
-# hooks_real.py (tools/hooks_crosscheck: impsim's engine against the real
-# importlib) and zoo_harness.py (tools/crosscheck --zoo: the zoo against the
+# hooks_real.py (tools/check/crosscheck --hooks: impsim's engine against the real
+# importlib) and zoo_harness.py (tools/check/crosscheck --zoo: the zoo against the
 # real packages, or against this re-statement).
 #
 # Hook: a finder object generated from a hook's declaration (claims,
@@ -25,7 +25,7 @@ import warnings as _warnings
 
 try:
     from . import harness_common as common
-except ImportError:  # imported from beside a harness, not as crosscheck_lib.hook_runtime
+except ImportError:  # imported from beside a harness, not as crosscheck.hook_runtime
     import harness_common as common
 
 _bootstrap = _sys.modules["_frozen_importlib"]  # what importlib._bootstrap is

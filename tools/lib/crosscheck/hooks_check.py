@@ -1,27 +1,23 @@
-#!/usr/bin/env python3
-# impsim's engine against REAL CPython import machinery on hook scenarios:
-# each scenario (default: tests/data/hooks/*.json), under every hook design
-# and at every sweep value (its params when it has no sweep; both sides are
-# given the same values), run by tools/crosscheck_lib/hooks_real.py (real importlib, hook classes
-# generated from the declaration) and by `impsim run --json`; searches,
-# finder calls per object, max_depth, labelled counters and results, the
-# final sys.meta_path, sys.modules, marks and the error type must match.
-#
-#   tools/hooks_crosscheck [--impsim build/impsim] [--python PY]... [--jobs N] [FILE...]
-#
-# Default interpreters: /usr/bin/python3 and every pyenv 3.9-3.13 found;
-# --jobs runs at once, default as many as cores.
-# docs/crosscheck.md, "Hook scenarios".
-import argparse
-import glob
+"""`tools/check/crosscheck --hooks`: impsim's engine against REAL CPython
+import machinery on hook scenarios.
+
+Each scenario (default: tests/data/hooks/*.json), under every hook design and
+at every sweep value (its params when it has no sweep; both sides are given
+the same values), runs in hooks_real.py (real importlib, hook classes
+generated from the declaration) on each interpreter, and in `impsim run
+--json` as that interpreter's X.Y; searches, finder calls per object,
+max_depth, labelled counters and results, the final sys.meta_path,
+sys.modules, marks and the error type must match.  The runs are independent
+processes, --jobs at a time; the output is in the serial order whatever the
+number of jobs.  docs/crosscheck.md, "Hook scenarios".
+"""
 import json
 import os
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+HOOKS_REAL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hooks_real.py")
 DESIGNS = ["as_is", "idempotent_install", "remove_all", "skip_self", "call_next", "guard_global_set",
            "guard_object_set", "guard_thread_set", "guard_flag", "guard_remove_self"]
 
@@ -42,19 +38,22 @@ def view_of(r):
     }
 
 
-def impsim_runs(impsim, path, variant, cpython):
+def impsim_runs(impsim, path, variant, cpython, timeout):
     """impsim's runs of one design: one per sweep value (the scenario's
     params when it has no sweep), each as (params, view, limit)."""
     cmd = [impsim, "run", "--json", "--variant", variant, "--cpython", cpython, path]
-    out = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise SystemExit(f"crosscheck --hooks: {' '.join(cmd)} timed out after {timeout} s")
     # 1: an expectation failed (not this check's concern); 3: a limit
     # stopped a run, which is then skipped, saying so.
     if out.returncode not in (0, 1, 3):
-        raise SystemExit(f"hooks_crosscheck: {' '.join(cmd)} exited {out.returncode}:\n{out.stderr}{out.stdout}")
+        raise SystemExit(f"crosscheck --hooks: {' '.join(cmd)} exited {out.returncode}:\n{out.stderr}{out.stdout}")
     try:
         runs = json.loads(out.stdout)["runs"]
     except (ValueError, KeyError) as e:
-        raise SystemExit(f"hooks_crosscheck: {' '.join(cmd)} exited {out.returncode} without a report ({e}):\n"
+        raise SystemExit(f"crosscheck --hooks: {' '.join(cmd)} exited {out.returncode} without a report ({e}):\n"
                          f"{out.stderr}")
     return [(r["params"], None if r.get("limit") else view_of(r), r.get("limit")) for r in runs]
 
@@ -67,26 +66,21 @@ def params_text(params):
     return "[" + ", ".join(f"{k}={v}" for k, v in sorted(params.items())) + "]" if params else ""
 
 
-def real_run(py, path, variant, params):
+def real_run(py, path, variant, params, timeout):
     """The real side of one run: (returncode, stdout, stderr) of hooks_real.py."""
-    out = subprocess.run([py, "-S", "-I", "-B", os.path.join(HERE, "crosscheck_lib", "hooks_real.py"),
-                          path, variant, json.dumps(params)], capture_output=True, text=True)
+    try:
+        out = subprocess.run([py, "-S", "-I", "-B", HOOKS_REAL, path, variant, json.dumps(params)],
+                             capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, "", f"timed out after {timeout} s"
     return out.returncode, out.stdout, out.stderr
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--impsim", default=os.path.join(ROOT, "build", "impsim"))
-    ap.add_argument("--python", action="append")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
-                    help="runs at once (default: as many as cores)")
-    ap.add_argument("files", nargs="*")
-    a = ap.parse_args()
+def main(args, files, pythons):
+    """Checks `files` on each interpreter of `pythons` (args: crosscheck's
+    --impsim, --jobs, --timeout); returns the exit status, 1 on a mismatch or
+    a crashed run."""
     sys.stdout.reconfigure(line_buffering=True)  # progress shows through tools/test's tee
-    files = a.files or sorted(glob.glob(os.path.join(ROOT, "tests", "data", "hooks", "*.json")))
-    pythons = a.python or (["/usr/bin/python3"] + sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.1[0-3]*/bin/python3")))
-                           + sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.9*/bin/python3"))))
-    pythons = [p for p in pythons if os.path.exists(p)]
     bad = checked = 0
     # impsim runs as the interpreter's minor version (legacy finders differ by version)
     minor = {py: subprocess.run([py, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"], capture_output=True,
@@ -95,12 +89,12 @@ def main():
     # Every process (impsim's runs, each real run) is independent: they run
     # --jobs at a time, and the results are read back in the serial order,
     # so the output is the same whatever the number of jobs.
-    with ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         views = {}  # (path, variant, minor) -> impsim's runs (a future)
         for path in files:
             for variant in DESIGNS:
                 for v in dict.fromkeys(minor[py] for py in pythons):
-                    views[path, variant, v] = pool.submit(impsim_runs, a.impsim, path, variant, v)
+                    views[path, variant, v] = pool.submit(impsim_runs, args.impsim, path, variant, v, args.timeout)
         real = {}  # (path, variant, py, index) -> the real run (a future)
         for path in files:
             for variant in DESIGNS:
@@ -109,7 +103,7 @@ def main():
                     # real side given the same params.
                     for i, (params, want, limit) in enumerate(views[path, variant, minor[py]].result()):
                         if not limit:
-                            real[path, variant, py, i] = pool.submit(real_run, py, path, variant, params)
+                            real[path, variant, py, i] = pool.submit(real_run, py, path, variant, params, args.timeout)
         for path in files:
             for variant in DESIGNS:
                 for py in pythons:
@@ -121,7 +115,8 @@ def main():
                             continue
                         returncode, stdout, stderr = real[path, variant, py, i].result()
                         if returncode != 0:
-                            print(f"FAIL {where}: the real run crashed:\n{stderr}")
+                            what = "did not finish" if returncode is None else "crashed"
+                            print(f"FAIL {where}: the real run {what}:\n{stderr}")
                             bad += 1
                             continue
                         got = json.loads(stdout)
@@ -136,11 +131,7 @@ def main():
                             print(f"FAIL {where}")
                             for k in diffs:
                                 print(f"  {k}: impsim {json.dumps(want[k])} real {json.dumps(got.get(k))}")
-    print(f"hooks crosscheck: {count(checked, 'run')} compared, {count(bad, 'mismatch', 'mismatches')}, "
+    print(f"crosscheck --hooks: {count(checked, 'run')} compared, {count(bad, 'mismatch', 'mismatches')}, "
           f"{skipped} skipped ({count(len(files), 'scenario')} at each sweep value or their params, "
           f"{count(len(DESIGNS), 'design')}, {count(len(pythons), 'interpreter')})")
-    sys.exit(1 if bad else 0)
-
-
-if __name__ == "__main__":
-    main()
+    return 1 if bad else 0

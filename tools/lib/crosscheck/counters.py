@@ -1,5 +1,5 @@
 """impsim's counter names, read from the one table that defines them
-(include/impsim/counters.h, kCounters), so no Python tool restates them.
+(include/impsim/scenario/counters.h, kCounters), so no Python tool restates them.
 
 COUNTERS: every counter's name, in report order (the JSON report's keys).
 GROUPS: name -> its group ("kCoreCounters", ...); a report shows a group's
@@ -8,8 +8,8 @@ counters only for scenarios that use it, the core ones always.
 import os
 import re
 
-_HEADER = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "include", "impsim", "counters.h")
+_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+_HEADER = os.path.join(_REPO, "include", "impsim", "scenario", "counters.h")
 
 _ENTRY = re.compile(r'\{"(\w+)", &Counters::(\w+), (?:true|false), (\w+),')
 

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""Seeded random impsim scenarios (format version 1) for tools/crosscheck.
+"""Seeded random impsim scenarios (format version 1) for tools/check/crosscheck.
 
     import gen_random; gen_random.generate(seed, index, kind="classic") -> dict
-    tools/gen_random.py [--kind classic|revisions] [--seed S] [--count N]
+    tools/gen/gen_random.py [--kind classic|revisions] [--seed S] [--count N]
                         [--first I] [--out DIR]
 
 Program `index` of seed `seed` is always the same scenario (the RNG is seeded
 with the string "impsim:SEED:INDEX"), so a mismatch found by
-`tools/crosscheck --random N --seed S` is reproduced by regenerating it alone:
-`tools/gen_random.py --seed S --first I --count 1 --out DIR`.
+`tools/check/crosscheck --random N --seed S` is reproduced by regenerating it alone:
+`tools/gen/gen_random.py --seed S --first I --count 1 --out DIR`.
 
 What the programs contain: one to three top-level packages with submodules
 and subpackages whose bodies import each other (circular imports included),
@@ -55,7 +55,7 @@ PADDLE_TREE = {
 TORCH_TREE = {"torch": {"package": True}, "torch.hub": {}}
 TORCH_NAMES = ["torch", "torch.nn", "torch.nn.functional", "torch.ops", "torch.hub"]
 CACHED_TORCH = [["torch"], ["torch", "torch.cuda"], ["torch", "torch.nn"]]
-# impsim's designs, in its order (include/impsim/variant.h).  Most programs
+# impsim's designs, in its order (include/impsim/scenario/variant.h).  Most programs
 # leave out "variants" (impsim's default: before and after); some run
 # "before" and one to three of the others, a few all six.
 DESIGNS = ["before", "after", "idempotent-enable", "disable-all",
@@ -381,7 +381,7 @@ def generate(seed, index, kind="classic"):
         rng = random.Random("impsim-revisions:%s:%s" % (seed, index))
         _revision_steps(scenario, rng)
         scenario["name"] = "revisions_s%s_%d" % (seed, index)
-        scenario["description"] = ("tools/gen_random.py --kind revisions --seed "
+        scenario["description"] = ("tools/gen/gen_random.py --kind revisions --seed "
                                    "%s --first %d --count 1" % (seed, index))
     return scenario
 
@@ -398,7 +398,7 @@ def _classic(seed, index):
     scenario = {
         "impsim": 1,
         "name": "random_s%s_%d" % (seed, index),
-        "description": "tools/gen_random.py --seed %s --first %d --count 1" % (seed, index),
+        "description": "tools/gen/gen_random.py --seed %s --first %d --count 1" % (seed, index),
     }
     if g.sweep:
         scenario["params"] = {"k": 1}

@@ -11,7 +11,7 @@
 - the schema's variant names are the loader's.
 
 Needs python3-jsonschema >= 4 (Debian bookworm: 4.10.3); tools/setup installs it.
-Usage: tools/check_schema.py [--impsim build/impsim]
+Usage: tools/check/check_schema.py [--impsim build/impsim]
 """
 import glob
 import json
@@ -21,8 +21,10 @@ import shlex
 import sys
 import tempfile
 
-from crosscheck_lib import counters
 from schema_check import ROOT, SchemaCheck
+
+sys.path.insert(0, os.path.join(ROOT, "tools", "lib"))
+from crosscheck import counters  # noqa: E402
 
 
 def main():
@@ -119,7 +121,7 @@ def main():
     else:
         print(f"ok   variants: {', '.join(designs)}, each also @{'/@'.join(revisions)}")
 
-    # The counter names: impsim's table (read by crosscheck_lib.counters).
+    # The counter names: impsim's table (read by tools/lib/crosscheck/counters.py).
     m = re.search(r"\(\?:((?:\w+\|)*\w+)\)\$$", schema["$defs"]["counterName"]["pattern"])
     schema_counters = tuple(m.group(1).split("|")) if m else ()
     if schema_counters != counters.COUNTERS:
@@ -160,7 +162,13 @@ if __name__ == "__main__":
     sys.setrecursionlimit(100000)
     threading.stack_size(512 * 1024 * 1024)
     result = []
-    t = threading.Thread(target=lambda: result.append(main()))
+
+    def run():
+        try:
+            result.append(main())
+        except SystemExit as e:  # argparse's --help or a bad flag: its status, not a crash
+            result.append(e.code)
+    t = threading.Thread(target=run)
     t.start()
     t.join()
     sys.exit(result[0] if result else 1)

@@ -5,7 +5,7 @@
 #
 # CONFIG: {"scenario": {...}, "variant": NAME, "params": {...},
 #          "tree_root": "/tmp/.../tree"}   (the tree's .py files already written)
-# NAME: one of _DESIGNS below (impsim's include/impsim/variant.h), or
+# NAME: one of _DESIGNS below (impsim's include/impsim/scenario/variant.h), or
 # "DESIGN@REVISION": a design on a revision of its own.
 # "revision": "b52ce17" (default) or "04efefd": the upstream revision the
 # re-statement follows (the two differ in use_torch_proxy_guard's saved
@@ -16,10 +16,10 @@
 # interpreter (_snapshot_meta_path below); any other value must be this
 # interpreter's X.Y.
 # "finder_source": PATH runs the real finder (that proxy.py, unmodified)
-# instead of the re-statement: tools/crosscheck_lib/real_finder.py.
-# "branches": true (with "finder_source"; tools/crosscheck_reasons) adds
+# instead of the re-statement: tools/lib/crosscheck/real_finder.py.
+# "branches": true (with "finder_source"; tools/check/crosscheck_reasons) adds
 # "branches": which branch of the real find_spec each call took.
-# Optional keys (tools/time_cpython): "time": true adds "program_seconds",
+# Optional keys (tools/check/time_cpython): "time": true adds "program_seconds",
 # the wall time of the program alone (perf_counter around it: no start-up,
 # no tree set-up, no report); "python_walk": true makes every walk a Python
 # loop over all of sys.modules, as the released finder's is, instead of a
@@ -54,7 +54,7 @@ import json as _json
 from time import perf_counter as _perf_counter
 
 try:
-    from . import harness_common as _common  # imported as crosscheck_lib.harness (oracle.py)
+    from . import harness_common as _common  # imported as crosscheck.harness (oracle.py)
 except ImportError:  # run as the harness: from beside this file, which is not left on sys.path
     _sys.path.insert(0, __file__.rpartition("/")[0] or ".")
     import harness_common as _common
@@ -67,7 +67,7 @@ _MARK_NAMES = {_ENABLED_MARK: "enabled", _DISABLED_MARK: "disabled"}
 _COUNTERS = ("asks", "suppressed", "lookups", "toggles", "walks", "comparisons")
 _ASKS, _SUPPRESSED, _LOOKUPS, _TOGGLES, _WALKS, _COMPARISONS = range(6)
 
-# The finder designs, as in impsim's sim/variant.cc: the released finder plus
+# The finder designs, as in impsim's sim/scenario/variant.cc: the released finder plus
 # a set of changes.
 #   resolving_fix      find_spec returns None for a name it is resolving
 #   idempotent_enable  enable inserts P only when P is absent
@@ -686,7 +686,7 @@ def _snapshot_meta_path():
 
 
 def _load_real_finder(rt, source):
-    """tools/crosscheck_lib/real_finder.py (not on sys.path: -I)."""
+    """tools/lib/crosscheck/real_finder.py (not on sys.path: -I)."""
     here = __file__.rpartition("/")[0] or "."
     spec = _util.spec_from_file_location("_impsim_real_finder",
                                          here + "/real_finder.py")

@@ -1,5 +1,5 @@
 """Run hook scenarios (scenarios/zoo/) in real CPython: the oracle of
-`tools/crosscheck --zoo`.
+`tools/check/crosscheck --zoo`.
 
 Each (scenario, sweep value, variant) runs in its own fresh interpreter:
 ``PYTHON -S -I -B zoo_harness.py CONFIG`` with the scenario's package tree

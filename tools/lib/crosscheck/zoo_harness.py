@@ -2,7 +2,7 @@
 # scenario (scenarios/zoo/*.json) inside a fresh CPython process, with the
 # REAL hook package when the scenario's "real" key binds it, and prints the
 # run's report as JSON (the fields of `impsim run FILE --json` that
-# tools/crosscheck --zoo compares).
+# tools/check/crosscheck --zoo compares).
 #
 #   /usr/bin/python3 -S -I -B zoo_harness.py CONFIG.json
 #

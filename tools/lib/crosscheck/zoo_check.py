@@ -1,4 +1,4 @@
-"""`tools/crosscheck --zoo`: hook scenarios against the real packages.
+"""`tools/check/crosscheck --zoo`: hook scenarios against the real packages.
 
 For each hook scenario (one with "hooks", "finders" or "meta_path"), every
 run of it that has an oracle runs in real CPython (zoo_oracle), and is

@@ -1,4 +1,4 @@
-"""What tools/check_reports.py and tools/check_schema.py share: the --impsim
+"""What check_reports.py and check_schema.py (beside this file) share: the --impsim
 flag, the list of failures, and a validator for one of docs/*.schema.json.
 
 Needs python3-jsonschema >= 4 (Debian bookworm: 4.10.3); tools/setup installs it.
@@ -10,7 +10,7 @@ import subprocess
 
 import jsonschema
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 class SchemaCheck:

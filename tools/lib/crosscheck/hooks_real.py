@@ -14,7 +14,7 @@
 # re-statement of the hook language, which zoo_harness.py runs too). So a
 # match checks impsim's ENGINE against the real import machinery for the
 # declared hooks; it does not check that a declaration describes some real
-# package's hook (that is tools/crosscheck --zoo, on the real packages).
+# package's hook (that is tools/check/crosscheck --zoo, on the real packages).
 #
 # Counting is from outside (hook_runtime.py): _find_spec is wrapped
 # (searches, max_depth), each hook object's find_spec is wrapped on the
@@ -49,7 +49,7 @@ def main():
     sc = _json.load(open(_sys.argv[1]))
     variant = _sys.argv[2]
     if _uses_paddle(sc["program"]) or any(_uses_paddle(e.get("body", [])) for e in sc["tree"].values()):
-        print(_json.dumps({"skip": "Paddle steps are checked by tools/crosscheck"}))
+        print(_json.dumps({"skip": "Paddle steps are checked by tools/check/crosscheck"}))
         return
     if sc.get("builtin") or "P" in sc.get("meta_path", []):
         print(_json.dumps({"skip": "builtin names and P are not part of this check"}))

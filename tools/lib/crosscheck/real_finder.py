@@ -29,7 +29,7 @@
 # and importlib.util.find_spec stays untouched for everyone else (the parent
 # package it imports first may probe too).
 #
-# With the harness CONFIG key "branches" (tools/crosscheck_reasons): every
+# With the harness CONFIG key "branches" (tools/check/crosscheck_reasons): every
 # call of find_spec records which `return` of the REAL find_spec it left by
 # and which functions it called on the way (sys.settrace, find_spec's frames
 # only), and _Branches names that return from find_spec's own syntax tree:

@@ -17,76 +17,85 @@ Engine::Engine(const Model& model, Variant variant, EngineLimits limits, EngineK
       design_(design_of(variant)),
       rules_(rules_of(variant.revision.value_or(model.axes.revision))),
       snapshot_meta_path_(find_spec_iterates_snapshot(model.axes.cpython)),
-      fast_(kind == EngineKind::Fast),
-      limits_(limits),
-      sets_(model.sets) {
-  sets_.pin_all();
+      fast_(kind == EngineKind::Fast) {
+  book_.limits = limits;
+  finder_.sets = model.sets;
+  finder_.sets.pin_all();
+  interp_.collect_interval = kMinCollect;
   hooks_ = model.hooks.used;
   // The memo does not key on the list of finder objects: hook scenarios are
   // stepped whatever was asked (plan_runs refuses --engine fast for them).
   if (hooks_) fast_ = false;
-  max_events_ = limits.max_events.value_or(fast_ ? kNoEventLimit : limits.default_bound);
-  max_work_ = limits.max_work.value_or(fast_ ? limits.default_bound : kNoEventLimit);
+  book_.max_events = limits.max_events.value_or(fast_ ? kNoEventLimit : limits.default_bound);
+  book_.max_work = limits.max_work.value_or(fast_ ? limits.default_bound : kNoEventLimit);
   update_step_limit();
 }
 
 void Engine::raise(std::string type, std::string message) { throw PyError{std::move(type), std::move(message), {}}; }
 
 void Engine::update_step_limit() {
-  step_limit_ = max_work_;
-  if (max_events_ == kNoEventLimit) return;
+  book_.step_limit = book_.max_work;
+  if (book_.max_events == kNoEventLimit) return;
   // max_events - replayed, in 64 bits (replayed never passes max_events).
-  Count left = Count(max_events_) - replayed_events_;
-  if (left < step_limit_) step_limit_ = left.u64();
+  Count left = Count(book_.max_events) - book_.replayed_events;
+  if (left < book_.step_limit) book_.step_limit = left.u64();
 }
 
 void Engine::event_limit_reached() {
-  if (max_events_ != kNoEventLimit && events() > max_events_)
+  if (book_.max_events != kNoEventLimit && events() > book_.max_events)
     throw LimitReached{"max-events",
                        fmt::format("{} simulated events (finder asks + toggles); raise it with --max-events",
-                                   max_events_),
+                                   book_.max_events),
                        {}};
   throw LimitReached{"max-work",
                      fmt::format("{} events stepped (asks + toggles not answered from memory); raise it with "
                                  "--max-work",
-                                 max_work_),
+                                 book_.max_work),
                      {}};
 }
 
 ModuleId Engine::new_module(NameId name, bool proxy, PathRef path, SpecId spec) {
-  return records_.new_module(Module{name, proxy, path, 0, spec, current_step(), nullptr});
+  return interp_.records.new_module(Module{name, proxy, path, 0, spec, current_step(), nullptr});
 }
 
-SpecId Engine::new_spec(NameId name, LoaderId loader, PathRef search) { return records_.new_spec(Spec{name, loader, search}); }
+SpecId Engine::new_spec(NameId name, LoaderId loader, PathRef search) { return interp_.records.new_spec(Spec{name, loader, search}); }
 
-LoaderId Engine::new_loader(Loader l) { return records_.new_loader(l); }
+LoaderId Engine::new_loader(Loader l) { return interp_.records.new_loader(l); }
 
+// The threads' counters summed (the deepest lookup: the deepest of any).
 Counters Engine::counters() const {
-  Counters c = totals_;
-  c.asks += step_counts_.asks;
-  c.suppressed += step_counts_.suppressed;
-  c.lookups += step_counts_.lookups;
-  c.toggles += step_counts_.toggles;
-  c.walks += step_counts_.walks;
-  c.comparisons += step_counts_.comparisons;
-  c.max_depth = peak_depth_;
+  Counters c = thread_.counters();
+  for (const PyThread& t : parked_) {
+    const Counters tc = t.counters();
+    c.add_delta(tc, Counters{});
+    c.max_depth = std::max(c.max_depth, tc.max_depth);
+  }
   return c;
+}
+
+HookCounters Engine::hook_counters() const {
+  HookCounters h = thread_.hook_counters;
+  for (const PyThread& t : parked_) {
+    h.add_delta(t.hook_counters, HookCounters{});
+    h.max_depth = std::max(h.max_depth, t.hook_counters.max_depth);
+  }
+  return h;
 }
 
 // The interpreter before the program's first line: sys.modules as the
 // scenario describes it, sys.meta_path = [BuiltinImporter, FrozenImporter,
 // PathFinder], the finder absent, global, with an empty scope.
 void Engine::set_up() {
-  sys_modules_.reset(names_, model_.filler);
-  cache_.reset(names_.size());
-  finder_ = FinderState{};
-  scope_objects_.clear();
-  free_scope_objects_.clear();
+  interp_.sys_modules.reset(names_, model_.filler);
+  finder_.cache.reset(names_.size());
+  finder_.reset_object();
+  finder_.scope_objects.clear();
+  finder_.free_scope_objects.clear();
   if (!rules_.guard_saves_copy) finder_.scope_object = new_scope_object(kEmptySet);
   finder_.blocked = model_.blocked;
-  finder_.resolving.assign(names_.size(), 0);
-  path_miss_.assign(names_.size(), kNoPath);
-  labels_.assign(model_.labels.size(), LabelTotals{});
+  thread_.resolving.assign(names_.size(), 0);
+  interp_.path_miss.assign(names_.size(), kNoPath);
+  book_.labels.assign(model_.labels.size(), LabelTotals{});
   auto preload = [&](NameId name, bool torch) {
     TreeId t = model_.find_tree(name);
     LoaderId loader;
@@ -99,7 +108,7 @@ void Engine::set_up() {
       path = torch ? kEmptyPath : kNoPath;
     }
     SpecId spec = new_spec(name, loader, path);
-    sys_modules_.set(name, new_module(name, false, path, spec));
+    interp_.sys_modules.set(name, new_module(name, false, path, spec));
   };
   for (NameId n : model_.preloaded) preload(n, false);
   for (NameId n : model_.torch_modules) preload(n, true);
@@ -107,9 +116,9 @@ void Engine::set_up() {
 }
 
 void Engine::import_statement(NameId name) {
-  if (!sys_modules_.contains(name)) _find_and_load(name);
+  if (!interp_.sys_modules.contains(name)) _find_and_load(name);
   NameId top = names_.top(name);
-  if (top != name && !sys_modules_.contains(top)) _find_and_load(top);
+  if (top != name && !interp_.sys_modules.contains(top)) _find_and_load(top);
 }
 
 // _find_and_load: a module already in sys.modules (even one still
@@ -117,22 +126,22 @@ void Engine::import_statement(NameId name) {
 // the import where CPython holds the module's lock (`with
 // _ModuleLockManager(name)`), raising or not.
 ModuleId Engine::_find_and_load(NameId name) {
-  if (sys_modules_.contains(name)) return sys_modules_.get(name);
-  if (!trace_) return _find_and_load_unlocked(name);
-  trace_->import_begin(*this, name);
+  if (interp_.sys_modules.contains(name)) return interp_.sys_modules.get(name);
+  if (!book_.trace) return _find_and_load_unlocked(name);
+  book_.trace->import_begin(*this, name);
   return try_finally([&] { return _find_and_load_unlocked(name); },
-                     [&](bool raised) { trace_->import_end(*this, name, !raised); });
+                     [&](bool raised) { book_.trace->import_end(*this, name, !raised); });
 }
 
 ModuleId Engine::_find_and_load_unlocked(NameId name) {
   PathRef path = kNoPath;  // None: a top-level search of sys.path
   NameId parent = names_.parent(name);
   if (parent != kNoName) {
-    if (!sys_modules_.contains(parent)) _find_and_load(parent);
+    if (!interp_.sys_modules.contains(parent)) _find_and_load(parent);
     // "Crazy side-effects!": the parent's import may have imported us.
-    if (sys_modules_.contains(name)) return sys_modules_.get(name);
-    if (!sys_modules_.contains(parent)) raise("KeyError", repr(names_.text(parent)));
-    const Module& parent_module = records_.module(sys_modules_.get(parent));
+    if (interp_.sys_modules.contains(name)) return interp_.sys_modules.get(name);
+    if (!interp_.sys_modules.contains(parent)) raise("KeyError", repr(names_.text(parent)));
+    const Module& parent_module = interp_.records.module(interp_.sys_modules.get(parent));
     if (parent_module.path == kNoPath)
       raise("ModuleNotFoundError", fmt::format("No module named {}; {} is not a package", repr(names_.text(name)),
                                                repr(names_.text(parent))));
@@ -142,7 +151,7 @@ ModuleId Engine::_find_and_load_unlocked(NameId name) {
   if (spec == kNoSpec) raise("ModuleNotFoundError", fmt::format("No module named {}", repr(names_.text(name))));
   ModuleId module = _load_unlocked(spec);
   // setattr(sys.modules[parent], child, module)
-  if (parent != kNoName && !sys_modules_.contains(parent)) raise("KeyError", repr(names_.text(parent)));
+  if (parent != kNoName && !interp_.sys_modules.contains(parent)) raise("KeyError", repr(names_.text(parent)));
   return module;
 }
 
@@ -158,7 +167,7 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
     return _find_spec_over_objects(name, path);
   const int64_t snapshot = finder_.copies;
   auto copies = [&] { return snapshot_meta_path_ ? snapshot : finder_.copies; };
-  bool is_reload = sys_modules_.contains(name);
+  bool is_reload = interp_.sys_modules.contains(name);
   for (int64_t i = 0; i < copies() + 3; ++i) {
     SpecId spec;
     if (i < copies()) {
@@ -166,16 +175,16 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
     } else {
       // BuiltinImporter and FrozenImporter answer None without touching
       // anything: untraced, the loop goes straight to PathFinder, the last.
-      if (!trace_) i = copies() + 2;
+      if (!book_.trace) i = copies() + 2;
       const int64_t which = i - copies();
       const FinderKind kind = which == 0 ? FinderKind::Builtin : which == 1 ? FinderKind::Frozen : FinderKind::Path;
-      if (trace_) trace_->ask_begin(*this, name, kind, i, copies());
+      if (book_.trace) book_.trace->ask_begin(*this, name, kind, i, copies());
       spec = which == 2 ? path_finder_find_spec(name, path) : kNoSpec;
-      if (trace_) trace_->ask_end(*this, name, kind, spec != kNoSpec ? AskAnswer::Spec : AskAnswer::None);
+      if (book_.trace) book_.trace->ask_end(*this, name, kind, spec != kNoSpec ? AskAnswer::Spec : AskAnswer::None);
     }
     if (spec != kNoSpec) {
-      if (!is_reload && sys_modules_.contains(name)) {
-        SpecId existing = records_.module(sys_modules_.get(name)).spec;
+      if (!is_reload && interp_.sys_modules.contains(name)) {
+        SpecId existing = interp_.records.module(interp_.sys_modules.get(name)).spec;
         return existing == kNoSpec ? spec : existing;
       }
       return spec;
@@ -192,7 +201,7 @@ SpecId Engine::path_finder_find_spec(NameId name, PathRef path) {
   } else {
     if (path < 0) return kNoSpec;  // None or []
     // A probe for a missing name asks again and again with the same path.
-    PathRef& missed = path_miss_[static_cast<size_t>(name)];
+    PathRef& missed = interp_.path_miss[static_cast<size_t>(name)];
     if (missed == path) return kNoSpec;
     t = model_.find_child(path, name);
     if (t < 0) missed = path;
@@ -205,16 +214,16 @@ SpecId Engine::path_finder_find_spec(NameId name, PathRef path) {
 // module_from_spec, with _init_module_attrs: __spec__ is always set,
 // __path__ only where the module has none yet.
 ModuleId Engine::module_from_spec(SpecId spec) {
-  ModuleId m = create_module(records_.spec(spec).loader, spec);
-  if (m == kNoModule) m = new_module(records_.spec(spec).name, false, kNoPath, spec);
-  Module& mod = records_.write_module(m);
+  ModuleId m = create_module(interp_.records.spec(spec).loader, spec);
+  if (m == kNoModule) m = new_module(interp_.records.spec(spec).name, false, kNoPath, spec);
+  Module& mod = interp_.records.write_module(m);
   mod.spec = spec;
-  if (mod.path == kNoPath && records_.spec(spec).search != kNoPath) mod.path = records_.spec(spec).search;
+  if (mod.path == kNoPath && interp_.records.spec(spec).search != kNoPath) mod.path = interp_.records.spec(spec).search;
   return m;
 }
 
 ModuleId Engine::create_module(LoaderId loader, SpecId spec) {
-  const Loader l = records_.loader(loader);
+  const Loader l = interp_.records.loader(loader);
   switch (l.kind) {
     case LoaderKind::Source:
     case LoaderKind::Empty:
@@ -222,21 +231,21 @@ ModuleId Engine::create_module(LoaderId loader, SpecId spec) {
     case LoaderKind::Cached:
       return l.ref;
     case LoaderKind::CachedByName:
-      return cache_.get(l.ref);  // the cache is never emptied
+      return finder_.cache.get(l.ref);  // the cache is never emptied
     case LoaderKind::Proxy: {
       // TorchProxyLoader.create_module: a ProxyModule carrying the paddle
       // module's __path__ when the spec was made for a package.
-      const Module& source = records_.module(l.ref);
-      bool is_pkg = records_.spec(spec).search != kNoPath;
+      const Module& source = interp_.records.module(l.ref);
+      bool is_pkg = interp_.records.spec(spec).search != kNoPath;
       PathRef path = is_pkg ? (source.path == kNoPath ? kEmptyPath : source.path) : kNoPath;
-      return new_module(records_.spec(spec).name, true, path, spec);
+      return new_module(interp_.records.spec(spec).name, true, path, spec);
     }
     case LoaderKind::HookServe:
     case LoaderKind::HookWrapped:
       return hook_create_module(loader, spec);
     case LoaderKind::Specific: {
       ModuleId m = create_module(l.ref, spec);
-      if (m == kNoModule) m = new_module(records_.spec(spec).name, false, records_.spec(spec).search, spec);
+      if (m == kNoModule) m = new_module(interp_.records.spec(spec).name, false, interp_.records.spec(spec).search, spec);
       return m;
     }
   }
@@ -244,7 +253,7 @@ ModuleId Engine::create_module(LoaderId loader, SpecId spec) {
 }
 
 void Engine::exec_module(LoaderId loader, ModuleId module) {
-  const Loader l = records_.loader(loader);
+  const Loader l = interp_.records.loader(loader);
   switch (l.kind) {
     case LoaderKind::Source:
       run_body(module, model_.tree[l.ref].body, /*is_call=*/false);
@@ -259,8 +268,8 @@ void Engine::exec_module(LoaderId loader, ModuleId module) {
       return;
     case LoaderKind::Proxy:
       // Copies the paddle module's __dict__, its marks included.
-      if (const uint8_t marks = records_.module(l.ref).marks) {
-        Module& m = records_.write_module(module);
+      if (const uint8_t marks = interp_.records.module(l.ref).marks) {
+        Module& m = interp_.records.write_module(module);
         m.marks |= marks;
         m.marked_by = current_step();
       }
@@ -270,7 +279,7 @@ void Engine::exec_module(LoaderId loader, ModuleId module) {
       // then the mark.
       GuardEntry g = guard_enter(l.exec_enable, std::nullopt, GuardSite::Loader);
       try_finally([&] { exec_module(l.ref, module); }, [&] { guard_exit(g); });
-      Module& m = records_.write_module(module);
+      Module& m = interp_.records.write_module(module);
       m.marks |= l.mark;
       m.marked_by = current_step();
       return;
@@ -280,32 +289,32 @@ void Engine::exec_module(LoaderId loader, ModuleId module) {
 
 ModuleId Engine::_load_unlocked(SpecId spec) {
   ModuleId module = module_from_spec(spec);
-  NameId name = records_.spec(spec).name;
-  sys_modules_.set(name, module);
+  NameId name = interp_.records.spec(spec).name;
+  interp_.sys_modules.set(name, module);
   try {
-    exec_module(records_.spec(spec).loader, module);
+    exec_module(interp_.records.spec(spec).loader, module);
   } catch (PyError&) {
-    sys_modules_.erase(name);
+    interp_.sys_modules.erase(name);
     throw;
   }
   // module = sys.modules.pop(spec.name); sys.modules[spec.name] = module
-  if (!sys_modules_.contains(name)) raise("KeyError", repr(names_.text(name)));
-  sys_modules_.move_to_end(name);
-  return sys_modules_.get(name);
+  if (!interp_.sys_modules.contains(name)) raise("KeyError", repr(names_.text(name)));
+  interp_.sys_modules.move_to_end(name);
+  return interp_.sys_modules.get(name);
 }
 
 // importlib.util.find_spec(name): sys.modules first, then the parent is
 // imported (`__import__(parent, fromlist=['__path__'])`), then _find_spec.
 SpecId Engine::find_spec(NameId name) {
-  if (sys_modules_.contains(name)) return records_.module(sys_modules_.get(name)).spec;
+  if (interp_.sys_modules.contains(name)) return interp_.records.module(interp_.sys_modules.get(name)).spec;
   NameId parent = names_.parent(name);
   PathRef path = kNoPath;
   if (parent != kNoName) {
     ModuleId pm = _find_and_load(parent);
-    if (records_.module(pm).path == kNoPath)
+    if (interp_.records.module(pm).path == kNoPath)
       raise("ModuleNotFoundError", fmt::format("__path__ attribute not found on {} while trying to find {}",
                                                repr(names_.text(parent)), repr(names_.text(name))));
-    path = records_.module(pm).path;
+    path = interp_.records.module(pm).path;
   }
   return _find_spec(name, path);
 }

@@ -8,7 +8,7 @@
 // the start of a scenario step and the start of each proxy ask: between a
 // spec's creation (PathFinder, the finder) and its attachment to a module
 // (module_from_spec) or its drop (a find_spec step), no step runs and no
-// proxy ask begins; a module whose body is running is on frames_. Roots:
+// proxy ask begins; a module whose body is running is on thread_.frames. Roots:
 // sys.modules, the torch cache, the frame stack, and the fast engine's
 // memoised results (a replayed ask returns that SpecId, so it must stay the
 // same record). Freeing changes nothing an ask can read, so the memo's epoch
@@ -55,18 +55,18 @@ void Records::sweep() {
 
 void Engine::collect() {
   for (NameId n = 0; n < static_cast<NameId>(names_.size()); ++n) {
-    if (sys_modules_.contains(n)) records_.mark_module(sys_modules_.get(n));
-    if (cache_.contains(n)) records_.mark_module(cache_.get(n));
+    if (interp_.sys_modules.contains(n)) interp_.records.mark_module(interp_.sys_modules.get(n));
+    if (finder_.cache.contains(n)) interp_.records.mark_module(finder_.cache.get(n));
   }
-  for (ModuleId m : frames_) records_.mark_module(m);
-  memo_.forget_older_than(epoch());  // so the scan below sees each entry at most once
-  memo_.for_each_result([&](SpecId s) { records_.mark_spec(s); });
-  records_.sweep();
+  for (ModuleId m : thread_.frames) interp_.records.mark_module(m);
+  book_.memo.forget_older_than(epoch());  // so the scan below sees each entry at most once
+  book_.memo.for_each_result([&](SpecId s) { interp_.records.mark_spec(s); });
+  interp_.records.sweep();
   // Amortised: the next collection waits for as many new records as are
   // alive now (and as names exist, which the roots scan visits).
   const uint64_t amortised = records_live() + names_.size();
-  next_collect_ = records_made() + (collect_interval_ < kMinCollect ? collect_interval_
-                                                                     : std::max(collect_interval_, amortised));
+  interp_.next_collect = records_made() + (interp_.collect_interval < kMinCollect ? interp_.collect_interval
+                                                                     : std::max(interp_.collect_interval, amortised));
 }
 
 }  // namespace impsim

@@ -40,13 +40,13 @@ void Memo::forget_older_than(uint64_t epoch) {
 MemoKey Engine::memo_key(NameId name) const {
   MemoKey k{name,
             finder_.copies,
-            sets_.identity(finder_.scope),
+            finder_.sets.identity(finder_.scope),
             finder_.scope_object,
             finder_.globally_enabled,
-            sets_.identity(finder_.blocked),
+            finder_.sets.identity(finder_.blocked),
             epoch(),
-            memo_.frames(),
-            finder_.resolving_list};
+            book_.memo.frames(),
+            thread_.resolving_list};
   std::sort(k.resolving.begin(), k.resolving.end());
   return k;
 }
@@ -60,32 +60,32 @@ MemoKey Engine::memo_key(NameId name) const {
 // comes again it is answered with those deltas. Anything else (an import
 // that ran a body, a torch module moved) changes a version and is stepped.
 SpecId Engine::proxy_find_spec_memo(NameId name) {
-  memo_.forget_older_than(epoch());
+  book_.memo.forget_older_than(epoch());
   MemoKey key = memo_key(name);
-  if (const MemoValue* v = memo_.find(key)) {
+  if (const MemoValue* v = book_.memo.find(key)) {
     // A replay that would cross a limit is stepped instead, so the run stops
     // at the very event the step engine stops at (docs/limits.md).
-    if (depth_ + v->rel_depth <= static_cast<uint64_t>(limits_.max_lookup_depth) &&
-        (max_events_ == kNoEventLimit || events() + v->events <= Count(max_events_))) {
-      memo_.count_hit();
-      totals_ += v->delta;
-      replayed_events_ += v->events;
+    if (thread_.depth + v->rel_depth <= static_cast<uint64_t>(book_.limits.max_lookup_depth) &&
+        (book_.max_events == kNoEventLimit || events() + v->events <= Count(book_.max_events))) {
+      book_.memo.count_hit();
+      thread_.totals += v->delta;
+      book_.replayed_events += v->events;
       update_step_limit();
-      if (v->rel_depth > 0) reach_depth(depth_ + v->rel_depth);
+      if (v->rel_depth > 0) reach_depth(thread_.depth + v->rel_depth);
       if (v->delta.walks > 0) {
-        uint64_t n = design_.indexed_walk ? sys_modules_.torch_count() : sys_modules_.size();
-        walk_peak_ = std::max(walk_peak_, n);
+        uint64_t n = design_.indexed_walk ? interp_.sys_modules.torch_count() : interp_.sys_modules.size();
+        book_.walk_peak = std::max(book_.walk_peak, n);
       }
       if (v->moved_copies) {
-        ++copies_moves_;
-        copies_changed_by_ = current_step();
+        ++book_.copies_moves;
+        book_.copies_changed_by = current_step();
       }
       return v->result;
     }
   }
   const Counters start = counters();
   const Count start_events = events();
-  const uint64_t start_moves = copies_moves_;
+  const uint64_t start_moves = book_.copies_moves;
   const uint64_t outer = open_region();
   SpecId result;
   try {
@@ -94,15 +94,15 @@ SpecId Engine::proxy_find_spec_memo(NameId name) {
     close_region(outer);
     throw;
   }
-  const uint64_t rel_depth = close_region(outer) - depth_;
+  const uint64_t rel_depth = close_region(outer) - thread_.depth;
   if (memo_key(name) == key) {
     MemoValue v{};
     v.delta.add_delta(counters(), start);
     v.events = events() - start_events;
     v.rel_depth = rel_depth;
-    v.moved_copies = copies_moves_ != start_moves;
+    v.moved_copies = book_.copies_moves != start_moves;
     v.result = result;
-    memo_.remember(std::move(key), v);
+    book_.memo.remember(std::move(key), v);
   }
   return result;
 }

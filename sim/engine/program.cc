@@ -13,9 +13,9 @@ void Engine::run() {
       set_up();  // a scenario past --max-objects stops here
       run_steps(model_.program);
     } catch (PyError& e) {
-      error_ = std::move(e);
+      thread_.error = std::move(e);
     } catch (LimitReached& l) {
-      limit_ = std::move(l);
+      book_.limit = std::move(l);
     }
   });
 }
@@ -27,23 +27,23 @@ void Engine::run_steps(const std::vector<CStep>& steps) {
 // A module body (exec of a tree file) or a function of a module (`call`):
 // a Python frame whose globals are that module's __dict__.
 void Engine::run_body(ModuleId frame, const std::vector<CStep>& body, bool is_call) {
-  if (++body_depth_ > limits_.max_body_depth) {
-    --body_depth_;
+  if (++thread_.body_depth > book_.limits.max_body_depth) {
+    --thread_.body_depth;
     throw LimitReached{"body-depth",
                        fmt::format("module bodies and calls nested {} deep; raise it with --max-body-depth",
-                                   limits_.max_body_depth),
+                                   book_.limits.max_body_depth),
                        {}};
   }
-  frames_.push_back(frame);
-  const uint64_t outer_frames = memo_.enter_frame();
-  NameId name = records_.module(frame).name;
-  if (trace_) trace_->body_begin(*this, name, is_call);
+  thread_.frames.push_back(frame);
+  const uint64_t outer_frames = book_.memo.enter_frame();
+  NameId name = interp_.records.module(frame).name;
+  if (book_.trace) book_.trace->body_begin(*this, name, is_call);
   try_finally([&] { run_steps(body); },
               [&] {
-                frames_.pop_back();
-                memo_.leave_frame(outer_frames);
-                --body_depth_;
-                if (trace_) trace_->body_end(*this, name, is_call);
+                thread_.frames.pop_back();
+                book_.memo.leave_frame(outer_frames);
+                --thread_.body_depth;
+                if (book_.trace) book_.trace->body_end(*this, name, is_call);
               });
 }
 
@@ -64,49 +64,49 @@ void Engine::run_step(const CStep& step) {
 void Engine::run_step_once(const CStep& step) {
   // Steps that cost no event (a repeated disable, say) still take time and
   // memory (a labelled step's results): they have a bound of their own.
-  if (++steps_run_ > limits_.max_steps)
+  if (++book_.steps_run > book_.limits.max_steps)
     throw LimitReached{"max-steps",
-                       fmt::format("{} scenario steps run; raise it with --max-steps", limits_.max_steps), {}};
+                       fmt::format("{} scenario steps run; raise it with --max-steps", book_.limits.max_steps), {}};
   maybe_collect();
   Counters start;
   uint64_t outer_high = 0;
-  const uint64_t start_depth = depth_;
+  const uint64_t start_depth = thread_.depth;
   HookCounters hook_start;
   uint64_t saved_search_high = 0;
   if (step.label >= 0) {
-    start = counters();
+    start = thread_.counters();
     outer_high = open_region();
     if (hooks_) {
-      hook_start = hook_counters_.totals();
-      hook_regions_.push_back(HookRegion{++next_region_, {}});
-      saved_search_high = label_search_high_;
-      label_search_high_ = 0;
+      hook_start = thread_.hook_counters.totals();
+      thread_.hook_regions.push_back(HookRegion{++thread_.next_region, {}});
+      saved_search_high = thread_.label_search_high;
+      thread_.label_search_high = 0;
     }
   }
-  if (trace_) trace_->step_begin(*this, step);
-  steps_.push_back(&step);
+  if (book_.trace) book_.trace->step_begin(*this, step);
+  thread_.steps.push_back(&step);
   auto close_label = [&](std::string result) {
-    steps_.pop_back();
-    if (trace_) trace_->step_end(*this, step, result.c_str());
+    thread_.steps.pop_back();
+    if (book_.trace) book_.trace->step_end(*this, step, result.c_str());
     if (step.label < 0) return;
-    LabelTotals& t = labels_[step.label];
-    t.counters.add_delta(counters(), start);
+    LabelTotals& t = book_.labels[step.label];
+    t.counters.add_delta(thread_.counters(), start);
     // Deeper than the step began: a lookup ran inside it.
     const uint64_t deepest = close_region(outer_high);
     if (deepest > start_depth && deepest > t.counters.max_depth) t.counters.max_depth = deepest;
     if (hooks_) {
-      t.hooks.add_totals_delta(hook_counters_, hook_start);
+      t.hooks.add_totals_delta(thread_.hook_counters, hook_start);
       // Only the objects called inside have a slot (the reports read any
       // other as 0): a label does not cost every object the run made.
       std::vector<Count>& by = t.hooks.by_object;
-      for (const auto& [f, start_calls] : hook_regions_.back().called) {
+      for (const auto& [f, start_calls] : thread_.hook_regions.back().called) {
         const auto i = static_cast<size_t>(f);
         if (by.size() <= i) by.resize(i + 1);
-        by[i] += hook_counters_.by_object[i] - start_calls;
+        by[i] += thread_.hook_counters.by_object[i] - start_calls;
       }
-      hook_regions_.pop_back();
-      if (label_search_high_ > t.hooks.max_depth) t.hooks.max_depth = label_search_high_;
-      label_search_high_ = std::max(saved_search_high, label_search_high_);
+      thread_.hook_regions.pop_back();
+      if (thread_.label_search_high > t.hooks.max_depth) t.hooks.max_depth = thread_.label_search_high;
+      thread_.label_search_high = std::max(saved_search_high, thread_.label_search_high);
     }
     append_result(t.results, std::move(result));
   };
@@ -124,8 +124,8 @@ void Engine::run_step_once(const CStep& step) {
         if (step.has_blocked) {
           if (!rules_.enable_takes_blocked)
             raise("TypeError", "enable_torch_proxy() got an unexpected keyword argument 'blocked_modules'");
-          assign_set(finder_.blocked, sets_.unite(finder_.blocked, step.block));
-          covers_.clear();
+          assign_set(finder_.blocked, finder_.sets.unite(finder_.blocked, step.block));
+          finder_.covers.clear();
         }
         enable(step.has_scope ? std::optional<SetId>(step.scopes[0]) : std::nullopt);
         break;
@@ -133,15 +133,15 @@ void Engine::run_step_once(const CStep& step) {
         disable();
         break;
       case StepKind::Block:
-        assign_set(finder_.blocked, sets_.unite(finder_.blocked, step.block));
-        covers_.clear();
+        assign_set(finder_.blocked, finder_.sets.unite(finder_.blocked, step.block));
+        finder_.covers.clear();
         break;
       case StepKind::Guard:
         run_guard_levels(step, 1);
         break;
       case StepKind::Call: {
-        if (!sys_modules_.contains(step.target)) raise("KeyError", "'" + names_.text(step.target) + "'");
-        run_body(sys_modules_.get(step.target), step.body, /*is_call=*/true);
+        if (!interp_.sys_modules.contains(step.target)) raise("KeyError", "'" + names_.text(step.target) + "'");
+        run_body(interp_.sys_modules.get(step.target), step.body, /*is_call=*/true);
         break;
       }
       default:  // the meta_path steps
@@ -170,11 +170,11 @@ void Engine::run_guard_levels(const CStep& step, int64_t level) {
     return;
   }
   // Each open guard is a C++ frame here: guards nested in guards multiply.
-  if (++guard_depth_ > limits_.max_guard_depth) {
-    --guard_depth_;
+  if (++thread_.guard_depth > book_.limits.max_guard_depth) {
+    --thread_.guard_depth;
     throw LimitReached{"guard-depth",
                        fmt::format("{} guards open at once (nest levels included); raise it with --max-guard-depth",
-                                   limits_.max_guard_depth),
+                                   book_.limits.max_guard_depth),
                        {}};
   }
   std::optional<SetId> scope;
@@ -182,7 +182,7 @@ void Engine::run_guard_levels(const CStep& step, int64_t level) {
   GuardEntry g = guard_enter(step.guard_enable, scope, GuardSite::Step);
   try_finally([&] { run_guard_levels(step, level + 1); },
               [&] {
-                --guard_depth_;
+                --thread_.guard_depth;
                 guard_exit(g);
               });
 }

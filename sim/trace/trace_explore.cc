@@ -344,8 +344,9 @@ class ExploreWriter : public TraceWriter {
       last_blocked_text_ = string_id(set_text(blocked));
     }
     s.blocked = last_blocked_text_;
-    if (f.resolving_list != last_resolving_ || last_resolving_text_ < 0) {
-      last_resolving_ = f.resolving_list;
+    const std::vector<NameId>& resolving = e.thread().resolving_list;  // a threading.local
+    if (resolving != last_resolving_ || last_resolving_text_ < 0) {
+      last_resolving_ = resolving;
       last_resolving_text_ = string_id(names_text(last_resolving_));
     }
     s.resolving = last_resolving_text_;

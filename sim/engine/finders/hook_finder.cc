@@ -13,27 +13,27 @@ namespace impsim {
 // <hook>.find_spec(fullname, path, target=None): every call counts, a
 // suppressed one included; an unclaimed name is None at once.
 SpecId Engine::hook_find_spec(FinderId finder, NameId name, PathRef path) {
-  ++hook_counters_.finder_calls;
+  ++thread_.hook_counters.finder_calls;
   count_object_call(finder);
   count_event();
-  const int32_t hi = objects_[static_cast<size_t>(finder)].hook;
-  const HookClass& hook = hook_classes_[static_cast<size_t>(hi)];
+  const int32_t hi = interp_.objects[static_cast<size_t>(finder)].hook;
+  const HookClass& hook = hook_finders_.classes[static_cast<size_t>(hi)];
   if (!hook_claims(hook, names_, name, path == kNoPath)) return kNoSpec;
   // A hook calling itself directly (`call` of its own id) never walks
   // sys.meta_path, so _find_spec's bound does not see it: this one does
   // (where CPython would raise RecursionError).
-  if (++hook_call_depth_ > static_cast<uint64_t>(limits_.max_lookup_depth))
+  if (++thread_.hook_call_depth > static_cast<uint64_t>(book_.limits.max_lookup_depth))
     throw LimitReached{"lookup-depth",
                        fmt::format("hook find_spec calls nested {} deep; raise it with --max-lookup-depth",
-                                   hook_call_depth_),
+                                   thread_.hook_call_depth),
                        {}};
-  SpecId spec = try_finally([&] { return hook_guarded(finder, hook, name, path); }, [&] { --hook_call_depth_; });
+  SpecId spec = try_finally([&] { return hook_guarded(finder, hook, name, path); }, [&] { --thread_.hook_call_depth; });
   if (spec != kNoSpec && hook.loader != LoaderWrap::Unchanged) {
     // spec.loader = Wrapper(spec.loader)
-    LoaderId inner = records_.spec(spec).loader;
-    hook_loaders_.push_back(HookLoader{inner, hi, kNoModule, kNoName});
-    records_.write_spec(spec).loader =
-        new_loader(Loader{LoaderKind::HookWrapped, false, 0, static_cast<int32_t>(hook_loaders_.size() - 1)});
+    LoaderId inner = interp_.records.spec(spec).loader;
+    hook_finders_.loaders.push_back(HookFinders::Loader{inner, hi, kNoModule, kNoName});
+    interp_.records.write_spec(spec).loader =
+        new_loader(Loader{LoaderKind::HookWrapped, false, 0, static_cast<int32_t>(hook_finders_.loaders.size() - 1)});
   }
   return spec;
 }
@@ -43,7 +43,7 @@ SpecId Engine::hook_find_spec(FinderId finder, NameId name, PathRef path) {
 SpecId Engine::hook_guarded(FinderId finder, const HookClass& hook, NameId name, PathRef path) {
   auto run = [&] { return run_hook_actions(finder, hook, name, path); };
   // `if fullname in S: return None; S.add(fullname); try: ... finally: S.discard(fullname)`.
-  // The actions can run a `new` step, which grows hook_state_ and moves
+  // The actions can run a `new` step, which grows hook_finders_.state and moves
   // every object's set: the set is found again for the `finally`, never
   // held across the actions.
   auto with_set = [&](auto set_now) -> SpecId {
@@ -55,13 +55,13 @@ SpecId Engine::hook_guarded(FinderId finder, const HookClass& hook, NameId name,
       after.erase(std::find(after.begin(), after.end(), name));
     });
   };
-  auto state = [this, finder]() -> HookObjectState& { return hook_state_[static_cast<size_t>(finder)]; };
+  auto state = [this, finder]() -> HookFinders::ObjectState& { return hook_finders_.state[static_cast<size_t>(finder)]; };
   switch (hook.guard) {
     case GuardKind::None: return run();
     case GuardKind::GlobalSet:  // ddtrace's module-level _finding
-      return with_set([this]() -> std::vector<NameId>& { return global_finding_; });
+      return with_set([this]() -> std::vector<NameId>& { return hook_finders_.global_finding; });
     case GuardKind::ThreadSet:  // impsim has one thread
-      return with_set([this]() -> std::vector<NameId>& { return thread_finding_; });
+      return with_set([this]() -> std::vector<NameId>& { return thread_.thread_finding; });
     case GuardKind::ObjectSet:  // wrapt's self._in_progress
       return with_set([&]() -> std::vector<NameId>& { return state().in_progress; });
     case GuardKind::Flag:       // virtualenv's fullname slot, pytest's _writing_pyc
@@ -73,9 +73,9 @@ SpecId Engine::hook_guarded(FinderId finder, const HookClass& hook, NameId name,
     case GuardKind::RemoveSelf: {
       // i = sys.meta_path.index(self); sys.meta_path.remove(self); try: ...
       // finally: sys.meta_path.insert(i, self)   (a direct call finds no self: nothing moves)
-      auto it = std::find(meta_path_.begin(), meta_path_.end(), finder);
-      if (it == meta_path_.end()) return run();
-      const int64_t index = it - meta_path_.begin();
+      auto it = std::find(interp_.meta_path.begin(), interp_.meta_path.end(), finder);
+      if (it == interp_.meta_path.end()) return run();
+      const int64_t index = it - interp_.meta_path.begin();
       meta_path_remove(finder);
       return try_finally(run, [&] { meta_path_insert(index, finder); });
     }
@@ -87,7 +87,7 @@ SpecId Engine::hook_guarded(FinderId finder, const HookClass& hook, NameId name,
 // spec or None gives the return value.
 SpecId Engine::run_hook_actions(FinderId finder, const HookClass& hook, NameId name, PathRef path) {
   SpecId result = kNoSpec;
-  const int32_t hi = objects_[static_cast<size_t>(finder)].hook;
+  const int32_t hi = interp_.objects[static_cast<size_t>(finder)].hook;
   for (const HookAction& a : hook.actions) {
     switch (a.kind) {
       case ActionKind::Import:
@@ -102,9 +102,9 @@ SpecId Engine::run_hook_actions(FinderId finder, const HookClass& hook, NameId n
       case ActionKind::CallNext: {
         // i = sys.meta_path.index(self); for f in sys.meta_path[i + 1:]: ...
         result = kNoSpec;
-        auto it = std::find(meta_path_.begin(), meta_path_.end(), finder);
-        if (it == meta_path_.end()) break;
-        std::vector<FinderId> rest(it + 1, meta_path_.end());
+        auto it = std::find(interp_.meta_path.begin(), interp_.meta_path.end(), finder);
+        if (it == interp_.meta_path.end()) break;
+        std::vector<FinderId> rest(it + 1, interp_.meta_path.end());
         for (FinderId f : rest) {
           result = finder_find_spec(f, name, path);
           if (result != kNoSpec) break;
@@ -120,12 +120,12 @@ SpecId Engine::run_hook_actions(FinderId finder, const HookClass& hook, NameId n
         }
         ModuleId served = kNoModule;
         if (a.module != kNoName) {
-          if (!sys_modules_.contains(a.module)) raise("KeyError", "'" + names_.text(a.module) + "'");
-          served = sys_modules_.get(a.module);
+          if (!interp_.sys_modules.contains(a.module)) raise("KeyError", "'" + names_.text(a.module) + "'");
+          served = interp_.sys_modules.get(a.module);
         }
-        hook_loaders_.push_back(HookLoader{-1, hi, served, kNoName});
+        hook_finders_.loaders.push_back(HookFinders::Loader{-1, hi, served, kNoName});
         LoaderId loader =
-            new_loader(Loader{LoaderKind::HookServe, false, 0, static_cast<int32_t>(hook_loaders_.size() - 1)});
+            new_loader(Loader{LoaderKind::HookServe, false, 0, static_cast<int32_t>(hook_finders_.loaders.size() - 1)});
         result = new_spec(name, loader, a.package ? kEmptyPath : kNoPath);
         break;
       }
@@ -146,22 +146,22 @@ SpecId Engine::run_hook_actions(FinderId finder, const HookClass& hook, NameId n
 // spec is a package's when that module has a __path__.
 SpecId Engine::serve_from_table(int32_t hook, NameId name, NameId target) {
   const ModuleId m = import_module_by_name(target);
-  hook_loaders_.push_back(HookLoader{-1, hook, kNoModule, target});
-  LoaderId loader = new_loader(Loader{LoaderKind::HookServe, false, 0, static_cast<int32_t>(hook_loaders_.size() - 1)});
-  return new_spec(name, loader, records_.module(m).path != kNoPath ? kEmptyPath : kNoPath);
+  hook_finders_.loaders.push_back(HookFinders::Loader{-1, hook, kNoModule, target});
+  LoaderId loader = new_loader(Loader{LoaderKind::HookServe, false, 0, static_cast<int32_t>(hook_finders_.loaders.size() - 1)});
+  return new_spec(name, loader, interp_.records.module(m).path != kNoPath ? kEmptyPath : kNoPath);
 }
 
 // six's _import_module(name): `__import__(name); return sys.modules[name]`.
 ModuleId Engine::import_module_by_name(NameId name) {
   import_statement(name);
-  if (!sys_modules_.contains(name)) raise("KeyError", "'" + names_.text(name) + "'");
-  return sys_modules_.get(name);
+  if (!interp_.sys_modules.contains(name)) raise("KeyError", "'" + names_.text(name) + "'");
+  return interp_.sys_modules.get(name);
 }
 
 // create_module: a served module object, or the wrapped loader's choice.
 ModuleId Engine::hook_create_module(LoaderId loader, SpecId spec) {
-  const Loader l = records_.loader(loader);
-  const HookLoader h = hook_loaders_[static_cast<size_t>(l.ref)];
+  const Loader l = interp_.records.loader(loader);
+  const HookFinders::Loader h = hook_finders_.loaders[static_cast<size_t>(l.ref)];
   // six's create_module -> load_module: MovedModule._resolve() imports the
   // module again (nothing to do unless it left sys.modules) and serves it.
   if (l.kind == LoaderKind::HookServe && h.target != kNoName) return import_module_by_name(h.target);
@@ -172,15 +172,15 @@ ModuleId Engine::hook_create_module(LoaderId loader, SpecId spec) {
 // exec_module: a served module's body already ran (or there is none); a
 // wrapper runs the wrapped exec under its toggle, then sets its attribute.
 void Engine::hook_exec_module(LoaderId loader, ModuleId module) {
-  const Loader l = records_.loader(loader);
-  const HookLoader h = hook_loaders_[static_cast<size_t>(l.ref)];
+  const Loader l = interp_.records.loader(loader);
+  const HookFinders::Loader h = hook_finders_.loaders[static_cast<size_t>(l.ref)];
   if (l.kind == LoaderKind::HookServe) return;
-  const HookClass& hook = hook_classes_[static_cast<size_t>(h.hook)];
+  const HookClass& hook = hook_finders_.classes[static_cast<size_t>(h.hook)];
   if (hook.loader == LoaderWrap::Toggle && hook.toggle != kNoFinder) {
     const FinderId toggled = bound_object(hook.toggle);
-    auto it = std::find(meta_path_.begin(), meta_path_.end(), toggled);
-    if (it != meta_path_.end()) {
-      const int64_t index = it - meta_path_.begin();
+    auto it = std::find(interp_.meta_path.begin(), interp_.meta_path.end(), toggled);
+    if (it != interp_.meta_path.end()) {
+      const int64_t index = it - interp_.meta_path.begin();
       meta_path_remove(toggled);
       try_finally([&] { exec_module(h.inner, module); }, [&] { meta_path_insert(index, toggled); });
       return;
@@ -188,7 +188,7 @@ void Engine::hook_exec_module(LoaderId loader, ModuleId module) {
   }
   exec_module(h.inner, module);
   if (hook.loader == LoaderWrap::SetAttribute) {
-    std::vector<std::string>& attrs = attributes_[module];
+    std::vector<std::string>& attrs = hook_finders_.attributes[module];
     if (std::find(attrs.begin(), attrs.end(), hook.attribute) == attrs.end()) attrs.push_back(hook.attribute);
   }
 }

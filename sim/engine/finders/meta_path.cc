@@ -24,40 +24,40 @@ FinderKind trace_kind(FinderClass c) {
 
 void Engine::set_up_hooks() {
   const HookModel& hm = model_.hooks;
-  meta_path_ = hm.meta_path;
-  finder_.copies = std::count(meta_path_.begin(), meta_path_.end(), kProxyFinder);
-  hook_classes_.clear();
+  interp_.meta_path = hm.meta_path;
+  finder_.copies = std::count(interp_.meta_path.begin(), interp_.meta_path.end(), kProxyFinder);
+  hook_finders_.classes.clear();
   for (const HookClass& h : hm.hooks) {
     const bool fixed = variant_.hook_target.empty() || variant_.hook_target == h.name;
-    hook_classes_.push_back(fixed ? apply_hook_fix(h, design_.hook_fix) : h);
+    hook_finders_.classes.push_back(fixed ? apply_hook_fix(h, design_.hook_fix) : h);
   }
-  legacy_finders_ = legacy_finders(model_.axes.cpython);
-  hook_counters_ = HookCounters{};
-  hook_counters_.by_object.assign(hm.objects.size(), Count(0));
-  hook_state_.assign(hm.objects.size(), HookObjectState{});
-  hook_regions_.clear();
-  region_mark_.assign(hm.objects.size(), 0);
-  next_region_ = 0;
-  objects_ = hm.objects;
-  newest_.resize(hm.objects.size());
-  for (size_t i = 0; i < newest_.size(); ++i) newest_[i] = static_cast<FinderId>(i);
-  made_.assign(hm.objects.size(), 0);
-  global_finding_.clear();
-  thread_finding_.clear();
-  hook_loaders_.clear();
-  attributes_.clear();
-  search_depth_ = 0;
-  hook_call_depth_ = 0;
-  label_search_high_ = 0;
-  // Hook loaders refer to records through hook_loaders_, which collect()
+  hook_finders_.legacy_finders = legacy_finders(model_.axes.cpython);
+  thread_.hook_counters = HookCounters{};
+  thread_.hook_counters.by_object.assign(hm.objects.size(), Count(0));
+  hook_finders_.state.assign(hm.objects.size(), HookFinders::ObjectState{});
+  thread_.hook_regions.clear();
+  thread_.region_mark.assign(hm.objects.size(), 0);
+  thread_.next_region = 0;
+  interp_.objects = hm.objects;
+  hook_finders_.newest.resize(hm.objects.size());
+  for (size_t i = 0; i < hook_finders_.newest.size(); ++i) hook_finders_.newest[i] = static_cast<FinderId>(i);
+  hook_finders_.made.assign(hm.objects.size(), 0);
+  hook_finders_.global_finding.clear();
+  thread_.thread_finding.clear();
+  hook_finders_.loaders.clear();
+  hook_finders_.attributes.clear();
+  thread_.search_depth = 0;
+  thread_.hook_call_depth = 0;
+  thread_.label_search_high = 0;
+  // Hook loaders refer to records through hook_finders_.loaders, which collect()
   // does not walk: hook scenarios are small, so nothing is reused.
-  next_collect_ = UINT64_MAX;
+  interp_.next_collect = UINT64_MAX;
   const uint64_t declared = hm.objects.size() - (kProxyFinder + 1);
-  if (declared > limits_.max_objects)
+  if (declared > book_.limits.max_objects)
     throw LimitReached{"max-objects",
                        fmt::format("\"finders\" declares {} finder objects; the limit is {}; raise it with "
                                    "--max-objects",
-                                   declared, limits_.max_objects),
+                                   declared, book_.limits.max_objects),
                        {}};
 }
 
@@ -66,17 +66,17 @@ void Engine::set_up_hooks() {
 // one first called it, with the same count: it was not called in between).
 void Engine::note_object_in_regions(FinderId f) {
   const auto i = static_cast<size_t>(f);
-  for (auto r = hook_regions_.rbegin(); r != hook_regions_.rend() && region_mark_[i] < r->serial; ++r)
-    r->called.emplace_back(f, hook_counters_.by_object[i]);
-  region_mark_[i] = hook_regions_.back().serial;
+  for (auto r = thread_.hook_regions.rbegin(); r != thread_.hook_regions.rend() && thread_.region_mark[i] < r->serial; ++r)
+    r->called.emplace_back(f, thread_.hook_counters.by_object[i]);
+  thread_.region_mark[i] = thread_.hook_regions.back().serial;
 }
 
 // Every insert shifts the list and every search walks it: its length is bounded.
 void Engine::check_meta_path_room() {
-  if (meta_path_.size() >= limits_.max_meta_path)
+  if (interp_.meta_path.size() >= book_.limits.max_meta_path)
     throw LimitReached{"max-meta-path",
                        fmt::format("sys.meta_path holds {} finders, the limit; raise it with --max-meta-path",
-                                   meta_path_.size()),
+                                   interp_.meta_path.size()),
                        {}};
 }
 
@@ -85,22 +85,22 @@ void Engine::check_meta_path_room() {
 // removal while a finder runs shifts what comes next. CPython 3.14
 // (gh-130094) iterates list(sys.meta_path), a snapshot.
 SpecId Engine::_find_spec_over_objects(NameId name, PathRef path) {
-  ++hook_counters_.searches;
-  ++search_depth_;
-  if (search_depth_ > hook_counters_.max_depth) hook_counters_.max_depth = search_depth_;
-  if (search_depth_ > label_search_high_) label_search_high_ = search_depth_;
-  if (search_depth_ > static_cast<uint64_t>(limits_.max_lookup_depth))
+  ++thread_.hook_counters.searches;
+  ++thread_.search_depth;
+  if (thread_.search_depth > thread_.hook_counters.max_depth) thread_.hook_counters.max_depth = thread_.search_depth;
+  if (thread_.search_depth > thread_.label_search_high) thread_.label_search_high = thread_.search_depth;
+  if (thread_.search_depth > static_cast<uint64_t>(book_.limits.max_lookup_depth))
     throw LimitReached{"lookup-depth",
-                       fmt::format("_find_spec nested {} deep; raise it with --max-lookup-depth", search_depth_), {}};
+                       fmt::format("_find_spec nested {} deep; raise it with --max-lookup-depth", thread_.search_depth), {}};
   return try_finally(
       [&]() -> SpecId {
-        const bool is_reload = sys_modules_.contains(name);
+        const bool is_reload = interp_.sys_modules.contains(name);
         std::vector<FinderId> snapshot;
-        if (snapshot_meta_path_) snapshot = meta_path_;
-        const std::vector<FinderId>& list = snapshot_meta_path_ ? snapshot : meta_path_;
+        if (snapshot_meta_path_) snapshot = interp_.meta_path;
+        const std::vector<FinderId>& list = snapshot_meta_path_ ? snapshot : interp_.meta_path;
         for (size_t i = 0; i < list.size(); ++i) {
           const FinderId f = list[i];
-          const FinderClass cls = objects_[static_cast<size_t>(f)].cls;
+          const FinderClass cls = interp_.objects[static_cast<size_t>(f)].cls;
           // The trace hears the index into the list walked and its length.
           const int64_t index = static_cast<int64_t>(i), size = static_cast<int64_t>(list.size());
           SpecId spec;
@@ -111,20 +111,20 @@ SpecId Engine::_find_spec_over_objects(NameId name, PathRef path) {
             // 3.12+ goes on to the next finder; up to 3.11 _find_spec_legacy
             // calls find_module.
             const bool legacy = is_legacy_finder(f);
-            if (legacy && legacy_finders_ == LegacyFinders::Skipped) {
+            if (legacy && hook_finders_.legacy_finders == LegacyFinders::Skipped) {
               count_event();  // the AttributeError of `finder.find_spec`: an ask all the same
               continue;
             }
             auto ask = [&] { return legacy ? _find_spec_legacy(f, name, path) : finder_find_spec(f, name, path); };
-            if (!trace_) {
+            if (!book_.trace) {
               spec = ask();
             } else {
               // The trace hears the ask end even when an exception leaves it.
-              trace_->ask_begin(*this, name, trace_kind(cls), index, size);
+              book_.trace->ask_begin(*this, name, trace_kind(cls), index, size);
               spec = kNoSpec;
               try_finally([&] { spec = ask(); },
                           [&](bool raised) {
-                            trace_->ask_end(*this, name, trace_kind(cls),
+                            book_.trace->ask_end(*this, name, trace_kind(cls),
                                             raised ? AskAnswer::Raised
                                                    : spec != kNoSpec ? AskAnswer::Spec : AskAnswer::None);
                           });
@@ -132,15 +132,15 @@ SpecId Engine::_find_spec_over_objects(NameId name, PathRef path) {
           }
           if (spec == kNoSpec) continue;
           // The parent import may have already imported this module.
-          if (!is_reload && sys_modules_.contains(name)) {
-            SpecId existing = records_.module(sys_modules_.get(name)).spec;
+          if (!is_reload && interp_.sys_modules.contains(name)) {
+            SpecId existing = interp_.records.module(interp_.sys_modules.get(name)).spec;
             return existing == kNoSpec ? spec : existing;
           }
           return spec;
         }
         return kNoSpec;
       },
-      [&] { --search_depth_; });
+      [&] { --thread_.search_depth; });
 }
 
 // _find_spec_legacy (3.9 to 3.11): 3.10 and 3.11 first warn
@@ -148,13 +148,13 @@ SpecId Engine::_find_spec_over_objects(NameId name, PathRef path) {
 // 3.9 does not; then spec_from_loader(name, finder.find_module(name, path)),
 // the same spec a served loader gives (the reader refuses other actions).
 SpecId Engine::_find_spec_legacy(FinderId finder, NameId name, PathRef path) {
-  if (legacy_finders_ == LegacyFinders::ReachedWithWarning) ++hook_counters_.legacy_warnings;
+  if (hook_finders_.legacy_finders == LegacyFinders::ReachedWithWarning) ++thread_.hook_counters.legacy_warnings;
   return hook_find_spec(finder, name, path);
 }
 
 bool Engine::is_legacy_finder(FinderId finder) const {
-  const FinderObject& o = objects_[static_cast<size_t>(finder)];
-  return o.cls == FinderClass::Hook && hook_classes_[static_cast<size_t>(o.hook)].legacy;
+  const FinderObject& o = interp_.objects[static_cast<size_t>(finder)];
+  return o.cls == FinderClass::Hook && hook_finders_.classes[static_cast<size_t>(o.hook)].legacy;
 }
 
 // finder.find_spec(name, path): a call on the object, never through sys.meta_path.
@@ -162,7 +162,7 @@ bool Engine::is_legacy_finder(FinderId finder) const {
 // every call: from _find_spec and from a hook's `call`), outside the
 // hooks-only total finder_calls; P keeps its own counters (asks).
 SpecId Engine::finder_find_spec(FinderId finder, NameId name, PathRef path) {
-  const FinderClass cls = objects_[static_cast<size_t>(finder)].cls;
+  const FinderClass cls = interp_.objects[static_cast<size_t>(finder)].cls;
   // An event each, as a hook's call is: a list of a thousand PathFinders
   // walked by every import costs its calls, so --max-events bounds them.
   if (cls == FinderClass::Builtin || cls == FinderClass::Frozen || cls == FinderClass::Path) {
@@ -179,8 +179,8 @@ SpecId Engine::finder_find_spec(FinderId finder, NameId name, PathRef path) {
       // loader; `call_next` may meet one in the list).
       if (is_legacy_finder(finder))
         raise("AttributeError", fmt::format("'{}' object has no attribute 'find_spec'",
-                                            hook_classes_[static_cast<size_t>(
-                                                              objects_[static_cast<size_t>(finder)].hook)]
+                                            hook_finders_.classes[static_cast<size_t>(
+                                                              interp_.objects[static_cast<size_t>(finder)].hook)]
                                                 .name));
       return hook_find_spec(finder, name, path);
   }
@@ -197,47 +197,47 @@ SpecId Engine::builtin_importer_find_spec(NameId name) {
 void Engine::proxy_moved_in_meta_path(bool inserted) {
   if (inserted) {
     check_meta_path_room();
-    meta_path_.insert(meta_path_.begin(), kProxyFinder);
+    interp_.meta_path.insert(interp_.meta_path.begin(), kProxyFinder);
     return;
   }
-  auto first = std::find(meta_path_.begin(), meta_path_.end(), kProxyFinder);
-  if (design_.disable_all) meta_path_.erase(std::remove(first, meta_path_.end(), kProxyFinder), meta_path_.end());
-  else meta_path_.erase(first);
+  auto first = std::find(interp_.meta_path.begin(), interp_.meta_path.end(), kProxyFinder);
+  if (design_.disable_all) interp_.meta_path.erase(std::remove(first, interp_.meta_path.end(), kProxyFinder), interp_.meta_path.end());
+  else interp_.meta_path.erase(first);
 }
 
 // list.insert(at, x): a negative index counts from the end; out of range clamps.
 void Engine::meta_path_insert(int64_t at, FinderId finder) {
-  const int64_t n = static_cast<int64_t>(meta_path_.size());
+  const int64_t n = static_cast<int64_t>(interp_.meta_path.size());
   if (at < 0) at = std::max<int64_t>(at + n, 0);
   at = std::min(at, n);
   check_meta_path_room();
-  meta_path_.insert(meta_path_.begin() + at, finder);
+  interp_.meta_path.insert(interp_.meta_path.begin() + at, finder);
   if (finder == kProxyFinder) {
     ++finder_.copies;
-    ++copies_moves_;
-    copies_changed_by_ = current_step();
+    ++book_.copies_moves;
+    book_.copies_changed_by = current_step();
   }
 }
 
-void Engine::meta_path_append(FinderId finder) { meta_path_insert(static_cast<int64_t>(meta_path_.size()), finder); }
+void Engine::meta_path_append(FinderId finder) { meta_path_insert(static_cast<int64_t>(interp_.meta_path.size()), finder); }
 
 // list.remove(x): the first occurrence; false where Python raises ValueError.
 bool Engine::meta_path_remove(FinderId finder) {
-  auto it = std::find(meta_path_.begin(), meta_path_.end(), finder);
-  if (it == meta_path_.end()) return false;
-  meta_path_.erase(it);
+  auto it = std::find(interp_.meta_path.begin(), interp_.meta_path.end(), finder);
+  if (it == interp_.meta_path.end()) return false;
+  interp_.meta_path.erase(it);
   if (finder == kProxyFinder) {
     --finder_.copies;
-    ++copies_moves_;
-    copies_changed_by_ = current_step();
+    ++book_.copies_moves;
+    book_.copies_changed_by = current_step();
   }
   return true;
 }
 
 // The hook's install(): its policy, or the variant's (idempotent_install).
 void Engine::install_hook(FinderId finder) {
-  const HookClass& h = hook_classes_[static_cast<size_t>(objects_[static_cast<size_t>(finder)].hook)];
-  const bool present = std::find(meta_path_.begin(), meta_path_.end(), finder) != meta_path_.end();
+  const HookClass& h = hook_finders_.classes[static_cast<size_t>(interp_.objects[static_cast<size_t>(finder)].hook)];
+  const bool present = std::find(interp_.meta_path.begin(), interp_.meta_path.end(), finder) != interp_.meta_path.end();
   switch (h.install) {
     case InstallPolicy::Insert0: meta_path_insert(0, finder); break;
     case InstallPolicy::Insert0IfAbsent:
@@ -252,7 +252,7 @@ void Engine::install_hook(FinderId finder) {
 
 // The hook's uninstall(): one copy (`list.remove`, ValueError ignored) or every copy.
 void Engine::uninstall_hook(FinderId finder) {
-  const HookClass& h = hook_classes_[static_cast<size_t>(objects_[static_cast<size_t>(finder)].hook)];
+  const HookClass& h = hook_finders_.classes[static_cast<size_t>(interp_.objects[static_cast<size_t>(finder)].hook)];
   if (h.uninstall == UninstallPolicy::First) meta_path_remove(finder);
   else
     while (meta_path_remove(finder)) {
@@ -265,7 +265,7 @@ void Engine::unload_modules(const std::vector<NameId>& names, bool submodules) {
   // The names alone: no walk of sys.modules (a repeated unload would cost
   // every module each time).
   if (!submodules) {
-    for (NameId n : names) sys_modules_.erase(n);
+    for (NameId n : names) interp_.sys_modules.erase(n);
     return;
   }
   auto targeted = [&](NameId n) {
@@ -273,25 +273,25 @@ void Engine::unload_modules(const std::vector<NameId>& names, bool submodules) {
       if (std::find(names.begin(), names.end(), x) != names.end()) return true;
     return false;
   };
-  for (NameId n : sys_modules_.names())
-    if (targeted(n)) sys_modules_.erase(n);
+  for (NameId n : interp_.sys_modules.names())
+    if (targeted(n)) interp_.sys_modules.erase(n);
 }
 
 void Engine::new_hook_object(FinderId declared) {
   const size_t d = static_cast<size_t>(declared);
   // Each object is a row of every report (and of every label's counters).
-  if (objects_.size() - (kProxyFinder + 1) >= limits_.max_objects)
+  if (interp_.objects.size() - (kProxyFinder + 1) >= book_.limits.max_objects)
     throw LimitReached{"max-objects",
                        fmt::format("{} finder objects (declared, and made by `new` steps); raise it with --max-objects",
-                                   limits_.max_objects),
+                                   book_.limits.max_objects),
                        {}};
-  FinderObject made = objects_[d];
-  made.id += "#" + std::to_string(++made_[d]);
-  objects_.push_back(std::move(made));
-  hook_counters_.by_object.push_back(Count(0));
-  hook_state_.push_back(HookObjectState{});
-  region_mark_.push_back(0);
-  newest_[d] = static_cast<FinderId>(objects_.size() - 1);
+  FinderObject made = interp_.objects[d];
+  made.id += "#" + std::to_string(++hook_finders_.made[d]);
+  interp_.objects.push_back(std::move(made));
+  thread_.hook_counters.by_object.push_back(Count(0));
+  hook_finders_.state.push_back(HookFinders::ObjectState{});
+  thread_.region_mark.push_back(0);
+  hook_finders_.newest[d] = static_cast<FinderId>(interp_.objects.size() - 1);
 }
 
 void Engine::run_meta_path_step(const CStep& step) {
@@ -316,8 +316,8 @@ void Engine::run_meta_path_step(const CStep& step) {
 }
 
 const std::vector<std::string>* Engine::module_attributes(ModuleId m) const {
-  auto it = attributes_.find(m);
-  return it == attributes_.end() ? nullptr : &it->second;
+  auto it = hook_finders_.attributes.find(m);
+  return it == hook_finders_.attributes.end() ? nullptr : &it->second;
 }
 
 }  // namespace impsim

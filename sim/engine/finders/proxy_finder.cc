@@ -10,27 +10,27 @@ namespace impsim {
 // The tests of TorchProxyMetaFinder.find_spec (the fix's resolving check
 // first), each branch's cache test included.
 inline FindReason Engine::find_spec_branch(NameId name) {
-  if (design_.resolving_fix && finder_.resolving[name]) return FindReason::Suppressed;
+  if (design_.resolving_fix && thread_.resolving[name]) return FindReason::Suppressed;
   if (covers(finder_.blocked, name)) return FindReason::Blocked;
   if (covers(finder_.scope, name)) return FindReason::InScope;
   if (!names_.is_torch(name)) return FindReason::NotTorch;
   if (called_by_module_marked(kMarkDisabled))
-    return cache_.contains(name) ? FindReason::CallerDisabledCached : FindReason::CallerDisabled;
+    return finder_.cache.contains(name) ? FindReason::CallerDisabledCached : FindReason::CallerDisabled;
   if (finder_.globally_enabled) return FindReason::ProxiedGlobal;
   if (!called_by_module_marked(kMarkEnabled))
-    return cache_.contains(name) ? FindReason::NotEnabledCached : FindReason::NotEnabled;
+    return finder_.cache.contains(name) ? FindReason::NotEnabledCached : FindReason::NotEnabled;
   return FindReason::ProxiedCaller;
 }
 
 // TorchProxyMetaFinder.find_spec
 SpecId Engine::proxy_find_spec_stepped(NameId name) {
-  ++step_counts_.asks;
+  ++thread_.counts.asks;
   count_event();
   const FindReason why = find_spec_branch(name);
-  if (trace_) [[unlikely]] trace_->decide(*this, name, why);
+  if (book_.trace) [[unlikely]] book_.trace->decide(*this, name, why);
   switch (why) {
     case FindReason::Suppressed:
-      ++step_counts_.suppressed;
+      ++thread_.counts.suppressed;
       return kNoSpec;
     case FindReason::Blocked:
       return _find_spec_for_specific_module(name, /*exec_enable=*/false, kMarkDisabled);
@@ -51,43 +51,43 @@ SpecId Engine::proxy_find_spec_stepped(NameId name) {
 }
 
 void Engine::resolving_add(NameId name) {
-  finder_.resolving[name] = 1;
-  finder_.resolving_list.push_back(name);
+  thread_.resolving[name] = 1;
+  thread_.resolving_list.push_back(name);
 }
 
 void Engine::resolving_discard(NameId name) {
-  finder_.resolving[name] = 0;
-  auto& l = finder_.resolving_list;
+  thread_.resolving[name] = 0;
+  auto& l = thread_.resolving_list;
   l.erase(std::find(l.begin(), l.end(), name));
 }
 
 bool Engine::learn_covers(SetId set, NameId name) {
-  if (static_cast<size_t>(set) >= covers_.size()) covers_.resize(static_cast<size_t>(set) + 1);
-  std::vector<int8_t>& row = covers_[static_cast<size_t>(set)];
+  if (static_cast<size_t>(set) >= finder_.covers.size()) finder_.covers.resize(static_cast<size_t>(set) + 1);
+  std::vector<int8_t>& row = finder_.covers[static_cast<size_t>(set)];
   if (row.empty()) row.assign(names_.size(), -1);
   int8_t& v = row[static_cast<size_t>(name)];
-  v = sets_.covers(names_, set, name) ? 1 : 0;
+  v = finder_.sets.covers(names_, set, name) ? 1 : 0;
   return v != 0;
 }
 
 // _is_called_by_module_with_specific_dunder_attr: any frame on the stack
 // whose globals (its module's __dict__) carry the mark now.
 bool Engine::called_by_module_marked(uint8_t mark) const {
-  for (ModuleId m : frames_)
-    if (records_.module(m).marks & mark) return true;
+  for (ModuleId m : thread_.frames)
+    if (interp_.records.module(m).marks & mark) return true;
   return false;
 }
 
 // _find_spec_for_specific_module: the real spec, looked up with the proxy
 // disabled, its loader wrapped so the body runs under a guard and is marked.
 SpecId Engine::_find_spec_for_specific_module(NameId name, bool exec_enable, uint8_t mark) {
-  ++step_counts_.lookups;
-  reach_depth(++depth_);
-  if (depth_ > static_cast<uint64_t>(limits_.max_lookup_depth))
+  ++thread_.counts.lookups;
+  reach_depth(++thread_.depth);
+  if (thread_.depth > static_cast<uint64_t>(book_.limits.max_lookup_depth))
     throw LimitReached{"lookup-depth",
-                       "lookups nested " + std::to_string(depth_) + " deep; raise it with --max-lookup-depth", {}};
+                       "lookups nested " + std::to_string(thread_.depth) + " deep; raise it with --max-lookup-depth", {}};
   const bool fix = design_.resolving_fix;
-  if (trace_) trace_->lookup_begin(*this, name, depth_, mark);
+  if (book_.trace) book_.trace->lookup_begin(*this, name, thread_.depth, mark);
   GuardEntry g = guard_enter(false, std::nullopt, GuardSite::Lookup);
   SpecId spec = kNoSpec;
   try_finally(
@@ -97,14 +97,14 @@ SpecId Engine::_find_spec_for_specific_module(NameId name, bool exec_enable, uin
           if (fix) resolving_discard(name);
         });
         if (spec != kNoSpec) {
-          LoaderId original = records_.spec(spec).loader;
-          records_.write_spec(spec).loader = new_loader(Loader{LoaderKind::Specific, exec_enable, mark, original});
+          LoaderId original = interp_.records.spec(spec).loader;
+          interp_.records.write_spec(spec).loader = new_loader(Loader{LoaderKind::Specific, exec_enable, mark, original});
         }
       },
       [&] {
         guard_exit(g);
-        if (trace_) trace_->lookup_end(*this, name, depth_, spec != kNoSpec);
-        --depth_;
+        if (book_.trace) book_.trace->lookup_end(*this, name, thread_.depth, spec != kNoSpec);
+        --thread_.depth;
       });
   return spec;
 }
@@ -117,16 +117,16 @@ SpecId Engine::_find_spec_for_specific_module(NameId name, bool exec_enable, uin
 SpecId Engine::_find_spec_for_cached_torch_module(NameId name) {
   if (!rules_.cached_spec_is_package)
     return new_spec(name, new_loader(Loader{LoaderKind::CachedByName, false, 0, name}), kNoPath);
-  ModuleId m = cache_.get(name);
+  ModuleId m = finder_.cache.get(name);
   LoaderId loader = new_loader(Loader{LoaderKind::Cached, false, 0, m});
-  PathRef path = records_.module(m).path == kNoPath ? kEmptyPath : records_.module(m).path;
+  PathRef path = interp_.records.module(m).path == kNoPath ? kEmptyPath : interp_.records.module(m).path;
   return new_spec(name, loader, path);
 }
 
 // _find_spec_for_torch_module: import the paddle twin, serve it as torch.
 SpecId Engine::_find_spec_for_torch_module(NameId name) {
   ModuleId source = _find_and_load(model_.paddle_of[name]);
-  bool is_pkg = records_.module(source).path != kNoPath;
+  bool is_pkg = interp_.records.module(source).path != kNoPath;
   LoaderId loader = new_loader(Loader{LoaderKind::Proxy, false, 0, source});
   return new_spec(name, loader, is_pkg ? kEmptyPath : kNoPath);
 }
@@ -155,37 +155,37 @@ void Engine::_set_scope(std::optional<SetId> scope) {
 }
 
 void Engine::scope_ior(SetId scope) {
-  assign_set(finder_.scope, sets_.unite(finder_.scope, scope));
-  if (!rules_.guard_saves_copy) assign_set(scope_objects_[static_cast<size_t>(finder_.scope_object)].value, finder_.scope);
+  assign_set(finder_.scope, finder_.sets.unite(finder_.scope, scope));
+  if (!rules_.guard_saves_copy) assign_set(finder_.scope_objects[static_cast<size_t>(finder_.scope_object)].value, finder_.scope);
 }
 
 void Engine::forget_covers(SetId set) {
-  if (static_cast<size_t>(set) < covers_.size()) std::vector<int8_t>().swap(covers_[static_cast<size_t>(set)]);
+  if (static_cast<size_t>(set) < finder_.covers.size()) std::vector<int8_t>().swap(finder_.covers[static_cast<size_t>(set)]);
 }
 
 int32_t Engine::new_scope_object(SetId value) {
-  sets_.hold(value);
-  if (free_scope_objects_.empty()) {
-    scope_objects_.push_back(ScopeObject{value, 1});
-    return static_cast<int32_t>(scope_objects_.size() - 1);
+  finder_.sets.hold(value);
+  if (finder_.free_scope_objects.empty()) {
+    finder_.scope_objects.push_back(FinderState::ScopeObject{value, 1});
+    return static_cast<int32_t>(finder_.scope_objects.size() - 1);
   }
-  int32_t o = free_scope_objects_.back();
-  free_scope_objects_.pop_back();
-  scope_objects_[static_cast<size_t>(o)] = ScopeObject{value, 1};
+  int32_t o = finder_.free_scope_objects.back();
+  finder_.free_scope_objects.pop_back();
+  finder_.scope_objects[static_cast<size_t>(o)] = FinderState::ScopeObject{value, 1};
   return o;
 }
 
 void Engine::release_scope_object(int32_t object) {
-  ScopeObject& o = scope_objects_[static_cast<size_t>(object)];
+  FinderState::ScopeObject& o = finder_.scope_objects[static_cast<size_t>(object)];
   if (--o.holders > 0) return;
   release_set(o.value);
-  free_scope_objects_.push_back(object);
+  finder_.free_scope_objects.push_back(object);
 }
 
 // 2^64 comparisons more: into the exact total, the word keeps the rest.
 void Engine::comparisons_wrapped() {
-  totals_.comparisons += UINT64_MAX;
-  totals_.comparisons += 1;
+  thread_.totals.comparisons += UINT64_MAX;
+  thread_.totals.comparisons += 1;
 }
 
 // enable_torch_proxy: _swap_torch_modules_to_cache, the scope update, then
@@ -193,22 +193,22 @@ void Engine::comparisons_wrapped() {
 // 04efefd's swap caches and deletes only real torch modules: proxy modules
 // stay in sys.modules.
 void Engine::enable(std::optional<SetId> scope) {
-  if (trace_) [[unlikely]] trace_->toggle_begin(*this, true);
+  if (book_.trace) [[unlikely]] book_.trace->toggle_begin(*this, true);
   count_walk();
-  sys_modules_.for_each_torch([&](NameId n) {
-    ModuleId m = sys_modules_.get(n);
-    if (!records_.module(m).proxy) cache_.set(n, m);
-    if (!records_.module(m).proxy || rules_.swap_drops_proxies) sys_modules_.erase(n);
+  interp_.sys_modules.for_each_torch([&](NameId n) {
+    ModuleId m = interp_.sys_modules.get(n);
+    if (!interp_.records.module(m).proxy) finder_.cache.set(n, m);
+    if (!interp_.records.module(m).proxy || rules_.swap_drops_proxies) interp_.sys_modules.erase(n);
   });
   _modify_scope(scope);
   if (!design_.idempotent_enable || finder_.copies == 0) {
     ++finder_.copies;
-    ++copies_moves_;
-    copies_changed_by_ = current_step();
+    ++book_.copies_moves;
+    book_.copies_changed_by = current_step();
     if (hooks_) [[unlikely]]
       proxy_moved_in_meta_path(/*inserted=*/true);
   }
-  if (trace_) trace_->toggle(*this, true, last_walk_, finder_.copies);
+  if (book_.trace) book_.trace->toggle(*this, true, book_.last_walk, finder_.copies);
 }
 
 // disable_torch_proxy: removes ONE occurrence, clears proxy modules and puts
@@ -218,15 +218,15 @@ void Engine::disable() {
   finder_.copies = design_.disable_all ? 0 : finder_.copies - 1;
   if (hooks_) [[unlikely]]
     proxy_moved_in_meta_path(/*inserted=*/false);
-  ++copies_moves_;
-  copies_changed_by_ = current_step();
-  if (trace_) [[unlikely]] trace_->toggle_begin(*this, false);
+  ++book_.copies_moves;
+  book_.copies_changed_by = current_step();
+  if (book_.trace) [[unlikely]] book_.trace->toggle_begin(*this, false);
   count_walk();
-  sys_modules_.for_each_torch([&](NameId n) {
-    if (records_.module(sys_modules_.get(n)).proxy) sys_modules_.erase(n);
+  interp_.sys_modules.for_each_torch([&](NameId n) {
+    if (interp_.records.module(interp_.sys_modules.get(n)).proxy) interp_.sys_modules.erase(n);
   });
-  for (NameId n : cache_.order()) sys_modules_.set(n, cache_.get(n));
-  if (trace_) trace_->toggle(*this, false, last_walk_, finder_.copies);
+  for (NameId n : finder_.cache.order()) interp_.sys_modules.set(n, finder_.cache.get(n));
+  if (book_.trace) book_.trace->toggle(*this, false, book_.last_walk, finder_.copies);
 }
 
 // use_torch_proxy_guard, entry. b52ce17 saves set(_local_enabled_scope);
@@ -237,12 +237,12 @@ GuardEntry Engine::guard_enter(bool enable_, std::optional<SetId> scope, GuardSi
   bool had = finder_.copies > 0;
   if (enable_ == had && ((g.old_global && !scope) || g.old_scope == scope.value_or(kEmptySet))) {
     g.noop = true;
-    if (trace_) [[unlikely]] trace_guard_enter(g, scope.has_value(), had);
+    if (book_.trace) [[unlikely]] trace_guard_enter(g, scope.has_value(), had);
     return g;
   }
-  if (trace_) [[unlikely]] trace_guard_enter(g, scope.has_value(), had);
-  if (rules_.guard_saves_copy) sets_.hold(g.old_scope);
-  else ++scope_objects_[static_cast<size_t>(g.old_scope_object)].holders;
+  if (book_.trace) [[unlikely]] trace_guard_enter(g, scope.has_value(), had);
+  if (rules_.guard_saves_copy) finder_.sets.hold(g.old_scope);
+  else ++finder_.scope_objects[static_cast<size_t>(g.old_scope_object)].holders;
   if (enable_) enable(scope);
   else disable();
   return g;
@@ -251,7 +251,7 @@ GuardEntry Engine::guard_enter(bool enable_, std::optional<SetId> scope, GuardSi
 // use_torch_proxy_guard, exit (its `finally`).
 void Engine::guard_exit(const GuardEntry& g) {
   if (g.noop) {
-    if (trace_) [[unlikely]] trace_guard_exit(g);
+    if (book_.trace) [[unlikely]] trace_guard_exit(g);
     return;
   }
   if (!g.enable) enable(std::nullopt);
@@ -262,11 +262,11 @@ void Engine::guard_exit(const GuardEntry& g) {
     // The guard's hold on the saved object passes to the finder.
     release_scope_object(finder_.scope_object);
     finder_.scope_object = g.old_scope_object;
-    assign_set(finder_.scope, scope_objects_[static_cast<size_t>(g.old_scope_object)].value);
+    assign_set(finder_.scope, finder_.scope_objects[static_cast<size_t>(g.old_scope_object)].value);
   }
   finder_.globally_enabled = g.old_global;
   if (g.enable) disable();
-  if (trace_) [[unlikely]] trace_guard_exit(g);
+  if (book_.trace) [[unlikely]] trace_guard_exit(g);
 }
 
 // What the guard's entry test decided, and why (a trace only; kept out of
@@ -275,9 +275,9 @@ void Engine::trace_guard_enter(GuardEntry& g, bool scope_asked, bool had) {
   if (g.noop) g.action = g.old_global && !scope_asked ? GuardAction::NoopGlobal : GuardAction::NoopSameScope;
   else if (g.enable) g.action = !had ? GuardAction::Enable : scope_asked ? GuardAction::EnableRescope : GuardAction::EnableGlobal;
   else g.action = had ? GuardAction::Disable : GuardAction::DisableAbsent;
-  trace_->guard_begin(*this, g.site, g.enable, g.action);
+  book_.trace->guard_begin(*this, g.site, g.enable, g.action);
 }
 
-void Engine::trace_guard_exit(const GuardEntry& g) { trace_->guard_end(*this, g.site, g.action); }
+void Engine::trace_guard_exit(const GuardEntry& g) { book_.trace->guard_end(*this, g.site, g.action); }
 
 }  // namespace impsim

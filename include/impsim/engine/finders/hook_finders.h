@@ -1,0 +1,43 @@
+// The hook finders declared as data (the hook language, hook_language.h):
+// their classes with the variant's fix, each object's own state, the
+// loaders they wrap and the process-wide guard set. Their find_spec is
+// Engine::hook_find_spec (sim/engine/finders/hook_finder.cc).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "impsim/engine/records.h"
+#include "impsim/scenario/axes.h"
+#include "impsim/scenario/hook_language.h"
+
+namespace impsim {
+
+struct HookFinders {
+  std::vector<HookClass> classes;  // the model's, with the variant's fix
+  struct ObjectState {
+    std::vector<NameId> in_progress;  // object_set guard
+    bool flag = false;                // flag and skip_self guards
+  };
+  // state and the interpreter's objects grow when a `new` step runs, which
+  // can happen inside any find_spec (a module body): no reference into
+  // them is held across a call.
+  std::vector<ObjectState> state;   // by FinderId
+  std::vector<FinderId> newest;     // by declared FinderId: what the id names now
+  std::vector<int32_t> made;        // by declared FinderId: objects `new` made for it
+  std::vector<NameId> global_finding;  // global_set guard: one set for every hook and thread
+  struct Loader {
+    LoaderId inner;   // HookWrapped: the loader it wraps
+    int32_t hook;     // the hook class
+    ModuleId module;  // HookServe: the module object served, or kNoModule
+    NameId target;    // HookServe from a table: the module served (imported at create_module), or kNoName
+  };
+  std::vector<Loader> loaders;
+  // Attributes set on a module by a hook's wrapped loader (outcome marks).
+  std::map<ModuleId, std::vector<std::string>> attributes;
+  LegacyFinders legacy_finders = LegacyFinders::ReachedWithWarning;  // the run's CPython's
+};
+
+}  // namespace impsim

@@ -1,0 +1,32 @@
+// CPython's process-wide state: sys.modules, sys.meta_path and the module,
+// spec and loader objects, shared by every Python thread. (The import
+// lock and the module locks will live here too.)
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "impsim/engine/records.h"
+#include "impsim/engine/sys_modules.h"
+#include "impsim/model/model.h"
+#include "impsim/scenario/hook_language.h"
+
+namespace impsim {
+
+struct Interpreter {
+  SysModules sys_modules;
+  // Hook scenarios: sys.meta_path as a list of finder objects, by FinderId.
+  std::vector<FinderId> meta_path;
+  // Every finder object, by FinderId: the interpreter's, the scenario's,
+  // then those `new` steps made.
+  std::vector<FinderObject> objects;
+  // Records nothing refers to any more are reused (Engine::collect).
+  Records records;
+  uint64_t next_collect = 0;      // records made (ever) at which collect runs next
+  uint64_t collect_interval = 0;  // Engine::set_collect_interval
+  // By NameId: the path PathFinder last searched in vain for the name (the
+  // tree never changes, so a search there would miss again).
+  std::vector<PathRef> path_miss;
+};
+
+}  // namespace impsim

@@ -1,0 +1,90 @@
+// One Python thread's state. CPython keeps some of it per thread (the frame
+// stack, the exception in flight), the finders keep the rest in a
+// threading.local (the fix's _resolving, a hook's thread_set guard), and
+// impsim counts per thread what the thread did: the run's counters are the
+// threads' summed, a label's are its own thread's difference, so one
+// thread never counts another's work.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "impsim/base/count.h"
+#include "impsim/model/model.h"
+#include "impsim/scenario/counters.h"
+#include "impsim/scenario/hook_counters.h"
+#include "impsim/scenario/names.h"
+
+namespace impsim {
+
+// A Python exception in flight through the simulated interpreter.
+struct PyError {
+  std::string type;     // "ModuleNotFoundError", "KeyError", ...
+  std::string message;  // str(exc)
+  std::vector<std::string> traceback;  // step pointers, outermost first
+  bool is_import_error() const { return type == "ImportError" || type == "ModuleNotFoundError"; }
+};
+
+// What the step engine counts, in machine words: one add each where a
+// Count would test for its big form first. Each is at most the events
+// stepped (a uint64 too) except comparisons, which comparisons_wrapped()
+// folds into PyThread::totals before it wraps.
+struct StepCounts {
+  uint64_t asks = 0, suppressed = 0, lookups = 0, toggles = 0, walks = 0, comparisons = 0;
+};
+
+// A labelled step running, with the finder objects called since it began
+// and their count then. A step's serial is larger than any step's begun
+// before it; region_mark (by FinderId) is the serial of the latest step
+// that noted the object, so a step has noted object f exactly when
+// region_mark[f] >= its serial.
+struct HookRegion {
+  uint64_t serial;
+  std::vector<std::pair<FinderId, Count>> called;
+};
+
+struct PyThread {
+  std::vector<ModuleId> frames;      // module bodies and calls on the Python stack
+  std::vector<const CStep*> steps;   // scenario steps running, outermost first
+  int body_depth = 0;                // frames, checked against --max-body-depth
+  int guard_depth = 0;               // guards open (nest levels included)
+  uint64_t depth = 0;                // current lookup nesting (_find_spec_for_specific_module)
+  uint64_t high = 0;                 // deepest lookup since the innermost region began
+  uint64_t search_depth = 0;         // current _find_spec nesting (hook scenarios)
+  uint64_t hook_call_depth = 0;      // current nesting of hook find_spec calls
+  uint64_t label_search_high = 0;    // deepest _find_spec since the innermost label began
+
+  // threading.local state of the finders.
+  std::vector<char> resolving;         // the fix's _resolving names, by NameId
+  std::vector<NameId> resolving_list;  // the same names, in the order they were added
+  std::vector<NameId> thread_finding;  // a hook's thread_set guard
+
+  // What this thread did.
+  StepCounts counts;
+  Counters totals;             // replayed deltas and wrapped comparisons
+  uint64_t peak_depth = 0;     // its deepest lookup
+  HookCounters hook_counters;  // hook scenarios
+  std::vector<HookRegion> hook_regions;
+  std::vector<uint64_t> region_mark;  // by FinderId
+  uint64_t next_region = 0;
+
+  std::optional<PyError> error;  // the exception that ended it
+
+  // totals plus what was stepped since.
+  Counters counters() const {
+    Counters c = totals;
+    c.asks += counts.asks;
+    c.suppressed += counts.suppressed;
+    c.lookups += counts.lookups;
+    c.toggles += counts.toggles;
+    c.walks += counts.walks;
+    c.comparisons += counts.comparisons;
+    c.max_depth = peak_depth;
+    return c;
+  }
+};
+
+}  // namespace impsim

@@ -38,13 +38,13 @@ TEST_CASE("idempotent-enable: a second enable walks and updates the scope but in
   Bench t(Variant::IdempotentEnable);
   t.engine.enable(t.a);
   t.engine.enable(std::nullopt);
-  CHECK(t.engine.finder().copies == 1);
+  CHECK(t.engine.copies() == 1);
   CHECK(t.engine.finder().globally_enabled);
   CHECK(t.engine.counters().toggles == 2);
   Bench released(Variant::Before);
   released.engine.enable(released.a);
   released.engine.enable(std::nullopt);
-  CHECK(released.engine.finder().copies == 2);
+  CHECK(released.engine.copies() == 2);
 }
 
 TEST_CASE("disable-all: one disable removes every copy, as one toggle") {
@@ -53,7 +53,7 @@ TEST_CASE("disable-all: one disable removes every copy, as one toggle") {
   t.engine.enable(t.a);
   t.engine.enable(t.a);
   t.engine.disable();
-  CHECK(t.engine.finder().copies == 0);
+  CHECK(t.engine.copies() == 0);
   CHECK(t.engine.counters().toggles == 4);
 }
 

@@ -102,7 +102,7 @@ TEST_CASE("enables with distinct scopes keep one scope alive, not every union (2
   Engine e(model, Variant::Before);
   e.run();
   CHECK(e.live_sets() <= 3001 + 2);
-  CHECK(e.finder().copies == 3000);
+  CHECK(e.copies() == 3000);
   // and the process: 20,000 enables took 2.7 GB of RSS when every union was kept
   std::string file = test::write_temp("distinct_enables.json", distinct_enables(20000));
   long kib = peak_kib_of_impsim({"run", file, "--variant", "before"});

@@ -112,6 +112,7 @@ void Engine::set_up() {
   };
   for (NameId n : model_.preloaded) preload(n, false);
   for (NameId n : model_.torch_modules) preload(n, true);
+  interp_.meta_path.assign({kBuiltinImporter, kFrozenImporter, kPathFinder});
   if (hooks_) set_up_hooks();
 }
 
@@ -155,42 +156,90 @@ ModuleId Engine::_find_and_load_unlocked(NameId name) {
   return module;
 }
 
-// _find_spec: `for finder in sys.meta_path` over the live list. Python's
-// list iterator keeps an index and re-reads the length at every step, so
-// copies inserted at 0 or removed while a finder runs shift what comes next.
-// CPython 3.14 (gh-130094) iterates `list(sys.meta_path)`, taken here: the
-// copies present when the loop starts, whatever happens to the list after.
-// Scenarios with finder objects (hooks) walk a list of them instead
-// (sim/engine/finders/meta_path.cc): this loop is Paddle's fast path.
+// _find_spec: `for finder in sys.meta_path`, over the live list. Python's
+// list iterator keeps an index and re-reads the length at every step, so a
+// finder inserted at 0 or removed while another runs shifts what comes
+// next. CPython 3.14 (gh-130094) iterates `list(sys.meta_path)`, a snapshot
+// taken when the loop starts. Up to 3.11 a finder without find_spec (a
+// legacy one) is asked through _find_spec_legacy; 3.12 skips it.
 SpecId Engine::_find_spec(NameId name, PathRef path) {
   if (hooks_) [[unlikely]]
-    return _find_spec_over_objects(name, path);
-  const int64_t snapshot = finder_.copies;
-  auto copies = [&] { return snapshot_meta_path_ ? snapshot : finder_.copies; };
-  bool is_reload = interp_.sys_modules.contains(name);
-  for (int64_t i = 0; i < copies() + 3; ++i) {
-    SpecId spec;
-    if (i < copies()) {
-      spec = traced_proxy_find_spec(name, i, copies());
-    } else {
-      // BuiltinImporter and FrozenImporter answer None without touching
-      // anything: untraced, the loop goes straight to PathFinder, the last.
-      if (!book_.trace) i = copies() + 2;
-      const int64_t which = i - copies();
-      const FinderKind kind = which == 0 ? FinderKind::Builtin : which == 1 ? FinderKind::Frozen : FinderKind::Path;
-      if (book_.trace) book_.trace->ask_begin(*this, name, kind, i, copies());
-      spec = which == 2 ? path_finder_find_spec(name, path) : kNoSpec;
-      if (book_.trace) book_.trace->ask_end(*this, name, kind, spec != kNoSpec ? AskAnswer::Spec : AskAnswer::None);
-    }
-    if (spec != kNoSpec) {
-      if (!is_reload && interp_.sys_modules.contains(name)) {
-        SpecId existing = interp_.records.module(interp_.sys_modules.get(name)).spec;
-        return existing == kNoSpec ? spec : existing;
+    begin_search();
+  const bool is_reload = interp_.sys_modules.contains(name);
+  std::optional<MetaPath> snapshot;
+  if (snapshot_meta_path_) [[unlikely]]
+    snapshot = interp_.meta_path;
+  const MetaPath& meta_path = snapshot ? *snapshot : interp_.meta_path;
+  SpecId spec = kNoSpec;
+  try {
+    for (int64_t i = 0; i < meta_path.size(); ++i) {
+      const FinderId finder = meta_path.at(i);
+      if (finder == kProxyFinder) {
+        spec = traced_proxy_find_spec(name, i, meta_path);
+        if (spec != kNoSpec) break;
+        continue;
       }
-      return spec;
+      const FinderClass cls = class_of(finder);
+      if (!hooks_) {
+        // BuiltinImporter and FrozenImporter answer None without touching
+        // anything (a Paddle scenario declares no builtin names): untraced,
+        // the loop goes straight to PathFinder, the last.
+        if (!book_.trace) {
+          spec = path_finder_find_spec(name, path);
+          break;
+        }
+        book_.trace->ask_begin(*this, name, trace_kind(cls), i, meta_path.proxy_copies());
+        spec = cls == FinderClass::Path ? path_finder_find_spec(name, path) : kNoSpec;
+        book_.trace->ask_end(*this, name, trace_kind(cls), spec != kNoSpec ? AskAnswer::Spec : AskAnswer::None);
+        if (spec != kNoSpec) break;
+        continue;
+      }
+      // A legacy finder: `finder.find_spec` raises AttributeError, so 3.12+
+      // goes on to the next finder; up to 3.11 _find_spec_legacy calls
+      // find_module.
+      const bool legacy = is_legacy_finder(finder);
+      if (legacy && hook_finders_.legacy_finders == LegacyFinders::Skipped) {
+        count_event();  // the AttributeError of `finder.find_spec`: an ask all the same
+        continue;
+      }
+      auto ask = [&] { return legacy ? _find_spec_legacy(finder, name, path) : finder_find_spec(finder, name, path); };
+      if (!book_.trace) {
+        spec = ask();
+      } else {
+        // The trace hears the ask end even when an exception leaves it.
+        book_.trace->ask_begin(*this, name, trace_kind(cls), i, meta_path.size());
+        try_finally([&] { spec = ask(); },
+                    [&](bool raised) {
+                      book_.trace->ask_end(*this, name, trace_kind(cls),
+                                           raised ? AskAnswer::Raised : spec != kNoSpec ? AskAnswer::Spec : AskAnswer::None);
+                    });
+      }
+      if (spec != kNoSpec) break;
     }
+  } catch (PyError&) {
+    if (hooks_) --thread_.search_depth;
+    throw;
   }
-  return kNoSpec;
+  if (hooks_) --thread_.search_depth;
+  // The parent import may have already imported this module.
+  if (spec != kNoSpec && !is_reload && interp_.sys_modules.contains(name)) {
+    const SpecId existing = interp_.records.module(interp_.sys_modules.get(name)).spec;
+    return existing == kNoSpec ? spec : existing;
+  }
+  return spec;
+}
+
+
+// A hook scenario's _find_spec begins: counted, and bounded by
+// --max-lookup-depth (each nesting is a C++ frame here).
+void Engine::begin_search() {
+  ++thread_.hook_counters.searches;
+  ++thread_.search_depth;
+  if (thread_.search_depth > thread_.hook_counters.max_depth) thread_.hook_counters.max_depth = thread_.search_depth;
+  if (thread_.search_depth > thread_.label_search_high) thread_.label_search_high = thread_.search_depth;
+  if (thread_.search_depth > static_cast<uint64_t>(book_.limits.max_lookup_depth))
+    throw LimitReached{"lookup-depth",
+                       fmt::format("_find_spec nested {} deep; raise it with --max-lookup-depth", thread_.search_depth), {}};
 }
 
 SpecId Engine::path_finder_find_spec(NameId name, PathRef path) {

@@ -39,7 +39,7 @@ void Memo::forget_older_than(uint64_t epoch) {
 
 MemoKey Engine::memo_key(NameId name) const {
   MemoKey k{name,
-            finder_.copies,
+            copies(),
             finder_.sets.identity(finder_.scope),
             finder_.scope_object,
             finder_.globally_enabled,

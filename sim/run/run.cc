@@ -113,10 +113,10 @@ Outcome outcome_of(const Engine& engine) {
       }
   }
   if (engine.hooks_used())
-    for (FinderId f : engine.meta_path()) out.meta_path.push_back(engine.finder_objects()[static_cast<size_t>(f)].id);
+    for (FinderId f : engine.meta_path().list()) out.meta_path.push_back(engine.finder_objects()[static_cast<size_t>(f)].id);
   const auto& labels = model.labels;
   for (size_t i = 0; i < labels.size(); ++i) out.results.emplace_back(labels[i], engine.labels()[i].results);
-  out.proxy_copies = engine.finder().copies;
+  out.proxy_copies = engine.copies();
   out.copies_changed_by = origin(engine.copies_changed_by());
   out.error = engine.error();
   return out;

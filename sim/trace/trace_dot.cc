@@ -143,7 +143,7 @@ class DotWriter : public TraceWriter {
     if (!hooks_) return;
     Node n;
     n.kind = NodeKind::Ask;
-    const FinderId f = e.meta_path()[static_cast<size_t>(index)];
+    const FinderId f = e.meta_path().at(index);
     n.hook = e.finder_objects()[static_cast<size_t>(f)].cls == FinderClass::Hook;
     n.label = dot_text(fmt::format("{}.{}('{}')", finder_id_at(e, index), finder_method_at(e, index),
                                      model_->names.text(name))) +

@@ -326,7 +326,7 @@ class ExploreWriter : public TraceWriter {
   State snapshot(const Engine& e) {
     State s;
     const FinderState& f = e.finder();
-    s.copies = f.copies;
+    s.copies = e.copies();
     s.modules = e.sys_modules().size();
     s.torch = e.sys_modules().torch_count();
     s.cache = e.torch_cache().order().size();
@@ -373,8 +373,9 @@ class ExploreWriter : public TraceWriter {
 
   // sys.meta_path, the hook counters and the guards, remade as text only when changed.
   void hook_snapshot(const Engine& e, State& s) {
-    if (e.meta_path() != last_meta_path_ || last_meta_path_text_ < 0) {
-      last_meta_path_ = e.meta_path();
+    std::vector<FinderId> meta_path = e.meta_path().list();
+    if (meta_path != last_meta_path_ || last_meta_path_text_ < 0) {
+      last_meta_path_ = std::move(meta_path);
       std::string ids;
       for (FinderId f : last_meta_path_) ids += fmt::format("{}{}", ids.empty() ? "" : ",", f);
       last_meta_path_text_ = string_id(ids);

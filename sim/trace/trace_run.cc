@@ -20,22 +20,22 @@ std::optional<TraceFormat> parse_trace_format(const std::string& s) {
 namespace trace_detail {
 
 std::string finder_id_at(const Engine& e, int64_t at) {
-  const auto& mp = e.meta_path();
-  if (at < 0 || at >= static_cast<int64_t>(mp.size())) return "?";
-  return e.finder_objects()[static_cast<size_t>(mp[static_cast<size_t>(at)])].id;
+  const MetaPath& mp = e.meta_path();
+  if (at < 0 || at >= mp.size()) return "?";
+  return e.finder_objects()[static_cast<size_t>(mp.at(at))].id;
 }
 
 const char* finder_method_at(const Engine& e, int64_t at) {
-  const auto& mp = e.meta_path();
-  if (at < 0 || at >= static_cast<int64_t>(mp.size())) return "find_spec";
-  return e.is_legacy_finder(mp[static_cast<size_t>(at)]) ? "find_module" : "find_spec";
+  const MetaPath& mp = e.meta_path();
+  if (at < 0 || at >= mp.size()) return "find_spec";
+  return e.is_legacy_finder(mp.at(at)) ? "find_module" : "find_spec";
 }
 
 // A hook scenario's sys.meta_path, by finder id, the entry at `at` starred.
 std::string meta_path_text(const Engine& e, int64_t at) {
   std::string s;
-  for (size_t i = 0; i < e.meta_path().size(); ++i)
-    s += fmt::format("{}{}{}", i ? " " : "", static_cast<int64_t>(i) == at ? "*" : "", finder_id_at(e, static_cast<int64_t>(i)));
+  for (int64_t i = 0; i < e.meta_path().size(); ++i)
+    s += fmt::format("{}{}{}", i ? " " : "", i == at ? "*" : "", finder_id_at(e, i));
   return "[" + s + "]";
 }
 

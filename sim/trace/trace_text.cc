@@ -227,7 +227,7 @@ class TextWriter : public TraceWriter {
     if (started_) return;
     started_ = true;
     line("", fmt::format("start: sys.modules holds {} {}; sys.meta_path is {}", grouped(e.sys_modules().size()),
-                         plural(e.sys_modules().size(), "name", "names"), terminal_text(meta_path_now(e, e.finder().copies))));
+                         plural(e.sys_modules().size(), "name", "names"), terminal_text(meta_path_now(e, e.copies()))));
   }
 
   void emit(int indent, const std::string& s, const char* kind, bool counts) {

@@ -135,8 +135,17 @@ class Engine {
   // _gcd_import / importlib.import_module: _find_and_load.
   ModuleId _find_and_load(NameId name);
   ModuleId _find_and_load_unlocked(NameId name);
-  // _find_spec(name, path): ask each finder of the live sys.meta_path.
+  // _find_spec(name, path): ask each finder of sys.meta_path.
   SpecId _find_spec(NameId name, PathRef path);
+  // Every finder object's class: the interpreter's own three and Paddle's
+  // finder have fixed ids, a hook's is looked up.
+  FinderClass class_of(FinderId f) const {
+    static_assert(static_cast<FinderId>(FinderClass::Builtin) == kBuiltinImporter &&
+                  static_cast<FinderId>(FinderClass::Frozen) == kFrozenImporter &&
+                  static_cast<FinderId>(FinderClass::Path) == kPathFinder &&
+                  static_cast<FinderId>(FinderClass::Proxy) == kProxyFinder);
+    return f <= kProxyFinder ? static_cast<FinderClass>(f) : interp_.objects[static_cast<size_t>(f)].cls;
+  }
   ModuleId _load_unlocked(SpecId spec);
   ModuleId module_from_spec(SpecId spec);
   // importlib.util.find_spec(name).
@@ -146,7 +155,9 @@ class Engine {
 
   // --- Finder objects (hook scenarios, model.hooks.used; sim/finders/) ---
   bool hooks_used() const { return hooks_; }
-  const std::vector<FinderId>& meta_path() const { return interp_.meta_path; }
+  const MetaPath& meta_path() const { return interp_.meta_path; }
+  // Copies of Paddle's finder in sys.meta_path.
+  int64_t copies() const { return interp_.meta_path.proxy_copies(); }
   // The threads' hook counters summed.
   HookCounters hook_counters() const;
   // The hooks' reentrancy guards now (trace, explore): the global_set and
@@ -159,8 +170,6 @@ class Engine {
   const std::vector<FinderObject>& finder_objects() const { return interp_.objects; }
   // Attributes set on a module by a hook's wrapped loader (outcome marks).
   const std::vector<std::string>* module_attributes(ModuleId m) const;
-  // _find_spec over a list of finder objects, live or snapshot (finders/meta_path.cc).
-  SpecId _find_spec_over_objects(NameId name, PathRef path);
   // finder.find_spec(name, path) for any finder object.
   SpecId finder_find_spec(FinderId finder, NameId name, PathRef path);
   // BuiltinImporter.find_spec: the scenario's "builtin" names.
@@ -223,11 +232,7 @@ class Engine {
   ModuleId create_module(LoaderId loader, SpecId spec);  // kNoModule: default creation
   void exec_module(LoaderId loader, ModuleId module);
   // The proxy ask of _find_spec, with its trace events.
-  SpecId traced_proxy_find_spec(NameId name, int64_t index, int64_t copies);
-  // enable/disable in a hook scenario: sys.meta_path.insert(0, P), or
-  // sys.meta_path.remove(P) (every copy under disable-all). Out of line and
-  // cold: the Paddle engine's toggles only test hooks_.
-  [[gnu::cold]] void proxy_moved_in_meta_path(bool inserted);
+  SpecId traced_proxy_find_spec(NameId name, int64_t index, const MetaPath& meta_path);
   // Hook scenarios: set-up, steps, and the actions of a claimed name.
   void set_up_hooks();
   void run_meta_path_step(const CStep& step);
@@ -247,6 +252,7 @@ class Engine {
   }
   void note_object_in_regions(FinderId f);
   void check_meta_path_room();
+  void begin_search();
 
   // Steps (program.cc).
   void run_steps(const std::vector<CStep>& steps);
@@ -370,12 +376,26 @@ class Engine {
   std::vector<PyThread> parked_;
 };
 
+// What a trace calls a finder of each class.
+inline FinderKind trace_kind(FinderClass c) {
+  switch (c) {
+    case FinderClass::Builtin: return FinderKind::Builtin;
+    case FinderClass::Frozen: return FinderKind::Frozen;
+    case FinderClass::Path: return FinderKind::Path;
+    case FinderClass::Proxy: return FinderKind::Proxy;
+    case FinderClass::Hook: return FinderKind::Hook;
+  }
+  return FinderKind::Hook;
+}
+
 // One proxy ask of _find_spec, as the trace sees it. Inline: it is the
 // Paddle loop's every ask (out of line it cost the step engine 2%).
-inline SpecId Engine::traced_proxy_find_spec(NameId name, int64_t index, int64_t copies) {
+inline SpecId Engine::traced_proxy_find_spec(NameId name, int64_t index, const MetaPath& meta_path) {
   maybe_collect();
   if (!book_.trace) return proxy_find_spec(name);
-  book_.trace->ask_begin(*this, name, FinderKind::Proxy, index, copies);
+  // What a trace hears as the list's length: Paddle's scenarios count the
+  // copies of its finder, hook scenarios the whole list.
+  book_.trace->ask_begin(*this, name, FinderKind::Proxy, index, hooks_ ? meta_path.size() : meta_path.proxy_copies());
   // Only a trace reads these (machine words: copying them is free).
   const StepCounts before = thread_.counts;
   SpecId spec;

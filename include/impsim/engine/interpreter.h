@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "impsim/engine/meta_path.h"
 #include "impsim/engine/records.h"
 #include "impsim/engine/sys_modules.h"
 #include "impsim/model/model.h"
@@ -15,8 +16,7 @@ namespace impsim {
 
 struct Interpreter {
   SysModules sys_modules;
-  // Hook scenarios: sys.meta_path as a list of finder objects, by FinderId.
-  std::vector<FinderId> meta_path;
+  MetaPath meta_path;
   // Every finder object, by FinderId: the interpreter's, the scenario's,
   // then those `new` steps made.
   std::vector<FinderObject> objects;

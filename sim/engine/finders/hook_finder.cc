@@ -73,9 +73,8 @@ SpecId Engine::hook_guarded(FinderId finder, const HookClass& hook, NameId name,
     case GuardKind::RemoveSelf: {
       // i = sys.meta_path.index(self); sys.meta_path.remove(self); try: ...
       // finally: sys.meta_path.insert(i, self)   (a direct call finds no self: nothing moves)
-      auto it = std::find(interp_.meta_path.begin(), interp_.meta_path.end(), finder);
-      if (it == interp_.meta_path.end()) return run();
-      const int64_t index = it - interp_.meta_path.begin();
+      const int64_t index = interp_.meta_path.index(finder);
+      if (index < 0) return run();
       meta_path_remove(finder);
       return try_finally(run, [&] { meta_path_insert(index, finder); });
     }
@@ -102,9 +101,10 @@ SpecId Engine::run_hook_actions(FinderId finder, const HookClass& hook, NameId n
       case ActionKind::CallNext: {
         // i = sys.meta_path.index(self); for f in sys.meta_path[i + 1:]: ...
         result = kNoSpec;
-        auto it = std::find(interp_.meta_path.begin(), interp_.meta_path.end(), finder);
-        if (it == interp_.meta_path.end()) break;
-        std::vector<FinderId> rest(it + 1, interp_.meta_path.end());
+        const int64_t index = interp_.meta_path.index(finder);
+        if (index < 0) break;
+        const std::vector<FinderId> list = interp_.meta_path.list();
+        const std::vector<FinderId> rest(list.begin() + index + 1, list.end());
         for (FinderId f : rest) {
           result = finder_find_spec(f, name, path);
           if (result != kNoSpec) break;
@@ -178,9 +178,8 @@ void Engine::hook_exec_module(LoaderId loader, ModuleId module) {
   const HookClass& hook = hook_finders_.classes[static_cast<size_t>(h.hook)];
   if (hook.loader == LoaderWrap::Toggle && hook.toggle != kNoFinder) {
     const FinderId toggled = bound_object(hook.toggle);
-    auto it = std::find(interp_.meta_path.begin(), interp_.meta_path.end(), toggled);
-    if (it != interp_.meta_path.end()) {
-      const int64_t index = it - interp_.meta_path.begin();
+    const int64_t index = interp_.meta_path.index(toggled);
+    if (index >= 0) {
       meta_path_remove(toggled);
       try_finally([&] { exec_module(h.inner, module); }, [&] { meta_path_insert(index, toggled); });
       return;

@@ -10,22 +10,11 @@
 namespace impsim {
 
 namespace {
-FinderKind trace_kind(FinderClass c) {
-  switch (c) {
-    case FinderClass::Builtin: return FinderKind::Builtin;
-    case FinderClass::Frozen: return FinderKind::Frozen;
-    case FinderClass::Path: return FinderKind::Path;
-    case FinderClass::Proxy: return FinderKind::Proxy;
-    case FinderClass::Hook: return FinderKind::Hook;
-  }
-  return FinderKind::Hook;
-}
 }  // namespace
 
 void Engine::set_up_hooks() {
   const HookModel& hm = model_.hooks;
-  interp_.meta_path = hm.meta_path;
-  finder_.copies = std::count(interp_.meta_path.begin(), interp_.meta_path.end(), kProxyFinder);
+  interp_.meta_path.assign(hm.meta_path);
   hook_finders_.classes.clear();
   for (const HookClass& h : hm.hooks) {
     const bool fixed = variant_.hook_target.empty() || variant_.hook_target == h.name;
@@ -73,75 +62,13 @@ void Engine::note_object_in_regions(FinderId f) {
 
 // Every insert shifts the list and every search walks it: its length is bounded.
 void Engine::check_meta_path_room() {
-  if (interp_.meta_path.size() >= book_.limits.max_meta_path)
+  if (static_cast<uint64_t>(interp_.meta_path.size()) >= book_.limits.max_meta_path)
     throw LimitReached{"max-meta-path",
                        fmt::format("sys.meta_path holds {} finders, the limit; raise it with --max-meta-path",
                                    interp_.meta_path.size()),
                        {}};
 }
 
-// _find_spec (3.11): `for finder in meta_path` over the live list, whose
-// iterator re-reads the length and keeps its index, so an insert at 0 or a
-// removal while a finder runs shifts what comes next. CPython 3.14
-// (gh-130094) iterates list(sys.meta_path), a snapshot.
-SpecId Engine::_find_spec_over_objects(NameId name, PathRef path) {
-  ++thread_.hook_counters.searches;
-  ++thread_.search_depth;
-  if (thread_.search_depth > thread_.hook_counters.max_depth) thread_.hook_counters.max_depth = thread_.search_depth;
-  if (thread_.search_depth > thread_.label_search_high) thread_.label_search_high = thread_.search_depth;
-  if (thread_.search_depth > static_cast<uint64_t>(book_.limits.max_lookup_depth))
-    throw LimitReached{"lookup-depth",
-                       fmt::format("_find_spec nested {} deep; raise it with --max-lookup-depth", thread_.search_depth), {}};
-  return try_finally(
-      [&]() -> SpecId {
-        const bool is_reload = interp_.sys_modules.contains(name);
-        std::vector<FinderId> snapshot;
-        if (snapshot_meta_path_) snapshot = interp_.meta_path;
-        const std::vector<FinderId>& list = snapshot_meta_path_ ? snapshot : interp_.meta_path;
-        for (size_t i = 0; i < list.size(); ++i) {
-          const FinderId f = list[i];
-          const FinderClass cls = interp_.objects[static_cast<size_t>(f)].cls;
-          // The trace hears the index into the list walked and its length.
-          const int64_t index = static_cast<int64_t>(i), size = static_cast<int64_t>(list.size());
-          SpecId spec;
-          if (cls == FinderClass::Proxy) {
-            spec = traced_proxy_find_spec(name, index, size);
-          } else {
-            // A legacy finder: `finder.find_spec` raises AttributeError, so
-            // 3.12+ goes on to the next finder; up to 3.11 _find_spec_legacy
-            // calls find_module.
-            const bool legacy = is_legacy_finder(f);
-            if (legacy && hook_finders_.legacy_finders == LegacyFinders::Skipped) {
-              count_event();  // the AttributeError of `finder.find_spec`: an ask all the same
-              continue;
-            }
-            auto ask = [&] { return legacy ? _find_spec_legacy(f, name, path) : finder_find_spec(f, name, path); };
-            if (!book_.trace) {
-              spec = ask();
-            } else {
-              // The trace hears the ask end even when an exception leaves it.
-              book_.trace->ask_begin(*this, name, trace_kind(cls), index, size);
-              spec = kNoSpec;
-              try_finally([&] { spec = ask(); },
-                          [&](bool raised) {
-                            book_.trace->ask_end(*this, name, trace_kind(cls),
-                                            raised ? AskAnswer::Raised
-                                                   : spec != kNoSpec ? AskAnswer::Spec : AskAnswer::None);
-                          });
-            }
-          }
-          if (spec == kNoSpec) continue;
-          // The parent import may have already imported this module.
-          if (!is_reload && interp_.sys_modules.contains(name)) {
-            SpecId existing = interp_.records.module(interp_.sys_modules.get(name)).spec;
-            return existing == kNoSpec ? spec : existing;
-          }
-          return spec;
-        }
-        return kNoSpec;
-      },
-      [&] { --thread_.search_depth; });
-}
 
 // _find_spec_legacy (3.9 to 3.11): 3.10 and 3.11 first warn
 // "X.find_spec() not found; falling back to find_module()" (ImportWarning),
@@ -194,40 +121,25 @@ SpecId Engine::builtin_importer_find_spec(NameId name) {
   return new_spec(name, new_loader(Loader{LoaderKind::Empty, false, 0, -1}), kNoPath);
 }
 
-void Engine::proxy_moved_in_meta_path(bool inserted) {
-  if (inserted) {
-    check_meta_path_room();
-    interp_.meta_path.insert(interp_.meta_path.begin(), kProxyFinder);
-    return;
-  }
-  auto first = std::find(interp_.meta_path.begin(), interp_.meta_path.end(), kProxyFinder);
-  if (design_.disable_all) interp_.meta_path.erase(std::remove(first, interp_.meta_path.end(), kProxyFinder), interp_.meta_path.end());
-  else interp_.meta_path.erase(first);
-}
-
 // list.insert(at, x): a negative index counts from the end; out of range clamps.
 void Engine::meta_path_insert(int64_t at, FinderId finder) {
-  const int64_t n = static_cast<int64_t>(interp_.meta_path.size());
+  const int64_t n = interp_.meta_path.size();
   if (at < 0) at = std::max<int64_t>(at + n, 0);
   at = std::min(at, n);
   check_meta_path_room();
-  interp_.meta_path.insert(interp_.meta_path.begin() + at, finder);
+  interp_.meta_path.insert(at, finder);
   if (finder == kProxyFinder) {
-    ++finder_.copies;
     ++book_.copies_moves;
     book_.copies_changed_by = current_step();
   }
 }
 
-void Engine::meta_path_append(FinderId finder) { meta_path_insert(static_cast<int64_t>(interp_.meta_path.size()), finder); }
+void Engine::meta_path_append(FinderId finder) { meta_path_insert(interp_.meta_path.size(), finder); }
 
 // list.remove(x): the first occurrence; false where Python raises ValueError.
 bool Engine::meta_path_remove(FinderId finder) {
-  auto it = std::find(interp_.meta_path.begin(), interp_.meta_path.end(), finder);
-  if (it == interp_.meta_path.end()) return false;
-  interp_.meta_path.erase(it);
+  if (!interp_.meta_path.remove(finder)) return false;
   if (finder == kProxyFinder) {
-    --finder_.copies;
     ++book_.copies_moves;
     book_.copies_changed_by = current_step();
   }
@@ -237,7 +149,7 @@ bool Engine::meta_path_remove(FinderId finder) {
 // The hook's install(): its policy, or the variant's (idempotent_install).
 void Engine::install_hook(FinderId finder) {
   const HookClass& h = hook_finders_.classes[static_cast<size_t>(interp_.objects[static_cast<size_t>(finder)].hook)];
-  const bool present = std::find(interp_.meta_path.begin(), interp_.meta_path.end(), finder) != interp_.meta_path.end();
+  const bool present = interp_.meta_path.contains(finder);
   switch (h.install) {
     case InstallPolicy::Insert0: meta_path_insert(0, finder); break;
     case InstallPolicy::Insert0IfAbsent:

@@ -133,7 +133,7 @@ SpecId Engine::_find_spec_for_torch_module(NameId name) {
 
 // _modify_scope_of_torch_proxy (its warnings are not modelled).
 void Engine::_modify_scope(std::optional<SetId> scope) {
-  if (finder_.copies == 0 || finder_.globally_enabled) {
+  if (copies() == 0 || finder_.globally_enabled) {
     _set_scope(scope);
     return;
   }
@@ -201,23 +201,22 @@ void Engine::enable(std::optional<SetId> scope) {
     if (!interp_.records.module(m).proxy || rules_.swap_drops_proxies) interp_.sys_modules.erase(n);
   });
   _modify_scope(scope);
-  if (!design_.idempotent_enable || finder_.copies == 0) {
-    ++finder_.copies;
+  if (!design_.idempotent_enable || copies() == 0) {
     ++book_.copies_moves;
     book_.copies_changed_by = current_step();
     if (hooks_) [[unlikely]]
-      proxy_moved_in_meta_path(/*inserted=*/true);
+      check_meta_path_room();
+    interp_.meta_path.insert(0, kProxyFinder);
   }
-  if (book_.trace) book_.trace->toggle(*this, true, book_.last_walk, finder_.copies);
+  if (book_.trace) book_.trace->toggle(*this, true, book_.last_walk, copies());
 }
 
 // disable_torch_proxy: removes ONE occurrence, clears proxy modules and puts
 // the cached real torch modules back.
 void Engine::disable() {
-  if (finder_.copies == 0) return;  // only a warning
-  finder_.copies = design_.disable_all ? 0 : finder_.copies - 1;
-  if (hooks_) [[unlikely]]
-    proxy_moved_in_meta_path(/*inserted=*/false);
+  if (copies() == 0) return;  // only a warning
+  if (design_.disable_all) interp_.meta_path.remove_all(kProxyFinder);
+  else interp_.meta_path.remove(kProxyFinder);
   ++book_.copies_moves;
   book_.copies_changed_by = current_step();
   if (book_.trace) [[unlikely]] book_.trace->toggle_begin(*this, false);
@@ -226,7 +225,7 @@ void Engine::disable() {
     if (interp_.records.module(interp_.sys_modules.get(n)).proxy) interp_.sys_modules.erase(n);
   });
   for (NameId n : finder_.cache.order()) interp_.sys_modules.set(n, finder_.cache.get(n));
-  if (book_.trace) book_.trace->toggle(*this, false, book_.last_walk, finder_.copies);
+  if (book_.trace) book_.trace->toggle(*this, false, book_.last_walk, copies());
 }
 
 // use_torch_proxy_guard, entry. b52ce17 saves set(_local_enabled_scope);
@@ -234,7 +233,7 @@ void Engine::disable() {
 // open also changes what its exit restores.
 GuardEntry Engine::guard_enter(bool enable_, std::optional<SetId> scope, GuardSite site) {
   GuardEntry g{false, enable_, finder_.scope, finder_.scope_object, finder_.globally_enabled, site, GuardAction::Enable};
-  bool had = finder_.copies > 0;
+  bool had = copies() > 0;
   if (enable_ == had && ((g.old_global && !scope) || g.old_scope == scope.value_or(kEmptySet))) {
     g.noop = true;
     if (book_.trace) [[unlikely]] trace_guard_enter(g, scope.has_value(), had);

@@ -16,7 +16,7 @@ namespace impsim {
 
 // The torch proxy finder's state (TORCH_PROXY_FINDER and module globals).
 struct FinderState {
-  int64_t copies = 0;  // occurrences of P in sys.meta_path; they always lead the list
+  // Its copies in sys.meta_path: MetaPath::proxy_copies().
   SetId scope = kEmptySet;  // the value of _local_enabled_scope
   // TORCH_PROXY_FINDER = TorchProxyMetaFinder() runs _set_scope(None): the
   // finder starts global, with an empty scope.
@@ -30,7 +30,6 @@ struct FinderState {
   // TORCH_PROXY_FINDER = TorchProxyMetaFinder() anew (Engine::set_up): the
   // object's state above; the module's cache and set objects below stay.
   void reset_object() {
-    copies = 0;
     scope = kEmptySet;
     globally_enabled = true;
     scope_object = -1;

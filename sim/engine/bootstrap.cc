@@ -26,6 +26,7 @@ Engine::Engine(const Model& model, Variant variant, EngineLimits limits, EngineK
   // The memo does not key on the list of finder objects: hook scenarios are
   // stepped whatever was asked (plan_runs refuses --engine fast for them).
   if (hooks_) fast_ = false;
+  search_extras_ = hooks_ || snapshot_meta_path_;
   book_.max_events = limits.max_events.value_or(fast_ ? kNoEventLimit : limits.default_bound);
   book_.max_work = limits.max_work.value_or(fast_ ? limits.default_bound : kNoEventLimit);
   update_step_limit();
@@ -94,6 +95,7 @@ void Engine::set_up() {
   if (!rules_.guard_saves_copy) finder_.scope_object = new_scope_object(kEmptySet);
   finder_.blocked = model_.blocked;
   thread_.resolving.assign(names_.size(), 0);
+  thread_.meta_path_snapshots.clear();
   interp_.path_miss.assign(names_.size(), kNoPath);
   book_.labels.assign(model_.labels.size(), LabelTotals{});
   auto preload = [&](NameId name, bool torch) {
@@ -163,13 +165,9 @@ ModuleId Engine::_find_and_load_unlocked(NameId name) {
 // taken when the loop starts. Up to 3.11 a finder without find_spec (a
 // legacy one) is asked through _find_spec_legacy; 3.12 skips it.
 SpecId Engine::_find_spec(NameId name, PathRef path) {
-  if (hooks_) [[unlikely]]
-    begin_search();
+  // A Paddle scenario on 3.11 tests one flag here and one at the end.
+  const MetaPath& meta_path = search_extras_ ? begin_search() : interp_.meta_path;
   const bool is_reload = interp_.sys_modules.contains(name);
-  std::optional<MetaPath> snapshot;
-  if (snapshot_meta_path_) [[unlikely]]
-    snapshot = interp_.meta_path;
-  const MetaPath& meta_path = snapshot ? *snapshot : interp_.meta_path;
   SpecId spec = kNoSpec;
   try {
     for (int64_t i = 0; i < meta_path.size(); ++i) {
@@ -217,10 +215,11 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
       if (spec != kNoSpec) break;
     }
   } catch (PyError&) {
-    if (hooks_) --thread_.search_depth;
+    if (search_extras_) end_search();
     throw;
   }
-  if (hooks_) --thread_.search_depth;
+  if (search_extras_) [[unlikely]]
+    end_search();
   // The parent import may have already imported this module.
   if (spec != kNoSpec && !is_reload && interp_.sys_modules.contains(name)) {
     const SpecId existing = interp_.records.module(interp_.sys_modules.get(name)).spec;
@@ -230,9 +229,13 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
 }
 
 
-// A hook scenario's _find_spec begins: counted, and bounded by
-// --max-lookup-depth (each nesting is a C++ frame here).
-void Engine::begin_search() {
+// What _find_spec does besides its loop in some runs: a hook scenario's
+// search is counted and bounded by --max-lookup-depth (each nesting is a
+// C++ frame here); CPython 3.14 walks a snapshot of sys.meta_path, kept on
+// the thread until the search ends. Returns the list to walk.
+const MetaPath& Engine::begin_search() {
+  if (snapshot_meta_path_) thread_.meta_path_snapshots.push_back(interp_.meta_path);
+  if (!hooks_) return thread_.meta_path_snapshots.back();
   ++thread_.hook_counters.searches;
   ++thread_.search_depth;
   if (thread_.search_depth > thread_.hook_counters.max_depth) thread_.hook_counters.max_depth = thread_.search_depth;
@@ -240,6 +243,12 @@ void Engine::begin_search() {
   if (thread_.search_depth > static_cast<uint64_t>(book_.limits.max_lookup_depth))
     throw LimitReached{"lookup-depth",
                        fmt::format("_find_spec nested {} deep; raise it with --max-lookup-depth", thread_.search_depth), {}};
+  return snapshot_meta_path_ ? thread_.meta_path_snapshots.back() : interp_.meta_path;
+}
+
+void Engine::end_search() {
+  if (hooks_) --thread_.search_depth;
+  if (snapshot_meta_path_) thread_.meta_path_snapshots.pop_back();
 }
 
 SpecId Engine::path_finder_find_spec(NameId name, PathRef path) {

@@ -1,8 +1,11 @@
 // The step engine: CPython 3.11's import system (importlib._bootstrap and
-// importlib.util.find_spec) and the torch proxy finder, replayed call by call
-// over the state in this file. Functions are named after what they mirror;
-// import_system.cc holds CPython's side, proxy_finder.cc the finder's,
-// program.cc the scenario steps.
+// importlib.util.find_spec), Paddle's torch proxy finder and the hook
+// finders, replayed call by call. Engine holds the functions, each named
+// after what it mirrors (bootstrap.cc CPython's side, finders/ the
+// finders', program.cc the scenario steps); the state they work on is in
+// the parts below, one job each: the Interpreter (what CPython shares
+// between threads), the running PyThread, Paddle's FinderState, the
+// HookFinders, and the run's Bookkeeping.
 #pragma once
 
 #include <algorithm>
@@ -176,7 +179,7 @@ class Engine {
   SpecId builtin_importer_find_spec(NameId name);
   // A hook finder object's find_spec (finders/hook_finder.cc).
   SpecId hook_find_spec(FinderId finder, NameId name, PathRef path);
-  // A legacy (find_module-only) hook reached by _find_spec up to 3.11 (finders/meta_path.cc).
+  // A legacy (find_module-only) hook reached by _find_spec up to 3.11 (finders/finder_objects.cc).
   SpecId _find_spec_legacy(FinderId finder, NameId name, PathRef path);
   bool is_legacy_finder(FinderId finder) const;
   // serve from a table: the spec of `name` standing for module `target`.
@@ -252,7 +255,8 @@ class Engine {
   }
   void note_object_in_regions(FinderId f);
   void check_meta_path_room();
-  void begin_search();
+  const MetaPath& begin_search();
+  void end_search();
 
   // Steps (program.cc).
   void run_steps(const std::vector<CStep>& steps);
@@ -266,6 +270,9 @@ class Engine {
   // `slot = value` for a set the engine holds (the finder's scope and blocked
   // list, a 04efefd set object's value); the old value is released.
   void assign_set(SetId& slot, SetId value) {
+    // The same set again (a guard restoring the scope it found): holding
+    // it and letting it go would leave every count as it is.
+    if (value == slot) return;
     finder_.sets.hold(value);
     release_set(slot);
     slot = value;
@@ -363,6 +370,7 @@ class Engine {
   bool snapshot_meta_path_;  // _find_spec iterates list(sys.meta_path) (CPython 3.14)
   bool fast_;
   bool hooks_ = false;  // a hook scenario (model.hooks.used): sys.meta_path as finder objects
+  bool search_extras_ = false;  // hooks_ or snapshot_meta_path_: _find_spec's begin_search
   static constexpr uint64_t kMinCollect = 16384;  // at most ~0.5 MB of garbage between collections
 
   // The parts, each one job (docs/architecture.md, "The engine's state").

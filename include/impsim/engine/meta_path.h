@@ -35,6 +35,11 @@ class MetaPath {
     }
     insert_into_rest(at, f);
   }
+  // sys.meta_path.insert(0, TORCH_PROXY_FINDER): what every enable does.
+  void insert_proxy_at_head() {
+    ++head_;
+    ++proxy_copies_;
+  }
   // sys.meta_path.remove(f): the first occurrence; false if there is none.
   bool remove(FinderId f) {
     if (f == kProxyFinder && head_ > 0) [[likely]] {

@@ -7,12 +7,14 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "impsim/base/count.h"
+#include "impsim/engine/meta_path.h"
 #include "impsim/model/model.h"
 #include "impsim/scenario/counters.h"
 #include "impsim/scenario/hook_counters.h"
@@ -70,6 +72,10 @@ struct PyThread {
   std::vector<HookRegion> hook_regions;
   std::vector<uint64_t> region_mark;  // by FinderId
   uint64_t next_region = 0;
+
+  // CPython 3.14: the sys.meta_path each open _find_spec walks (a deque:
+  // a nested search's push leaves the outer one's list where it is).
+  std::deque<MetaPath> meta_path_snapshots;
 
   std::optional<PyError> error;  // the exception that ended it
 

@@ -206,7 +206,7 @@ void Engine::enable(std::optional<SetId> scope) {
     book_.copies_changed_by = current_step();
     if (hooks_) [[unlikely]]
       check_meta_path_room();
-    interp_.meta_path.insert(0, kProxyFinder);
+    interp_.meta_path.insert_proxy_at_head();
   }
   if (book_.trace) book_.trace->toggle(*this, true, book_.last_walk, copies());
 }

@@ -1,6 +1,6 @@
-// sys.meta_path as a list of finder objects (hook scenarios): CPython's
-// _find_spec over it, the interpreter's own finders, the list operations a
-// program or a hook performs, and the steps that perform them.
+// The finder objects of a hook scenario: the interpreter's own finders
+// asked as objects, the list operations a program or a hook performs on
+// sys.meta_path, and the steps that perform them.
 #include <fmt/format.h>
 
 #include <algorithm>

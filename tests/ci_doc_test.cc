@@ -66,12 +66,7 @@ std::vector<Block> blocks(const std::string& page) {
   return out;
 }
 
-// A word for sh: any bytes but NUL.
-std::string sh_word(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+using impsim::test::sh_word;
 
 // Whether `path` (a.b[].c: an array's elements) names a value in `j`, in
 // at least one element of each array on the way.

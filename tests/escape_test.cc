@@ -671,31 +671,29 @@ std::vector<std::string> hostile_errors(const std::string& h) {
 const std::string kSource = IMPSIM_SOURCE_DIR;
 const std::string kBinary = IMPSIM_BINARY;
 
-
-// A shell word holding any bytes but NUL.
-std::string sh(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-// A fresh folder for files with hostile names.
-std::string temp_dir(const std::string& name) {
-  return impsim::test::scratch_subdir(name);
-}
-
-struct Split {
-  int status;
-  std::string out, err;
-};
+using test::sh_word;
+using test::Split;
 
 // The binary with `args` (a shell command line's words) and `env`
 // assignments; standard output and standard error apart.
 Split impsim_split(const std::string& args, const std::string& env = "") {
-  static int serial = 0;
-  std::string err_file = test::write_temp("stderr_" + std::to_string(++serial), "");
-  test::Command c = test::shell(env + " " + kBinary + " " + args + " 2>" + err_file);
-  return {c.status, c.out, impsim::test::read_file(err_file)};
+  return test::shell_split(env + " " + kBinary + " " + args);
+}
+
+// The hostile scenario of `s`, written as `name` in the folder `dir`;
+// returns the file's path.
+std::string hostile_file(const std::string& dir, const std::string& name, const Strings& s) {
+  const std::string file = dir + "/" + name;
+  std::ofstream(file) << hostile_scenario(s);
+  return file;
+}
+
+// terminal_text on the console set: each text, and what it should show.
+void check_terminal_text(const std::vector<std::pair<std::string, std::string>>& shown) {
+  for (const auto& [text, want] : shown) {
+    CAPTURE(text);
+    CHECK(terminal_text(text) == want);
+  }
 }
 
 }  // namespace
@@ -704,42 +702,47 @@ Split impsim_split(const std::string& args, const std::string& env = "") {
 
 TEST_CASE("terminal_text shows controls, invisible characters and bytes that are not UTF-8") {
   set_console(Console::Terminal);
-  CHECK(terminal_text("plain text, ünïcödé, 模块, 😀") == "plain text, ünïcödé, 模块, 😀");
-  CHECK(terminal_text("a\nb\tc\rd") == "a\\nb\\tc\\rd");
-  CHECK(terminal_text("\x1b]52;c;aGk=\x07") == "\\x1b]52;c;aGk=\\x07");
-  CHECK(terminal_text("\x7f\xc2\x9b\xc2\x85") == "\\x7f\\u009b\\u0085");
-  CHECK(terminal_text("\u202eevil\u2066\u2069") == "\\u202eevil\\u2066\\u2069");
-  CHECK(terminal_text("a\u200bb\u00adc\ufeff\u2028\u3164") == "a\\u200bb\\u00adc\\ufeff\\u2028\\u3164");
-  CHECK(terminal_text("\U000e0041") == "\\U000e0041");
-  CHECK(terminal_text(std::string("a\0b", 3)) == "a\\x00b");
-  // Joiners and variation selectors stay: emoji need them.
-  CHECK(terminal_text("\u2764\ufe0f \U0001f469\u200d\U0001f4bb") == "\u2764\ufe0f \U0001f469\u200d\U0001f4bb");
-  // Bytes: a Latin-1 é, a lone continuation byte, a truncated sequence, an
-  // overlong '/', a surrogate, past U+10FFFF.
-  CHECK(terminal_text("caf\xe9") == "caf\\xe9");
-  CHECK(terminal_text("\x80") == "\\x80");
-  CHECK(terminal_text("\xe2\x82") == "\\xe2\\x82");
-  CHECK(terminal_text("\xc0\xaf") == "\\xc0\\xaf");
-  CHECK(terminal_text("\xed\xa0\x80") == "\\xed\\xa0\\x80");
-  CHECK(terminal_text("\xf4\x90\x80\x80") == "\\xf4\\x90\\x80\\x80");
-  // A terminal shows `::` and `##[` as they are.
-  CHECK(terminal_text("::error::x ##[add-mask]y") == "::error::x ##[add-mask]y");
+  check_terminal_text({
+      {"plain text, ünïcödé, 模块, 😀", "plain text, ünïcödé, 模块, 😀"},
+      {"a\nb\tc\rd", "a\\nb\\tc\\rd"},
+      {"\x1b]52;c;aGk=\x07", "\\x1b]52;c;aGk=\\x07"},
+      {"\x7f\xc2\x9b\xc2\x85", "\\x7f\\u009b\\u0085"},
+      {"\u202eevil\u2066\u2069", "\\u202eevil\\u2066\\u2069"},
+      {"a\u200bb\u00adc\ufeff\u2028\u3164", "a\\u200bb\\u00adc\\ufeff\\u2028\\u3164"},
+      {"\U000e0041", "\\U000e0041"},
+      {std::string("a\0b", 3), "a\\x00b"},
+      // Joiners and variation selectors stay: emoji need them.
+      {"\u2764\ufe0f \U0001f469\u200d\U0001f4bb", "\u2764\ufe0f \U0001f469\u200d\U0001f4bb"},
+      // Bytes: a Latin-1 é, a lone continuation byte, a truncated sequence, an
+      // overlong '/', a surrogate, past U+10FFFF.
+      {"caf\xe9", "caf\\xe9"},
+      {"\x80", "\\x80"},
+      {"\xe2\x82", "\\xe2\\x82"},
+      {"\xc0\xaf", "\\xc0\\xaf"},
+      {"\xed\xa0\x80", "\\xed\\xa0\\x80"},
+      {"\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80"},
+      // A terminal shows `::` and `##[` as they are.
+      {"::error::x ##[add-mask]y", "::error::x ##[add-mask]y"},
+  });
   CHECK(visible_text("a\x1b") == "a\\x1b");
 }
 
 TEST_CASE("on a GitHub runner's console terminal_text breaks up every workflow command") {
   set_console(Console::GitHubRunner);
-  CHECK(terminal_text("::error file=README.md::forged") == ":\\x3aerror file=README.md:\\x3aforged");
-  CHECK(terminal_text("a ##[add-mask]b") == "a ##\\x5badd-mask]b");
-  CHECK(terminal_text(":::") == ":\\x3a:");
-  CHECK(terminal_text("###[") == "###\\x5b");
-  // Characters a culture-sensitive comparison may skip do not hide a prefix.
-  CHECK(terminal_text(":\u200d:x") == ":\u200d\\x3ax");
-  CHECK(terminal_text("#\ufe0f#[") == "#\ufe0f#\\x5b");
-  CHECK(terminal_text(":\u00ad:") == ":\\u00ad:");
-  CHECK(terminal_text("#\u0600#\U00013430[") == "#\u0600#\U00013430\\x5b");
-  // Text with neither is unchanged; visible_text ignores the console.
-  CHECK(terminal_text("a: b [c] # d") == "a: b [c] # d");
+  check_terminal_text({
+      {"::error file=README.md::forged", ":\\x3aerror file=README.md:\\x3aforged"},
+      {"a ##[add-mask]b", "a ##\\x5badd-mask]b"},
+      {":::", ":\\x3a:"},
+      {"###[", "###\\x5b"},
+      // Characters a culture-sensitive comparison may skip do not hide a prefix.
+      {":\u200d:x", ":\u200d\\x3ax"},
+      {"#\ufe0f#[", "#\ufe0f#\\x5b"},
+      {":\u00ad:", ":\\u00ad:"},
+      {"#\u0600#\U00013430[", "#\u0600#\U00013430\\x5b"},
+      // Text with neither is unchanged.
+      {"a: b [c] # d", "a: b [c] # d"},
+  });
+  // visible_text ignores the console.
   CHECK(visible_text("::x") == "::x");
   for (const std::string& t : kTokens) {
     CAPTURE(t);
@@ -835,19 +838,17 @@ TEST_CASE("the loader refuses a file that is not UTF-8 at its first bad byte") {
 // The findings, through the binary.
 
 TEST_CASE("finding: under GitHub Actions a scenario cannot forge, mask or stop workflow commands") {
-  std::string dir = temp_dir("gha");
-  std::string file = dir + "/forged.json";
-  Strings s;
-  s.name = "n\n::add-mask::secret\n::error file=README.md,line=1::forged";
-  s.description = "\n::stop-commands::tok\n ##[add-mask]abc";
-  s.sweep_title = "##[error]t";
-  s.title1 = "::warning::t1";
-  s.title2 = "\r::notice::t2";
-  s.label1 = "::group::g~1";
-  s.label2 = "::endgroup::##[x]~2";
-  std::ofstream(file) << hostile_scenario(s);
+  const Strings s{.name = "n\n::add-mask::secret\n::error file=README.md,line=1::forged",
+                  .description = "\n::stop-commands::tok\n ##[add-mask]abc",
+                  .sweep_title = "##[error]t",
+                  .title1 = "::warning::t1",
+                  .title2 = "\r::notice::t2",
+                  .label1 = "::group::g~1",
+                  .label2 = "::endgroup::##[x]~2"};
+  const std::string dir = test::scratch_subdir("gha");
+  const std::string file = hostile_file(dir, "forged.json", s);
   std::string summary = dir + "/summary.md";
-  std::string env = "GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY=" + sh(summary);
+  std::string env = "GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY=" + sh_word(summary);
   for (const std::string& args : {"run " + file, "run " + file + " --json", "run " + file + " --format markdown",
                                   "compare " + file, "sweep " + file + " --param k --values 1,2",
                                   "trace " + file, "trace " + file + " --format dot", "run " + file + " --quiet"}) {
@@ -885,7 +886,7 @@ TEST_CASE("finding: under GitHub Actions a scenario cannot forge, mask or stop w
 }
 
 TEST_CASE("finding: error messages on standard error under --quiet carry no command but impsim's own annotation, and no control") {
-  std::string dir = temp_dir("quiet");
+  std::string dir = test::scratch_subdir("quiet");
   std::string file = dir + "/bad.json";
   std::ofstream(file) << R"({"impsim": 1, "tree": {}, "program": [], "\n::error file=README.md::forged\u001b[2K": 1})";
   // Under GitHub Actions an error is annotated: that annotation
@@ -905,8 +906,8 @@ TEST_CASE("finding: error messages on standard error under --quiet carry no comm
   only_own_annotation(r.err, "file=" + file + ",line=1,col=87,title=impsim invalid scenario::");
   CHECK(terminal_problem(r.err) == "");
   // A refused argument, quoted back by CLI11 and by impsim.
-  for (const std::string& args : {"run " + file + " --engine " + sh("::error::x\x1b[2J"),
-                                  "run scenarios/nested_guards.json --variant " + sh("\n::error::x\x1b[2J")}) {
+  for (const std::string& args : {"run " + file + " --engine " + sh_word("::error::x\x1b[2J"),
+                                  "run scenarios/nested_guards.json --variant " + sh_word("\n::error::x\x1b[2J")}) {
     Split a = impsim_split(args, "cd " + kSource + " && GITHUB_ACTIONS=true");
     CAPTURE(a.err);
     CHECK(a.status == 2);
@@ -918,17 +919,14 @@ TEST_CASE("finding: error messages on standard error under --quiet carry no comm
 }
 
 TEST_CASE("finding: escape sequences from a scenario never reach the terminal") {
-  std::string dir = temp_dir("esc");
-  std::string file = dir + "/esc.json";
-  Strings s;
-  s.name = "t\x1b]52;c;aGVsbG8=\x07\x1b]0;title\x07";
-  s.description = "\x1b[1A\x1b[2K\x1b[1A\x1b[2Kexpectations: 1/1 hold\u202e";
-  s.sweep_title = "\x1b[31mk";
-  s.title1 = "a\x1b[2K";
-  s.title2 = "b\x07";
-  s.label1 = "l\x1b[1A~1";
-  s.label2 = "p\x1b[2K~2";
-  std::ofstream(file) << hostile_scenario(s);
+  const Strings s{.name = "t\x1b]52;c;aGVsbG8=\x07\x1b]0;title\x07",
+                  .description = "\x1b[1A\x1b[2K\x1b[1A\x1b[2Kexpectations: 1/1 hold\u202e",
+                  .sweep_title = "\x1b[31mk",
+                  .title1 = "a\x1b[2K",
+                  .title2 = "b\x07",
+                  .label1 = "l\x1b[1A~1",
+                  .label2 = "p\x1b[2K~2"};
+  const std::string file = hostile_file(test::scratch_subdir("esc"), "esc.json", s);
   for (const std::string& args : {"run " + file, "run " + file + " --format markdown", "compare " + file,
                                   "trace " + file, "trace " + file + " --format importtime",
                                   "sweep " + file + " --param k --values 1,2", "validate " + file}) {
@@ -945,7 +943,7 @@ TEST_CASE("finding: escape sequences from a scenario never reach the terminal") 
 }
 
 TEST_CASE("finding: --json never aborts on bytes that are not UTF-8, in any subcommand") {
-  std::string dir = temp_dir("utf8");
+  std::string dir = test::scratch_subdir("utf8");
   // A Latin-1 byte in the file, a Latin-1 file name, an argument.
   std::string latin1_content = dir + "/content.json";
   std::ofstream(latin1_content) << "{\"impsim\": 1, \"description\": \"caf\xe9\", \"tree\": {}, \"program\": []}";
@@ -955,7 +953,7 @@ TEST_CASE("finding: --json never aborts on bytes that are not UTF-8, in any subc
   std::ofstream(latin1_name) << unnamed.dump(2);
   // An argument that is not UTF-8, which the error message quotes.
   auto bad_arg = [](const std::string& cmd) {
-    return cmd == "validate" ? "--format " + sh("js\xffon") : "--variant " + sh("bef\xffore");
+    return cmd == "validate" ? "--format " + sh_word("js\xffon") : "--variant " + sh_word("bef\xffore");
   };
   const std::vector<std::string> commands = {"run", "validate", "compare", "trace", "sweep --param k --values 1,2",
                                              "explore -o " + dir + "/page.html"};
@@ -965,9 +963,9 @@ TEST_CASE("finding: --json never aborts on bytes that are not UTF-8, in any subc
       int status;
       bool replaced;  // the error message quotes the byte (as U+FFFD)
     };
-    std::vector<Case> cases = {{cmd + " " + sh(latin1_content) + " --json", 2, false},
-                               {cmd + " " + sh(latin1_name) + " --json", 0, false},
-                               {cmd + " " + sh(latin1_name) + " " + bad_arg(cmd) + " --json", 2, true}};
+    std::vector<Case> cases = {{cmd + " " + sh_word(latin1_content) + " --json", 2, false},
+                               {cmd + " " + sh_word(latin1_name) + " --json", 0, false},
+                               {cmd + " " + sh_word(latin1_name) + " " + bad_arg(cmd) + " --json", 2, true}};
     for (const Case& c : cases) {
       CAPTURE(c.args);
       Split r = impsim_split(c.args);
@@ -989,12 +987,12 @@ TEST_CASE("finding: --json never aborts on bytes that are not UTF-8, in any subc
   Split r = impsim_split("run " + latin1_content);
   CHECK(r.err.find(":1:34: the file is not UTF-8: byte 0xE9") != std::string::npos);
   // A file name in a text report and an error message: \xNN.
-  Split v = impsim_split("validate " + sh(latin1_name));
+  Split v = impsim_split("validate " + sh_word(latin1_name));
   CHECK(v.out.find("caf\\xe9.json: ok") != std::string::npos);
 }
 
 TEST_CASE("finding: a name holding <!--<script> leaves the explorer page's two scripts apart") {
-  std::string dir = temp_dir("explore");
+  std::string dir = test::scratch_subdir("explore");
   std::string file = dir + "/page.json";
   std::ofstream(file) << R"({"impsim": 1, "name": "<!--<script>", "description": "</script><script>alert(1)</script>",
     "tree": {"pkg": {}}, "program": [{"import": "pkg", "label": "<!--\u2028<SCRIPT>"}]})";
@@ -1011,17 +1009,16 @@ TEST_CASE("finding: a name holding <!--<script> leaves the explorer page's two s
 }
 
 TEST_CASE("finding: a control character in a name leaves the SVG chart well-formed") {
-  std::string dir = temp_dir("svg");
-  Strings s;
-  s.name = "a\x01\x0b\x1b[31m\xef\xbf\xbe";
-  s.description = "d\x02 <x> & \"y\"";
-  s.sweep_title = "k\x03";
-  s.title1 = "t\x04";
-  s.title2 = "u\x05";
-  s.label1 = "l~1";
-  s.label2 = "p\x06~2";
-  std::ofstream(dir + "/c.json") << hostile_scenario(s);
-  Split r = impsim_split("sweep " + dir + "/c.json --param k --values 1,2,3 --svg " + dir + "/c.svg");
+  const Strings s{.name = "a\x01\x0b\x1b[31m\xef\xbf\xbe",
+                  .description = "d\x02 <x> & \"y\"",
+                  .sweep_title = "k\x03",
+                  .title1 = "t\x04",
+                  .title2 = "u\x05",
+                  .label1 = "l~1",
+                  .label2 = "p\x06~2"};
+  const std::string dir = test::scratch_subdir("svg");
+  const std::string file = hostile_file(dir, "c.json", s);
+  Split r = impsim_split("sweep " + file + " --param k --values 1,2,3 --svg " + dir + "/c.svg");
   CHECK(r.status == 1);
   std::string svg = impsim::test::read_file(dir + "/c.svg");
   CAPTURE(svg);
@@ -1063,7 +1060,7 @@ TEST_CASE("property: random hostile strings in every string a scenario lets thro
 
 TEST_CASE("property: hostile scenarios and file names through the binary under GitHub Actions") {
   Rng rng{21};
-  std::string dir = temp_dir("binary");
+  std::string dir = test::scratch_subdir("binary");
   const int kCases = 12;
   for (int i = 0; i < kCases; ++i) {
     Strings s = hostile_strings(rng);
@@ -1072,11 +1069,12 @@ TEST_CASE("property: hostile scenarios and file names through the binary under G
     std::string summary = dir + "/summary" + std::to_string(i) + ".md";
     CAPTURE(i);
     CAPTURE(file);
-    for (const std::string& args : {"run " + sh(file), "run " + sh(file) + " --format markdown",
-                                    "run " + sh(file) + " --json", "compare " + sh(file), "validate " + sh(file),
-                                    "trace " + sh(file), "run " + sh(file) + " --variant " + sh(s.label1)}) {
+    for (const std::string& args :
+         {"run " + sh_word(file), "run " + sh_word(file) + " --format markdown", "run " + sh_word(file) + " --json",
+          "compare " + sh_word(file), "validate " + sh_word(file), "trace " + sh_word(file),
+          "run " + sh_word(file) + " --variant " + sh_word(s.label1)}) {
       CAPTURE(args);
-      Split r = impsim_split(args, "GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY=" + sh(summary));
+      Split r = impsim_split(args, "GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY=" + sh_word(summary));
       CAPTURE(r.out);
       CAPTURE(r.err);
       CHECK(r.status != 134);

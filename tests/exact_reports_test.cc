@@ -56,10 +56,8 @@ std::string grouped_text(const std::string& digits) {
   return s;
 }
 
-// Runs impsim with standard output on a full disk and standard error captured.
-test::Command to_full_disk(const std::string& args) {
-  return test::shell(std::string(IMPSIM_BINARY) + " " + args + " 2>&1 >/dev/full");
-}
+// After impsim's arguments: standard output on a full disk, standard error captured.
+const std::string kToFullDisk = " 2>&1 >/dev/full";
 
 }  // namespace
 
@@ -146,9 +144,8 @@ TEST_CASE("--max-events: the step and fast engines stop at the same event with t
 }
 
 TEST_CASE("compare: counts cut short by a limit are marked partial, and the outcome is not compared") {
-  auto c = test::impsim("compare " + kNested + " --set k=9 --max-events 10000 --variants before,after");
-  CHECK(c.status == 3);
-  CHECK(c.out.find("before (stopped: partial)") != std::string::npos);
+  auto c = test::impsim_says("compare " + kNested + " --set k=9 --max-events 10000 --variants before,after", 3,
+                             "before (stopped: partial)");
   CHECK(c.out.find("(partial)") != std::string::npos);
   CHECK(c.out.find("not compared") != std::string::npos);
   CHECK(c.out.find("differs") == std::string::npos);
@@ -209,26 +206,22 @@ TEST_CASE("--json stays valid JSON whatever a name or label holds") {
 }
 
 TEST_CASE("a report that cannot be written is an error (exit 4), on every output path") {
-  for (std::string args : {"run " + kNested, "run " + kNested + " --json", "compare " + kNested,
-                           "sweep " + kNested + " --param k --values 1..2", "validate " + kNested,
-                           "trace " + kNested + " --set k=1"}) {
-    CAPTURE(args);
-    auto c = to_full_disk(args);
-    CHECK(c.status == 4);
-    CHECK(c.out.find("cannot write the report to standard output") != std::string::npos);
-  }
-  auto o = to_full_disk("trace " + kNested + " --set k=1 -o /dev/full");
-  CHECK(o.status == 4);
-  CHECK(o.out.find("-o /dev/full: write failed") != std::string::npos);
-  auto svg = to_full_disk("sweep " + kNested + " --param k --values 1..2 --svg /dev/full");
-  CHECK(svg.status == 4);
-  CHECK(svg.out.find("--svg /dev/full: write failed") != std::string::npos);
+  const std::string to_stdout = "cannot write the report to standard output";
+  for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
+           {"run " + kNested, to_stdout},
+           {"run " + kNested + " --json", to_stdout},
+           {"compare " + kNested, to_stdout},
+           {"sweep " + kNested + " --param k --values 1..2", to_stdout},
+           {"validate " + kNested, to_stdout},
+           {"trace " + kNested + " --set k=1", to_stdout},
+           {"trace " + kNested + " --set k=1 -o /dev/full", "-o /dev/full: write failed"},
+           {"sweep " + kNested + " --param k --values 1..2 --svg /dev/full", "--svg /dev/full: write failed"},
+       })
+    test::impsim_says(args + kToFullDisk, 4, says);
 }
 
 TEST_CASE("trace --engine fast is refused, saying why and what to use") {
-  auto c = test::impsim("trace " + kNested + " --set k=2 --engine fast");
-  CHECK(c.status == 2);
-  CHECK(c.out.find("trace shows every event") != std::string::npos);
+  auto c = test::impsim_says("trace " + kNested + " --set k=2 --engine fast", 2, "trace shows every event");
   CHECK(c.out.find("impsim run --engine fast") != std::string::npos);
 }
 

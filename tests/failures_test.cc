@@ -18,38 +18,25 @@ namespace {
 const std::string kSource = IMPSIM_SOURCE_DIR;
 const std::string kBin = IMPSIM_BINARY;
 
-// k nested guards, then one probe: exact counts and budgets that hold at
-// k = 4 (lookups per probe: before k*(previous+1) = 64, after k = 4).
-const std::string kProbe = R"({
-  "impsim": 1,
-  "name": "probe_cost",
-  "params": {"k": 4},
-  "sys_modules": {"preloaded": ["numpy"], "filler": 200},
-  "tree": {"pkg": {"package": true}},
-  "program": [
-    {"nest": "$k", "guard": {"enable": true, "scope": ["pkg", "other{i}"]}, "body": [
-      {"import": "pkg"},
-      {"find_spec": "pkg.missing", "label": "probe"}
-    ]}
-  ],
+// test::kProbeScenario named and at k = 4, with exact counts and budgets
+// that hold there (lookups per probe: before k*(previous+1) = 64, after
+// k = 4); a file of several lines, so that a failure's line is tested too.
+const std::string kProbe = [] {
+  std::string text = impsim::test::kProbeScenario;
+  const std::string params = R"("params": {"k": 1})";
+  text.replace(text.find(params), params.size(), R"("name": "probe_cost", "params": {"k": 4})");
+  text.insert(text.rfind("\n}"), R"(,
   "expect": {
     "before": {"probe.lookups": 64},
     "after": {"probe.lookups": {"<=": 4}}
-  }
-}
-)";
+  })");
+  return text + "\n";
+}();
 
+using impsim::test::sh_word;
+using impsim::test::Split;
 
-std::string sh(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-// A fresh folder, and `text` written in it as `name`.
-std::string dir_for(const std::string& test) {
-  return impsim::test::scratch_subdir(test);
-}
+// `text` written as the file `path`, its folder made if need be.
 std::string write(const std::string& path, const std::string& text) {
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
   std::ofstream(path, std::ios::binary) << text;
@@ -72,19 +59,11 @@ std::string place(const std::string& text, const std::string& needle) {
 
 std::string line_of(const std::string& line_col) { return line_col.substr(0, line_col.find(':')); }
 
-struct Split {
-  int status;
-  std::string out, err;
-};
-
 // The binary run in `cwd` with `env` assignments first (no GitHub variable
 // but those), standard output and standard error apart.
 Split binary(const std::string& args, const std::string& env = "", const std::string& cwd = kSource) {
-  static int serial = 0;
-  std::string err_file = impsim::test::write_temp("failures_err_" + std::to_string(++serial), "");
-  impsim::test::Command c = impsim::test::shell("cd " + sh(cwd) + " && env -u GITHUB_ACTIONS -u GITHUB_STEP_SUMMARY " +
-                                                env + " " + kBin + " " + args + " 2>" + err_file);
-  return {c.status, c.out, impsim::test::read_file(err_file)};
+  return impsim::test::shell_split("cd " + sh_word(cwd) + " && env -u GITHUB_ACTIONS -u GITHUB_STEP_SUMMARY " + env +
+                                   " " + kBin + " " + args);
 }
 
 // A workflow command as the GitHub runner reads it (actions/runner,
@@ -140,7 +119,7 @@ std::vector<Annotation> annotations(const std::string& output) {
 }  // namespace
 
 TEST_CASE("--quiet silences success only: every failure is one line on standard error, with its file, place and why") {
-  const std::string dir = dir_for("quiet");
+  const std::string dir = impsim::test::scratch_subdir("quiet");
   const std::string probe = write(dir + "/probe_cost.json", kProbe);
   const std::string before_at = place(kProbe, "64}"), after_at = place(kProbe, "{\"<=\": 4}");
 
@@ -208,7 +187,7 @@ TEST_CASE("--quiet silences success only: every failure is one line on standard 
 }
 
 TEST_CASE("a report of several files says which file each report is, and every failing line names its file") {
-  const std::string dir = dir_for("several");
+  const std::string dir = impsim::test::scratch_subdir("several");
   // Two scenarios of one name, in two folders; the second fails at k = 4.
   const std::string a = write(dir + "/a/probe_cost.json", kProbe);
   std::string failing = kProbe;
@@ -255,14 +234,14 @@ TEST_CASE("a report of several files says which file each report is, and every f
 }
 
 TEST_CASE("under GitHub Actions every failure is an annotation at its place, escaped as the runner reads it, and a line in the step summary") {
-  const std::string dir = dir_for("gha");
+  const std::string dir = impsim::test::scratch_subdir("gha");
   // A file name with every character a property must escape.
   const std::string probe = write(dir + "/50%,pro:be.json", kProbe);
   const std::string typo = write(dir + "/typo.json", "{\"impsim\": 1, \"nmae\": \"t\", \"tree\": {}, \"program\": []}");
   const std::string summary = dir + "/summary.md";
-  const std::string env = "GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY=" + sh(summary);
+  const std::string env = "GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY=" + sh_word(summary);
 
-  Split r = binary("run " + sh(probe) + " " + typo + " --set k=5", env);
+  Split r = binary("run " + sh_word(probe) + " " + typo + " --set k=5", env);
   CAPTURE(r.out);
   CAPTURE(r.err);
   CHECK(r.status == 2);
@@ -341,7 +320,7 @@ TEST_CASE("under GitHub Actions every failure is an annotation at its place, esc
   CHECK(annotations(flag.err)[0].data.starts_with("--engine fats: unknown engine"));
 
   // Off GitHub Actions: the same failures, no annotation.
-  Split plain = binary("run " + sh(probe) + " " + typo + " --set k=5");
+  Split plain = binary("run " + sh_word(probe) + " " + typo + " --set k=5");
   CHECK(plain.status == 2);
   CHECK(annotations(plain.out + plain.err).empty());
 }

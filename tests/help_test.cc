@@ -132,24 +132,27 @@ TEST_CASE(
 }
 
 TEST_CASE("bash completion offers subcommands, flags and the values of flags with fixed ones, files only for files") {
-  CHECK(complete("impsim ru") == "run");
-  CHECK(complete("impsim help ") == "run validate compare trace sweep explore help");
-  CHECK(complete("impsim help co") == "compare");
-  CHECK(complete("impsim run x.json --qu") == "--quiet");
-  CHECK(complete("impsim run x.json --variant af") == "after after+idempotent-enable");
-  CHECK(complete("impsim run x.json --variants before,af") == "before,after before,after+idempotent-enable");
-  CHECK(complete("impsim compare x.json --baseline idem") == "idempotent-enable idempotent_install");
-  CHECK(complete("impsim run x.json --revision ") == "b52ce17 04efefd");
-  CHECK(complete("impsim run x.json --cpython 3.1") == "3.10 3.11 3.12 3.13 3.14");
-  CHECK(complete("impsim run x.json --engine ") == "step fast");
-  CHECK(complete("impsim trace x.json --format ") == "text json markdown chrome dot importtime");
-  CHECK(complete("impsim run x.json --format m") == "markdown");
-  CHECK(complete("impsim help --completion ") == "bash zsh");
-  // A name or a number: nothing to offer, not the directory's files.
-  CHECK(complete("impsim run x.json --set ").empty());
-  CHECK(complete("impsim sweep x.json --param ").empty());
-  CHECK(complete("impsim run x.json --max-events ").empty());
-  // Where files go: the scenario files (tests/bad/ holds some).
-  CHECK(complete("impsim run json_syn") == "json_syntax.json");
-  CHECK(complete("impsim trace x.json -o json_syn") == "json_syntax.json");
+  for (const auto& [typed, offered] : std::vector<std::pair<std::string, std::string>>{
+           {"impsim ru", "run"},
+           {"impsim help ", "run validate compare trace sweep explore help"},
+           {"impsim help co", "compare"},
+           {"impsim run x.json --qu", "--quiet"},
+           {"impsim run x.json --variant af", "after after+idempotent-enable"},
+           {"impsim run x.json --variants before,af", "before,after before,after+idempotent-enable"},
+           {"impsim compare x.json --baseline idem", "idempotent-enable idempotent_install"},
+           {"impsim run x.json --revision ", "b52ce17 04efefd"},
+           {"impsim run x.json --cpython 3.1", "3.10 3.11 3.12 3.13 3.14"},
+           {"impsim run x.json --engine ", "step fast"},
+           {"impsim trace x.json --format ", "text json markdown chrome dot importtime"},
+           {"impsim run x.json --format m", "markdown"},
+           {"impsim help --completion ", "bash zsh"},
+           // A name or a number: nothing to offer, not the directory's files.
+           {"impsim run x.json --set ", ""},
+           {"impsim sweep x.json --param ", ""},
+           {"impsim run x.json --max-events ", ""},
+           // Where files go: the scenario files (tests/bad/ holds some).
+           {"impsim run json_syn", "json_syntax.json"},
+           {"impsim trace x.json -o json_syn", "json_syntax.json"},
+       })
+    CHECK(complete(typed) == offered);
 }

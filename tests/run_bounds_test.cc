@@ -19,12 +19,6 @@ namespace {
 
 const std::string kSource = IMPSIM_SOURCE_DIR;
 
-std::string temp_dir() {
-  std::string templ = std::filesystem::temp_directory_path().string() + "/impsim-bounds-XXXXXX";
-  REQUIRE(mkdtemp(templ.data()) != nullptr);
-  return templ;
-}
-
 std::string write(const std::string& dir, const std::string& name, const std::string& text) {
   const std::string path = dir + "/" + name;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
@@ -57,49 +51,35 @@ TEST_CASE("an object_set guard whose find_spec makes a new object: the second im
 }
 
 TEST_CASE("repeat x new stops at --max-objects in every command that runs it") {
-  const std::string dir = temp_dir();
+  const std::string dir = test::scratch_subdir("bounds_objects");
   const std::string f = write(dir, "new.json", new_objects(1000000));
-  for (const std::string cmd : {"run", "run --json", "compare", "compare --json", "trace", "trace --format json"}) {
-    CAPTURE(cmd);
-    test::Command r = test::impsim(cmd + " " + f);
-    CHECK(r.status == 3);
-    CHECK(r.out.find("max-objects") != std::string::npos);
-  }
-  for (const std::string format : {"dot", "importtime"}) {
-    test::Command r = test::impsim("trace --format " + format + " " + f);
-    CHECK(r.status == 3);
-    CHECK(r.out.find("as_is: stopped: limit max-objects reached at /program/0") != std::string::npos);
-  }
+  for (const std::string cmd : {"run", "run --json", "compare", "compare --json", "trace", "trace --format json"})
+    test::impsim_says(cmd + " " + f, 3, "max-objects");
+  for (const std::string format : {"dot", "importtime"})
+    test::impsim_says("trace --format " + format + " " + f, 3,
+                      "as_is: stopped: limit max-objects reached at /program/0");
   test::Command page = test::impsim("explore " + f + " -o " + dir + "/page.html");
   CHECK(page.status == 3);
   // The bound is a count: w and the 5 it makes run at 6, stop at 5.
   const std::string at = write(dir, "at.json", new_objects(5));
   CHECK(test::impsim("run " + at + " --max-objects 6").status == 0);
-  test::Command past = test::impsim("run " + at + " --max-objects 5");
-  CHECK(past.status == 3);
-  CHECK(past.out.find("limit max-objects reached at /program/0: 5 finder objects") != std::string::npos);
+  test::impsim_says("run " + at + " --max-objects 5", 3, "limit max-objects reached at /program/0: 5 finder objects");
   // Declared objects count too, before the program's first line.
-  test::Command declared = test::impsim("run " + kSource + "/tests/data/hooks/wrapt_object_set.json --max-objects 1");
-  CHECK(declared.status == 3);
-  CHECK(declared.out.find("\"finders\" declares 2 finder objects; the limit is 1") != std::string::npos);
+  test::impsim_says("run " + kSource + "/tests/data/hooks/wrapt_object_set.json --max-objects 1", 3,
+                    "\"finders\" declares 2 finder objects; the limit is 1");
   CHECK(test::impsim("run --max-objects -1 " + at).status == 2);
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("sys.meta_path stops at --max-meta-path, and PathFinder's calls are events") {
   const std::string bad = kSource + "/tests/bad/";
-  test::Command grown = test::impsim("run " + bad + "meta_path_growth.json --max-meta-path 100");
-  CHECK(grown.status == 3);
-  CHECK(grown.out.find("limit max-meta-path reached at /program/0: sys.meta_path holds 100 finders") !=
-        std::string::npos);
+  test::impsim_says("run " + bad + "meta_path_growth.json --max-meta-path 100", 3,
+                    "limit max-meta-path reached at /program/0: sys.meta_path holds 100 finders");
   // 999 appended + the interpreter's three: 1,002 calls per import of a
   // missing name, so 100 imports are 100,200 events.
-  test::Command walks = test::impsim("run " + bad + "pathfinder_walks.json --max-events 100200");
-  CHECK(walks.status == 3);
-  CHECK(walks.out.find("limit max-events reached at /program/1") != std::string::npos);
-  test::Command trace = test::impsim("trace " + bad + "pathfinder_walks.json --max-events 100200");
-  CHECK(trace.status == 3);
-  CHECK(trace.out.find("stopped: limit max-events reached at /program/1") != std::string::npos);
+  test::impsim_says("run " + bad + "pathfinder_walks.json --max-events 100200", 3,
+                    "limit max-events reached at /program/1");
+  test::impsim_says("trace " + bad + "pathfinder_walks.json --max-events 100200", 3,
+                    "stopped: limit max-events reached at /program/1");
 }
 
 TEST_CASE("trace and explore stop at run's limits, at the same step") {
@@ -112,35 +92,28 @@ TEST_CASE("trace and explore stop at run's limits, at the same step") {
     test::Command r = test::impsim("trace " + f + " --max-steps 100000 --format " + format);
     CHECK(r.status == 3);
   }
-  const std::string dir = temp_dir();
+  const std::string dir = test::scratch_subdir("bounds_steps");
   test::Command page = test::impsim("explore " + f + " --max-steps 100000 -o " + dir + "/page.html");
   CHECK(page.status == 3);
-  std::ifstream in(dir + "/page.html");
-  std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  CHECK(html.find("max-steps: 100000 scenario steps run") != std::string::npos);
-  std::filesystem::remove_all(dir);
+  CHECK(test::read_file(dir + "/page.html").find("max-steps: 100000 scenario steps run") != std::string::npos);
 }
 
 TEST_CASE("explore: --max-bytes bounds all of the page's data") {
-  const std::string dir = temp_dir();
+  const std::string dir = test::scratch_subdir("bounds_bytes");
   // A repetitive run folds into few rows, but every event it steps in
   // detail counts: 10 million events stop being detailed past the bound.
   test::Command folded = test::impsim("explore " + kSource + "/scenarios/nested_guards.json --set k=7 --variant before "
                                       "--max-bytes 100000 -o " + dir + "/k7.html");
   CHECK(folded.status == 0);
-  std::ifstream in(dir + "/k7.html");
-  std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string html = test::read_file(dir + "/k7.html");
   CHECK(html.find("cut at --max-bytes 100,000 after ") != std::string::npos);
   CHECK(html.size() < 200000 + 100000);  // the page (about 30 KB) and its data
   // What cannot be cut (the finder objects, each variant's totals listing
   // them) past the bound: no page, exit 3.
   const std::string f = write(dir, "new.json", new_objects(2000));
-  test::Command r = test::impsim("explore " + f + " --max-bytes 10000 -o " + dir + "/objects.html");
-  CHECK(r.status == 3);
-  CHECK(r.out.find("limit max-bytes reached: the page's data that is never cut (its 2005 finder objects") !=
-        std::string::npos);
+  test::impsim_says("explore " + f + " --max-bytes 10000 -o " + dir + "/objects.html", 3,
+                    "limit max-bytes reached: the page's data that is never cut (its 2005 finder objects");
   CHECK(test::impsim("explore " + f + " -o " + dir + "/objects.html").status == 0);
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("compare --revisions on a hook scenario: every hook design on each revision") {
@@ -153,20 +126,14 @@ TEST_CASE("compare --revisions on a hook scenario: every hook design on each rev
 }
 
 TEST_CASE("impsim_bench runs a folder it does not know with impsim's default limits") {
-  const std::string dir = temp_dir();
+  const std::string dir = test::scratch_subdir("bounds_bench");
   // A 251-module chain where seed_incident.json should be: body-depth
   // stops the first run, and the bench with it.
-  std::ifstream chain(kSource + "/tests/bad/body_depth_limit.json");
-  write(dir, "scenarios/seed_incident.json",
-        std::string((std::istreambuf_iterator<char>(chain)), std::istreambuf_iterator<char>()));
-  for (const char* f : {"nested_guards.json", "import_chain.json"}) {
-    std::ifstream real(kSource + "/scenarios/" + f);
-    write(dir, std::string("scenarios/") + f,
-          std::string((std::istreambuf_iterator<char>(real)), std::istreambuf_iterator<char>()));
-  }
+  write(dir, "scenarios/seed_incident.json", test::read_file(kSource + "/tests/bad/body_depth_limit.json"));
+  for (const std::string f : {"nested_guards.json", "import_chain.json"})
+    write(dir, "scenarios/" + f, test::read_file(kSource + "/scenarios/" + f));
   test::Command r = test::shell(std::string(IMPSIM_BENCH_BINARY) + " " + dir);
   CHECK(r.status == 3);
   CHECK(r.out.find("with impsim's default limits") != std::string::npos);
   CHECK(r.out.find("limit body-depth reached") != std::string::npos);
-  std::filesystem::remove_all(dir);
 }

@@ -2,6 +2,8 @@
 // impsim binary and capture what it prints.
 #pragma once
 
+#include <doctest/doctest.h>
+
 #include <algorithm>
 #include <array>
 #include <filesystem>
@@ -118,6 +120,17 @@ inline Command shell(const std::string& command) {
 // Runs the impsim binary with `args`.
 inline Command impsim(const std::string& args) { return shell(std::string(IMPSIM_BINARY) + " " + args); }
 
+// Runs the impsim binary with `args`, checks its exit status and that what
+// it prints holds `says`; the run is returned for the checks of its own.
+inline Command impsim_says(const std::string& args, int status, const std::string& says) {
+  Command c = impsim(args);
+  CAPTURE(args);
+  CAPTURE(c.out);
+  CHECK(c.status == status);
+  CHECK(c.out.find(says) != std::string::npos);
+  return c;
+}
+
 // Peak-RSS bounds mean nothing under AddressSanitizer (shadow memory, the
 // quarantine): there the memory tests check exit statuses only.
 #if defined(__SANITIZE_ADDRESS__)
@@ -185,6 +198,20 @@ inline std::string write_temp(const std::string& name, const std::string& text) 
   std::string path = scratch_dir() + "/" + name;
   std::ofstream(path) << text;
   return path;
+}
+
+struct Split {
+  int status;
+  std::string out, err;
+};
+
+// Runs a shell command line with its standard output and standard error
+// apart (standard error through a file: popen gives one pipe).
+inline Split shell_split(const std::string& command) {
+  static int serial = 0;
+  const std::string err_file = write_temp("stderr_" + std::to_string(++serial), "");
+  Command c = shell(command + " 2>" + err_file);
+  return {c.status, c.out, read_file(err_file)};
 }
 
 }  // namespace impsim::test

@@ -51,20 +51,19 @@ Action add_explore(CLI::App& app) {
       "  impsim explore scenarios/nested_guards.json --set k=2 > k2.html\n");
   return action_of(st, [st](Sink& sink) -> int {
     // -o is checked before the scenario is read, and written once it has run.
-    std::optional<WriteTarget> target;
-    if (!st->output.empty()) {
-      if (int status = check_output(sink, "-o", st->output, {st->single_file}, target)) return status;
-    } else if (int status = guarded("", [&] {
-                 if (sink.format == Format::Json)
-                   throw UsageError("<command line>",
-                                    "--json prints the result on standard output, so the page needs a file: give -o "
-                                    "FILE (such as -o page.html)");
-                 if (isatty(STDOUT_FILENO))
-                   throw UsageError("<command line>",
-                                    "explore writes an HTML page, not text for a terminal: give -o FILE (such as -o "
-                                    "page.html), or redirect standard output to a file");
-                 return 0;
-               }, &sink)) {
+    const CheckedOutput page = check_output(sink, "-o", st->output, {st->single_file});
+    if (page.status) return page.status;
+    if (int status = page.target ? 0 : guarded("", [&] {
+          if (sink.format == Format::Json)
+            throw UsageError("<command line>",
+                             "--json prints the result on standard output, so the page needs a file: give -o "
+                             "FILE (such as -o page.html)");
+          if (isatty(STDOUT_FILENO))
+            throw UsageError("<command line>",
+                             "explore writes an HTML page, not text for a terminal: give -o FILE (such as -o "
+                             "page.html), or redirect standard output to a file");
+          return 0;
+        }, &sink)) {
       sink.finish(status);
       return status;
     }
@@ -78,10 +77,10 @@ Action add_explore(CLI::App& app) {
                            "--engine fast` for the counts"),
         [&](const std::string&, Scenario& sc, const RunOptions& options, Progress&) {
           TraceResult traced;
-          if (target) {
-            FileWriter page(*target);
-            traced = write_trace(page.stream(), sc, options, topt);
-            page.commit();
+          if (page.target) {
+            FileWriter file(*page.target);
+            traced = write_trace(file.stream(), sc, options, topt);
+            file.commit();
           } else {
             traced = write_trace(std::cout, sc, options, topt);
           }

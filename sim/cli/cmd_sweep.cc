@@ -46,13 +46,11 @@ Action add_sweep(CLI::App& app) {
       "  impsim sweep scenarios/import_chain.json --param k --values 1,2,4 --counters lookups,toggles\n");
   return action_of(st, [st](Sink& sink) -> int {
     // --svg is checked before any scenario is read, and written once the sweep has run.
-    std::optional<WriteTarget> svg_target;
-    if (!st->svg.empty())
-      if (int status = check_output(sink, "--svg", st->svg, st->files, svg_target, [&] {
-            if (st->svg == st->output)
-              throw UsageError("<command line>", "--svg and -o name the same file: give each its own");
-          }))
-        return status;
+    const CheckedOutput chart = check_output(sink, "--svg", st->svg, st->files, [&] {
+      if (st->svg == st->output)
+        throw UsageError("<command line>", "--svg and -o name the same file: give each its own");
+    });
+    if (chart.status) return chart.status;
     SweepOptions o;
     o.counters = st->counters;
     std::optional<std::vector<int64_t>> values;
@@ -83,14 +81,14 @@ Action add_sweep(CLI::App& app) {
             progress.set(fmt::format("sweep {}: {}={} ({} of {})", file, o.param, v, i + 1, n));
           };
           SweepResult result = run_sweep(sc, o);
-          if (!st->svg.empty()) {
+          if (chart.target) {
             std::string svg;
             try {
               svg = svg_line_chart(sweep_chart(result));
             } catch (const ChartTooBig& e) {
               return tell_error({"limit", file, e.what(), "", 0, 0, "", kExitLimit}, &sink);
             }
-            write_file(*svg_target, svg);
+            write_file(*chart.target, svg);
           }
           emit_run_report(sink, result.run, file, "sweep");
           if (st->flags.stats) print_stats(result.run.runs, o.run.engine);

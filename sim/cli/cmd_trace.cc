@@ -83,12 +83,10 @@ Action add_trace(CLI::App& app) {
     const std::string format = st->out.name();
     // -o is checked before any scenario is read, and replaced once the
     // traces are written.
+    CheckedOutput output = check_output(sink, "-o", st->output, st->files);
+    if (output.status) return output.status;
     std::optional<FileWriter> file;
-    if (!st->output.empty()) {
-      std::optional<WriteTarget> target;
-      if (int status = check_output(sink, "-o", st->output, st->files, target)) return status;
-      file.emplace(std::move(*target));
-    }
+    if (output.target) file.emplace(std::move(*output.target));
     // Nothing goes to the file before a trace writes its first byte: what
     // the sink says before then (an error, a blank line between files)
     // waits in `held`, and a scenario that fails before its trace starts (a

@@ -69,16 +69,18 @@ std::vector<std::string> inputs_of(const ScenarioCommand& command) {
   return command.single_file.empty() ? command.files : std::vector<std::string>{command.single_file};
 }
 
-int check_output(Sink& sink, const std::string& flag, const std::string& path, const std::vector<std::string>& inputs,
-                 std::optional<WriteTarget>& target, const std::function<void()>& first) {
-  const int status = guarded("", [&] {
+CheckedOutput check_output(Sink& sink, const std::string& flag, const std::string& path,
+                           const std::vector<std::string>& inputs, const std::function<void()>& first) {
+  CheckedOutput out;
+  if (path.empty()) return out;
+  out.status = guarded("", [&] {
     if (first) first();
     refuse_output_over_inputs(flag, path, inputs);
-    target = output_target(flag, path);
+    out.target = output_target(flag, path);
     return 0;
   }, &sink);
-  if (status) sink.finish(status);
-  return status;
+  if (out.status) sink.finish(out.status);
+  return out;
 }
 
 int ScenarioCommand::for_each_scenario(Sink& sink, const Check& check, const Body& body) const {
@@ -114,8 +116,8 @@ namespace {
 
 // `run` with the sink's output kept, then written to -o's file.
 int run_to_file(const ScenarioCommand& command, Sink& sink, const std::function<int(Sink& sink)>& run) {
-  std::optional<WriteTarget> target;
-  if (int status = check_output(sink, "-o", command.output, inputs_of(command), target)) return status;
+  const CheckedOutput output = check_output(sink, "-o", command.output, inputs_of(command));
+  if (output.status) return output.status;
   std::ostringstream kept;
   sink.out = &kept;
   const int status = run(sink);
@@ -124,7 +126,7 @@ int run_to_file(const ScenarioCommand& command, Sink& sink, const std::function<
     return status;
   }
   try {
-    write_file(*target, kept.str());
+    write_file(*output.target, kept.str());
   } catch (const OutputError& e) {
     // The sink has finished: its JSON is written here, as trace -o does.
     const ErrorInfo info{"output", "", e.what(), "", 0, 0, "", kExitOutput};

@@ -88,13 +88,20 @@ struct ScenarioCommand {
 // The scenario files of the command line ("-": standard input).
 std::vector<std::string> inputs_of(const ScenarioCommand& command);
 
+// An output flag's file, checked: a status of 0 and the file to write
+// (none when the flag was not given), or the exit status of the refusal.
+struct CheckedOutput {
+  int status = 0;
+  std::optional<WriteTarget> target;
+};
+
 // An output flag's file (-o, --svg), checked before any scenario is read:
 // `first` (a refusal of the command's own, may be empty), then
-// refuse_output_over_inputs and output_target, under guarded(). Returns 0
-// with `target` set, or the exit status of the refusal, reported through
-// `sink` and the sink finished.
-int check_output(Sink& sink, const std::string& flag, const std::string& path, const std::vector<std::string>& inputs,
-                 std::optional<WriteTarget>& target, const std::function<void()>& first = nullptr);
+// refuse_output_over_inputs and output_target, under guarded(); a refusal
+// is reported through `sink` and the sink finished. An empty `path` (the
+// flag not given) is no file and nothing to check.
+CheckedOutput check_output(Sink& sink, const std::string& flag, const std::string& path,
+                           const std::vector<std::string>& inputs, const std::function<void()>& first = nullptr);
 
 // The command's Action: -1 when it was not given, else `run` with a sink of
 // its output flags. With -o (sink_writes_output): FILE is checked before

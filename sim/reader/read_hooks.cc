@@ -15,6 +15,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "impsim/scenario/counters.h"
 
@@ -25,6 +26,28 @@ using nlohmann::json;
 namespace {
 
 const char* const kMetaPathSteps[] = {"install", "uninstall", "insert", "append", "remove", "unload", "new"};
+
+// A find_spec action's kinds: the key that names one, every key it takes
+// (that one first), and what an error calls it.
+struct ActionSyntax {
+  std::string_view key;
+  ActionKind kind;
+  std::vector<std::string_view> keys;
+  const char* what;
+};
+
+const std::vector<ActionSyntax>& action_syntax() {
+  static const std::vector<ActionSyntax> table = {
+      {"import", ActionKind::Import, {"import"}, "an import action"},
+      {"reenter", ActionKind::Reenter, {"reenter"}, "a reenter action"},
+      {"call", ActionKind::Call, {"call"}, "a call action"},
+      {"call_next", ActionKind::CallNext, {"call_next"}, "a call_next action"},
+      {"serve", ActionKind::Serve, {"serve", "module", "package", "table"}, "a serve action"},
+      {"unload", ActionKind::Unload, {"unload", "submodules"}, "an unload action"},
+      {"return", ActionKind::ReturnNone, {"return"}, "a return action"},
+  };
+  return table;
+}
 
 // A finder id: what a scenario calls a finder object (a Python identifier).
 bool is_finder_id(const std::string& s) {
@@ -97,61 +120,62 @@ class ClaimsText {
 
 HookActionText HookReader::action(const json& v, const std::string& ptr) const {
   object(v, ptr, "a find_spec action");
-  static const char* const kinds[] = {"import", "reenter", "call", "call_next", "serve", "unload", "return"};
-  std::string kind;
+  static const std::string kinds = [] {
+    std::string out;
+    for (const ActionSyntax& a : action_syntax()) out += (out.empty() ? "" : ", ") + std::string(a.key);
+    return out;
+  }();
+  const ActionSyntax* syntax = nullptr;
   for (auto& [k, _] : v.items())
-    if (std::find_if(std::begin(kinds), std::end(kinds), [&](const char* x) { return k == x; }) != std::end(kinds)) {
-      if (!kind.empty())
-        fail(ptr, fmt::format("an action has exactly one of import, reenter, call, call_next, serve, unload, return; "
-                              "found both \"{}\" and \"{}\"",
-                              kind, k));
-      kind = k;
-    }
-  if (kind.empty())
-    fail(ptr, "an action needs one of: import, reenter, call, call_next, serve, unload, return");
+    for (const ActionSyntax& a : action_syntax())
+      if (k == a.key) {
+        if (syntax)
+          fail(ptr,
+               fmt::format("an action has exactly one of {}; found both \"{}\" and \"{}\"", kinds, syntax->key, k));
+        syntax = &a;
+      }
+  if (!syntax) fail(ptr, "an action needs one of: " + kinds);
+  expect_keys(v, ptr, syntax->keys.data(), syntax->keys.data() + syntax->keys.size(), syntax->what);
   HookActionText a;
+  a.kind = syntax->kind;
   a.pointer = ptr;
+  const std::string kind(syntax->key);
   const std::string kp = ptr + "/" + kind;
   const json& x = v[kind];
-  if (kind == "import") {
-    expect_keys(v, ptr, {"import"}, "an import action");
-    a.kind = ActionKind::Import;
-    a.target = name(x, kp, "the module imported inside find_spec");
-  } else if (kind == "reenter") {
-    expect_keys(v, ptr, {"reenter"}, "a reenter action");
-    a.kind = ActionKind::Reenter;
-    if (string(x, kp, "\"find_spec\" (importlib.util.find_spec)") != "find_spec")
-      fail(kp, fmt::format("expected \"find_spec\" (importlib.util.find_spec), found \"{}\"", x.get<std::string>()));
-  } else if (kind == "call") {
-    expect_keys(v, ptr, {"call"}, "a call action");
-    a.kind = ActionKind::Call;
-    a.target = string(x, kp, "the id of the finder object whose find_spec is called");
-  } else if (kind == "call_next") {
-    expect_keys(v, ptr, {"call_next"}, "a call_next action");
-    a.kind = ActionKind::CallNext;
-    must_be_true(x, kp, "\"call_next\"");
-  } else if (kind == "serve") {
-    expect_keys(v, ptr, {"serve", "module", "package", "table"}, "a serve action");
-    a.kind = ActionKind::Serve;
-    must_be_true(x, kp, "\"serve\"");
-    if (v.contains("module")) a.target = name(v["module"], ptr + "/module", "the module object served");
-    if (v.contains("package")) a.package = boolean(v["package"], ptr + "/package", "\"package\"");
-    if (v.contains("table")) {
-      const std::string tp = ptr + "/table";
-      object(v["table"], tp, "the serve table (claimed name -> the module served for it)");
-      for (auto& [k, target] : v["table"].items())
-        a.table.emplace_back(name(json(k), tp + "/" + pointer_token(k), "a claimed module name (a table key)"),
-                             name(target, tp + "/" + pointer_token(k), "the module served for " + k));
-    }
-  } else if (kind == "unload") {
-    expect_keys(v, ptr, {"unload", "submodules"}, "an unload action");
-    a.kind = ActionKind::Unload;
-    a.names = names(x, kp, "the module names deleted from sys.modules");
-    if (v.contains("submodules")) a.submodules = boolean(v["submodules"], ptr + "/submodules", "\"submodules\"");
-  } else {
-    expect_keys(v, ptr, {"return"}, "a return action");
-    a.kind = ActionKind::ReturnNone;
-    if (string(x, kp, "\"none\"") != "none") fail(kp, fmt::format("expected \"none\", found \"{}\"", x.get<std::string>()));
+  switch (a.kind) {
+    case ActionKind::Import:
+      a.target = name(x, kp, "the module imported inside find_spec");
+      break;
+    case ActionKind::Reenter:
+      if (string(x, kp, "\"find_spec\" (importlib.util.find_spec)") != "find_spec")
+        fail(kp, fmt::format("expected \"find_spec\" (importlib.util.find_spec), found \"{}\"", x.get<std::string>()));
+      break;
+    case ActionKind::Call:
+      a.target = string(x, kp, "the id of the finder object whose find_spec is called");
+      break;
+    case ActionKind::CallNext:
+      must_be_true(x, kp, "\"call_next\"");
+      break;
+    case ActionKind::Serve:
+      must_be_true(x, kp, "\"serve\"");
+      if (v.contains("module")) a.target = name(v["module"], ptr + "/module", "the module object served");
+      if (v.contains("package")) a.package = boolean(v["package"], ptr + "/package", "\"package\"");
+      if (v.contains("table")) {
+        const std::string tp = ptr + "/table";
+        object(v["table"], tp, "the serve table (claimed name -> the module served for it)");
+        for (auto& [k, target] : v["table"].items())
+          a.table.emplace_back(name(json(k), tp + "/" + pointer_token(k), "a claimed module name (a table key)"),
+                               name(target, tp + "/" + pointer_token(k), "the module served for " + k));
+      }
+      break;
+    case ActionKind::Unload:
+      a.names = names(x, kp, "the module names deleted from sys.modules");
+      if (v.contains("submodules")) a.submodules = boolean(v["submodules"], ptr + "/submodules", "\"submodules\"");
+      break;
+    case ActionKind::ReturnNone:
+      if (string(x, kp, "\"none\"") != "none")
+        fail(kp, fmt::format("expected \"none\", found \"{}\"", x.get<std::string>()));
+      break;
   }
   return a;
 }

@@ -268,20 +268,26 @@ void read_expect(Reader& r, Scenario& sc, const json& v) {
 // from the loop below, before "report" needs the hook counters' names).
 void read_by_hook_language(Reader&, Scenario&, const json&) {}
 
+// A key whose value names one of a fixed set (`what`: "finder revision"):
+// the one named, or a refusal listing them all, with the nearest.
+template <class T>
+T read_one_of(Reader& r, const json& v, const std::string& ptr, const std::string& what,
+              std::optional<T> (*parse)(const std::string&), const std::vector<std::string>& names,
+              const std::string& list) {
+  const std::string name = r.string(v, ptr, "the " + what);
+  const std::optional<T> named = parse(name);
+  if (!named)
+    r.fail(ptr, fmt::format("unknown {} \"{}\"{}; expected one of: {}", what, name, did_you_mean_note(name, names, '"'),
+                            list));
+  return *named;
+}
+
 void read_revision(Reader& r, Scenario& sc, const json& v) {
-  std::string name = r.string(v, "/revision", "the finder revision");
-  sc.revision = parse_revision(name);
-  if (!sc.revision)
-    r.fail("/revision", fmt::format("unknown finder revision \"{}\"{}; expected one of: {}", name,
-                                    did_you_mean_note(name, revision_names(), '"'), revision_list()));
+  sc.revision = read_one_of(r, v, "/revision", "finder revision", parse_revision, revision_names(), revision_list());
 }
 
 void read_cpython(Reader& r, Scenario& sc, const json& v) {
-  std::string name = r.string(v, "/cpython", "the CPython version");
-  sc.cpython = parse_cpython(name);
-  if (!sc.cpython)
-    r.fail("/cpython", fmt::format("unknown CPython version \"{}\"{}; expected one of: {}", name,
-                                   did_you_mean_note(name, cpython_names(), '"'), cpython_list()));
+  sc.cpython = read_one_of(r, v, "/cpython", "CPython version", parse_cpython, cpython_names(), cpython_list());
 }
 
 void read_allow_error(Reader& r, Scenario& sc, const json& v) {

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 
 #include "test_util.h"
@@ -300,4 +301,14 @@ TEST_CASE("--skip-non-scenarios: a JSON file that is not a scenario is skipped, 
   CHECK(test::impsim("validate --skip-non-scenarios /nonexistent/x.json").status == 2);
   // explore writes one page: it has no such flag.
   CHECK(test::impsim("explore --skip-non-scenarios " + good + " -o /dev/null").status == 2);
+}
+
+TEST_CASE("--stats gives a rate past the range of a double as digits, never inf") {
+  const std::string nested = std::string(IMPSIM_SOURCE_DIR) + "/scenarios/nested_guards.json";
+  // k = 200 replays about 10^376 events: past a double's 1.8e308.
+  auto r = test::shell_split(std::string(IMPSIM_BINARY) + " run " + nested +
+                             " --engine fast --set k=200 --variants before --stats");
+  CHECK(r.status == 0);
+  CHECK(r.err.find("inf") == std::string::npos);
+  CHECK(std::regex_search(r.err, std::regex(R"(, [1-9](\.[0-9]+)?e\+37[0-9] events/s,)")));
 }

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <new>
 #include <set>
@@ -18,15 +19,32 @@ namespace impsim::cli {
 // line is escaped for the terminal, which leaves impsim's wording as it is.
 void print_error(const std::string& message) { fmt::print(stderr, "impsim: error: {}\n", terminal_text(message)); }
 
+// events / seconds to three digits. The fast engine's counts pass the
+// range of a double (k = 200 replays about 10^376 events): the rate is then
+// taken from the count's digits, "6.43e+375", never "inf".
+std::string rate_text(const Count& events, double seconds) {
+  if (seconds <= 0) return "0";
+  const double rate = events.to_double() / seconds;
+  if (std::isfinite(rate)) return fmt::format("{:.3g}", rate);
+  const std::string digits = events.text();
+  const double lead = std::stod(digits.substr(0, 1) + "." + digits.substr(1, 16));
+  double mantissa = lead / seconds;
+  int exponent = static_cast<int>(digits.size()) - 1;
+  while (mantissa >= 10) mantissa /= 10, ++exponent;
+  while (mantissa < 1) mantissa *= 10, --exponent;
+  std::string m = fmt::format("{:.3g}", mantissa);
+  if (m == "10") m = "1", ++exponent;
+  return fmt::format("{}e+{}", m, exponent);
+}
+
 void print_stats(const std::vector<VariantRun>& runs, EngineKind engine) {
   for (const VariantRun& r : runs) {
     std::string params;
     for (auto& [k, v] : r.params) params += fmt::format(" {}={}", k, v);
-    double eps = r.seconds > 0 ? r.events.to_double() / r.seconds : 0;
     fmt::print(stderr,
-               "stats: {}{}: engine {:.6f} s, cpu {:.6f} s, {} events (asks + toggles), {:.3g} events/s, {} "
+               "stats: {}{}: engine {:.6f} s, cpu {:.6f} s, {} events (asks + toggles), {} events/s, {} "
                "lookups{}\n",
-               variant_name(r.variant), params, r.seconds, r.cpu_seconds, grouped(r.events), eps,
+               variant_name(r.variant), params, r.seconds, r.cpu_seconds, grouped(r.events), rate_text(r.events, r.seconds),
                grouped(r.counters.lookups),
                engine == EngineKind::Fast ? fmt::format(", {} asks answered from memory", r.memo_hits) : "");
   }

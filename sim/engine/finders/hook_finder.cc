@@ -60,7 +60,7 @@ SpecId Engine::hook_guarded(FinderId finder, const HookClass& hook, NameId name,
     case GuardKind::None: return run();
     case GuardKind::GlobalSet:  // ddtrace's module-level _finding
       return with_set([this]() -> std::vector<NameId>& { return hook_finders_.global_finding; });
-    case GuardKind::ThreadSet:  // impsim has one thread
+    case GuardKind::ThreadSet:  // a threading.local: the running thread's own set
       return with_set([this]() -> std::vector<NameId>& { return thread_.thread_finding; });
     case GuardKind::ObjectSet:  // wrapt's self._in_progress
       return with_set([&]() -> std::vector<NameId>& { return state().in_progress; });

@@ -61,10 +61,20 @@ void Count::copy_big(const Count& o) {
   mpz_set(big_->v, o.big_->v);
 }
 
+// Added in place: the fast engine adds a big delta into a big total at
+// every replayed ask, and building the sum in temporaries (then clearing,
+// freeing and copying them) was most of its time at k = 200. A sum that
+// needs this path is past 2^64 - 1 (a big operand, or a small sum that
+// overflowed), so the result is always the big half.
 void Count::add_slow(const Count& o) {
-  Mpz ta, tb, sum;
-  mpz_add(sum.get(), CountDetail::view(*this, ta), CountDetail::view(o, tb));
-  CountDetail::store(*this, sum.get());
+  static_assert(sizeof(unsigned long) == sizeof(uint64_t), "mpz_add_ui takes the small half whole");
+  if (!big_) {
+    big_.reset(new BigCount);
+    mpz_set_ui(big_->v, small_);
+    small_ = 0;
+  }
+  if (o.big_) mpz_add(big_->v, big_->v, o.big_->v);
+  else mpz_add_ui(big_->v, big_->v, o.small_);
 }
 
 Count operator-(const Count& a, const Count& b) {

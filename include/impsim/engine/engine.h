@@ -36,14 +36,10 @@
 
 namespace impsim {
 
-
 // step: every event replayed (the reference). fast: an ask whose whole state
 // was seen before, and which then changed nothing but the counters, is
 // answered from memory with its counter deltas (docs/performance.md).
 enum class EngineKind { Step, Fast };
-
-
-
 
 // Python's `try: body() finally: cleanup()`. Only the simulated exception
 // runs `finally`: a LimitReached stops the run where it is, skipping every

@@ -103,8 +103,10 @@ SpecId Engine::run_hook_actions(FinderId finder, const HookClass& hook, NameId n
         result = kNoSpec;
         const int64_t index = interp_.meta_path.index(finder);
         if (index < 0) break;
-        const std::vector<FinderId> list = interp_.meta_path.list();
-        const std::vector<FinderId> rest(list.begin() + index + 1, list.end());
+        // The slice is a copy: what the calls do to sys.meta_path does not
+        // change what is left to ask.
+        std::vector<FinderId> rest = interp_.meta_path.list();
+        rest.erase(rest.begin(), rest.begin() + index + 1);
         for (FinderId f : rest) {
           result = finder_find_spec(f, name, path);
           if (result != kNoSpec) break;

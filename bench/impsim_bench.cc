@@ -17,6 +17,7 @@
 #include "impsim/base/resources.h"
 #include "impsim/reader/read_scenario.h"
 #include "impsim/report/report.h"
+#include "replay_floor.h"
 
 using namespace impsim;
 
@@ -242,16 +243,135 @@ int bench_engine(const std::string& root) {
   return 0;
 }
 
+// `impsim_bench --floor`: the step engine beside the bare replay floor
+// (bench/replay_floor.cc) on the cases the floor can replay, interleaved
+// run by run so both see the same machine. Every case first checks the
+// floor's counters (the run's and the probe's) equal to the engine's: a
+// floor that counted something else would make every ratio meaningless.
+struct FloorCase {
+  std::string name;
+  const char* file;
+  int k;
+  uint64_t filler;
+  Variant variant;
+};
+
+std::vector<FloorCase> floor_cases() {
+  return {{"seed_incident, before", "scenarios/seed_incident.json", 7, 3298, Variant::Before},
+          {"seed_incident, after", "scenarios/seed_incident.json", 7, 3298, Variant::After},
+          {"nested_guards k=8, before", "scenarios/nested_guards.json", 8, 200, Variant::Before},
+          {"nested_guards k=9, before", "scenarios/nested_guards.json", 9, 200, Variant::Before},
+          {"nested_guards k=10, before", "scenarios/nested_guards.json", 10, 200, Variant::Before}};
+}
+
+Model floor_model(const std::string& root, const FloorCase& c) {
+  return model_of(parse_scenario_file(root + "/" + c.file), {{"k", c.k}});
+}
+
+// The two measured sides, out of line so that callgrind can count each
+// alone (--toggle-collect='*floor_side_*', see docs/performance.md).
+[[gnu::noinline]] Engine floor_side_engine(const Model& m, Variant v) {
+  Engine e(m, v, EngineLimits{}, EngineKind::Step);
+  e.run();
+  return e;
+}
+
+[[gnu::noinline]] floor::Result floor_side_replay(const FloorCase& c) {
+  return floor::replay_nested_guards(c.k, c.filler, c.variant == Variant::After);
+}
+
+std::string floor_mismatch(const Counters& engine, const floor::Counters& replay) {
+  std::string out;
+  auto check = [&](const char* name, const Count& e, uint64_t r) {
+    if (!(e == r)) out += fmt::format(" {}: engine {} floor {};", name, e.text(), r);
+  };
+  check("asks", engine.asks, replay.asks);
+  check("suppressed", engine.suppressed, replay.suppressed);
+  check("lookups", engine.lookups, replay.lookups);
+  check("toggles", engine.toggles, replay.toggles);
+  check("walks", engine.walks, replay.walks);
+  check("comparisons", engine.comparisons, replay.comparisons);
+  check("max_depth", engine.max_depth, replay.max_depth);
+  return out;
+}
+
+struct FloorStop {
+  std::string what;
+};
+
+void check_floor(const FloorCase& c, const Engine& e, const floor::Result& r) {
+  stop_at_limit(e, c.name);
+  std::string diff = floor_mismatch(e.counters(), r.total);
+  if (e.labels().size() != 1) diff += " the engine has no single label;";
+  else diff += floor_mismatch(e.labels()[0].counters, r.probe);
+  if (!diff.empty()) throw FloorStop{fmt::format("{}: the floor's counters differ from the engine's:{}", c.name, diff)};
+}
+
+int bench_floor(const std::string& root) {
+  fmt::print("{:<28} {:>12} {:>11} {:>11} {:>11} {:>11} {:>8}\n", "case (median, interleaved)", "lookups",
+             "engine ms", "floor ms", "engine ns/l", "floor ns/l", "ratio");
+  for (const FloorCase& c : floor_cases()) {
+    const Model m = floor_model(root, c);
+    const int reps = c.k >= 10 ? 5 : c.k == 9 ? 9 : 21;
+    std::vector<double> engine_cpu, floor_cpu;
+    Count lookups;
+    for (int i = 0; i < reps; ++i) {
+      double t0 = process_cpu_seconds();
+      Engine e = floor_side_engine(m, c.variant);
+      double t1 = process_cpu_seconds();
+      floor::Result r = floor_side_replay(c);
+      double t2 = process_cpu_seconds();
+      check_floor(c, e, r);
+      lookups = e.counters().lookups;
+      engine_cpu.push_back(t1 - t0);
+      floor_cpu.push_back(t2 - t1);
+    }
+    std::sort(engine_cpu.begin(), engine_cpu.end());
+    std::sort(floor_cpu.begin(), floor_cpu.end());
+    const double te = engine_cpu[engine_cpu.size() / 2], tf = floor_cpu[floor_cpu.size() / 2];
+    const double n = lookups.to_double();
+    fmt::print("{:<28} {:>12} {:>11.3f} {:>11.3f} {:>11.1f} {:>11.1f} {:>7.2f}x\n", c.name, grouped(lookups), te * 1000,
+               tf * 1000, te * 1e9 / n, tf * 1e9 / n, tf > 0 ? te / tf : 0.0);
+  }
+  fmt::print("\nCPU time per run (engine: Engine construction and run; floor: the replay), each the median of\n"
+             "runs taken in turn; the counters of every run checked equal (the run's and the probe's).\n");
+  return 0;
+}
+
+// `impsim_bench --floor-side engine|floor CASE`: one run of one side, for
+// callgrind (the case's name as --floor prints it, e.g. "nested_guards k=9, before").
+int bench_floor_side(const std::string& root, const std::string& side, const std::string& name) {
+  for (const FloorCase& c : floor_cases()) {
+    if (c.name != name) continue;
+    const Model m = floor_model(root, c);
+    if (side == "engine") {
+      Engine e = floor_side_engine(m, c.variant);
+      check_floor(c, e, floor_side_replay(c));
+    } else {
+      floor::Result r = floor_side_replay(c);
+      check_floor(c, floor_side_engine(m, c.variant), r);
+    }
+    return 0;
+  }
+  std::string names;
+  for (const FloorCase& c : floor_cases()) names += fmt::format("\n  {}", c.name);
+  fmt::print(stderr, "impsim_bench: no floor case \"{}\"; the cases:{}\n", name, names);
+  return kExitInvalid;
+}
+
 int main(int argc, char** argv) {
   const char* usage =
-      "usage: impsim_bench [--load | --memory] [ROOT]\n"
+      "usage: impsim_bench [--load | --memory | --floor | --floor-side engine|floor CASE] [ROOT]\n"
       "  Times the engine alone on the scenarios docs/performance.md records (ROOT: the repository, default .).\n"
       "  --load: times loading (and compiling) a generated 50,000-module tree instead.\n"
       "  --memory (or ROOT memory): peak memory against events on bench/scenarios/found_lookups.json.\n"
+      "  --floor: the step engine beside the bare replay floor (bench/replay_floor.cc), counters checked equal.\n"
+      "  --floor-side engine|floor CASE: one run of one side of one --floor case, for callgrind.\n"
       "  ROOT's files are run with impsim's default limits (those of `impsim run` without flags): a run that\n"
       "  reaches one stops the bench with exit status 3.\n";
   std::string root = ".";
-  bool load = false, memory = false;
+  bool load = false, memory = false, floor_table = false;
+  std::string side, side_case;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-h" || a == "--help") {
@@ -259,6 +379,19 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (a == "--load") load = true;
+    else if (a == "--floor") floor_table = true;
+    else if (a == "--floor-side") {
+      if (i + 2 >= argc) {
+        fmt::print(stderr, "impsim_bench: --floor-side needs a side (engine or floor) and a case\n{}", usage);
+        return kExitInvalid;
+      }
+      side = argv[++i];
+      side_case = argv[++i];
+      if (side != "engine" && side != "floor") {
+        fmt::print(stderr, "impsim_bench: --floor-side takes engine or floor, not \"{}\"\n{}", side, usage);
+        return kExitInvalid;
+      }
+    }
     else if (a == "--memory" || (a == "memory" && i > 1)) memory = true;
     else if (a.starts_with("-")) {
       fmt::print(stderr, "impsim_bench: unknown option {}\n{}", a, usage);
@@ -269,6 +402,8 @@ int main(int argc, char** argv) {
     if (load) return bench_load();
     fmt::print(stderr, "impsim_bench: {}'s scenarios run with impsim's default limits\n", root);
     if (memory) return memory_mode(root);
+    if (floor_table) return bench_floor(root);
+    if (!side.empty()) return bench_floor_side(root, side, side_case);
     if (argc < 2 && !std::filesystem::exists(root + "/scenarios/seed_incident.json")) {
       fmt::print(stderr, "impsim_bench: no scenarios/seed_incident.json here; run it from the repository root, or give the root\n{}", usage);
       return kExitInvalid;
@@ -283,5 +418,8 @@ int main(int argc, char** argv) {
   } catch (const LimitStop& e) {
     fmt::print(stderr, "impsim_bench: {}\n", e.what);
     return kExitLimit;
+  } catch (const FloorStop& e) {
+    fmt::print(stderr, "impsim_bench: {}\n", e.what);
+    return 1;
   }
 }

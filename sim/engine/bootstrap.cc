@@ -118,29 +118,32 @@ void Engine::set_up() {
   if (hooks_) set_up_hooks();
 }
 
+template <class M>
 void Engine::import_statement(NameId name) {
-  if (!interp_.sys_modules.contains(name)) _find_and_load(name);
+  if (!interp_.sys_modules.contains(name)) _find_and_load<M>(name);
   NameId top = names_.top(name);
-  if (top != name && !interp_.sys_modules.contains(top)) _find_and_load(top);
+  if (top != name && !interp_.sys_modules.contains(top)) _find_and_load<M>(top);
 }
 
 // _find_and_load: a module already in sys.modules (even one still
 // initialising, as in a circular import) is returned as it is. The trace sees
 // the import where CPython holds the module's lock (`with
 // _ModuleLockManager(name)`), raising or not.
+template <class M>
 ModuleId Engine::_find_and_load(NameId name) {
   if (interp_.sys_modules.contains(name)) return interp_.sys_modules.get(name);
-  if (!book_.trace) return _find_and_load_unlocked(name);
+  if (!traced<M>()) return _find_and_load_unlocked<M>(name);
   book_.trace->import_begin(*this, name);
-  return try_finally([&] { return _find_and_load_unlocked(name); },
+  return try_finally([&] { return _find_and_load_unlocked<M>(name); },
                      [&](bool raised) { book_.trace->import_end(*this, name, !raised); });
 }
 
+template <class M>
 ModuleId Engine::_find_and_load_unlocked(NameId name) {
   PathRef path = kNoPath;  // None: a top-level search of sys.path
   NameId parent = names_.parent(name);
   if (parent != kNoName) {
-    if (!interp_.sys_modules.contains(parent)) _find_and_load(parent);
+    if (!interp_.sys_modules.contains(parent)) _find_and_load<M>(parent);
     // "Crazy side-effects!": the parent's import may have imported us.
     if (interp_.sys_modules.contains(name)) return interp_.sys_modules.get(name);
     if (!interp_.sys_modules.contains(parent)) raise("KeyError", repr(names_.text(parent)));
@@ -150,9 +153,9 @@ ModuleId Engine::_find_and_load_unlocked(NameId name) {
                                                repr(names_.text(parent))));
     path = parent_module.path;
   }
-  SpecId spec = _find_spec(name, path);
+  SpecId spec = _find_spec<M>(name, path);
   if (spec == kNoSpec) raise("ModuleNotFoundError", fmt::format("No module named {}", repr(names_.text(name))));
-  ModuleId module = _load_unlocked(spec);
+  ModuleId module = _load_unlocked<M>(spec);
   // setattr(sys.modules[parent], child, module)
   if (parent != kNoName && !interp_.sys_modules.contains(parent)) raise("KeyError", repr(names_.text(parent)));
   return module;
@@ -164,25 +167,25 @@ ModuleId Engine::_find_and_load_unlocked(NameId name) {
 // next. CPython 3.14 (gh-130094) iterates `list(sys.meta_path)`, a snapshot
 // taken when the loop starts. Up to 3.11 a finder without find_spec (a
 // legacy one) is asked through _find_spec_legacy; 3.12 skips it.
+template <class M>
 SpecId Engine::_find_spec(NameId name, PathRef path) {
-  // A Paddle scenario on 3.11 tests one flag here and one at the end.
-  const MetaPath& meta_path = search_extras_ ? begin_search() : interp_.meta_path;
+  const MetaPath& meta_path = search_extras<M>() ? begin_search() : interp_.meta_path;
   const bool is_reload = interp_.sys_modules.contains(name);
   SpecId spec = kNoSpec;
   try {
     for (int64_t i = 0; i < meta_path.size(); ++i) {
       const FinderId finder = meta_path.at(i);
       if (finder == kProxyFinder) {
-        spec = traced_proxy_find_spec(name, i, meta_path);
+        spec = traced_proxy_find_spec<M>(name, i, meta_path);
         if (spec != kNoSpec) break;
         continue;
       }
       const FinderClass cls = class_of(finder);
-      if (!hooks_) {
+      if (!hooks<M>()) {
         // BuiltinImporter and FrozenImporter answer None without touching
         // anything (a Paddle scenario declares no builtin names): untraced,
         // the loop goes straight to PathFinder, the last.
-        if (!book_.trace) {
+        if (!traced<M>()) {
           spec = path_finder_find_spec(name, path);
           break;
         }
@@ -201,7 +204,7 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
         continue;
       }
       auto ask = [&] { return legacy ? _find_spec_legacy(finder, name, path) : finder_find_spec(finder, name, path); };
-      if (!book_.trace) {
+      if (!traced<M>()) {
         spec = ask();
       } else {
         // The trace hears the ask end even when an exception leaves it.
@@ -215,10 +218,10 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
       if (spec != kNoSpec) break;
     }
   } catch (PyError&) {
-    if (search_extras_) end_search();
+    if (search_extras<M>()) end_search();
     throw;
   }
-  if (search_extras_) [[unlikely]]
+  if (search_extras<M>()) [[unlikely]]
     end_search();
   // The parent import may have already imported this module.
   if (spec != kNoSpec && !is_reload && interp_.sys_modules.contains(name)) {
@@ -251,18 +254,15 @@ void Engine::end_search() {
   if (snapshot_meta_path_) thread_.meta_path_snapshots.pop_back();
 }
 
-SpecId Engine::path_finder_find_spec(NameId name, PathRef path) {
+// PathFinder.find_spec's search of the tree, once path_finder_find_spec's
+// tests let it through.
+SpecId Engine::path_finder_search(NameId name, PathRef path) {
   TreeId t;
   if (names_.parent(name) == kNoName) {
-    if (path != kNoPath) return kNoSpec;  // never happens: top-level searches pass None
     t = model_.tree_of_top[name];
   } else {
-    if (path < 0) return kNoSpec;  // None or []
-    // A probe for a missing name asks again and again with the same path.
-    PathRef& missed = interp_.path_miss[static_cast<size_t>(name)];
-    if (missed == path) return kNoSpec;
     t = model_.find_child(path, name);
-    if (t < 0) missed = path;
+    if (t < 0) interp_.path_miss[static_cast<size_t>(name)] = path;
   }
   if (t < 0) return kNoSpec;
   LoaderId loader = new_loader(Loader{LoaderKind::Source, false, 0, t});
@@ -310,11 +310,12 @@ ModuleId Engine::create_module(LoaderId loader, SpecId spec) {
   return kNoModule;
 }
 
+template <class M>
 void Engine::exec_module(LoaderId loader, ModuleId module) {
   const Loader l = interp_.records.loader(loader);
   switch (l.kind) {
     case LoaderKind::Source:
-      run_body(module, model_.tree[l.ref].body, /*is_call=*/false);
+      run_body<M>(module, model_.tree[l.ref].body, /*is_call=*/false);
       return;
     case LoaderKind::Empty:
     case LoaderKind::Cached:
@@ -335,8 +336,8 @@ void Engine::exec_module(LoaderId loader, ModuleId module) {
     case LoaderKind::Specific: {
       // SpecificModuleLoader.exec_module: the body under its own guard,
       // then the mark.
-      GuardEntry g = guard_enter(l.exec_enable, std::nullopt, GuardSite::Loader);
-      try_finally([&] { exec_module(l.ref, module); }, [&] { guard_exit(g); });
+      GuardEntry g = guard_enter<M>(l.exec_enable, std::nullopt, GuardSite::Loader);
+      try_finally([&] { exec_module<M>(l.ref, module); }, [&] { guard_exit<M>(g); });
       Module& m = interp_.records.write_module(module);
       m.marks |= l.mark;
       m.marked_by = current_step();
@@ -345,12 +346,13 @@ void Engine::exec_module(LoaderId loader, ModuleId module) {
   }
 }
 
+template <class M>
 ModuleId Engine::_load_unlocked(SpecId spec) {
   ModuleId module = module_from_spec(spec);
   NameId name = interp_.records.spec(spec).name;
   interp_.sys_modules.set(name, module);
   try {
-    exec_module(interp_.records.spec(spec).loader, module);
+    exec_module<M>(interp_.records.spec(spec).loader, module);
   } catch (PyError&) {
     interp_.sys_modules.erase(name);
     throw;
@@ -363,18 +365,34 @@ ModuleId Engine::_load_unlocked(SpecId spec) {
 
 // importlib.util.find_spec(name): sys.modules first, then the parent is
 // imported (`__import__(parent, fromlist=['__path__'])`), then _find_spec.
+template <class M>
 SpecId Engine::find_spec(NameId name) {
   if (interp_.sys_modules.contains(name)) return interp_.records.module(interp_.sys_modules.get(name)).spec;
   NameId parent = names_.parent(name);
   PathRef path = kNoPath;
   if (parent != kNoName) {
-    ModuleId pm = _find_and_load(parent);
+    ModuleId pm = _find_and_load<M>(parent);
     if (interp_.records.module(pm).path == kNoPath)
       raise("ModuleNotFoundError", fmt::format("__path__ attribute not found on {} while trying to find {}",
                                                repr(names_.text(parent)), repr(names_.text(name))));
     path = interp_.records.module(pm).path;
   }
-  return _find_spec(name, path);
+  return _find_spec<M>(name, path);
 }
+
+// Whether the run's mode can be a PlainRun (run_mode.h): stepped, untraced,
+// no hooks, the live list walked. Its design and revision pick which one.
+bool Engine::plain_run() const { return !fast_ && !book_.trace && !hooks_ && !snapshot_meta_path_; }
+
+#define IMPSIM_INSTANTIATE(M)                                         \
+  template void Engine::import_statement<M>(NameId);                  \
+  template ModuleId Engine::_find_and_load<M>(NameId);                \
+  template ModuleId Engine::_find_and_load_unlocked<M>(NameId);       \
+  template SpecId Engine::_find_spec<M>(NameId, PathRef);             \
+  template void Engine::exec_module<M>(LoaderId, ModuleId);           \
+  template ModuleId Engine::_load_unlocked<M>(SpecId);                \
+  template SpecId Engine::find_spec<M>(NameId);
+IMPSIM_EACH_RUN_MODE(IMPSIM_INSTANTIATE)
+#undef IMPSIM_INSTANTIATE
 
 }  // namespace impsim

@@ -11,7 +11,9 @@ void Engine::run() {
   run_on_engine_stack([this] {
     try {
       set_up();  // a scenario past --max-objects stops here
-      run_steps(model_.program);
+      // The mode is picked here, once: every step below runs in it.
+      if (plain_run()) with_plain_run(design_, rules_, [this]<class M>() { run_steps<M>(model_.program); });
+      else run_steps<AnyRun>(model_.program);
     } catch (PyError& e) {
       thread_.error = std::move(e);
     } catch (LimitReached& l) {
@@ -20,12 +22,14 @@ void Engine::run() {
   });
 }
 
+template <class M>
 void Engine::run_steps(const std::vector<CStep>& steps) {
-  for (const CStep& s : steps) run_step(s);
+  for (const CStep& s : steps) run_step<M>(s);
 }
 
 // A module body (exec of a tree file) or a function of a module (`call`):
 // a Python frame whose globals are that module's __dict__.
+template <class M>
 void Engine::run_body(ModuleId frame, const std::vector<CStep>& body, bool is_call) {
   if (++thread_.body_depth > book_.limits.max_body_depth) {
     --thread_.body_depth;
@@ -37,20 +41,21 @@ void Engine::run_body(ModuleId frame, const std::vector<CStep>& body, bool is_ca
   thread_.frames.push_back(frame);
   const uint64_t outer_frames = book_.memo.enter_frame();
   NameId name = interp_.records.module(frame).name;
-  if (book_.trace) book_.trace->body_begin(*this, name, is_call);
-  try_finally([&] { run_steps(body); },
+  if (traced<M>()) book_.trace->body_begin(*this, name, is_call);
+  try_finally([&] { run_steps<M>(body); },
               [&] {
                 thread_.frames.pop_back();
                 book_.memo.leave_frame(outer_frames);
                 --thread_.body_depth;
-                if (book_.trace) book_.trace->body_end(*this, name, is_call);
+                if (traced<M>()) book_.trace->body_end(*this, name, is_call);
               });
 }
 
+template <class M>
 void Engine::run_step(const CStep& step) {
   for (int64_t i = 0; i < step.repeat; ++i) {
     try {
-      run_step_once(step);
+      run_step_once<M>(step);
     } catch (PyError& e) {
       e.traceback.insert(e.traceback.begin(), *step.pointer);
       throw;
@@ -61,6 +66,7 @@ void Engine::run_step(const CStep& step) {
   }
 }
 
+template <class M>
 void Engine::run_step_once(const CStep& step) {
   // Steps that cost no event (a repeated disable, say) still take time and
   // memory (a labelled step's results): they have a bound of their own.
@@ -76,25 +82,25 @@ void Engine::run_step_once(const CStep& step) {
   if (step.label >= 0) {
     start = thread_.counters();
     outer_high = open_region();
-    if (hooks_) {
+    if (hooks<M>()) {
       hook_start = thread_.hook_counters.totals();
       thread_.hook_regions.push_back(HookRegion{++thread_.next_region, {}});
       saved_search_high = thread_.label_search_high;
       thread_.label_search_high = 0;
     }
   }
-  if (book_.trace) book_.trace->step_begin(*this, step);
+  if (traced<M>()) book_.trace->step_begin(*this, step);
   thread_.steps.push_back(&step);
   auto close_label = [&](std::string result) {
     thread_.steps.pop_back();
-    if (book_.trace) book_.trace->step_end(*this, step, result.c_str());
+    if (traced<M>()) book_.trace->step_end(*this, step, result.c_str());
     if (step.label < 0) return;
     LabelTotals& t = book_.labels[step.label];
     t.counters.add_delta(thread_.counters(), start);
     // Deeper than the step began: a lookup ran inside it.
     const uint64_t deepest = close_region(outer_high);
     if (deepest > start_depth && deepest > t.counters.max_depth) t.counters.max_depth = deepest;
-    if (hooks_) {
+    if (hooks<M>()) {
       t.hooks.add_totals_delta(thread_.hook_counters, hook_start);
       // Only the objects called inside have a slot (the reports read any
       // other as 0): a label does not cost every object the run made.
@@ -114,34 +120,34 @@ void Engine::run_step_once(const CStep& step) {
   try {
     switch (step.kind) {
       case StepKind::Import:
-        import_statement(step.target);
+        import_statement<M>(step.target);
         break;
       case StepKind::FindSpec:
-        result = find_spec(step.target) == kNoSpec ? "none" : "found";
+        result = find_spec<M>(step.target) == kNoSpec ? "none" : "found";
         break;
       case StepKind::Enable:
         // b52ce17: extend_torch_proxy_blocked_modules(blocked_modules) first.
         if (step.has_blocked) {
-          if (!rules_.enable_takes_blocked)
+          if (!rules<M>().enable_takes_blocked)
             raise("TypeError", "enable_torch_proxy() got an unexpected keyword argument 'blocked_modules'");
           assign_set(finder_.blocked, finder_.sets.unite(finder_.blocked, step.block));
           finder_.covers.clear();
         }
-        enable(step.has_scope ? std::optional<SetId>(step.scopes[0]) : std::nullopt);
+        enable<M>(step.has_scope ? std::optional<SetId>(step.scopes[0]) : std::nullopt);
         break;
       case StepKind::Disable:
-        disable();
+        disable<M>();
         break;
       case StepKind::Block:
         assign_set(finder_.blocked, finder_.sets.unite(finder_.blocked, step.block));
         finder_.covers.clear();
         break;
       case StepKind::Guard:
-        run_guard_levels(step, 1);
+        run_guard_levels<M>(step, 1);
         break;
       case StepKind::Call: {
         if (!interp_.sys_modules.contains(step.target)) raise("KeyError", "'" + names_.text(step.target) + "'");
-        run_body(interp_.sys_modules.get(step.target), step.body, /*is_call=*/true);
+        run_body<M>(interp_.sys_modules.get(step.target), step.body, /*is_call=*/true);
         break;
       }
       default:  // the meta_path steps
@@ -163,10 +169,11 @@ void Engine::run_step_once(const CStep& step) {
 }
 
 // `nest` levels of use_torch_proxy_guard, level 1 outermost, body innermost.
+template <class M>
 void Engine::run_guard_levels(const CStep& step, int64_t level) {
   int64_t levels = step.nest < 0 ? 1 : step.nest;
   if (level > levels) {
-    run_steps(step.body);
+    run_steps<M>(step.body);
     return;
   }
   // Each open guard is a C++ frame here: guards nested in guards multiply.
@@ -179,12 +186,18 @@ void Engine::run_guard_levels(const CStep& step, int64_t level) {
   }
   std::optional<SetId> scope;
   if (step.has_scope) scope = step.scopes[static_cast<size_t>(level - 1)];
-  GuardEntry g = guard_enter(step.guard_enable, scope, GuardSite::Step);
-  try_finally([&] { run_guard_levels(step, level + 1); },
+  GuardEntry g = guard_enter<M>(step.guard_enable, scope, GuardSite::Step);
+  try_finally([&] { run_guard_levels<M>(step, level + 1); },
               [&] {
                 --thread_.guard_depth;
-                guard_exit(g);
+                guard_exit<M>(g);
               });
 }
+
+#define IMPSIM_INSTANTIATE(M)                                                   \
+  template void Engine::run_steps<M>(const std::vector<CStep>&);                \
+  template void Engine::run_body<M>(ModuleId, const std::vector<CStep>&, bool);
+IMPSIM_EACH_RUN_MODE(IMPSIM_INSTANTIATE)
+#undef IMPSIM_INSTANTIATE
 
 }  // namespace impsim

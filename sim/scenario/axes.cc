@@ -3,21 +3,6 @@
 namespace impsim {
 
 namespace {
-struct RevisionEntry {
-  Revision key;
-  const char* name;
-  RevisionRules rules;
-};
-const RevisionEntry kRevisions[] = {
-    {Revision::B52ce17, "b52ce17",
-     {.guard_saves_copy = true, .swap_drops_proxies = true, .cached_spec_is_package = true, .enable_takes_blocked = true}},
-    {Revision::R04efefd, "04efefd",
-     {.guard_saves_copy = false,
-      .swap_drops_proxies = false,
-      .cached_spec_is_package = false,
-      .enable_takes_blocked = false}},
-};
-
 struct CPythonEntry {
   CPython key;
   const char* name;

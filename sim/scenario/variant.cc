@@ -7,19 +7,8 @@
 namespace impsim {
 
 namespace {
-struct Entry {
-  DesignId variant;
-  const char* name;
-  Design design;
-};
-const Entry kEntries[] = {
-    {DesignId::Before, "before", {}},
-    {DesignId::After, "after", {.resolving_fix = true}},
-    {DesignId::IdempotentEnable, "idempotent-enable", {.idempotent_enable = true}},
-    {DesignId::DisableAll, "disable-all", {.disable_all = true}},
-    {DesignId::IndexedWalk, "indexed-walk", {.resolving_fix = true, .indexed_walk = true}},
-    {DesignId::AfterIdempotentEnable, "after+idempotent-enable", {.resolving_fix = true, .idempotent_enable = true}},
-};
+using Entry = DesignEntry;
+const auto& kEntries = kPaddleDesigns;
 // Hook designs (docs/designs.md, "Designs for hooks"): snake_case, as the
 // hook language's own words.
 const Entry kHookEntries[] = {

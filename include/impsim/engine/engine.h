@@ -32,6 +32,7 @@
 #include "impsim/engine/finders/proxy_finder.h"
 #include "impsim/engine/interpreter.h"
 #include "impsim/engine/py_thread.h"
+#include "impsim/engine/run_mode.h"
 #include "impsim/scenario/variant.h"
 
 namespace impsim {
@@ -45,8 +46,9 @@ enum class EngineKind { Step, Fast };
 // runs `finally`: a LimitReached stops the run where it is, skipping every
 // `finally` (its state is reported as found), so no destructor-based guard.
 // A cleanup taking a bool learns whether the body raised (for the trace).
+// Always inlined: out of line, each lookup paid a call and a frame for it.
 template <class Body, class Cleanup>
-decltype(auto) try_finally(Body&& body, Cleanup&& cleanup) {
+[[gnu::always_inline]] inline decltype(auto) try_finally(Body&& body, Cleanup&& cleanup) {
   auto finally = [&](bool raised) {
     if constexpr (std::is_invocable_v<Cleanup&, bool>)
       cleanup(raised);
@@ -130,11 +132,17 @@ class Engine {
 
   // --- CPython: importlib._bootstrap / importlib.util --------------------
   // The IMPORT_NAME opcode (`import a.b`): import a.b, then make sure `a` is there.
+  // The functions of the hot path take the run's mode M (run_mode.h);
+  // called from elsewhere, they run as AnyRun.
+  template <class M = AnyRun>
   void import_statement(NameId name);
   // _gcd_import / importlib.import_module: _find_and_load.
+  template <class M = AnyRun>
   ModuleId _find_and_load(NameId name);
+  template <class M = AnyRun>
   ModuleId _find_and_load_unlocked(NameId name);
   // _find_spec(name, path): ask each finder of sys.meta_path.
+  template <class M = AnyRun>
   SpecId _find_spec(NameId name, PathRef path);
   // Every finder object's class: the interpreter's own three and Paddle's
   // finder have fixed ids, a hook's is looked up.
@@ -145,12 +153,24 @@ class Engine {
                   static_cast<FinderId>(FinderClass::Proxy) == kProxyFinder);
     return f <= kProxyFinder ? static_cast<FinderClass>(f) : interp_.objects[static_cast<size_t>(f)].cls;
   }
+  template <class M = AnyRun>
   ModuleId _load_unlocked(SpecId spec);
   ModuleId module_from_spec(SpecId spec);
   // importlib.util.find_spec(name).
+  template <class M = AnyRun>
   SpecId find_spec(NameId name);
-  // PathFinder.find_spec(name, path) over the scenario's tree.
-  SpecId path_finder_find_spec(NameId name, PathRef path);
+  // PathFinder.find_spec(name, path) over the scenario's tree. The tests
+  // that answer None without a search are inline: a probe for a missing
+  // name asks again and again with the same path.
+  SpecId path_finder_find_spec(NameId name, PathRef path) {
+    if (names_.parent(name) == kNoName) {
+      if (path != kNoPath) return kNoSpec;  // never happens: top-level searches pass None
+    } else if (path < 0 || interp_.path_miss[static_cast<size_t>(name)] == path) {
+      return kNoSpec;  // None or [], or the path where this name was last missed
+    }
+    return path_finder_search(name, path);
+  }
+  SpecId path_finder_search(NameId name, PathRef path);
 
   // --- Finder objects (hook scenarios, model.hooks.used; sim/finders/) ---
   bool hooks_used() const { return hooks_; }
@@ -200,28 +220,45 @@ class Engine {
 
   // --- The proxy finder (python/paddle/compat/proxy.py) ------------------
   // TorchProxyMetaFinder.find_spec: one ask (the fast engine's memo first).
+  template <class M = AnyRun>
   SpecId proxy_find_spec(NameId name) {
-    return fast_ && !book_.trace ? proxy_find_spec_memo(name) : proxy_find_spec_stepped(name);
+    return fast<M>() && !traced<M>() ? proxy_find_spec_memo(name) : proxy_find_spec_stepped<M>(name);
   }
+  template <class M = AnyRun>
   SpecId proxy_find_spec_stepped(NameId name);
   // TorchProxyMetaFinder.find_spec's tests, in its order: which branch answers.
+  template <class M>
   [[gnu::always_inline]] FindReason find_spec_branch(NameId name);
   // _find_spec_for_specific_module: one lookup.
+  template <class M = AnyRun>
   SpecId _find_spec_for_specific_module(NameId name, bool exec_enable, uint8_t mark);
+  template <class M = AnyRun>
   SpecId _find_spec_for_cached_torch_module(NameId name);
+  template <class M = AnyRun>
   SpecId _find_spec_for_torch_module(NameId name);
   // enable_torch_proxy(scope) / disable_torch_proxy().
+  template <class M = AnyRun>
   void enable(std::optional<SetId> scope);
+  template <class M = AnyRun>
   void disable();
+  // The walks of sys.modules a toggle makes, when there is anything to move.
+  template <class M>
+  [[gnu::noinline]] void _swap_torch_modules_to_cache();
+  [[gnu::noinline]] void _clear_torch_proxy_modules();
+  [[gnu::noinline]] void _copy_torch_modules_from_cache();
   // use_torch_proxy_guard(enable, scope): entry and exit.
   // `site` only labels the guard in a trace.
+  template <class M = AnyRun>
   GuardEntry guard_enter(bool enable, std::optional<SetId> scope, GuardSite site = GuardSite::Step);
   [[gnu::cold, gnu::noinline]] void trace_guard_enter(GuardEntry& g, bool scope_asked, bool had);
   [[gnu::cold, gnu::noinline]] void trace_guard_exit(const GuardEntry& g);
+  template <class M = AnyRun>
   void guard_exit(const GuardEntry& g);
   // _modify_scope_of_torch_proxy.
+  template <class M = AnyRun>
   void _modify_scope(std::optional<SetId> scope);
   // TorchProxyMetaFinder._set_scope: a new set object (or None: global).
+  template <class M = AnyRun>
   void _set_scope(std::optional<SetId> scope);
   // _is_called_by_module_with_specific_dunder_attr.
   bool called_by_module_marked(uint8_t mark) const;
@@ -229,8 +266,10 @@ class Engine {
  private:
   // Loader protocol.
   ModuleId create_module(LoaderId loader, SpecId spec);  // kNoModule: default creation
+  template <class M = AnyRun>
   void exec_module(LoaderId loader, ModuleId module);
   // The proxy ask of _find_spec, with its trace events.
+  template <class M>
   SpecId traced_proxy_find_spec(NameId name, int64_t index, const MetaPath& meta_path);
   // Hook scenarios: set-up, steps, and the actions of a claimed name.
   void set_up_hooks();
@@ -255,17 +294,25 @@ class Engine {
   void end_search();
 
   // Steps (program.cc).
+  template <class M>
+  void run_program();
+  template <class M = AnyRun>
   void run_steps(const std::vector<CStep>& steps);
+  template <class M>
   void run_step(const CStep& step);
+  template <class M>
   void run_step_once(const CStep& step);
+  template <class M>
   void run_guard_levels(const CStep& step, int64_t level);
+  template <class M = AnyRun>
   void run_body(ModuleId frame, const std::vector<CStep>& body, bool is_call);
 
   // `_local_enabled_scope |= scope`: in place, seen by every holder of the object.
+  template <class M>
   void scope_ior(SetId scope);
   // `slot = value` for a set the engine holds (the finder's scope and blocked
   // list, a 04efefd set object's value); the old value is released.
-  void assign_set(SetId& slot, SetId value) {
+  [[gnu::always_inline]] void assign_set(SetId& slot, SetId value) {
     // The same set again (a guard restoring the scope it found): holding
     // it and letting it go would leave every count as it is.
     if (value == slot) return;
@@ -273,7 +320,7 @@ class Engine {
     release_set(slot);
     slot = value;
   }
-  void release_set(SetId set) {
+  [[gnu::always_inline]] void release_set(SetId set) {
     if (finder_.sets.release(set)) [[unlikely]]
       forget_covers(set);
   }
@@ -291,11 +338,12 @@ class Engine {
   // what max_events leaves after the replayed events, whichever is less.
   void update_step_limit();
   // One toggle: one pass over sys.modules examining every name in it.
+  template <class M>
   void count_walk() {
     ++thread_.counts.toggles;
     ++thread_.counts.walks;
     // indexed-walk: a prefix index hands the toggle the torch names only.
-    const uint64_t n = design_.indexed_walk ? interp_.sys_modules.torch_count() : interp_.sys_modules.size();
+    const uint64_t n = design<M>().indexed_walk ? interp_.sys_modules.torch_count() : interp_.sys_modules.size();
     book_.last_walk = n;
     if (__builtin_add_overflow(thread_.counts.comparisons, n, &thread_.counts.comparisons)) [[unlikely]]
       comparisons_wrapped();
@@ -357,6 +405,30 @@ class Engine {
   SpecId new_spec(NameId name, LoaderId loader, PathRef search);
   LoaderId new_loader(Loader l);
 
+  // The run's fixed facts as mode M knows them: constants in a plain run,
+  // which has none of the four below.
+  template <class M>
+  static bool unless_plain(bool now) {
+    if constexpr (M::plain) return false;
+    else return now;
+  }
+  template <class M> bool traced() const { return unless_plain<M>(book_.trace != nullptr); }
+  template <class M> bool hooks() const { return unless_plain<M>(hooks_); }
+  template <class M> bool fast() const { return unless_plain<M>(fast_); }
+  template <class M> bool search_extras() const { return unless_plain<M>(search_extras_); }
+  template <class M>
+  const Design& design() const {
+    if constexpr (M::plain) return M::design;
+    else return design_;
+  }
+  template <class M>
+  const RevisionRules& rules() const {
+    if constexpr (M::plain) return M::rules;
+    else return rules_;
+  }
+  // Whether this run is a plain one (run_mode.h).
+  bool plain_run() const;
+
   // What is fixed for the whole run.
   const Model& model_;
   const NameTable& names_;
@@ -394,9 +466,10 @@ inline FinderKind trace_kind(FinderClass c) {
 
 // One proxy ask of _find_spec, as the trace sees it. Inline: it is the
 // Paddle loop's every ask (out of line it cost the step engine 2%).
+template <class M>
 inline SpecId Engine::traced_proxy_find_spec(NameId name, int64_t index, const MetaPath& meta_path) {
   maybe_collect();
-  if (!book_.trace) return proxy_find_spec(name);
+  if (!traced<M>()) return proxy_find_spec<M>(name);
   // What a trace hears as the list's length: Paddle's scenarios count the
   // copies of its finder, hook scenarios the whole list.
   book_.trace->ask_begin(*this, name, FinderKind::Proxy, index, hooks_ ? meta_path.size() : meta_path.proxy_copies());
@@ -404,7 +477,7 @@ inline SpecId Engine::traced_proxy_find_spec(NameId name, int64_t index, const M
   const StepCounts before = thread_.counts;
   SpecId spec;
   try {
-    spec = proxy_find_spec(name);
+    spec = proxy_find_spec<M>(name);
   } catch (PyError&) {
     // An ask that raises (the paddle twin is missing) still ends, for the trace.
     book_.trace->ask_end(*this, name, FinderKind::Proxy, AskAnswer::Raised);

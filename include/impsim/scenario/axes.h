@@ -21,6 +21,24 @@ struct RevisionRules {
   bool swap_drops_proxies;     // _swap_torch_modules_to_cache also deletes ProxyModules
   bool cached_spec_is_package; // _find_spec_for_cached_torch_module: is_package=True
   bool enable_takes_blocked;   // enable_torch_proxy(blocked_modules=...)
+  bool operator==(const RevisionRules&) const = default;
+};
+
+// Each revision and its rules. In the header, and constant, so that the
+// engine can be compiled once per revision (engine/run_mode.h).
+struct RevisionEntry {
+  Revision key;
+  const char* name;
+  RevisionRules rules;
+};
+inline constexpr RevisionEntry kRevisions[] = {
+    {Revision::B52ce17, "b52ce17",
+     {.guard_saves_copy = true, .swap_drops_proxies = true, .cached_spec_is_package = true, .enable_takes_blocked = true}},
+    {Revision::R04efefd, "04efefd",
+     {.guard_saves_copy = false,
+      .swap_drops_proxies = false,
+      .cached_spec_is_package = false,
+      .enable_takes_blocked = false}},
 };
 
 RevisionRules rules_of(Revision r);

@@ -56,6 +56,24 @@ struct Design {
   bool disable_all = false;        // remove every occurrence of P
   bool indexed_walk = false;       // a walk examines only the torch names
   HookFix hook_fix = HookFix::None;  // hook scenarios: the generic fix applied to the hooks
+  bool operator==(const Design&) const = default;
+};
+
+// Paddle's finder's designs, in the order the docs list them. In the
+// header, and constant, so that the engine can be compiled once per design
+// (engine/run_mode.h).
+struct DesignEntry {
+  DesignId variant;
+  const char* name;
+  Design design;
+};
+inline constexpr DesignEntry kPaddleDesigns[] = {
+    {DesignId::Before, "before", {}},
+    {DesignId::After, "after", {.resolving_fix = true}},
+    {DesignId::IdempotentEnable, "idempotent-enable", {.idempotent_enable = true}},
+    {DesignId::DisableAll, "disable-all", {.disable_all = true}},
+    {DesignId::IndexedWalk, "indexed-walk", {.resolving_fix = true, .indexed_walk = true}},
+    {DesignId::AfterIdempotentEnable, "after+idempotent-enable", {.resolving_fix = true, .idempotent_enable = true}},
 };
 
 Design design_of(Variant v);

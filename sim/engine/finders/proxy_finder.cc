@@ -9,8 +9,9 @@ namespace impsim {
 
 // The tests of TorchProxyMetaFinder.find_spec (the fix's resolving check
 // first), each branch's cache test included.
+template <class M>
 inline FindReason Engine::find_spec_branch(NameId name) {
-  if (design_.resolving_fix && thread_.resolving[name]) return FindReason::Suppressed;
+  if (design<M>().resolving_fix && thread_.resolving[name]) return FindReason::Suppressed;
   if (covers(finder_.blocked, name)) return FindReason::Blocked;
   if (covers(finder_.scope, name)) return FindReason::InScope;
   if (!names_.is_torch(name)) return FindReason::NotTorch;
@@ -23,25 +24,26 @@ inline FindReason Engine::find_spec_branch(NameId name) {
 }
 
 // TorchProxyMetaFinder.find_spec
+template <class M>
 SpecId Engine::proxy_find_spec_stepped(NameId name) {
   ++thread_.counts.asks;
   count_event();
-  const FindReason why = find_spec_branch(name);
-  if (book_.trace) [[unlikely]] book_.trace->decide(*this, name, why);
+  const FindReason why = find_spec_branch<M>(name);
+  if (traced<M>()) [[unlikely]] book_.trace->decide(*this, name, why);
   switch (why) {
     case FindReason::Suppressed:
       ++thread_.counts.suppressed;
       return kNoSpec;
     case FindReason::Blocked:
-      return _find_spec_for_specific_module(name, /*exec_enable=*/false, kMarkDisabled);
+      return _find_spec_for_specific_module<M>(name, /*exec_enable=*/false, kMarkDisabled);
     case FindReason::InScope:
-      return _find_spec_for_specific_module(name, /*exec_enable=*/true, kMarkEnabled);
+      return _find_spec_for_specific_module<M>(name, /*exec_enable=*/true, kMarkEnabled);
     case FindReason::CallerDisabledCached:
     case FindReason::NotEnabledCached:
-      return _find_spec_for_cached_torch_module(name);
+      return _find_spec_for_cached_torch_module<M>(name);
     case FindReason::ProxiedGlobal:
     case FindReason::ProxiedCaller:
-      return _find_spec_for_torch_module(name);
+      return _find_spec_for_torch_module<M>(name);
     case FindReason::NotTorch:
     case FindReason::CallerDisabled:
     case FindReason::NotEnabled:
@@ -80,20 +82,21 @@ bool Engine::called_by_module_marked(uint8_t mark) const {
 
 // _find_spec_for_specific_module: the real spec, looked up with the proxy
 // disabled, its loader wrapped so the body runs under a guard and is marked.
+template <class M>
 SpecId Engine::_find_spec_for_specific_module(NameId name, bool exec_enable, uint8_t mark) {
   ++thread_.counts.lookups;
   reach_depth(++thread_.depth);
   if (thread_.depth > static_cast<uint64_t>(book_.limits.max_lookup_depth))
     throw LimitReached{"lookup-depth",
                        "lookups nested " + std::to_string(thread_.depth) + " deep; raise it with --max-lookup-depth", {}};
-  const bool fix = design_.resolving_fix;
-  if (book_.trace) book_.trace->lookup_begin(*this, name, thread_.depth, mark);
-  GuardEntry g = guard_enter(false, std::nullopt, GuardSite::Lookup);
+  const bool fix = design<M>().resolving_fix;
+  if (traced<M>()) book_.trace->lookup_begin(*this, name, thread_.depth, mark);
+  GuardEntry g = guard_enter<M>(false, std::nullopt, GuardSite::Lookup);
   SpecId spec = kNoSpec;
   try_finally(
       [&] {
         if (fix) resolving_add(name);
-        spec = try_finally([&] { return find_spec(name); }, [&] {
+        spec = try_finally([&] { return find_spec<M>(name); }, [&] {
           if (fix) resolving_discard(name);
         });
         if (spec != kNoSpec) {
@@ -102,8 +105,8 @@ SpecId Engine::_find_spec_for_specific_module(NameId name, bool exec_enable, uin
         }
       },
       [&] {
-        guard_exit(g);
-        if (book_.trace) book_.trace->lookup_end(*this, name, thread_.depth, spec != kNoSpec);
+        guard_exit<M>(g);
+        if (traced<M>()) book_.trace->lookup_end(*this, name, thread_.depth, spec != kNoSpec);
         --thread_.depth;
       });
   return spec;
@@ -114,8 +117,9 @@ SpecId Engine::_find_spec_for_specific_module(NameId name, bool exec_enable, uin
 // can be found; the module is taken when the spec is made. 04efefd: not a
 // package (the module keeps its own __path__, if any); the loader reads the
 // cache when it creates the module.
+template <class M>
 SpecId Engine::_find_spec_for_cached_torch_module(NameId name) {
-  if (!rules_.cached_spec_is_package)
+  if (!rules<M>().cached_spec_is_package)
     return new_spec(name, new_loader(Loader{LoaderKind::CachedByName, false, 0, name}), kNoPath);
   ModuleId m = finder_.cache.get(name);
   LoaderId loader = new_loader(Loader{LoaderKind::Cached, false, 0, m});
@@ -124,39 +128,43 @@ SpecId Engine::_find_spec_for_cached_torch_module(NameId name) {
 }
 
 // _find_spec_for_torch_module: import the paddle twin, serve it as torch.
+template <class M>
 SpecId Engine::_find_spec_for_torch_module(NameId name) {
-  ModuleId source = _find_and_load(model_.paddle_of[name]);
+  ModuleId source = _find_and_load<M>(model_.paddle_of[name]);
   bool is_pkg = interp_.records.module(source).path != kNoPath;
   LoaderId loader = new_loader(Loader{LoaderKind::Proxy, false, 0, source});
   return new_spec(name, loader, is_pkg ? kEmptyPath : kNoPath);
 }
 
 // _modify_scope_of_torch_proxy (its warnings are not modelled).
+template <class M>
 void Engine::_modify_scope(std::optional<SetId> scope) {
   if (copies() == 0 || finder_.globally_enabled) {
-    _set_scope(scope);
+    _set_scope<M>(scope);
     return;
   }
   if (!scope) {
     finder_.globally_enabled = true;
     return;
   }
-  scope_ior(*scope);
+  scope_ior<M>(*scope);
 }
 
 // TorchProxyMetaFinder._set_scope: `scope or set()` is a set object of its
 // own (enable_torch_proxy's _parse_scope made it).
+template <class M>
 void Engine::_set_scope(std::optional<SetId> scope) {
   assign_set(finder_.scope, scope.value_or(kEmptySet));
   finder_.globally_enabled = !scope.has_value();
-  if (rules_.guard_saves_copy) return;
+  if (rules<M>().guard_saves_copy) return;
   release_scope_object(finder_.scope_object);
   finder_.scope_object = new_scope_object(finder_.scope);
 }
 
+template <class M>
 void Engine::scope_ior(SetId scope) {
   assign_set(finder_.scope, finder_.sets.unite(finder_.scope, scope));
-  if (!rules_.guard_saves_copy) assign_set(finder_.scope_objects[static_cast<size_t>(finder_.scope_object)].value, finder_.scope);
+  if (!rules<M>().guard_saves_copy) assign_set(finder_.scope_objects[static_cast<size_t>(finder_.scope_object)].value, finder_.scope);
 }
 
 void Engine::forget_covers(SetId set) {
@@ -192,69 +200,93 @@ void Engine::comparisons_wrapped() {
 // sys.meta_path.insert(0, P) whether or not P is there already.
 // 04efefd's swap caches and deletes only real torch modules: proxy modules
 // stay in sys.modules.
+template <class M>
 void Engine::enable(std::optional<SetId> scope) {
-  if (book_.trace) [[unlikely]] book_.trace->toggle_begin(*this, true);
-  count_walk();
-  interp_.sys_modules.for_each_torch([&](NameId n) {
-    ModuleId m = interp_.sys_modules.get(n);
-    if (!interp_.records.module(m).proxy) finder_.cache.set(n, m);
-    if (!interp_.records.module(m).proxy || rules_.swap_drops_proxies) interp_.sys_modules.erase(n);
-  });
-  _modify_scope(scope);
-  if (!design_.idempotent_enable || copies() == 0) {
+  if (traced<M>()) [[unlikely]] book_.trace->toggle_begin(*this, true);
+  count_walk<M>();
+  if (interp_.sys_modules.torch_count() > 0) _swap_torch_modules_to_cache<M>();
+  _modify_scope<M>(scope);
+  if (!design<M>().idempotent_enable || copies() == 0) {
     ++book_.copies_moves;
     book_.copies_changed_by = current_step();
-    if (hooks_) [[unlikely]]
+    if (hooks<M>()) [[unlikely]]
       check_meta_path_room();
     interp_.meta_path.insert_proxy_at_head();
   }
-  if (book_.trace) book_.trace->toggle(*this, true, book_.last_walk, copies());
+  if (traced<M>()) book_.trace->toggle(*this, true, book_.last_walk, copies());
 }
 
 // disable_torch_proxy: removes ONE occurrence, clears proxy modules and puts
 // the cached real torch modules back.
+template <class M>
 void Engine::disable() {
   if (copies() == 0) return;  // only a warning
-  if (design_.disable_all) interp_.meta_path.remove_all(kProxyFinder);
+  if (design<M>().disable_all) interp_.meta_path.remove_all(kProxyFinder);
   else interp_.meta_path.remove(kProxyFinder);
   ++book_.copies_moves;
   book_.copies_changed_by = current_step();
-  if (book_.trace) [[unlikely]] book_.trace->toggle_begin(*this, false);
-  count_walk();
+  if (traced<M>()) [[unlikely]] book_.trace->toggle_begin(*this, false);
+  count_walk<M>();
+  if (interp_.sys_modules.torch_count() > 0) _clear_torch_proxy_modules();
+  if (!finder_.cache.order().empty()) _copy_torch_modules_from_cache();
+  if (traced<M>()) book_.trace->toggle(*this, false, book_.last_walk, copies());
+}
+
+// The walks themselves, out of line: with no torch module in sys.modules
+// and none cached (every Paddle scenario's guards around non-torch names),
+// a toggle is only its counts, and enable and disable stay small.
+
+// _swap_torch_modules_to_cache
+template <class M>
+void Engine::_swap_torch_modules_to_cache() {
+  interp_.sys_modules.for_each_torch([&](NameId n) {
+    ModuleId m = interp_.sys_modules.get(n);
+    if (!interp_.records.module(m).proxy) finder_.cache.set(n, m);
+    if (!interp_.records.module(m).proxy || rules<M>().swap_drops_proxies) interp_.sys_modules.erase(n);
+  });
+}
+
+// _clear_torch_proxy_modules
+void Engine::_clear_torch_proxy_modules() {
   interp_.sys_modules.for_each_torch([&](NameId n) {
     if (interp_.records.module(interp_.sys_modules.get(n)).proxy) interp_.sys_modules.erase(n);
   });
+}
+
+// _copy_torch_modules_from_cache
+void Engine::_copy_torch_modules_from_cache() {
   for (NameId n : finder_.cache.order()) interp_.sys_modules.set(n, finder_.cache.get(n));
-  if (book_.trace) book_.trace->toggle(*this, false, book_.last_walk, copies());
 }
 
 // use_torch_proxy_guard, entry. b52ce17 saves set(_local_enabled_scope);
 // 04efefd saves the set object itself, so an in-place |= while the guard is
 // open also changes what its exit restores.
+template <class M>
 GuardEntry Engine::guard_enter(bool enable_, std::optional<SetId> scope, GuardSite site) {
   GuardEntry g{false, enable_, finder_.scope, finder_.scope_object, finder_.globally_enabled, site, GuardAction::Enable};
   bool had = copies() > 0;
   if (enable_ == had && ((g.old_global && !scope) || g.old_scope == scope.value_or(kEmptySet))) {
     g.noop = true;
-    if (book_.trace) [[unlikely]] trace_guard_enter(g, scope.has_value(), had);
+    if (traced<M>()) [[unlikely]] trace_guard_enter(g, scope.has_value(), had);
     return g;
   }
-  if (book_.trace) [[unlikely]] trace_guard_enter(g, scope.has_value(), had);
-  if (rules_.guard_saves_copy) finder_.sets.hold(g.old_scope);
+  if (traced<M>()) [[unlikely]] trace_guard_enter(g, scope.has_value(), had);
+  if (rules<M>().guard_saves_copy) finder_.sets.hold(g.old_scope);
   else ++finder_.scope_objects[static_cast<size_t>(g.old_scope_object)].holders;
-  if (enable_) enable(scope);
-  else disable();
+  if (enable_) enable<M>(scope);
+  else disable<M>();
   return g;
 }
 
 // use_torch_proxy_guard, exit (its `finally`).
+template <class M>
 void Engine::guard_exit(const GuardEntry& g) {
   if (g.noop) {
-    if (book_.trace) [[unlikely]] trace_guard_exit(g);
+    if (traced<M>()) [[unlikely]] trace_guard_exit(g);
     return;
   }
-  if (!g.enable) enable(std::nullopt);
-  if (rules_.guard_saves_copy) {
+  if (!g.enable) enable<M>(std::nullopt);
+  if (rules<M>().guard_saves_copy) {
     assign_set(finder_.scope, g.old_scope);
     release_set(g.old_scope);  // the guard's own hold
   } else {
@@ -264,8 +296,8 @@ void Engine::guard_exit(const GuardEntry& g) {
     assign_set(finder_.scope, finder_.scope_objects[static_cast<size_t>(g.old_scope_object)].value);
   }
   finder_.globally_enabled = g.old_global;
-  if (g.enable) disable();
-  if (book_.trace) [[unlikely]] trace_guard_exit(g);
+  if (g.enable) disable<M>();
+  if (traced<M>()) [[unlikely]] trace_guard_exit(g);
 }
 
 // What the guard's entry test decided, and why (a trace only; kept out of
@@ -278,5 +310,21 @@ void Engine::trace_guard_enter(GuardEntry& g, bool scope_asked, bool had) {
 }
 
 void Engine::trace_guard_exit(const GuardEntry& g) { book_.trace->guard_end(*this, g.site, g.action); }
+
+#define IMPSIM_INSTANTIATE(M)                                                          \
+  template SpecId Engine::proxy_find_spec_stepped<M>(NameId);                          \
+  template SpecId Engine::_find_spec_for_specific_module<M>(NameId, bool, uint8_t);    \
+  template SpecId Engine::_find_spec_for_cached_torch_module<M>(NameId);               \
+  template SpecId Engine::_find_spec_for_torch_module<M>(NameId);                      \
+  template void Engine::_modify_scope<M>(std::optional<SetId>);                        \
+  template void Engine::_set_scope<M>(std::optional<SetId>);                           \
+  template void Engine::scope_ior<M>(SetId);                                           \
+  template void Engine::enable<M>(std::optional<SetId>);                               \
+  template void Engine::disable<M>();                                                  \
+  template void Engine::_swap_torch_modules_to_cache<M>();                             \
+  template GuardEntry Engine::guard_enter<M>(bool, std::optional<SetId>, GuardSite);   \
+  template void Engine::guard_exit<M>(const GuardEntry&);
+IMPSIM_EACH_RUN_MODE(IMPSIM_INSTANTIATE)
+#undef IMPSIM_INSTANTIATE
 
 }  // namespace impsim

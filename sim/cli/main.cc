@@ -5,14 +5,18 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <memory>
+#include <string_view>
 
 #include "cli.h"
 #include "help.h"
 #include "impsim/base/version.h"
+#include "subcommand_scan.h"
 #include "usage_errors.h"
 
 using namespace impsim;
@@ -58,19 +62,51 @@ void exit_on_closed_pipe() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  exit_on_closed_pipe();
-  CLI::App app{
+namespace {
+
+// The subcommands a command line may name first, in the order the help
+// lists them; help comes after them, since it lists them. A name here that
+// its add_ function did not register would only cost time: the lean app's
+// parse would refuse the command line, and the whole app parse it again.
+struct Subcommand {
+  std::string_view name;
+  cli::Action (*add)(CLI::App& app);
+};
+constexpr Subcommand kSubcommands[] = {
+    {"run", cli::add_run},     {"validate", cli::add_validate}, {"compare", cli::add_compare},
+    {"trace", cli::add_trace}, {"sweep", cli::add_sweep},       {"explore", cli::add_explore},
+};
+constexpr auto kSubcommandNames = [] {
+  std::array<std::string_view, std::size(kSubcommands)> names{};
+  for (size_t i = 0; i < names.size(); ++i) names[i] = kSubcommands[i].name;
+  return names;
+}();
+
+std::unique_ptr<CLI::App> make_app() {
+  auto app = std::make_unique<CLI::App>(
       "impsim: a deterministic simulator of Python import resolution (CPython 3.11) with the torch proxy "
       "finder as released (\"before\") and with its reentrancy fix (\"after\").",
-      "impsim"};
-  app.set_version_flag("--version", std::string("impsim ") + impsim_version(), "Print the version and exit");
-  app.require_subcommand(1);
+      "impsim");
+  app->set_version_flag("--version", std::string("impsim ") + impsim_version(), "Print the version and exit");
+  app->require_subcommand(1);
+  return app;
+}
 
-  std::vector<cli::Action> actions = {
-      cli::add_run(app),   cli::add_validate(app), cli::add_compare(app), cli::add_trace(app),
-      cli::add_sweep(app), cli::add_explore(app),  cli::add_help(app),
-  };
+// The subcommands `scan` needs, then the top level's footer and the help's
+// look (help.h).
+std::vector<cli::Action> set_up(CLI::App& app, const cli::CommandLineScan& scan) {
+  std::vector<cli::Action> actions;
+  switch (scan.needs) {
+    case cli::CommandLineScan::Needs::Everything:
+      for (const Subcommand& sub : kSubcommands) actions.push_back(sub.add(app));
+      actions.push_back(cli::add_help(app));
+      break;
+    case cli::CommandLineScan::Needs::OneSubcommand:
+      actions.push_back(kSubcommands[scan.index].add(app));
+      break;
+    case cli::CommandLineScan::Needs::TopLevel:
+      break;
+  }
   // After the subcommands: a subcommand made before it would inherit it.
   app.footer(
       "Every flag means the same in every subcommand that takes it. --json (--format json): the output is one "
@@ -88,18 +124,53 @@ int main(int argc, char** argv) {
       "  impsim explore scenarios/seed_incident.json -o incident.html   # step through it in a browser\n"
       "  impsim help run                                  # the options of run\n");
   cli::configure_help(app);
+  return actions;
+}
 
-  if (auto status = cli::check_subcommand(app, argc, argv)) return *status;
+// The status of the action of the subcommand parsed, or -1 when none was.
+int run_parsed(std::vector<cli::Action>& actions) {
+  for (auto& action : actions)
+    if (int status = action(); status >= 0) return cli::finish_output(status);
+  return -1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  exit_on_closed_pipe();
+  const cli::CommandLineScan scan = cli::scan_command_line(argc, argv, kSubcommandNames);
+  // Kept to the end: one_of's table (usage_errors.cc) holds the addresses
+  // of its options.
+  std::unique_ptr<CLI::App> lean;
+  if (scan.needs != cli::CommandLineScan::Needs::Everything) {
+    lean = make_app();
+    std::vector<cli::Action> actions = set_up(*lean, scan);
+    bool parsed = false;
+    try {
+      lean->parse(argc, argv);
+      parsed = true;
+    } catch (const CLI::ParseError& e) {
+      // --help and --version print what the part set up says.
+      if (e.get_exit_code() == 0) return cli::finish_output(lean->exit(e));
+      // A refusal may name another subcommand's flag, or the nearest
+      // subcommand: the whole app parses the command line again below.
+    }
+    if (parsed)
+      if (int status = run_parsed(actions); status >= 0) return status;
+  }
+
+  std::unique_ptr<CLI::App> app = make_app();
+  std::vector<cli::Action> actions = set_up(*app, {});
+  if (auto status = cli::check_subcommand(*app, argc, argv)) return *status;
   try {
-    app.parse(argc, argv);
+    app->parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return cli::finish_output(app.exit(e));  // --help, --version
-    const cli::ErrorInfo info{"usage", "", cli::usage_error_message(app, e, argc, argv), "", 0, 0, "", kExitInvalid};
+    if (e.get_exit_code() == 0) return cli::finish_output(app->exit(e));  // --help, --version
+    const cli::ErrorInfo info{"usage", "", cli::usage_error_message(*app, e, argc, argv), "", 0, 0, "", kExitInvalid};
     cli::tell_error(info, nullptr);
     if (cli::json_requested(argc, argv)) std::cout << dump_json(cli::error_json(info)) << "\n";
     return cli::finish_output(kExitInvalid);
   }
-  for (auto& action : actions)
-    if (int status = action(); status >= 0) return cli::finish_output(status);
+  if (int status = run_parsed(actions); status >= 0) return status;
   return kExitInvalid;
 }

@@ -1,6 +1,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness.h"
+#include "scenario_dump.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -46,6 +47,26 @@ void check_escaped(const std::string& json, const std::string& text, const char*
     }
 }
 
+// parse_scenario reads with the event reader and, when it gives up, with
+// the DOM reader: the event reader must read what the DOM reader reads, and
+// never take what it refuses.
+void check_readers_agree(const std::string& text, const InputLimits& limits) {
+  std::optional<Scenario> events = parse_scenario_events(text, "fuzz.json", limits);
+  if (!events) return;
+  std::string dom;
+  try {
+    dom = scenario_dump(parse_scenario_dom(text, "fuzz.json", limits));
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "fuzz: the event reader took a file the DOM reader refuses: %s\n", e.what());
+    std::abort();
+  }
+  if (scenario_dump(*events) != dom) {
+    std::fprintf(stderr, "fuzz: the event reader and the DOM reader read different scenarios\n--- events\n%s\n--- dom\n%s\n",
+                 scenario_dump(*events).c_str(), dom.c_str());
+    std::abort();
+  }
+}
+
 }  // namespace
 
 const char* verdict_name(Verdict v) {
@@ -61,6 +82,7 @@ Verdict run_input(const uint8_t* data, size_t size) {
   InputLimits in_limits;
   in_limits.max_file_bytes = 1 << 20;
   std::string text(reinterpret_cast<const char*>(data), size);
+  check_readers_agree(text, in_limits);
   try {
     Scenario sc = parse_scenario(text, "fuzz.json", in_limits);
     RunOptions options = fuzz_options();

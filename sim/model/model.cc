@@ -10,8 +10,8 @@ namespace impsim {
 TreeId Model::find_child(TreeId parent, NameId name) const {
   auto key = (static_cast<uint64_t>(static_cast<uint32_t>(parent)) << 32) |
              static_cast<uint32_t>(names.last_atom(name));
-  auto it = tree_child.find(key);
-  return it == tree_child.end() ? -1 : it->second;
+  const TreeId* child = tree_child.find(key);
+  return child ? *child : -1;
 }
 
 TreeId Model::find_tree(NameId name) const {
@@ -97,6 +97,16 @@ class Compiler {
     return out;
   }
 
+  // Bodies name the same module again and again (the modules of a package
+  // import the package): the last name interned is kept with its id.
+  NameId target(const std::string& name) {
+    if (!last_target_ || *last_target_ != name) {
+      last_target_id_ = m_.names.intern(name);
+      last_target_ = &name;
+    }
+    return last_target_id_;
+  }
+
   CStep step(const Step& s) {
     CStep c;
     c.kind = s.kind;
@@ -104,7 +114,7 @@ class Compiler {
     c.guard_enable = s.guard_enable;
     c.label = s.label;
     c.pointer = &s.pointer;
-    if (!s.target.empty()) c.target = m_.names.intern(s.target);
+    if (!s.target.empty()) c.target = target(s.target);
     if (s.repeat) c.repeat = resolve(*s.repeat, "repeat", limits_.max_repeat);
     if (s.nest) c.nest = resolve(*s.nest, "nest", limits_.max_nest);
     c.has_scope = s.scope.has_value();
@@ -140,6 +150,8 @@ class Compiler {
   Model& m_;
   const ModelLimits& limits_;
   int64_t scope_names_ = 0;
+  const std::string* last_target_ = nullptr;  // into the Scenario
+  NameId last_target_id_ = kNoName;
 };
 
 }  // namespace
@@ -152,6 +164,8 @@ Model compile_model(const Scenario& sc, const Params& overrides, const ModelLimi
   for (auto& [k, v] : overrides) m.params[k] = v;
   m.labels = sc.labels;
   Compiler c(sc, m, limits);
+  m.tree.reserve(sc.tree.size());
+  m.tree_child.reserve(sc.tree.size());
   for (const TreeEntry& e : sc.tree) {
     CTree t;
     t.name = m.names.intern(e.name);
@@ -190,11 +204,20 @@ Model compile_model(const Scenario& sc, const Params& overrides, const ModelLimi
       m.tree_of_top[name] = static_cast<TreeId>(i);
     }
   }
-  // Parents before children, so find_tree can walk down from the top.
+  // Parents before children, so find_tree can walk down from the top: the
+  // entries bucketed by depth (their dots, counted once each), in tree
+  // order within a depth. A sort comparing depths counted the dots of both
+  // names at every comparison, n log n times.
+  std::vector<uint32_t> depth(m.tree.size());
+  std::vector<size_t> starts;  // by depth: where its entries start in by_depth, once summed
+  for (size_t i = 0; i < m.tree.size(); ++i) {
+    depth[i] = static_cast<uint32_t>(std::count(sc.tree[i].name.begin(), sc.tree[i].name.end(), '.'));
+    if (depth[i] + 1 >= starts.size()) starts.resize(depth[i] + 2, 0);
+    ++starts[depth[i] + 1];
+  }
+  for (size_t d = 1; d < starts.size(); ++d) starts[d] += starts[d - 1];
   std::vector<size_t> by_depth(m.tree.size());
-  for (size_t i = 0; i < by_depth.size(); ++i) by_depth[i] = i;
-  auto dots = [&](size_t i) { return std::count(sc.tree[i].name.begin(), sc.tree[i].name.end(), '.'); };
-  std::stable_sort(by_depth.begin(), by_depth.end(), [&](size_t a, size_t b) { return dots(a) < dots(b); });
+  for (size_t i = 0; i < m.tree.size(); ++i) by_depth[starts[depth[i]]++] = i;
   for (size_t i : by_depth) {
     NameId name = m.tree[i].name;
     NameId parent = m.names.parent(name);
@@ -202,7 +225,7 @@ Model compile_model(const Scenario& sc, const Params& overrides, const ModelLimi
     TreeId p = m.find_tree(parent);
     auto key = (static_cast<uint64_t>(static_cast<uint32_t>(p)) << 32) |
                static_cast<uint32_t>(m.names.last_atom(name));
-    m.tree_child.emplace(key, static_cast<TreeId>(i));
+    m.tree_child.try_emplace(key, static_cast<TreeId>(i));
   }
   return m;
 }

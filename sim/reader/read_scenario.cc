@@ -369,7 +369,40 @@ constexpr std::array<std::string_view, kTopKeys.size()> top_key_names() {
 
 }  // namespace
 
-Scenario parse_scenario(const std::string& text, const std::string& file, const InputLimits& limits) {
+namespace reading {
+
+Scenario read_top_keys(Reader& r, const json& root, TopKeySource* own) {
+  const std::string& file = r.file();
+  r.object(root, "", "a scenario");
+  static constexpr auto kKeyNames = top_key_names();
+  r.expect_keys(root, "", kKeyNames.data(), kKeyNames.data() + kKeyNames.size(), "a scenario");
+  Scenario sc;
+  sc.file = file;
+  auto given = [&](std::string_view key) { return (own && own->has(key)) || root.contains(key); };
+  for (const TopKey& k : kTopKeys) {
+    if (k.key == "report") read_hooks(r, root, sc, given("variants"));
+    if (own && own->has(k.key))
+      own->read(k.key, r, sc);
+    else if (root.contains(k.key))
+      k.read(r, sc, root[std::string(k.key)]);
+    else if (k.missing)
+      r.fail("", k.missing);
+  }
+  if (sc.name.empty()) {
+    sc.name = file;
+    if (auto slash = sc.name.rfind('/'); slash != std::string::npos) sc.name = sc.name.substr(slash + 1);
+    if (sc.name.ends_with(".json")) sc.name.resize(sc.name.size() - 5);
+  }
+  sc.labels = r.label_order_;
+  for (auto& [param, ptr] : r.param_refs_)
+    if (!sc.params.count(param))
+      r.fail(ptr, fmt::format("\"${}\" names a parameter that \"params\" does not define", param));
+  return sc;
+}
+
+}  // namespace reading
+
+Scenario parse_scenario_dom(const std::string& text, const std::string& file, const InputLimits& limits) {
   if (text.size() > limits.max_file_bytes)
     throw InputLimitError("max-file-bytes", file, {}, "",
                           fmt::format("the file is {} bytes; the limit is {} bytes (--max-file-bytes)", text.size(),
@@ -403,28 +436,15 @@ Scenario parse_scenario(const std::string& text, const std::string& file, const 
   if (problem) throw InputError(file, src.position_at(problem->offset), problem->pointer, problem->message);
 
   Reader r(src, file, limits);
-  Scenario sc;
-  sc.file = file;
-  r.object(root, "", "a scenario");
-  static constexpr auto kKeyNames = top_key_names();
-  r.expect_keys(root, "", kKeyNames.data(), kKeyNames.data() + kKeyNames.size(), "a scenario");
-  for (const TopKey& k : kTopKeys) {
-    if (k.key == "report") read_hooks(r, root, sc, root.contains("variants"));
-    if (root.contains(k.key))
-      k.read(r, sc, root[std::string(k.key)]);
-    else if (k.missing)
-      r.fail("", k.missing);
-  }
-  if (sc.name.empty()) {
-    sc.name = file;
-    if (auto slash = sc.name.rfind('/'); slash != std::string::npos) sc.name = sc.name.substr(slash + 1);
-    if (sc.name.ends_with(".json")) sc.name.resize(sc.name.size() - 5);
-  }
-  sc.labels = r.label_order_;
-  for (auto& [param, ptr] : r.param_refs_)
-    if (!sc.params.count(param))
-      r.fail(ptr, fmt::format("\"${}\" names a parameter that \"params\" does not define", param));
-  return sc;
+  return reading::read_top_keys(r, root, nullptr);
+}
+
+// The event reader takes the common case; anything it does not take on
+// itself (a problem, an escape, a step kind it leaves to the DOM reader's
+// code) is read again here, so that every message is the DOM reader's.
+Scenario parse_scenario(const std::string& text, const std::string& file, const InputLimits& limits) {
+  if (std::optional<Scenario> sc = parse_scenario_events(text, file, limits)) return std::move(*sc);
+  return parse_scenario_dom(text, file, limits);
 }
 
 }  // namespace impsim

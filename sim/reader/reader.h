@@ -168,4 +168,21 @@ class Reader {
   const InputLimits& limits_;
 };
 
+// Top-level keys whose values were read some other way than from the DOM
+// (read_events.cc reads "tree" and "program" straight from the text).
+// read_top_keys asks it for each key in kTopKeys order, so that what one
+// key's reading depends on (labels numbered tree first, then program) is
+// the same whichever way the value was read.
+class TopKeySource {
+ public:
+  virtual ~TopKeySource() = default;
+  virtual bool has(std::string_view key) const = 0;
+  virtual void read(std::string_view key, Reader& r, Scenario& sc) = 0;
+};
+
+// Reads a scenario from its top-level object `root`: every key of kTopKeys
+// in order, from `own` when it has the key, else from `root`. `root` holds
+// every other key of the file (an unknown one is refused here).
+Scenario read_top_keys(Reader& r, const json& root, TopKeySource* own);
+
 }  // namespace impsim::reading

@@ -7,10 +7,12 @@
 
 namespace impsim {
 
-int32_t NameTable::atom_of(std::string_view part) {
-  auto [it, fresh] = atoms_.try_emplace(part, static_cast<int32_t>(atom_text_.size()));
+int32_t NameTable::atom_of(std::string_view part) { return atom_of(part, atoms_.hash(part)); }
+
+int32_t NameTable::atom_of(std::string_view part, uint64_t hash) {
+  auto [atom, fresh] = atoms_.try_emplace(part, static_cast<int32_t>(atom_text_.size()), hash);
   if (fresh) atom_text_.push_back(part);
-  return it->second;
+  return *atom;
 }
 
 NameId NameTable::add(NameId parent, int32_t atom, std::string_view text) {
@@ -19,36 +21,70 @@ NameId NameTable::add(NameId parent, int32_t atom, std::string_view text) {
   parent_.push_back(parent);
   last_atom_.push_back(atom);
   is_torch_.push_back(parent == kNoName ? atom == torch_atom_ : is_torch_[parent]);
-  child_.emplace((static_cast<uint64_t>(static_cast<uint32_t>(parent + 1)) << 32) | static_cast<uint32_t>(atom), id);
+  child_.try_emplace(child_key(parent, atom), id);
   return id;
 }
 
+std::string_view NameTable::store(std::string_view text) {
+  // Names are many and short: they share blocks, where a table of 50,000
+  // names allocated (and freed) 50,000 buffers.
+  constexpr size_t kBlock = size_t{64} << 10;
+  if (text.size() > kBlock / 8) {
+    storage_.push_back(std::make_unique_for_overwrite<char[]>(text.size()));
+    std::copy(text.begin(), text.end(), storage_.back().get());
+    return {storage_.back().get(), text.size()};
+  }
+  if (text.size() > block_left_) {
+    storage_.push_back(std::make_unique_for_overwrite<char[]>(kBlock));
+    block_at_ = storage_.back().get();
+    block_left_ = kBlock;
+  }
+  std::string_view out(block_at_, text.size());
+  std::copy(text.begin(), text.end(), block_at_);
+  block_at_ += text.size();
+  block_left_ -= text.size();
+  return out;
+}
+
 NameId NameTable::intern(std::string_view name) {
-  if (NameId id = find(name); id != kNoName) return id;
-  // Something is new: keep the whole text once; every part and ancestor is a
-  // view into it. Ancestors are created before their children, as before.
-  auto buf = std::make_unique<char[]>(name.size());
-  std::copy(name.begin(), name.end(), buf.get());
-  std::string_view full(buf.get(), name.size());
-  storage_.push_back(std::move(buf));
-  if (torch_atom_ < 0) torch_atom_ = atom_of("torch");
+  // One walk: down the ancestors that exist by look-ups alone, and from the
+  // first part that is new, adding. The text is kept once something is
+  // new; every part and ancestor from then on is a view into that copy.
+  // Ancestors are created before their children.
+  std::string_view full = name;
+  bool kept = false;
   NameId node = kNoName;
   size_t start = 0;
   while (true) {
-    size_t dot = full.find('.', start);
-    size_t end = dot == std::string_view::npos ? full.size() : dot;
-    int32_t atom = atom_of(full.substr(start, end - start));
-    auto key = (static_cast<uint64_t>(static_cast<uint32_t>(node + 1)) << 32) | static_cast<uint32_t>(atom);
-    auto it = child_.find(key);
-    node = it != child_.end() ? it->second : add(node, atom, full.substr(0, end));
+    const size_t dot = full.find('.', start);
+    const size_t end = dot == std::string_view::npos ? full.size() : dot;
+    int32_t atom = -1;
+    NameId next = kNoName;
+    const uint64_t hash = atoms_.hash(full.substr(start, end - start));
+    if (!kept) {
+      if (const int32_t* a = atoms_.find(full.substr(start, end - start), hash)) {
+        atom = *a;
+        if (const NameId* child = child_.find(child_key(node, atom))) next = *child;
+      }
+      if (next == kNoName) {
+        full = store(name);
+        kept = true;
+        if (torch_atom_ < 0) torch_atom_ = atom_of("torch");
+      }
+    }
+    if (next == kNoName) {
+      if (atom < 0) atom = atom_of(full.substr(start, end - start), hash);
+      const NameId* child = child_.find(child_key(node, atom));
+      next = child ? *child : add(node, atom, full.substr(0, end));
+    }
+    node = next;
     if (dot == std::string_view::npos) return node;
     start = dot + 1;
   }
 }
 
 NameId NameTable::intern_child(NameId parent, int32_t atom) {
-  auto key = (static_cast<uint64_t>(static_cast<uint32_t>(parent + 1)) << 32) | static_cast<uint32_t>(atom);
-  if (auto it = child_.find(key); it != child_.end()) return it->second;
+  if (const NameId* child = child_.find(child_key(parent, atom))) return *child;
   return intern(std::string(view_[parent]) + "." + std::string(atom_text_[atom]));
 }
 
@@ -58,12 +94,11 @@ NameId NameTable::find(std::string_view name) const {
   while (true) {
     size_t dot = name.find('.', start);
     size_t end = dot == std::string_view::npos ? name.size() : dot;
-    auto atom = atoms_.find(name.substr(start, end - start));
-    if (atom == atoms_.end()) return kNoName;
-    auto key = (static_cast<uint64_t>(static_cast<uint32_t>(node + 1)) << 32) | static_cast<uint32_t>(atom->second);
-    auto it = child_.find(key);
-    if (it == child_.end()) return kNoName;
-    node = it->second;
+    const int32_t* atom = atoms_.find(name.substr(start, end - start));
+    if (!atom) return kNoName;
+    const NameId* child = child_.find(child_key(node, *atom));
+    if (!child) return kNoName;
+    node = *child;
     if (dot == std::string_view::npos) return node;
     start = dot + 1;
   }
@@ -87,16 +122,32 @@ bool is_or_inside(const NameTable& names, NameId name, NameId module) {
 }
 
 static bool is_keyword(std::string_view s) {
-  // Most names are rejected on length or first letter, before the search:
-  // every keyword is 2 to 8 ASCII letters starting with a-y, F, N or T.
-  if (s.size() < 2 || s.size() > 8 || !((s[0] >= 'a' && s[0] <= 'y') || s[0] == 'F' || s[0] == 'N' || s[0] == 'T'))
-    return false;
-  static constexpr std::string_view kKeywords[] = {
-      "False", "None", "True", "and", "as", "assert", "async", "await", "break",
-      "class", "continue", "def", "del", "elif", "else", "except", "finally", "for",
-      "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not",
-      "or", "pass", "raise", "return", "try", "while", "with", "yield"};
-  return std::find(std::begin(kKeywords), std::end(kKeywords), s) != std::end(kKeywords);
+  // By first letter: the reader asks for every part of every name of a
+  // scenario, and a search of the whole list per part was a visible part of
+  // reading a large tree. The 35 keywords of Python 3.
+  if (s.size() < 2 || s.size() > 8) return false;
+  switch (s[0]) {
+    case 'F': return s == "False";
+    case 'N': return s == "None";
+    case 'T': return s == "True";
+    case 'a': return s == "and" || s == "as" || s == "assert" || s == "async" || s == "await";
+    case 'b': return s == "break";
+    case 'c': return s == "class" || s == "continue";
+    case 'd': return s == "def" || s == "del";
+    case 'e': return s == "elif" || s == "else" || s == "except";
+    case 'f': return s == "finally" || s == "for" || s == "from";
+    case 'g': return s == "global";
+    case 'i': return s == "if" || s == "import" || s == "in" || s == "is";
+    case 'l': return s == "lambda";
+    case 'n': return s == "nonlocal" || s == "not";
+    case 'o': return s == "or";
+    case 'p': return s == "pass";
+    case 'r': return s == "raise" || s == "return";
+    case 't': return s == "try";
+    case 'w': return s == "while" || s == "with";
+    case 'y': return s == "yield";
+    default: return false;
+  }
 }
 
 bool is_dotted_name(std::string_view s) { return python_module_name(s).has_value(); }
@@ -106,22 +157,30 @@ std::optional<std::string> python_module_name(std::string_view s) {
   bool ascii = true;
   size_t start = 0;
   while (true) {
-    size_t dot = s.find('.', start);
-    std::string_view part = s.substr(start, dot == std::string_view::npos ? dot : dot - start);
+    // Each part read once: whether it is ASCII, and if so whether it is an
+    // identifier (a letter or '_', then letters, digits and '_'). The
+    // reader asks this of every name of a scenario.
+    size_t end = start;
+    bool part_ascii = true, identifier = true;
+    for (; end < s.size() && s[end] != '.'; ++end) {
+      const auto c = static_cast<unsigned char>(s[end]);
+      if (c >= 0x80)
+        part_ascii = false;
+      else if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (end > start && c >= '0' && c <= '9')))
+        identifier = false;
+    }
+    std::string_view part = s.substr(start, end - start);
     if (part.empty() || is_keyword(part)) return std::nullopt;
     // ASCII, the common case, needs no tables; and keywords are matched
     // before normalisation, as CPython's parser does ("ｉｆ" imports "if").
-    if (std::all_of(part.begin(), part.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
-      auto head = [](char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
-      if (!head(part[0]) ||
-          !std::all_of(part.begin(), part.end(), [&](char c) { return head(c) || (c >= '0' && c <= '9'); }))
-        return std::nullopt;
+    if (part_ascii) {
+      if (!identifier) return std::nullopt;
     } else {
       ascii = false;
       if (!is_unicode_identifier(part)) return std::nullopt;
     }
-    if (dot == std::string_view::npos) break;
-    start = dot + 1;
+    if (end == s.size()) break;
+    start = end + 1;
   }
   return ascii ? std::string(s) : nfkc_identifier(s);
 }

@@ -11,6 +11,7 @@
 
 #include "impsim/scenario/axes.h"
 #include "impsim/base/errors.h"
+#include "impsim/base/flat_map.h"
 #include "impsim/scenario/hook_language.h"
 #include "impsim/model/name_sets.h"
 #include "impsim/scenario/names.h"
@@ -64,7 +65,7 @@ struct Model {
   SetTable sets;
   std::vector<CTree> tree;
   std::vector<TreeId> tree_of_top;  // by NameId: the top-level tree entry of that name, or -1
-  std::unordered_map<uint64_t, TreeId> tree_child;  // (parent tree entry, last atom) -> entry
+  FlatMap<uint64_t, TreeId> tree_child;  // (parent tree entry, last atom) -> entry
   std::vector<NameId> paddle_of;    // by NameId: torch name -> its paddle name, else kNoName
   std::vector<NameId> preloaded;
   std::vector<NameId> torch_modules;

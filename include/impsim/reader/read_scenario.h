@@ -3,6 +3,7 @@
 // pointer and what was expected. Nothing runs before a scenario is valid.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,15 @@ inline constexpr size_t kMaxSweepValuesCeiling = 1'000'000;
 
 Scenario parse_scenario(const std::string& text, const std::string& file,
                             const InputLimits& limits = {});
+// The two ways parse_scenario reads, apart, for the tests that check they
+// agree. parse_scenario_dom reads nlohmann's DOM of the whole text and
+// makes every message. parse_scenario_events reads straight from the text
+// and gives up (nullopt) on anything it does not take on itself, a
+// problem above all: it never refuses a file, and never takes one that
+// parse_scenario_dom refuses.
+Scenario parse_scenario_dom(const std::string& text, const std::string& file, const InputLimits& limits = {});
+std::optional<Scenario> parse_scenario_events(const std::string& text, const std::string& file,
+                                              const InputLimits& limits = {});
 // `path` "-" is standard input. A regular file larger than the limit is
 // refused before it is read; a pipe, standard input or a device is read as
 // a stream and refused once it passes the limit. A directory is an

@@ -14,6 +14,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "impsim/base/flat_map.h"
+
 namespace impsim {
 
 using NameId = int32_t;
@@ -45,8 +47,15 @@ class NameTable {
  private:
   NameId add(NameId parent, int32_t atom, std::string_view text);
   int32_t atom_of(std::string_view part);
+  int32_t atom_of(std::string_view part, uint64_t hash);  // hash: atoms_.hash(part)
+  std::string_view store(std::string_view text);  // a copy that lives as long as the table
+  static uint64_t child_key(NameId parent, int32_t atom) {
+    return (static_cast<uint64_t>(static_cast<uint32_t>(parent + 1)) << 32) | static_cast<uint32_t>(atom);
+  }
 
-  std::vector<std::unique_ptr<char[]>> storage_;  // each new full name once
+  std::vector<std::unique_ptr<char[]>> storage_;  // blocks holding each new full name once
+  char* block_at_ = nullptr;                      // the free end of the last block
+  size_t block_left_ = 0;
   std::vector<std::string_view> view_;            // into storage_
   std::vector<NameId> parent_;
   std::vector<int32_t> last_atom_;
@@ -54,8 +63,8 @@ class NameTable {
   // Filled by text(), only for the names asked for: a slot per name would
   // cost 32 bytes for every ancestor of every name.
   mutable std::unordered_map<NameId, std::string> text_;
-  std::unordered_map<uint64_t, NameId> child_;  // (parent + 1, atom) -> name
-  std::unordered_map<std::string_view, int32_t> atoms_;  // views into storage_
+  FlatMap<uint64_t, NameId> child_;  // (parent + 1, atom) -> name
+  FlatMap<std::string_view, int32_t> atoms_;  // views into storage_
   std::vector<std::string_view> atom_text_;
   int32_t torch_atom_ = -1;
 };

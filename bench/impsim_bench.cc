@@ -333,8 +333,10 @@ int bench_floor(const std::string& root) {
     std::sort(floor_cpu.begin(), floor_cpu.end());
     const double te = engine_cpu[engine_cpu.size() / 2], tf = floor_cpu[floor_cpu.size() / 2];
     const double n = lookups.to_double();
-    fmt::print("{:<28} {:>12} {:>11.3f} {:>11.3f} {:>11.1f} {:>11.1f} {:>7.2f}x\n", c.name, grouped(lookups), te * 1000,
-               tf * 1000, te * 1e9 / n, tf * 1e9 / n, tf > 0 ? te / tf : 0.0);
+    // A replay too quick for the CPU clock has no ratio: "-", not a number.
+    const std::string ratio = tf > 0 ? fmt::format("{:.2f}x", te / tf) : "-";
+    fmt::print("{:<28} {:>12} {:>11.3f} {:>11.3f} {:>11.1f} {:>11.1f} {:>8}\n", c.name, grouped(lookups), te * 1000,
+               tf * 1000, te * 1e9 / n, tf * 1e9 / n, ratio);
   }
   fmt::print("\nCPU time per run (engine: Engine construction and run; floor: the replay), each the median of\n"
              "runs taken in turn; the counters of every run checked equal (the run's and the probe's).\n");

@@ -59,6 +59,7 @@
 #include <vector>
 
 #include "impsim/base/escape.h"
+#include "impsim/base/flat_map.h"
 #include "impsim/base/json_scan.h"
 #include "impsim/reader/read_scenario.h"
 #include "impsim/scenario/names.h"
@@ -188,20 +189,8 @@ class EventReader final : public reading::TopKeySource {
   // then differs from the value) and on what nlohmann or the UTF-8 check
   // refuses.
   std::string_view plain_string() {
-    expect('"');
-    const size_t start = i_;
-    bool ascii = true;
-    while (true) {
-      if (i_ >= s_.size()) give_up();
-      const auto c = static_cast<unsigned char>(s_[i_]);
-      if (c == '"') break;
-      if (c == '\\' || c < 0x20) give_up();
-      ascii = ascii && c < 0x80;
-      ++i_;
-    }
-    std::string_view out = s_.substr(start, i_ - start);
-    ++i_;
-    if (!ascii && first_invalid_utf8(out) != std::string_view::npos) give_up();
+    std::string_view out;
+    if (any_string(&out)) give_up();
     return out;
   }
 
@@ -461,29 +450,20 @@ class EventReader final : public reading::TopKeySource {
   }
 
   // Each module once, once normalised, and inside a package of the tree.
-  // By open addressing over indices into tree_: a node per name was a
-  // visible part of the time, allocated and freed.
+  // A FlatMap of the names (a node per name was a visible part of the time,
+  // allocated and freed).
   void check_tree_names() const {
-    size_t size = 16;
-    while (size < 2 * tree_.size()) size *= 2;
-    std::vector<int32_t> slots(size, -1);
-    const std::hash<std::string_view> hash;
-    auto slot = [&](std::string_view name) -> int32_t& {
-      for (size_t at = hash(name) & (size - 1);; at = (at + 1) & (size - 1))
-        if (slots[at] < 0 || tree_[static_cast<size_t>(slots[at])].tree.name == name) return slots[at];
-    };
-    for (size_t i = 0; i < tree_.size(); ++i) {
-      int32_t& s = slot(tree_[i].tree.name);
-      if (s >= 0) give_up();
-      s = static_cast<int32_t>(i);
-    }
+    FlatMap<std::string_view, size_t> index;
+    index.reserve(tree_.size());
+    for (size_t i = 0; i < tree_.size(); ++i)
+      if (!index.try_emplace(tree_[i].tree.name, i).second) give_up();
     std::string_view last_parent;  // siblings come together: their parent is looked up once
     for (const Entry& e : tree_) {
       const std::string_view name = e.tree.name;
       const size_t dot = name.rfind('.');
       if (dot == std::string_view::npos || name.substr(0, dot) == last_parent) continue;
-      const int32_t parent = slot(name.substr(0, dot));
-      if (parent < 0 || !tree_[static_cast<size_t>(parent)].tree.package) give_up();
+      const size_t* parent = index.find(name.substr(0, dot));
+      if (!parent || !tree_[*parent].tree.package) give_up();
       last_parent = name.substr(0, dot);
     }
   }

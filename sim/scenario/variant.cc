@@ -7,11 +7,9 @@
 namespace impsim {
 
 namespace {
-using Entry = DesignEntry;
-const auto& kEntries = kPaddleDesigns;
 // Hook designs (docs/designs.md, "Designs for hooks"): snake_case, as the
 // hook language's own words.
-const Entry kHookEntries[] = {
+const DesignEntry kHookEntries[] = {
     {DesignId::AsIs, "as_is", {}},
     {DesignId::IdempotentInstall, "idempotent_install", {.hook_fix = HookFix::IdempotentInstall}},
     {DesignId::RemoveAll, "remove_all", {.hook_fix = HookFix::RemoveAll}},
@@ -26,7 +24,7 @@ const Entry kHookEntries[] = {
 
 // Every design of `table` on the run's revision, in the table's order.
 template <size_t N>
-std::vector<Variant> variants_of(const Entry (&table)[N]) {
+std::vector<Variant> variants_of(const DesignEntry (&table)[N]) {
   std::vector<Variant> out;
   for (auto& e : table) out.push_back(Variant{e.variant, std::nullopt, {}});
   return out;
@@ -34,14 +32,14 @@ std::vector<Variant> variants_of(const Entry (&table)[N]) {
 
 // "before, after, ..." for messages.
 template <size_t N>
-std::string names_of(const Entry (&table)[N]) {
+std::string names_of(const DesignEntry (&table)[N]) {
   std::string s;
   for (auto& e : table) s += (s.empty() ? "" : ", ") + std::string(e.name);
   return s;
 }
 
-const Entry* entry_of(DesignId d) {
-  for (auto& e : kEntries)
+const DesignEntry* entry_of(DesignId d) {
+  for (auto& e : kPaddleDesigns)
     if (e.variant == d) return &e;
   for (auto& e : kHookEntries)
     if (e.variant == d) return &e;
@@ -50,12 +48,12 @@ const Entry* entry_of(DesignId d) {
 }  // namespace
 
 Design design_of(Variant v) {
-  const Entry* e = entry_of(v.design);
+  const DesignEntry* e = entry_of(v.design);
   return e ? e->design : Design{};
 }
 
 std::string variant_name(Variant v) {
-  const Entry* e = entry_of(v.design);
+  const DesignEntry* e = entry_of(v.design);
   if (!e) return "?";
   std::string name = e->name;
   if (!v.hook_target.empty()) name += ":" + v.hook_target;
@@ -87,13 +85,13 @@ std::optional<Variant> parse_variant(const std::string& s) {
   }
   for (auto& e : kHookEntries)
     if (design == e.name) return Variant{e.variant, revision, {}};
-  for (auto& e : kEntries)
+  for (auto& e : kPaddleDesigns)
     if (design == e.name) return Variant{e.variant, revision, {}};
   return std::nullopt;
 }
 
 const std::vector<Variant>& all_variants() {
-  static const std::vector<Variant> v = variants_of(kEntries);
+  static const std::vector<Variant> v = variants_of(kPaddleDesigns);
   return v;
 }
 
@@ -108,7 +106,7 @@ std::string hook_variant_list() {
 
 std::vector<std::string> design_names() {
   std::vector<std::string> out;
-  for (auto& e : kEntries) out.emplace_back(e.name);
+  for (auto& e : kPaddleDesigns) out.emplace_back(e.name);
   for (auto& e : kHookEntries) out.emplace_back(e.name);
   return out;
 }
@@ -137,6 +135,6 @@ std::string nearest_variant_note(const std::string& s, char quote) {
   return near ? std::string(" (did you mean ") + quote + *near + quote + "?)" : "";
 }
 
-std::string variant_list() { return names_of(kEntries) + " (each may take @REVISION: " + revision_list() + ")"; }
+std::string variant_list() { return names_of(kPaddleDesigns) + " (each may take @REVISION: " + revision_list() + ")"; }
 
 }  // namespace impsim

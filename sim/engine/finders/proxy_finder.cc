@@ -287,8 +287,14 @@ void Engine::guard_exit(const GuardEntry& g) {
   }
   if (!g.enable) enable<M>(std::nullopt);
   if (rules<M>().guard_saves_copy) {
-    assign_set(finder_.scope, g.old_scope);
-    release_set(g.old_scope);  // the guard's own hold
+    // The guard's own hold on the saved set passes to the finder (taking
+    // a hold for the finder and dropping the guard's would count the same).
+    if (finder_.scope == g.old_scope) {
+      release_set(g.old_scope);
+    } else {
+      release_set(finder_.scope);
+      finder_.scope = g.old_scope;
+    }
   } else {
     // The guard's hold on the saved object passes to the finder.
     release_scope_object(finder_.scope_object);

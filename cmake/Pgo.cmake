@@ -18,13 +18,15 @@
 # file, after the object's auxiliary name, which follows the object's path
 # unless -dumpdir/-dumpbase set it. Both stages set it to the same name per
 # source (pgo/sim-engine-bootstrap.cc), so their objects meet at one count
-# file (pgo/sim-engine-bootstrap.cc.gcda) and every function, the file's own helpers included, finds its counts.
+# file (pgo/sim-engine-bootstrap.cc.gcda) and every function, the file's own
+# helpers included, finds its counts.
 # cmake/PgoCheck.cmake checks the counts are there under those names.
 # -fprofile-partial-training keeps what the training never ran (traces,
 # error paths) optimised as without a profile, instead of for size.
 #
 # The training is deterministic (the engine is), so the same sources give
-# the same binary. An engine source changed in an existing build retrains
+# the same binary: a fresh clone's build/impsim and an incremental build's
+# in another folder were byte-identical. An engine source changed in an existing build retrains
 # and recompiles what changed; files it did not touch keep the layout of
 # the previous counts, which is only ever a question of speed.
 option(IMPSIM_PGO "Optimise the engine with a profile of the shipped scenarios (Release, GCC)" ON)

@@ -26,9 +26,10 @@
 #
 # The training is deterministic (the engine is), so the same sources give
 # the same binary: a fresh clone's build/impsim and an incremental build's
-# in another folder were byte-identical. An engine source changed in an existing build retrains
-# and recompiles what changed; files it did not touch keep the layout of
-# the previous counts, which is only ever a question of speed.
+# in another folder were byte-identical. An engine source changed in an
+# existing build retrains and recompiles what changed; files it did not
+# touch keep the layout of the previous counts, which is only ever a
+# question of speed.
 option(IMPSIM_PGO "Optimise the engine with a profile of the shipped scenarios (Release, GCC)" ON)
 
 if(IMPSIM_PGO AND NOT IMPSIM_SANITIZE AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_BUILD_TYPE STREQUAL "Release")
@@ -57,15 +58,15 @@ if(IMPSIM_PGO AND NOT IMPSIM_SANITIZE AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU" A
   file(GLOB_RECURSE pgo_scenarios CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/scenarios/*.json)
   list(SORT pgo_scenarios)
   add_custom_command(
-    OUTPUT ${CMAKE_BINARY_DIR}/pgo/trained
+    OUTPUT ${pgo_dir}/trained
     COMMAND ${CMAKE_COMMAND} -E rm -f ${pgo_names}
     COMMAND impsim_pgo_train ${pgo_scenarios}
     COMMAND ${CMAKE_COMMAND} "-DFILES=${pgo_names}" -P ${CMAKE_SOURCE_DIR}/cmake/PgoCheck.cmake
-    COMMAND ${CMAKE_COMMAND} -E touch ${CMAKE_BINARY_DIR}/pgo/trained
+    COMMAND ${CMAKE_COMMAND} -E touch ${pgo_dir}/trained
     DEPENDS impsim_pgo_train ${pgo_scenarios} ${CMAKE_SOURCE_DIR}/cmake/PgoCheck.cmake
     COMMENT "Training the engine's profile on the shipped scenarios"
     VERBATIM)
-  add_custom_target(impsim_pgo_profile DEPENDS ${CMAKE_BINARY_DIR}/pgo/trained)
+  add_custom_target(impsim_pgo_profile DEPENDS ${pgo_dir}/trained)
   add_dependencies(impsim_engine impsim_pgo_profile)
   target_compile_options(impsim_engine PRIVATE -fprofile-use -fprofile-partial-training -Wmissing-profile)
 endif()

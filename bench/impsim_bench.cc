@@ -25,7 +25,7 @@ namespace {
 
 struct Result {
   double seconds;      // median engine time of one run (wall)
-  double cpu_seconds;  // median CPU time of one run (the process: engine thread and hand-off)
+  double cpu_seconds;  // median CPU time of one run (the process: the switch to the engine's stack included)
   Count lookups;
   Count events;
 };

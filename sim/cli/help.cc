@@ -24,8 +24,8 @@ const std::vector<std::pair<int, std::string>>& exit_statuses() {
 }
 
 const std::vector<std::pair<std::string, std::string>>& environment_variables() {
-  // Those sim/cli/github.cc reads; impsim reads no other (the IMPSIM_*
-  // variables are tools/test's).
+  // Those sim/cli/github.cc reads, and the one sim/base/under_valgrind.cc
+  // reads; impsim reads no other (the IMPSIM_* variables are tools/test's).
   static const std::vector<std::pair<std::string, std::string>> v = {
       {"GITHUB_ACTIONS",
        "\"true\": every failure (an expectation, an invalid scenario, a limit, an exception, an output "
@@ -33,6 +33,10 @@ const std::vector<std::pair<std::string, std::string>>& environment_variables() 
       {"GITHUB_STEP_SUMMARY",
        "a file: run, compare and sweep append their report to it as Markdown, and every command the list "
        "of its failures"},
+      {"LD_PRELOAD",
+       "read only to tell whether impsim runs under valgrind (whose preload library it names): there the "
+       "engine runs on a thread of its own and the heap is left as the C library lays it out; no output "
+       "changes"},
   };
   return v;
 }

@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "help.h"
+#include "impsim/base/heap.h"
 #include "impsim/base/version.h"
 #include "subcommand_scan.h"
 #include "usage_errors.h"
@@ -137,6 +138,7 @@ int run_parsed(std::vector<cli::Action>& actions) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  prefer_large_pages();
   exit_on_closed_pipe();
   const cli::CommandLineScan scan = cli::scan_command_line(argc, argv, kSubcommandNames);
   // Kept to the end: one_of's table (usage_errors.cc) holds the addresses

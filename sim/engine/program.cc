@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "impsim/engine/engine.h"
-#include "impsim/base/engine_thread.h"
+#include "impsim/base/engine_stack.h"
 
 namespace impsim {
 

@@ -9,7 +9,7 @@
 #include <unordered_set>
 
 #include "impsim/base/did_you_mean.h"
-#include "impsim/base/engine_thread.h"
+#include "impsim/base/engine_stack.h"
 #include "impsim/base/plural.h"
 #include "impsim/base/text.h"
 #include "impsim/base/resources.h"

@@ -476,7 +476,7 @@ ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options) {
   out.scenario = ScenarioFacts::of(sc);
   out.sweep_values = plan.sweep_values;
   out.variants = plan.variants;
-  // The engine thread starts on first use: start it here, so its creation
+  // The engine's stack is made on first use: make it here, so its mapping
   // is not timed as part of the first run.
   run_on_engine_stack([] {});
   for (size_t si = 0; si < plan.points(); ++si) {

@@ -21,9 +21,10 @@
 
 #include "test_util.h"
 
+using impsim::test::kSource;
+
 namespace {
 
-const std::string kSource = IMPSIM_SOURCE_DIR;
 
 
 struct Block {

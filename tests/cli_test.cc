@@ -13,11 +13,12 @@
 
 #include "test_util.h"
 
+using impsim::test::kSource;
+
 using namespace impsim;
 
 namespace {
 
-const std::string kSource = IMPSIM_SOURCE_DIR;
 
 
 // seed_incident with its expectations replaced by `expect`.

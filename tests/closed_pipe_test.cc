@@ -12,11 +12,12 @@
 
 #include "test_util.h"
 
+using impsim::test::kNested;
+
 using namespace impsim;
 
 namespace {
 
-const std::string kNested = std::string(IMPSIM_SOURCE_DIR) + "/scenarios/nested_guards.json";
 
 struct Ended {
   int status;       // the exit status, or -signal when a signal killed it

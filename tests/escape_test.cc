@@ -26,6 +26,9 @@
 #include "impsim/base/unicode_names.h"
 #include "test_util.h"
 
+using impsim::test::kSource;
+using impsim::test::kBin;
+
 using namespace impsim;
 
 namespace {
@@ -668,8 +671,6 @@ std::vector<std::string> hostile_errors(const std::string& h) {
   return messages;
 }
 
-const std::string kSource = IMPSIM_SOURCE_DIR;
-const std::string kBinary = IMPSIM_BINARY;
 
 using test::sh_word;
 using test::Split;
@@ -677,7 +678,7 @@ using test::Split;
 // The binary with `args` (a shell command line's words) and `env`
 // assignments; standard output and standard error apart.
 Split impsim_split(const std::string& args, const std::string& env = "") {
-  return test::shell_split(env + " " + kBinary + " " + args);
+  return test::shell_split(env + " " + kBin + " " + args);
 }
 
 // The hostile scenario of `s`, written as `name` in the folder `dir`;

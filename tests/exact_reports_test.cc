@@ -12,11 +12,12 @@
 #include "impsim/report/report.h"
 #include "test_util.h"
 
+using impsim::test::kNested;
+
 using namespace impsim;
 
 namespace {
 
-const std::string kNested = std::string(IMPSIM_SOURCE_DIR) + "/scenarios/nested_guards.json";
 
 // Decimal arithmetic on strings, independent of Count and GMP: the oracle.
 std::string times_small(const std::string& a, unsigned k) {

@@ -13,16 +13,17 @@
 #include "test_util.h"
 #include "trace_test_util.h"
 
+using impsim::test::kSource;
+
 using namespace impsim;
 
 namespace {
 
-const std::string kSource = std::string(IMPSIM_SOURCE_DIR) + "/";
 
 std::string read_file(const std::string& path) { return test::read_file(path); }
 
 std::string write(const std::string& scenario, TraceFormat format, Params set = {}, TraceOptions topt = {}) {
-  return test::traced(kSource + scenario, format, std::move(set), topt);
+  return test::traced(kSource + "/" + scenario, format, std::move(set), topt);
 }
 
 // The page's data: the JSON the writer put after `const DATA = `.
@@ -88,7 +89,7 @@ TEST_CASE("explore: every event is a row or inside a fold, and the rows end at t
       // Counted independently: the JSON report of the same run.
       RunOptions ro;
       ro.overrides = {{"k", k}};
-      auto ran = test::run_json(read_file(kSource + file), ro);
+      auto ran = test::run_json(read_file(kSource + "/" + file), ro);
       for (const auto& v : d["variants"]) {
         CAPTURE(v["name"].get<std::string>());
         Replay r = replay(v);
@@ -174,21 +175,21 @@ TEST_CASE("dot: a statement inside a module body hangs under that body") {
 
 TEST_CASE("impsim explore on the command line") {
   std::string out = test::write_temp("cli_explore.html", "");
-  auto r = test::impsim("explore " + kSource + "tests/golden/nested_guards.json --set k=1 -o " + out);
+  auto r = test::impsim("explore " + kSource + "/tests/golden/nested_guards.json --set k=1 -o " + out);
   CHECK(r.status == 0);
   CHECK(read_file(out) == write("tests/golden/nested_guards.json", TraceFormat::Explore, {{"k", 1}}));
   // Without -o the page goes to standard output (here a pipe), never to a terminal.
-  auto piped = test::impsim("explore " + kSource + "tests/golden/nested_guards.json --set k=1");
+  auto piped = test::impsim("explore " + kSource + "/tests/golden/nested_guards.json --set k=1");
   CHECK(piped.status == 0);
   CHECK(piped.out == read_file(out));
-  CHECK(test::shell("script -qec '" + std::string(IMPSIM_BINARY) + " explore " + kSource +
+  CHECK(test::shell("script -qec '" + std::string(IMPSIM_BINARY) + " explore " + kSource + "/" +
                     "tests/golden/nested_guards.json' /dev/null")
             .out.find("not text for a terminal") != std::string::npos);
-  CHECK(test::impsim("explore " + kSource + "tests/golden/nested_guards.json --engine fast -o " + out).status == 2);
-  CHECK(test::impsim("explore " + kSource + "tests/golden/nested_guards.json --set q=1 -o " + out).status == 2);
-  CHECK(test::impsim("explore " + kSource + "tests/golden/nested_guards.json -o /nonexistent/dir/x.html").status == 4);
+  CHECK(test::impsim("explore " + kSource + "/tests/golden/nested_guards.json --engine fast -o " + out).status == 2);
+  CHECK(test::impsim("explore " + kSource + "/tests/golden/nested_guards.json --set q=1 -o " + out).status == 2);
+  CHECK(test::impsim("explore " + kSource + "/tests/golden/nested_guards.json -o /nonexistent/dir/x.html").status == 4);
   // A hook scenario: the page draws its list of finder objects.
-  auto hooks = test::impsim("explore " + kSource + "scenarios/zoo/six_moves.json -o " + out);
+  auto hooks = test::impsim("explore " + kSource + "/scenarios/zoo/six_moves.json -o " + out);
   CHECK(hooks.status == 0);
   CHECK(read_file(out) == write("scenarios/zoo/six_moves.json", TraceFormat::Explore));
 }

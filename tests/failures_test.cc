@@ -13,10 +13,11 @@
 
 #include "test_util.h"
 
+using impsim::test::kSource;
+using impsim::test::kBin;
+
 namespace {
 
-const std::string kSource = IMPSIM_SOURCE_DIR;
-const std::string kBin = IMPSIM_BINARY;
 
 // test::kProbeScenario named and at k = 4, with exact counts and budgets
 // that hold there (lookups per probe: before k*(previous+1) = 64, after

@@ -16,13 +16,14 @@
 
 #include "test_util.h"
 
+using impsim::test::kSource;
+using impsim::test::kBin;
+
 using namespace impsim;
 namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kSource = IMPSIM_SOURCE_DIR;
-const std::string kBin = IMPSIM_BINARY;
 
 
 void write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
@@ -52,7 +53,7 @@ std::string wrong_nested() {
   REQUIRE(at != std::string::npos);
   return text.replace(at, 14, "[1, 4, 15, 65]");
 }
-const std::string kNested = impsim::test::read_file(kSource + "/scenarios/nested_guards.json");
+const std::string kNestedText = impsim::test::read_file(kSource + "/scenarios/nested_guards.json");
 
 mode_t mode_of(const std::string& path) {
   struct stat st {};
@@ -74,7 +75,7 @@ TEST_CASE("--bless never writes through a planted temporary name, keeps the mode
   CAPTURE(r.out);
   CHECK(r.status == 0);
   CHECK(impsim::test::read_file(victim) == "the user's file\n");
-  CHECK(impsim::test::read_file(s) == kNested);
+  CHECK(impsim::test::read_file(s) == kNestedText);
   CHECK_FALSE(fs::is_symlink(s));
   CHECK(mode_of(s) == 0600);
   CHECK(d.names() == std::set<std::string>{"s.json", "s.json.impsim-bless.tmp", "victim"});
@@ -89,7 +90,7 @@ TEST_CASE("--bless on a symbolic link rewrites its target and keeps the link, an
   CAPTURE(r.out);
   CHECK(r.status == 0);
   CHECK(fs::is_symlink(link));
-  CHECK(impsim::test::read_file(target) == kNested);
+  CHECK(impsim::test::read_file(target) == kNestedText);
   CHECK(r.out.find("blessed (the link's target, " + fs::canonical(target).string() + "): 1 value rewritten") !=
         std::string::npos);
 }
@@ -156,7 +157,7 @@ TEST_CASE("--bless on a full disk: exit 4 saying what failed, the file as it was
 TEST_CASE("an output that is an input is refused before anything is opened") {
   Folder d("output_input");
   std::string s = d / "s.json";
-  write(s, kNested);
+  write(s, kNestedText);
   fs::create_hard_link(s, d / "hard.json");
   for (std::string args : {"trace " + s + " --set k=1 -o " + s, "trace " + s + " --set k=1 -o " + d / "./s.json",
                            "trace " + s + " --set k=1 -o " + d / "hard.json", "explore " + s + " -o " + s,
@@ -165,7 +166,7 @@ TEST_CASE("an output that is an input is refused before anything is opened") {
     auto r = test::impsim(args);
     CAPTURE(r.out);
     CHECK(r.status == 2);
-    CHECK(impsim::test::read_file(s) == kNested);
+    CHECK(impsim::test::read_file(s) == kNestedText);
   }
   auto r = test::impsim("trace " + s + " --set k=1 -o " + s);
   CHECK(r.out.find("-o " + s + ": is the scenario " + s + " (the same file): writing it would destroy the input") !=
@@ -173,7 +174,7 @@ TEST_CASE("an output that is an input is refused before anything is opened") {
   // Standard input read from the file: the same file.
   auto in = test::shell(kBin + " trace - --set k=1 -o " + s + " < " + s);
   CHECK(in.status == 2);
-  CHECK(impsim::test::read_file(s) == kNested);
+  CHECK(impsim::test::read_file(s) == kNestedText);
 }
 
 TEST_CASE("a missing input, or a run stopped before its trace starts, leaves an existing -o file untouched") {
@@ -290,7 +291,7 @@ TEST_CASE("--bless writes what loads: names with quotes and backslashes, counts 
   CHECK(test::impsim("run " + q).status == 0);
 
   // k = 40 nested guards: the released finder's count has 49 digits.
-  auto nested = nlohmann::json::parse(kNested);
+  auto nested = nlohmann::json::parse(kNestedText);
   nested.erase("sweep");
   nested.erase("expect");
   nested.erase("$schema");

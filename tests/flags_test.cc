@@ -10,13 +10,14 @@
 
 #include "test_util.h"
 
+using impsim::test::kSource;
+using impsim::test::kNested;
+using impsim::test::kSeed;
+
 using namespace impsim;
 
 namespace {
 
-const std::string kSource = std::string(IMPSIM_SOURCE_DIR) + "/";
-const std::string kNested = kSource + "scenarios/nested_guards.json";
-const std::string kSeed = kSource + "scenarios/seed_incident.json";
 
 
 // Standard output only (standard error dropped).
@@ -122,7 +123,7 @@ TEST_CASE("trace and explore say that they check no expectation: help, man page,
   std::string man = test::impsim("help --man").out;
   for (size_t nl; (nl = man.find('\n')) != std::string::npos;) man[nl] = ' ';
   CHECK(man.find(line) != std::string::npos);
-  std::string readme = impsim::test::read_file(kSource + "README.md");
+  std::string readme = impsim::test::read_file(kSource + "/README.md");
   for (size_t nl; (nl = readme.find('\n')) != std::string::npos;) readme[nl] = ' ';
   CHECK(readme.find("`trace` and `explore` show a run and check no expectation") != std::string::npos);
 }

@@ -11,11 +11,12 @@
 
 #include "test_util.h"
 
+using impsim::test::kSource;
+
 using namespace impsim;
 
 namespace {
 
-const std::string kSource = IMPSIM_SOURCE_DIR;
 const std::vector<std::string> kSubcommands = {"run", "validate", "compare", "trace", "sweep", "explore", "help"};
 
 

@@ -9,13 +9,14 @@
 
 #include "test_util.h"
 
+using impsim::test::kSource;
+using impsim::test::kNested;
+using impsim::test::kSeed;
+
 using namespace impsim;
 
 namespace {
 
-const std::string kSource = std::string(IMPSIM_SOURCE_DIR) + "/";
-const std::string kNested = kSource + "scenarios/nested_guards.json";
-const std::string kSeed = kSource + "scenarios/seed_incident.json";
 
 
 // The columns of the widest line: its code points.
@@ -36,8 +37,8 @@ size_t widest_line(const std::string& text) {
 
 TEST_CASE("text reports fit 80 columns; sweep tables group thousands as run does") {
   for (const std::string& args :
-       {"run " + kSeed, "compare " + kSeed, "compare " + kSource + "scenarios/revisions/enable_blocked_modules.json",
-        "run " + kSource + "scenarios/revisions/enable_blocked_modules.json",
+       {"run " + kSeed, "compare " + kSeed, "compare " + kSource + "/scenarios/revisions/enable_blocked_modules.json",
+        "run " + kSource + "/scenarios/revisions/enable_blocked_modules.json",
         "sweep " + kNested + " --param k --values 1..8"}) {
     CAPTURE(args);
     CHECK(widest_line(test::impsim(args).out) <= 80);

@@ -13,11 +13,12 @@
 
 #include "test_util.h"
 
+using impsim::test::kSource;
+
 using namespace impsim;
 
 namespace {
 
-const std::string kSource = IMPSIM_SOURCE_DIR;
 
 std::string write(const std::string& dir, const std::string& name, const std::string& text) {
   const std::string path = dir + "/" + name;

@@ -14,7 +14,7 @@ using namespace impsim;
 
 namespace {
 
-const std::string kNested = std::string(IMPSIM_SOURCE_DIR) + "/tests/golden/nested_guards.json";
+const std::string kGoldenNested = std::string(IMPSIM_SOURCE_DIR) + "/tests/golden/nested_guards.json";
 
 std::string squash(const std::string& s) {
   std::string out;
@@ -47,7 +47,7 @@ TEST_CASE("sweep values: A..B, A,B,C and both - bad ones refused") {
 }
 
 TEST_CASE("sweep over k = 1..8: the probe's lookups grow as k(l(k-1)+1) before, as k after") {
-  Scenario sc = parse_scenario_file(kNested);
+  Scenario sc = parse_scenario_file(kGoldenNested);
   SweepOptions o;
   o.param = "k";
   o.values = parse_sweep_values("1..8");
@@ -71,15 +71,15 @@ TEST_CASE("sweep over k = 1..8: the probe's lookups grow as k(l(k-1)+1) before, 
 }
 
 TEST_CASE("sweep over k = 1..4 prints what impsim run prints for the seed table") {
-  auto run = test::impsim("run " + kNested);
-  auto sweep = test::impsim("sweep " + kNested + " --param k --values 1..4");
+  auto run = test::impsim("run " + kGoldenNested);
+  auto sweep = test::impsim("sweep " + kGoldenNested + " --param k --values 1..4");
   CHECK(run.status == 0);
   CHECK(sweep.status == 0);
   CHECK(sweep.out == run.out);
 }
 
 TEST_CASE("sweep: a value whose expectation fails still fails - --counter picks the rows") {
-  Scenario sc = parse_scenario_file(kNested);
+  Scenario sc = parse_scenario_file(kGoldenNested);
   for (auto& e : sc.expect)
     if (e.variant == "before" && e.counter == "probe.lookups") e.values[1] = 5;  // k=2: really 4
   SweepOptions o;
@@ -107,7 +107,7 @@ TEST_CASE("sweep: a value whose expectation fails still fails - --counter picks 
 
 TEST_CASE("sweep --svg writes a well-formed, deterministic SVG chart") {
   std::string svg = test::write_temp("sweep.svg", "");
-  auto r = test::impsim("sweep " + kNested + " --param k --values 1..8 --svg " + svg);
+  auto r = test::impsim("sweep " + kGoldenNested + " --param k --values 1..8 --svg " + svg);
   CHECK(r.status == 0);
   std::ifstream in(svg);
   std::stringstream ss;
@@ -128,7 +128,7 @@ TEST_CASE("sweep --svg writes a well-formed, deterministic SVG chart") {
     MESSAGE("python3 is not installed: the SVG's XML is not parsed");
   }
   // The same chart twice, byte for byte.
-  Scenario sc = parse_scenario_file(kNested);
+  Scenario sc = parse_scenario_file(kGoldenNested);
   SweepOptions o;
   o.param = "k";
   o.values = parse_sweep_values("1..8");

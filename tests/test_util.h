@@ -25,6 +25,13 @@
 namespace impsim::test {
 
 // The whole of a file, bytes as they are ("" when it cannot be read).
+// The repository (no last slash) and the binary under test, and the two
+// scenarios most tests start from.
+inline const std::string kSource = IMPSIM_SOURCE_DIR;
+inline const std::string kBin = IMPSIM_BINARY;
+inline const std::string kNested = kSource + "/scenarios/nested_guards.json";
+inline const std::string kSeed = kSource + "/scenarios/seed_incident.json";
+
 inline std::string read_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   std::stringstream s;

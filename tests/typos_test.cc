@@ -8,11 +8,12 @@
 
 #include "test_util.h"
 
+using impsim::test::kNested;
+
 using namespace impsim;
 
 namespace {
 
-const std::string kNested = std::string(IMPSIM_SOURCE_DIR) + "/scenarios/nested_guards.json";
 
 // `args` fails with exit 2 and this one line on standard error.
 void refused(const std::string& args, const std::string& line) {

@@ -150,8 +150,9 @@ Step Reader::step(const json& v, const std::string& ptr) {
     }
   }
   if (v.contains("body")) st.body = steps(v["body"], ptr + "/body");
-  if (v.contains("repeat")) st.repeat = int_field(v["repeat"], ptr + "/repeat", "\"repeat\"");
-  if (v.contains("nest")) st.nest = int_field(v["nest"], ptr + "/nest", "\"nest\"");
+  if (v.contains("repeat"))
+    st.repeat = std::make_shared<const IntField>(int_field(v["repeat"], ptr + "/repeat", "\"repeat\""));
+  if (v.contains("nest")) st.nest = std::make_shared<const IntField>(int_field(v["nest"], ptr + "/nest", "\"nest\""));
   if (v.contains("label")) {
     std::string l = string(v["label"], ptr + "/label", "a label");
     if (l.empty() || l.find('.') != std::string::npos)

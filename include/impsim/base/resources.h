@@ -14,8 +14,9 @@ inline long peak_rss_kb() {
   return u.ru_maxrss;
 }
 
-// The engine runs on a thread of its own, so a run's CPU time is taken over
-// the whole process: the engine thread plus what handing it the run costs.
+// The engine may run on a thread of its own (under a sanitizer or valgrind,
+// base/engine_stack.h), so a run's CPU time is taken over the whole process:
+// that thread plus what handing it the run costs.
 inline double process_cpu_seconds() {
   timespec t{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);

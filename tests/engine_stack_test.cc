@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "impsim/base/engine_stack.h"
 
@@ -80,4 +81,15 @@ TEST_CASE("a job that runs a job runs it in place") {
   // An exception from the inner job passes through the outer one.
   CHECK_THROWS_AS(run_on_engine_stack([] { run_on_engine_stack([] { throw std::logic_error("inner"); }); }),
                   std::logic_error);
+}
+
+TEST_CASE("a job from another thread runs on the engine's stack too, not in place") {
+  uintptr_t thread_at = 0, job_at = 0;
+  std::thread other([&] {
+    thread_at = here();
+    run_on_engine_stack([&] { job_at = here(); });
+  });
+  other.join();
+  const uintptr_t distance = job_at > thread_at ? job_at - thread_at : thread_at - job_at;
+  CHECK(distance > (uintptr_t{1} << 20));
 }

@@ -85,16 +85,15 @@ class SwitchedStack final : public EngineStack {
     return true;
   }
 
-  bool on_it() const override { return running_ && pthread_equal(pthread_self(), runner_); }
+  bool on_it() const override { return on_it_; }
 
   void run(const std::function<void()>& job) override {
     std::lock_guard turn(turn_);  // one job at a time
     job_ = &job;
     error_ = nullptr;
-    runner_ = pthread_self();
-    running_ = true;
+    on_it_ = true;
     swapcontext(&caller_, &stack_);
-    running_ = false;
+    on_it_ = false;
     if (error_) std::rethrow_exception(error_);
   }
 
@@ -114,12 +113,13 @@ class SwitchedStack final : public EngineStack {
   }
 
   static inline SwitchedStack* self_ = nullptr;  // makecontext passes only ints
+  // Per thread: the thread that switched is the one on the stack, and
+  // another thread's job waits its turn instead of running in place.
+  static inline thread_local bool on_it_ = false;
   std::mutex turn_;
   ucontext_t stack_{}, caller_{};
   const std::function<void()>* job_ = nullptr;
   std::exception_ptr error_;
-  pthread_t runner_{};
-  bool running_ = false;
 };
 
 // A second thread, which runs each job while the caller waits.

@@ -53,7 +53,8 @@ void prefer_large_pages() {
   const uintptr_t at = reinterpret_cast<uintptr_t>(block);
   const uintptr_t first = (at + kLargePage - 1) & ~(kLargePage - 1);
   const uintptr_t last = (at + kReserve) & ~(kLargePage - 1);
-  if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);  // a hint: failure is harmless
+  // A hint: if the kernel refuses it, the heap keeps small pages.
+  if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
   std::free(block);
 #endif
 }

@@ -7,10 +7,10 @@
 // Entries are never erased, so a probe ends at the first empty slot; the
 // table doubles before it is four fifths full (the stored hash makes most
 // of a longer probe's mismatches one compare in memory already read; at
-// half full, 50,000 names took 128 Ki slots a table instead of 64 Ki). The hash is mixed (multiplied by
-// 2^64 / phi, its high half taken) before it is masked, as std::hash of an
-// integer is the integer itself and keys such as (parent << 32 | atom)
-// differ in their high bits.
+// half full, 50,000 names took 128 Ki slots a table instead of 64 Ki).
+// The hash is mixed (multiplied by 2^64 / phi, its high half taken) before
+// it is masked, as std::hash of an integer is the integer itself and keys
+// such as (parent << 32 | atom) differ in their high bits.
 #pragma once
 
 #include <cstddef>

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "impsim/base/engine_stack.h"
+#include "impsim/base/fiber.h"
 #include "impsim/engine/engine.h"
 #include "impsim/base/resources.h"
 #include "impsim/reader/read_scenario.h"
@@ -364,14 +366,64 @@ int bench_floor_side(const std::string& root, const std::string& side, const std
   return kExitInvalid;
 }
 
+// `impsim_bench --switch`: what a switch between stacks costs, the thing a
+// simulated program with several Python threads would do at every
+// scheduling point, and what each engine run pays to reach its stack.
+namespace switch_bench {
+struct PingPong {
+  Fiber fiber;
+  [[noreturn]] static void run(void* arg) {
+    auto* self = static_cast<PingPong*>(arg);
+    for (;;) self->fiber.suspend();
+  }
+};
+
+// CPU nanoseconds per resume-and-suspend, the median of 7 rounds.
+double round_trip_ns(Fiber::Switch how, int n) {
+  PingPong p;
+  if (!p.fiber.start(size_t{1} << 20, &PingPong::run, &p, how)) return -1;
+  std::vector<double> ns;
+  for (int round = 0; round < 7; ++round) {
+    const double c0 = process_cpu_seconds();
+    for (int i = 0; i < n; ++i) p.fiber.resume();
+    ns.push_back((process_cpu_seconds() - c0) * 1e9 / n);
+  }
+  std::sort(ns.begin(), ns.end());
+  return ns[ns.size() / 2];
+}
+
+double engine_stack_ns(int n) {
+  std::vector<double> ns;
+  int ran = 0;
+  const std::function<void()> job = [&] { ++ran; };
+  for (int round = 0; round < 7; ++round) {
+    const double c0 = process_cpu_seconds();
+    for (int i = 0; i < n; ++i) run_on_engine_stack(job);
+    ns.push_back((process_cpu_seconds() - c0) * 1e9 / n);
+  }
+  std::sort(ns.begin(), ns.end());
+  return ran == 7 * n ? ns[ns.size() / 2] : -1;
+}
+}  // namespace switch_bench
+
+int bench_switch() {
+  fmt::print("switch                                   CPU ns per round trip (median of 7 rounds)\n");
+  if (Fiber::fastest() == Fiber::Switch::Registers)
+    fmt::print("fiber, registers (resume + suspend)       {:10.1f}\n", switch_bench::round_trip_ns(Fiber::Switch::Registers, 2'000'000));
+  fmt::print("fiber, ucontext (resume + suspend)        {:10.1f}\n", switch_bench::round_trip_ns(Fiber::Switch::Ucontext, 200'000));
+  fmt::print("run_on_engine_stack, an empty job         {:10.1f}\n", switch_bench::engine_stack_ns(200'000));
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const char* usage =
-      "usage: impsim_bench [--load | --memory | --floor | --floor-side engine|floor CASE] [ROOT]\n"
+      "usage: impsim_bench [--load | --memory | --floor | --floor-side engine|floor CASE | --switch] [ROOT]\n"
       "  Times the engine alone on the scenarios docs/performance.md records (ROOT: the repository, default .).\n"
       "  --load: times loading (and compiling) a generated 50,000-module tree instead.\n"
       "  --memory (or ROOT memory): peak memory against events on bench/scenarios/found_lookups.json.\n"
       "  --floor: the step engine beside the bare replay floor (bench/replay_floor.cc), counters checked equal.\n"
       "  --floor-side engine|floor CASE: one run of one side of one --floor case, for callgrind.\n"
+      "  --switch: what a switch between stacks costs (base/fiber.h), and a run's trip to the engine's stack.\n"
       "  ROOT's files are run with impsim's default limits (those of `impsim run` without flags): a run that\n"
       "  reaches one stops the bench with exit status 3.\n";
   std::string root = ".";
@@ -383,6 +435,7 @@ int main(int argc, char** argv) {
       fmt::print("{}", usage);
       return 0;
     }
+    if (a == "--switch") return bench_switch();
     if (a == "--load") load = true;
     else if (a == "--floor") floor_table = true;
     else if (a == "--floor-side") {

@@ -9,26 +9,11 @@
 #include <thread>
 
 #include "impsim/base/engine_stack.h"
+#include "stack_probe.h"
 
 using namespace impsim;
-
-namespace {
-
-// A frame of about 1 KiB per level that the compiler cannot fold away.
-[[gnu::noinline]] uint64_t descend(uint64_t levels) {
-  volatile char frame[1024];
-  frame[0] = static_cast<char>(levels);
-  frame[sizeof frame - 1] = 1;
-  if (levels == 0) return static_cast<uint64_t>(frame[0]) + frame[sizeof frame - 1];
-  return descend(levels - 1) + frame[sizeof frame - 1];
-}
-
-uintptr_t here() {
-  volatile char local = 0;
-  return reinterpret_cast<uintptr_t>(&local);
-}
-
-}  // namespace
+using impsim::test::descend;
+using impsim::test::here;
 
 TEST_CASE("a job runs on the engine's stack and returns what it computed") {
   const uintptr_t caller = here();

@@ -1,13 +1,13 @@
 // The engine's stack (include/impsim/base/engine_stack.h), in one of two forms.
 //
-// A normal build switches the calling thread onto a stack of its own
-// (ucontext's swapcontext) and back when the job is done. It used to hand
-// each job to a second thread and wait: on these virtual machines the
-// wake-up and the wait cost 19 us of CPU per run, about a third of a small
-// run (seed_incident's `after`, 8 lookups) and the most of what made the
-// step engine's short runs slower than its long ones against a bare replay.
-// The switch costs 2 us, most of it the two signal-mask system calls
-// swapcontext makes.
+// A normal build switches the calling thread onto a stack of its own (a
+// fiber, base/fiber.h) and back when the job is done. It used to hand each
+// job to a second thread and wait: on these virtual machines the wake-up
+// and the wait cost 19 us of CPU per run, about a third of a small run
+// (seed_incident's `after`, 8 lookups) and the most of what made the step
+// engine's short runs slower than its long ones against a bare replay.
+// swapcontext then cost 2 us a run, nearly all of it two system calls for
+// the signal mask; the fiber's own switch saves only registers.
 //
 // Under AddressSanitizer and valgrind the job still goes to a thread: both
 // follow a thread's stack on their own, where a switched stack would need
@@ -18,12 +18,10 @@
 // thread with a 1 GiB reserved stack cost 22-35 us of CPU per run.
 #include "impsim/base/engine_stack.h"
 
+#include "impsim/base/fiber.h"
 #include "impsim/base/under_valgrind.h"
 
 #include <pthread.h>
-#include <sys/mman.h>
-#include <ucontext.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <condition_variable>
@@ -66,24 +64,7 @@ class EngineStack {
 class SwitchedStack final : public EngineStack {
  public:
   // False if the stack could not be mapped.
-  bool start() {
-    const size_t guard = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    void* base = mmap(nullptr, kEngineStack + guard, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
-    if (base == MAP_FAILED) return false;
-    // An overflow faults on the guard page, as past a thread's stack,
-    // instead of writing over whatever lies below.
-    if (mprotect(base, guard, PROT_NONE) != 0 || getcontext(&stack_) != 0) {
-      munmap(base, kEngineStack + guard);
-      return false;
-    }
-    stack_.uc_stack.ss_sp = static_cast<char*>(base) + guard;
-    stack_.uc_stack.ss_size = kEngineStack;
-    stack_.uc_link = nullptr;
-    self_ = this;
-    makecontext(&stack_, &SwitchedStack::serve, 0);
-    return true;
-  }
+  bool start() { return fiber_.start(kEngineStack, &SwitchedStack::serve, this); }
 
   bool on_it() const override { return on_it_; }
 
@@ -92,7 +73,7 @@ class SwitchedStack final : public EngineStack {
     job_ = &job;
     error_ = nullptr;
     on_it_ = true;
-    swapcontext(&caller_, &stack_);
+    fiber_.resume();
     on_it_ = false;
     if (error_) std::rethrow_exception(error_);
   }
@@ -100,24 +81,23 @@ class SwitchedStack final : public EngineStack {
  private:
   // The stack's own loop: each job runs from here, and its exception is
   // caught here, before the switch back (no exception crosses stacks).
-  [[noreturn]] static void serve() {
-    SwitchedStack* self = self_;
+  [[noreturn]] static void serve(void* arg) {
+    auto* self = static_cast<SwitchedStack*>(arg);
     for (;;) {
       try {
         (*self->job_)();
       } catch (...) {
         self->error_ = std::current_exception();
       }
-      swapcontext(&self->stack_, &self->caller_);
+      self->fiber_.suspend();
     }
   }
 
-  static inline SwitchedStack* self_ = nullptr;  // makecontext passes only ints
   // Per thread: the thread that switched is the one on the stack, and
   // another thread's job waits its turn instead of running in place.
   static inline thread_local bool on_it_ = false;
   std::mutex turn_;
-  ucontext_t stack_{}, caller_{};
+  Fiber fiber_;
   const std::function<void()>* job_ = nullptr;
   std::exception_ptr error_;
 };

@@ -38,8 +38,9 @@
 // impsim_fiber_switch(save, load): pushes the callee-saved state, stores the
 // stack pointer in *save, loads `load` and pops the state found there.
 // impsim_fiber_start: where a new fiber's first switch returns to; rbx holds
-// the entry, r12 its argument. The CFI marks it as the stack's outermost
-// frame, for debuggers and profilers; the entry must not return.
+// what it calls (Fiber::enter), r12 its argument (the fiber). The CFI marks
+// it as the stack's outermost frame, for debuggers and profilers; the entry
+// must not return.
 extern "C" void impsim_fiber_switch(void** save, void* load);
 extern "C" void impsim_fiber_start();
 asm(R"(
@@ -124,8 +125,8 @@ bool Fiber::start(size_t size, Entry entry, void* arg, Switch how) {
   if (base_ || (how == Switch::Registers && !IMPSIM_FIBER_REGISTERS)) return false;
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   size = (size + page - 1) / page * page;
-  void* base = mmap(nullptr, size + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK,
-                    -1, 0);
+  void* base = mmap(nullptr, size + page, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
   if (base == MAP_FAILED) return false;
   if (mprotect(base, page, PROT_NONE) != 0) {
     munmap(base, size + page);
@@ -145,8 +146,9 @@ bool Fiber::start(size_t size, Entry entry, void* arg, Switch how) {
   if (how == Switch::Registers) {
     // What impsim_fiber_switch pops, lowest address first: the control
     // words, r15, r14, r13, r12 (the argument: this fiber), rbx (what the
-    // trampoline calls: enter), rbp, and the return address. The trampoline then calls with the stack 16-byte
-    // aligned, as the ABI wants at a call.
+    // trampoline calls: enter), rbp, and the return address. The
+    // trampoline then calls with the stack 16-byte aligned, as the ABI
+    // wants at a call.
     auto* top = reinterpret_cast<uint64_t*>(reinterpret_cast<uintptr_t>(bottom + size) & ~uintptr_t{15});
     uint64_t* sp = top - 8;
     uint32_t mxcsr = 0;
@@ -184,12 +186,13 @@ void Fiber::resume() { switch_from(&caller_sp_, fiber_sp_, &caller_, &fiber_, st
 
 void Fiber::suspend() { switch_from(&fiber_sp_, caller_sp_, &fiber_, &caller_, caller_bottom_, caller_size_, true); }
 
-void Fiber::switch_from(void** save_sp, void* load_sp, ucontext_t* save, ucontext_t* load, const void* bottom, size_t size,
-                        bool on_fiber) {
+void Fiber::switch_from(void** save_sp, void* load_sp, ucontext_t* save, ucontext_t* load, const void* bottom,
+                        size_t size, bool on_fiber) {
   void* fake_stack = nullptr;
   before_switch(&fake_stack, bottom, size);
 #if IMPSIM_FIBER_REGISTERS
-  if (how_ == Switch::Registers) impsim_fiber_switch(save_sp, load_sp);
+  if (how_ == Switch::Registers)
+    impsim_fiber_switch(save_sp, load_sp);
   else
 #endif
     swapcontext(save, load);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,12 @@ void stop_at_limit(const Engine& e, const std::string& what) {
                                 e.limit()->limit, e.limit()->detail)};
 }
 
+// The middle value of a bench's repeated timings (the upper one of an even count).
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
 Result time_engine(const Model& model, Variant v, EngineKind kind, int reps) {
   std::vector<double> times, cpu;
   Result r{};
@@ -62,10 +69,8 @@ Result time_engine(const Model& model, Variant v, EngineKind kind, int reps) {
     r.lookups = e.counters().lookups;
     r.events = e.events();
   }
-  std::sort(times.begin(), times.end());
-  std::sort(cpu.begin(), cpu.end());
-  r.seconds = times[times.size() / 2];
-  r.cpu_seconds = cpu[cpu.size() / 2];
+  r.seconds = median(times);
+  r.cpu_seconds = median(cpu);
   return r;
 }
 
@@ -172,9 +177,8 @@ int bench_hook_files() {
         compile_model(parse_scenario(text, "hooks.json", limits), {});
         times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       }
-      std::sort(times.begin(), times.end());
       fmt::print("{:<44} {:>12} {:>12.1f}\n", fmt::format("{}, n={}", what, n), text.size() / 1024,
-                 times[times.size() / 2] * 1000);
+                 median(times) * 1000);
     }
   }
   return 0;
@@ -191,8 +195,7 @@ int bench_load() {
       body();
       times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
-    std::sort(times.begin(), times.end());
-    double t = times[times.size() / 2];
+    const double t = median(times);
     fmt::print("{:<44} {:>12.3f} {:>12.1f}\n", name, t * 1000, static_cast<double>(text.size()) / t / 1e6);
   };
   time(fmt::format("50,000-module tree ({} KB): load", text.size() / 1024),
@@ -331,9 +334,7 @@ int bench_floor(const std::string& root) {
       engine_cpu.push_back(t1 - t0);
       floor_cpu.push_back(t2 - t1);
     }
-    std::sort(engine_cpu.begin(), engine_cpu.end());
-    std::sort(floor_cpu.begin(), floor_cpu.end());
-    const double te = engine_cpu[engine_cpu.size() / 2], tf = floor_cpu[floor_cpu.size() / 2];
+    const double te = median(engine_cpu), tf = median(floor_cpu);
     const double n = lookups.to_double();
     // A replay too quick for the CPU clock has no ratio: "-", not a number.
     const std::string ratio = tf > 0 ? fmt::format("{:.2f}x", te / tf) : "-";
@@ -378,40 +379,42 @@ struct PingPong {
   }
 };
 
-// CPU nanoseconds per resume-and-suspend, the median of 7 rounds.
-double round_trip_ns(Fiber::Switch how, int n) {
-  PingPong p;
-  if (!p.fiber.start(size_t{1} << 20, &PingPong::run, &p, how)) return -1;
+// CPU nanoseconds per call of `body`, the median of 7 rounds of n calls.
+template <class F>
+double cpu_ns_per_call(int n, F&& body) {
   std::vector<double> ns;
   for (int round = 0; round < 7; ++round) {
     const double c0 = process_cpu_seconds();
-    for (int i = 0; i < n; ++i) p.fiber.resume();
+    for (int i = 0; i < n; ++i) body();
     ns.push_back((process_cpu_seconds() - c0) * 1e9 / n);
   }
-  std::sort(ns.begin(), ns.end());
-  return ns[ns.size() / 2];
+  return median(ns);
 }
 
-double engine_stack_ns(int n) {
-  std::vector<double> ns;
-  int ran = 0;
-  const std::function<void()> job = [&] { ++ran; };
-  for (int round = 0; round < 7; ++round) {
-    const double c0 = process_cpu_seconds();
-    for (int i = 0; i < n; ++i) run_on_engine_stack(job);
-    ns.push_back((process_cpu_seconds() - c0) * 1e9 / n);
-  }
-  std::sort(ns.begin(), ns.end());
-  return ran == 7 * n ? ns[ns.size() / 2] : -1;
+void row(const char* what, const std::optional<double>& ns, const char* why_not) {
+  if (ns) fmt::print("{:<41} {:10.1f}\n", what, *ns);
+  else fmt::print("{:<41} {:>10}  ({})\n", what, "-", why_not);
 }
 }  // namespace switch_bench
 
 int bench_switch() {
-  fmt::print("switch                                   CPU ns per round trip (median of 7 rounds)\n");
-  if (Fiber::fastest() == Fiber::Switch::Registers)
-    fmt::print("fiber, registers (resume + suspend)       {:10.1f}\n", switch_bench::round_trip_ns(Fiber::Switch::Registers, 2'000'000));
-  fmt::print("fiber, ucontext (resume + suspend)        {:10.1f}\n", switch_bench::round_trip_ns(Fiber::Switch::Ucontext, 200'000));
-  fmt::print("run_on_engine_stack, an empty job         {:10.1f}\n", switch_bench::engine_stack_ns(200'000));
+  using namespace switch_bench;
+  fmt::print("{:<41} {}\n", "switch", "CPU ns per round trip (median of 7 rounds)");
+  for (Fiber::Switch how : {Fiber::Switch::Registers, Fiber::Switch::Ucontext}) {
+    const bool registers = how == Fiber::Switch::Registers;
+    const char* what = registers ? "fiber, registers (resume + suspend)" : "fiber, ucontext (resume + suspend)";
+    PingPong p;
+    if (!p.fiber.start(size_t{1} << 20, &PingPong::run, &p, how)) {
+      row(what, std::nullopt, registers ? "this build switches with ucontext only" : "no stack could be mapped");
+      continue;
+    }
+    row(what, cpu_ns_per_call(registers ? 2'000'000 : 200'000, [&] { p.fiber.resume(); }), "");
+  }
+  int ran = 0;
+  const std::function<void()> job = [&] { ++ran; };
+  const double trip = cpu_ns_per_call(200'000, [&] { run_on_engine_stack(job); });
+  row("run_on_engine_stack, an empty job", ran == 7 * 200'000 ? std::optional(trip) : std::nullopt,
+      "the job did not run once per call");
   return 0;
 }
 

@@ -14,10 +14,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 class SchemaCheck:
-    def __init__(self, description, schema_name):
+    def __init__(self, description, schema_name, add_arguments=None):
         ap = argparse.ArgumentParser(description=description)
         ap.add_argument("--impsim", default=os.path.join(ROOT, "build", "impsim"))
-        self.impsim_path = ap.parse_args().impsim
+        if add_arguments:
+            add_arguments(ap)
+        self.args = ap.parse_args()
+        self.impsim_path = self.args.impsim
         self.failures = []
         with open(os.path.join(ROOT, "docs", schema_name)) as f:
             self.schema = json.load(f)

@@ -1,0 +1,102 @@
+// CPython's import locks (include/impsim/engine/import_locks.h): each
+// function follows the one it names in importlib/_bootstrap.py (3.11) or
+// Python/import.c.
+#include "impsim/engine/import_locks.h"
+
+#include <algorithm>
+#include <set>
+
+namespace impsim {
+
+LockRules lock_rules_of(const std::string& cpython) {
+  LockRules r;
+  r.find_and_load_always_locks = cpython == "3.9" || cpython == "3.10";
+  return r;
+}
+
+namespace {
+// A lock is released by its owner only; each release wakes every waiter.
+std::optional<std::vector<PyThreadId>> release(ModuleLock& lock, PyThreadId t) {
+  if (lock.owner != t || lock.count == 0) return std::nullopt;
+  std::vector<PyThreadId> woken;
+  if (--lock.count == 0) {
+    lock.owner = kNoThread;
+    woken.swap(lock.waiters);
+  }
+  return woken;
+}
+
+void add_waiter(ModuleLock& lock, PyThreadId t) {
+  if (std::find(lock.waiters.begin(), lock.waiters.end(), t) == lock.waiters.end()) lock.waiters.push_back(t);
+}
+}  // namespace
+
+// _ModuleLock.has_deadlock: from the lock's owner, follow what each thread
+// waits for to that lock's owner; reaching `t` is a cycle. A thread seen
+// twice is a cycle that does not reach `t` (bpo-38091): no deadlock of
+// ours.
+bool ImportLocks::has_deadlock(PyThreadId t, int32_t m) const {
+  const ModuleLock* lock = module_lock(m);
+  PyThreadId tid = lock ? lock->owner : kNoThread;
+  std::set<PyThreadId> seen;
+  while (true) {
+    const auto waits = blocking_on_.find(tid);
+    if (waits == blocking_on_.end()) return false;
+    const ModuleLock* next = module_lock(waits->second);
+    tid = next ? next->owner : kNoThread;
+    if (tid == t) return true;
+    if (!seen.insert(tid).second) return false;
+  }
+}
+
+// _ModuleLock.acquire: `_blocking_on[tid] = self`, then one pass of the
+// loop: take it (free, or ours again), raise _DeadlockError, or wait for a
+// release. The entry goes when acquire returns or raises.
+LockResult ImportLocks::acquire_module(PyThreadId t, int32_t m) {
+  blocking_on_[t] = m;
+  ModuleLock& lock = modules_[m];
+  if (lock.count == 0 || lock.owner == t) {
+    lock.owner = t;
+    ++lock.count;
+    blocking_on_.erase(t);
+    return LockResult::Acquired;
+  }
+  if (has_deadlock(t, m)) {
+    blocking_on_.erase(t);
+    return LockResult::Deadlock;
+  }
+  add_waiter(lock, t);
+  return LockResult::Wait;
+}
+
+std::optional<std::vector<PyThreadId>> ImportLocks::release_module(PyThreadId t, int32_t m) {
+  const auto it = modules_.find(m);
+  if (it == modules_.end()) return std::nullopt;
+  return release(it->second, t);
+}
+
+// _PyImport_AcquireLock: ours again, or free, or wait.
+LockResult ImportLocks::acquire_global(PyThreadId t) {
+  if (global_.count == 0 || global_.owner == t) {
+    global_.owner = t;
+    ++global_.count;
+    return LockResult::Acquired;
+  }
+  add_waiter(global_, t);
+  return LockResult::Wait;
+}
+
+std::optional<std::vector<PyThreadId>> ImportLocks::release_global(PyThreadId t) { return release(global_, t); }
+
+const ModuleLock* ImportLocks::module_lock(int32_t m) const {
+  const auto it = modules_.find(m);
+  return it == modules_.end() ? nullptr : &it->second;
+}
+
+std::optional<int32_t> ImportLocks::blocking_on(PyThreadId t) const {
+  const auto it = blocking_on_.find(t);
+  if (it == blocking_on_.end()) return std::nullopt;
+  return it->second;
+}
+
+}  // namespace impsim

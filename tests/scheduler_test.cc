@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "impsim/engine/scheduler.h"
@@ -77,6 +78,30 @@ TEST_CASE("a replayed choice that cannot be followed is said, not guessed") {
   const ScheduleOutcome out = s.run();
   REQUIRE(out.bad_schedule.has_value());
   CHECK(*out.bad_schedule == "choice 1: the thread asked for cannot run there (runnable: 0, 1)");
+}
+
+TEST_CASE("a string that is not a schedule is refused whole, not misread") {
+  for (const auto& [text, choice] : std::vector<std::pair<std::string, int>>{
+           {"0.x", 2}, {"0.", 2}, {".1", 1}, {"0..1", 2}, {"-1", 1}, {"1234567890", 1}, {"0.1\n", 2}}) {
+    CAPTURE(text);
+    Scheduler s = Scheduler::replay(text);
+    std::string log;
+    s.spawn([&] {
+      log += 'a';
+      s.point();
+      log += 'a';
+    });
+    s.spawn([&] { log += 'b'; });
+    const ScheduleOutcome out = s.run();
+    REQUIRE(out.bad_schedule.has_value());
+    CHECK(*out.bad_schedule ==
+          "not a schedule: choice " + std::to_string(choice) +
+              " is not a thread number (a schedule is thread numbers joined by dots, e.g. 0.1.1.0)");
+    CHECK(log == "aab");  // none of it followed: run until blocked
+  }
+  Scheduler empty = Scheduler::replay("");
+  empty.spawn([] {});
+  CHECK_FALSE(empty.run().bad_schedule.has_value());
 }
 
 TEST_CASE("two threads crossing module locks: the second to ask gets _DeadlockError, the first goes on") {

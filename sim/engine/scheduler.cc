@@ -24,9 +24,6 @@ struct Scheduler::Thread {
   Fiber fiber;
   State state = State::Runnable;
   bool started = false;
-  // What a waiting thread waits for: the global lock, or module `module`.
-  bool waits_global = false;
-  int32_t module = -1;
   std::exception_ptr error;
 };
 
@@ -39,16 +36,32 @@ Scheduler::Policy Scheduler::run_until_blocked() {
 
 Scheduler::Scheduler(Policy policy, size_t stack_bytes) : policy_(std::move(policy)), stack_bytes_(stack_bytes) {}
 
+Scheduler::Scheduler(Policy policy, size_t stack_bytes, std::optional<std::string> bad_schedule)
+    : policy_(std::move(policy)), stack_bytes_(stack_bytes), bad_schedule_(std::move(bad_schedule)) {}
+
+// A schedule is thread ids joined by dots. Anything else is refused whole:
+// a misread choice would replay another run and call it this one.
 Scheduler Scheduler::replay(const std::string& schedule, size_t stack_bytes) {
   auto choices = std::make_shared<std::vector<PyThreadId>>();
-  size_t at = 0;
-  while (at < schedule.size()) {
+  std::optional<std::string> bad;
+  for (size_t at = 0; !schedule.empty() && !bad;) {
     const size_t dot = std::min(schedule.find('.', at), schedule.size());
-    PyThreadId t = 0;
-    for (size_t i = at; i < dot; ++i) t = t * 10 + (schedule[i] - '0');
-    choices->push_back(t);
+    int64_t t = 0;
+    bool digits = dot > at && dot - at <= 9;
+    for (size_t i = at; digits && i < dot; ++i) {
+      digits = schedule[i] >= '0' && schedule[i] <= '9';
+      t = t * 10 + (schedule[i] - '0');
+    }
+    if (!digits)
+      bad = fmt::format(
+          "not a schedule: choice {} is not a thread number (a schedule is thread numbers joined by "
+          "dots, e.g. 0.1.1.0)",
+          choices->size() + 1);
+    choices->push_back(static_cast<PyThreadId>(t));
+    if (dot == schedule.size()) break;
     at = dot + 1;
   }
+  if (bad) choices->clear();
   auto next = std::make_shared<size_t>(0);
   const Policy fallback = run_until_blocked();
   return Scheduler(
@@ -58,7 +71,7 @@ Scheduler Scheduler::replay(const std::string& schedule, size_t stack_bytes) {
         const auto it = std::find(runnable.begin(), runnable.end(), want);
         return it == runnable.end() ? kNotRunnable : static_cast<size_t>(it - runnable.begin());
       },
-      stack_bytes);
+      stack_bytes, std::move(bad));
 }
 
 Scheduler::~Scheduler() {
@@ -90,7 +103,7 @@ void Scheduler::entry(void* arg) {
     t->error = std::current_exception();
   }
   t->state = State::Done;
-  t->owner->threads_[static_cast<size_t>(t->id)]->fiber.suspend();  // for good
+  t->fiber.suspend();  // for good
 }
 
 void Scheduler::switch_out() {
@@ -144,59 +157,49 @@ ScheduleOutcome Scheduler::run() {
   return out;
 }
 
+// A thread waiting for a module lock has it in _blocking_on; one waiting for
+// the global lock does not (it is outside the deadlock check).
 std::string Scheduler::describe_wait(PyThreadId id) const {
-  const Thread& t = *threads_[static_cast<size_t>(id)];
-  if (t.waits_global)
+  const std::optional<int32_t> m = locks_.blocking_on(id);
+  if (!m)
     return fmt::format("thread {} waits for the global import lock, held by thread {}", id, locks_.global_owner());
-  const ModuleLock* lock = locks_.module_lock(t.module);
-  return fmt::format("thread {} waits for the module lock of {}, held by thread {}", id, t.module,
-                     lock ? lock->owner : kNoThread);
+  return fmt::format("thread {} waits for the module lock of {}, held by thread {}", id, *m,
+                     locks_.module_lock(*m)->owner);
 }
 
 void Scheduler::point() { switch_out(); }
 
-void Scheduler::wake(const std::vector<PyThreadId>& woken) {
-  for (PyThreadId w : woken) threads_[static_cast<size_t>(w)]->state = State::Runnable;
-}
-
-LockResult Scheduler::acquire_module(int32_t m) {
-  point();
-  Thread& me = *threads_[static_cast<size_t>(current_)];
-  while (true) {
-    const LockResult r = locks_.acquire_module(me.id, m);
-    if (r != LockResult::Wait) return r;
-    me.state = State::Waiting;
-    me.waits_global = false;
-    me.module = m;
-    switch_out();  // back when a release woke it: retry
-  }
-}
-
-bool Scheduler::release_module(int32_t m) {
-  const auto woken = locks_.release_module(current_, m);
+// After a release: false where CPython raises RuntimeError; else the woken
+// threads can run, and the release is a scheduling point.
+bool Scheduler::released(const std::optional<std::vector<PyThreadId>>& woken) {
   if (!woken) return false;
-  wake(*woken);
+  for (PyThreadId w : *woken) threads_[static_cast<size_t>(w)]->state = State::Runnable;
   point();
   return true;
 }
+
+// Parks the running thread until a release wakes it.
+void Scheduler::wait() {
+  threads_[static_cast<size_t>(current_)]->state = State::Waiting;
+  switch_out();
+}
+
+// Each acquire retries once woken, as _ModuleLock.acquire loops.
+LockResult Scheduler::acquire_module(int32_t m) {
+  point();
+  LockResult r;
+  while ((r = locks_.acquire_module(current_, m)) == LockResult::Wait) wait();
+  return r;
+}
+
+bool Scheduler::release_module(int32_t m) { return released(locks_.release_module(current_, m)); }
 
 void Scheduler::acquire_global() {
   point();
-  Thread& me = *threads_[static_cast<size_t>(current_)];
-  while (locks_.acquire_global(me.id) == LockResult::Wait) {
-    me.state = State::Waiting;
-    me.waits_global = true;
-    switch_out();
-  }
+  while (locks_.acquire_global(current_) == LockResult::Wait) wait();
 }
 
-bool Scheduler::release_global() {
-  const auto woken = locks_.release_global(current_);
-  if (!woken) return false;
-  wake(*woken);
-  point();
-  return true;
-}
+bool Scheduler::release_global() { return released(locks_.release_global(current_)); }
 
 std::exception_ptr Scheduler::error(PyThreadId t) const { return threads_[static_cast<size_t>(t)]->error; }
 

@@ -55,7 +55,8 @@ class Scheduler {
 
   explicit Scheduler(Policy policy = run_until_blocked(), size_t stack_bytes = size_t{1} << 20);
   // Follows `schedule` (as ScheduleOutcome::schedule writes it) at each
-  // choice; past its end, run_until_blocked.
+  // choice; past its end, run_until_blocked. A string that is not a
+  // schedule is followed not at all, and said in bad_schedule.
   static Scheduler replay(const std::string& schedule, size_t stack_bytes = size_t{1} << 20);
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
@@ -88,12 +89,14 @@ class Scheduler {
   bool finished(PyThreadId t) const;
 
  private:
+  Scheduler(Policy policy, size_t stack_bytes, std::optional<std::string> bad_schedule);
   enum class State { Runnable, Waiting, Done };
   struct Thread;
   static void entry(void* arg);
   // Back to run(): the thread stays as its state says.
   void switch_out();
-  void wake(const std::vector<PyThreadId>& woken);
+  void wait();
+  bool released(const std::optional<std::vector<PyThreadId>>& woken);
   std::string describe_wait(PyThreadId t) const;
 
   Policy policy_;

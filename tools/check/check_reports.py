@@ -64,28 +64,24 @@ def main():
         return doc
 
     shipped = sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "scenarios", "**", "*.json"), recursive=True))
+    # Each subcommand's command line over some files.
     commands = {
-        "run": lambda f: ["run", f],
-        "compare": lambda f: ["compare", f],
-        "trace": lambda f: ["trace", f, "--max-lines", "50"],
-        "validate": lambda f: ["validate", f],
+        "run": lambda files: ["run", *files],
+        "compare": lambda files: ["compare", *files],
+        "trace": lambda files: ["trace", *files, "--max-lines", "50"],
+        "validate": lambda files: ["validate", *files],
     }
     flags = (["--format", "text"], ["--format", "json"], ["--format", "markdown"], ["--json"])
     # What one check covers: a file, or with --batched every file at once.
     groups = [shipped] if batched else [[path] for path in shipped]
 
-    def group_argv(name, group):
-        argv = commands[name]("\0")
-        i = argv.index("\0")
-        return argv[:i] + group + argv[i + 1:]
-
-    every = [group_argv(name, group) + flag for group in groups for name in commands for flag in flags]
+    every = [commands[name](group) + flag for group in groups for name in commands for flag in flags]
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         made.update(zip(map(tuple, every), pool.map(run, every)))
     checked = 0
     for group in groups:
         for name in commands:
-            argv = group_argv(name, group)
+            argv = commands[name](group)
             statuses = {}
             for fmt in ["text", "json", "markdown"]:
                 status, out, err = impsim(argv + ["--format", fmt])

@@ -80,6 +80,19 @@ status=$?
 [ "$status" -eq 1 ] || fail "refused file: exit $status, not 1"
 grep -q "^FAIL impsim validate .*/refused.json" "$work/refused.out" || fail "refused file not named: $(cat "$work/refused.out")"
 
+# A hostile file name (a newline then a GitHub workflow command, an ESC
+# byte) is refused, printed escaped, and the other files still run.
+hostile=$'x\n::add-mask::y\e[31m.json'
+memcheck hostile 2 a.json "$hostile"
+status=$?
+[ "$status" -eq 1 ] || fail "hostile name: exit $status, not 1"
+grep -q '^FAIL a file name with a control character, not run: ' "$work/hostile.out" \
+  || fail "hostile name not refused: $(cat "$work/hostile.out")"
+grep -q '^::add-mask::' "$work/hostile.out" && fail "a workflow command reached the log: $(cat "$work/hostile.out")"
+grep -q $'\e' "$work/hostile.out" && fail "an ESC byte reached the log"
+grep -q "1 scenarios x 2 commands in 2 processes" "$work/hostile.out" \
+  || fail "hostile name: the clean file did not run alone: $(tail -1 "$work/hostile.out")"
+
 # Two files that fail only together: the batch is reported with both.
 memcheck pair 1 pair_x.json a.json pair_y.json
 status=$?

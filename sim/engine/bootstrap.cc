@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "impsim/engine/engine.h"
+#include "impsim/engine/finders/proxy_hot_path.h"
 
 namespace impsim {
 
@@ -21,6 +22,7 @@ Engine::Engine(const Model& model, Variant variant, EngineLimits limits, EngineK
   book_.limits = limits;
   finder_.sets = model.sets;
   finder_.sets.pin_all();
+  finder_.covers.reset(finder_.sets.ids(), names_.size());
   interp_.collect_interval = kMinCollect;
   hooks_ = model.hooks.used;
   // The memo does not key on the list of finder objects: hook scenarios are
@@ -35,19 +37,27 @@ Engine::Engine(const Model& model, Variant variant, EngineLimits limits, EngineK
 void Engine::raise(std::string type, std::string message) { throw PyError{std::move(type), std::move(message), {}}; }
 
 void Engine::update_step_limit() {
+  // A replay is made only if it stays within max_events, and count_event
+  // stops the run at max_work: the new limit is never below what was stepped.
+  const uint64_t stepped = book_.stepped_events();
   book_.step_limit = book_.max_work;
-  if (book_.max_events == kNoEventLimit) return;
-  // max_events - replayed, in 64 bits (replayed never passes max_events).
-  Count left = Count(book_.max_events) - book_.replayed_events;
-  if (left < book_.step_limit) book_.step_limit = left.u64();
+  if (book_.max_events != kNoEventLimit) {
+    // max_events - replayed, in 64 bits (replayed never passes max_events).
+    Count left = Count(book_.max_events) - book_.replayed_events;
+    if (left < book_.step_limit) book_.step_limit = left.u64();
+  }
+  // At most 2^63 - 1 events ahead: more would take centuries to step.
+  const uint64_t room = book_.step_limit - stepped;
+  book_.events_left = room > uint64_t{INT64_MAX} ? INT64_MAX : static_cast<int64_t>(room);
+  book_.events_base = stepped + static_cast<uint64_t>(book_.events_left);
 }
 
 void Engine::event_limit_reached() {
   if (book_.max_events != kNoEventLimit && events() > book_.max_events)
-    throw LimitReached{"max-events",
-                       fmt::format("{} simulated events (finder asks + toggles); raise it with --max-events",
-                                   book_.max_events),
-                       {}};
+    throw LimitReached{
+        "max-events",
+        fmt::format("{} simulated events (finder asks + toggles); raise it with --max-events", book_.max_events),
+        {}};
   throw LimitReached{"max-work",
                      fmt::format("{} events stepped (asks + toggles not answered from memory); raise it with "
                                  "--max-work",
@@ -59,7 +69,9 @@ ModuleId Engine::new_module(NameId name, bool proxy, PathRef path, SpecId spec) 
   return interp_.records.new_module(Module{name, proxy, path, 0, spec, current_step(), nullptr});
 }
 
-SpecId Engine::new_spec(NameId name, LoaderId loader, PathRef search) { return interp_.records.new_spec(Spec{name, loader, search}); }
+SpecId Engine::new_spec(NameId name, LoaderId loader, PathRef search) {
+  return interp_.records.new_spec(Spec{name, loader, search});
+}
 
 LoaderId Engine::new_loader(Loader l) { return interp_.records.new_loader(l); }
 
@@ -149,8 +161,8 @@ ModuleId Engine::_find_and_load_unlocked(NameId name) {
     if (!interp_.sys_modules.contains(parent)) raise("KeyError", repr(names_.text(parent)));
     const Module& parent_module = interp_.records.module(interp_.sys_modules.get(parent));
     if (parent_module.path == kNoPath)
-      raise("ModuleNotFoundError", fmt::format("No module named {}; {} is not a package", repr(names_.text(name)),
-                                               repr(names_.text(parent))));
+      raise("ModuleNotFoundError",
+            fmt::format("No module named {}; {} is not a package", repr(names_.text(name)), repr(names_.text(parent))));
     path = parent_module.path;
   }
   SpecId spec = _find_spec<M>(name, path);
@@ -212,7 +224,9 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
         try_finally([&] { spec = ask(); },
                     [&](bool raised) {
                       book_.trace->ask_end(*this, name, trace_kind(cls),
-                                           raised ? AskAnswer::Raised : spec != kNoSpec ? AskAnswer::Spec : AskAnswer::None);
+                                           raised            ? AskAnswer::Raised
+                                           : spec != kNoSpec ? AskAnswer::Spec
+                                                             : AskAnswer::None);
                     });
       }
       if (spec != kNoSpec) break;
@@ -231,7 +245,6 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
   return spec;
 }
 
-
 // What _find_spec does besides its loop in some runs: a hook scenario's
 // search is counted and bounded by --max-lookup-depth (each nesting is a
 // C++ frame here); CPython 3.14 walks a snapshot of sys.meta_path, kept on
@@ -245,7 +258,8 @@ const MetaPath& Engine::begin_search() {
   if (thread_.search_depth > thread_.label_search_high) thread_.label_search_high = thread_.search_depth;
   if (thread_.search_depth > static_cast<uint64_t>(book_.limits.max_lookup_depth))
     throw LimitReached{"lookup-depth",
-                       fmt::format("_find_spec nested {} deep; raise it with --max-lookup-depth", thread_.search_depth), {}};
+                       fmt::format("_find_spec nested {} deep; raise it with --max-lookup-depth", thread_.search_depth),
+                       {}};
   return snapshot_meta_path_ ? thread_.meta_path_snapshots.back() : interp_.meta_path;
 }
 
@@ -303,7 +317,8 @@ ModuleId Engine::create_module(LoaderId loader, SpecId spec) {
       return hook_create_module(loader, spec);
     case LoaderKind::Specific: {
       ModuleId m = create_module(l.ref, spec);
-      if (m == kNoModule) m = new_module(interp_.records.spec(spec).name, false, interp_.records.spec(spec).search, spec);
+      if (m == kNoModule)
+        m = new_module(interp_.records.spec(spec).name, false, interp_.records.spec(spec).search, spec);
       return m;
     }
   }
@@ -384,13 +399,13 @@ SpecId Engine::find_spec(NameId name) {
 // no hooks, the live list walked. Its design and revision pick which one.
 bool Engine::plain_run() const { return !fast_ && !book_.trace && !hooks_ && !snapshot_meta_path_; }
 
-#define IMPSIM_INSTANTIATE(M)                                         \
-  template void Engine::import_statement<M>(NameId);                  \
-  template ModuleId Engine::_find_and_load<M>(NameId);                \
-  template ModuleId Engine::_find_and_load_unlocked<M>(NameId);       \
-  template SpecId Engine::_find_spec<M>(NameId, PathRef);             \
-  template void Engine::exec_module<M>(LoaderId, ModuleId);           \
-  template ModuleId Engine::_load_unlocked<M>(SpecId);                \
+#define IMPSIM_INSTANTIATE(M)                                   \
+  template void Engine::import_statement<M>(NameId);            \
+  template ModuleId Engine::_find_and_load<M>(NameId);          \
+  template ModuleId Engine::_find_and_load_unlocked<M>(NameId); \
+  template SpecId Engine::_find_spec<M>(NameId, PathRef);       \
+  template void Engine::exec_module<M>(LoaderId, ModuleId);     \
+  template ModuleId Engine::_load_unlocked<M>(SpecId);          \
   template SpecId Engine::find_spec<M>(NameId);
 IMPSIM_EACH_RUN_MODE(IMPSIM_INSTANTIATE)
 #undef IMPSIM_INSTANTIATE

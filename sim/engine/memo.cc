@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "impsim/engine/engine.h"
+#include "impsim/engine/finders/proxy_hot_path.h"
 
 namespace impsim {
 

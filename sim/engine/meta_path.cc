@@ -8,6 +8,7 @@ void MetaPath::assign(const std::vector<FinderId>& list) {
   head_ = 0;
   rest_ = list;
   proxy_copies_ = std::count(list.begin(), list.end(), kProxyFinder);
+  size_ = static_cast<int64_t>(list.size());
 }
 
 // An insert the head cannot take: another finder, or Paddle's past its
@@ -19,6 +20,7 @@ void MetaPath::insert_into_rest(int64_t at, FinderId f) {
   }
   rest_.insert(rest_.begin() + (at - head_), f);
   if (f == kProxyFinder) ++proxy_copies_;
+  ++size_;
 }
 
 bool MetaPath::remove_from_rest(FinderId f) {
@@ -26,6 +28,7 @@ bool MetaPath::remove_from_rest(FinderId f) {
   if (it == rest_.end()) return false;
   rest_.erase(it);
   if (f == kProxyFinder) --proxy_copies_;
+  --size_;
   return true;
 }
 
@@ -35,6 +38,7 @@ void MetaPath::remove_all(FinderId f) {
     head_ = 0;
   }
   rest_.erase(std::remove(rest_.begin(), rest_.end(), f), rest_.end());
+  size_ = head_ + static_cast<int64_t>(rest_.size());
 }
 
 int64_t MetaPath::index(FinderId f) const {

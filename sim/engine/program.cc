@@ -2,8 +2,8 @@
 // (docs/scenario-format.md, "Steps"), with labels and the traceback of steps.
 #include <fmt/format.h>
 
-#include "impsim/engine/engine.h"
 #include "impsim/base/engine_stack.h"
+#include "impsim/engine/engine.h"
 
 namespace impsim {
 
@@ -12,8 +12,10 @@ void Engine::run() {
     try {
       set_up();  // a scenario past --max-objects stops here
       // The mode is picked here, once: every step below runs in it.
-      if (plain_run()) with_plain_run(design_, rules_, [this]<class M>() { run_steps<M>(model_.program); });
-      else run_steps<AnyRun>(model_.program);
+      if (plain_run())
+        with_plain_run(design_, rules_, [this]<class M>() { run_steps<M>(model_.program); });
+      else
+        run_steps<AnyRun>(model_.program);
     } catch (PyError& e) {
       thread_.error = std::move(e);
     } catch (LimitReached& l) {
@@ -71,8 +73,8 @@ void Engine::run_step_once(const CStep& step) {
   // Steps that cost no event (a repeated disable, say) still take time and
   // memory (a labelled step's results): they have a bound of their own.
   if (++book_.steps_run > book_.limits.max_steps)
-    throw LimitReached{"max-steps",
-                       fmt::format("{} scenario steps run; raise it with --max-steps", book_.limits.max_steps), {}};
+    throw LimitReached{
+        "max-steps", fmt::format("{} scenario steps run; raise it with --max-steps", book_.limits.max_steps), {}};
   maybe_collect();
   Counters start;
   uint64_t outer_high = 0;
@@ -90,9 +92,10 @@ void Engine::run_step_once(const CStep& step) {
     }
   }
   if (traced<M>()) book_.trace->step_begin(*this, step);
-  thread_.steps.push_back(&step);
+  const CStep* const outer_step = thread_.step;
+  thread_.step = &step;
   auto close_label = [&](std::string result) {
-    thread_.steps.pop_back();
+    thread_.step = outer_step;
     if (traced<M>()) book_.trace->step_end(*this, step, result.c_str());
     if (step.label < 0) return;
     LabelTotals& t = book_.labels[step.label];
@@ -130,7 +133,7 @@ void Engine::run_step_once(const CStep& step) {
         if (step.has_blocked) {
           if (!rules<M>().enable_takes_blocked)
             raise("TypeError", "enable_torch_proxy() got an unexpected keyword argument 'blocked_modules'");
-          assign_set(finder_.blocked, finder_.sets.unite(finder_.blocked, step.block));
+          assign_set(finder_.blocked, unite_sets(finder_.blocked, step.block));
           finder_.covers.clear();
         }
         enable<M>(step.has_scope ? std::optional<SetId>(step.scopes[0]) : std::nullopt);
@@ -139,7 +142,7 @@ void Engine::run_step_once(const CStep& step) {
         disable<M>();
         break;
       case StepKind::Block:
-        assign_set(finder_.blocked, finder_.sets.unite(finder_.blocked, step.block));
+        assign_set(finder_.blocked, unite_sets(finder_.blocked, step.block));
         finder_.covers.clear();
         break;
       case StepKind::Guard:
@@ -194,8 +197,8 @@ void Engine::run_guard_levels(const CStep& step, int64_t level) {
               });
 }
 
-#define IMPSIM_INSTANTIATE(M)                                                   \
-  template void Engine::run_steps<M>(const std::vector<CStep>&);                \
+#define IMPSIM_INSTANTIATE(M)                                    \
+  template void Engine::run_steps<M>(const std::vector<CStep>&); \
   template void Engine::run_body<M>(ModuleId, const std::vector<CStep>&, bool);
 IMPSIM_EACH_RUN_MODE(IMPSIM_INSTANTIATE)
 #undef IMPSIM_INSTANTIATE

@@ -34,10 +34,10 @@ struct EngineLimits {
   // What an unset bound means (a field so tests can reach "the default was
   // hit" without stepping 500 million events).
   uint64_t default_bound = kDefaultMaxEvents;
-  int max_lookup_depth = 200;         // nested _find_spec_for_specific_module
-  int max_body_depth = 200;           // nested module bodies and calls
-  int max_guard_depth = 5000;         // guards open at once (nest levels included)
-  uint64_t max_steps = 10'000'000;    // scenario steps run (repeats counted), events or not
+  int max_lookup_depth = 200;       // nested _find_spec_for_specific_module
+  int max_body_depth = 200;         // nested module bodies and calls
+  int max_guard_depth = 5000;       // guards open at once (nest levels included)
+  uint64_t max_steps = 10'000'000;  // scenario steps run (repeats counted), events or not
   // Hook scenarios: finder objects a run has besides the interpreter's four
   // (those "finders" declares and those `new` steps make: each is a row of
   // every report), and the length of sys.meta_path (every insert moves the
@@ -48,7 +48,7 @@ struct EngineLimits {
 
 // A resource bound was reached: the run stops where it is (exit status 3).
 struct LimitReached {
-  std::string limit;   // "max-events", "lookup-depth", "body-depth"
+  std::string limit;  // "max-events", "lookup-depth", "body-depth"
   std::string detail;
   std::vector<std::string> traceback;
 };
@@ -64,10 +64,15 @@ struct Bookkeeping {
   uint64_t max_events;  // limits.max_events resolved for this engine kind
   uint64_t max_work;
   uint64_t step_limit = 0;  // Engine::update_step_limit()
-  uint64_t events = 0;      // events stepped
+  // Events stepped, counted down: count_event is `--events_left < 0`, one
+  // instruction and a branch at every ask and toggle (a count up compared
+  // with the limit took five). One event past the limit leaves it at -1.
+  int64_t events_left = 0;
+  uint64_t events_base = 0;  // stepped_events() + events_left
+  uint64_t stepped_events() const { return events_base - static_cast<uint64_t>(events_left); }
   Count replayed_events = 0;
   uint64_t steps_run = 0;
-  uint64_t walk_peak = 0;   // the largest len(sys.modules) a walk examined
+  uint64_t walk_peak = 0;  // the largest len(sys.modules) a walk examined
   uint64_t last_walk = 0;
   uint64_t copies_moves = 0;  // times the number of copies of P changed
   const CStep* copies_changed_by = nullptr;

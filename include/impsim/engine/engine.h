@@ -17,22 +17,22 @@
 #include <unordered_map>
 #include <vector>
 
-#include "impsim/scenario/axes.h"
-#include "impsim/scenario/counters.h"
-#include "impsim/engine/memo.h"
-#include "impsim/scenario/hook_counters.h"
-#include "impsim/scenario/hook_language.h"
-#include "impsim/model/model.h"
-#include "impsim/engine/records.h"
-#include "impsim/scenario/results.h"
-#include "impsim/engine/sys_modules.h"
-#include "impsim/engine/trace_sink.h"
 #include "impsim/engine/bookkeeping.h"
 #include "impsim/engine/finders/hook_finders.h"
 #include "impsim/engine/finders/proxy_finder.h"
 #include "impsim/engine/interpreter.h"
+#include "impsim/engine/memo.h"
 #include "impsim/engine/py_thread.h"
+#include "impsim/engine/records.h"
 #include "impsim/engine/run_mode.h"
+#include "impsim/engine/sys_modules.h"
+#include "impsim/engine/trace_sink.h"
+#include "impsim/model/model.h"
+#include "impsim/scenario/axes.h"
+#include "impsim/scenario/counters.h"
+#include "impsim/scenario/hook_counters.h"
+#include "impsim/scenario/hook_language.h"
+#include "impsim/scenario/results.h"
 #include "impsim/scenario/variant.h"
 
 namespace impsim {
@@ -61,8 +61,7 @@ template <class Body, class Cleanup>
     } catch (PyError&) {
       finally(true);
       throw;
-    }
-    finally(false);
+    } finally(false);
   } else {
     auto result = [&] {
       try {
@@ -76,7 +75,6 @@ template <class Body, class Cleanup>
     return result;
   }
 }
-
 
 class Engine {
  public:
@@ -97,13 +95,13 @@ class Engine {
   const SysModules& sys_modules() const { return interp_.sys_modules; }
   const FinderState& finder() const { return finder_; }
   const TorchCache& torch_cache() const { return finder_.cache; }  // TORCH_MODULES_CACHE
-  const SetTable& sets() const { return finder_.sets; }  // what the finder's SetIds stand for
+  const SetTable& sets() const { return finder_.sets; }            // what the finder's SetIds stand for
   const Module& module(ModuleId m) const { return interp_.records.module(m); }
   const Model& model() const { return model_; }
   // The current value of a set object (04efefd's scope bookkeeping).
   SetId scope_object_value(int32_t object) const { return finder_.scope_objects[static_cast<size_t>(object)].value; }
   // Simulated events (asks + toggles), replayed ones included.
-  Count events() const { return book_.events + book_.replayed_events; }
+  Count events() const { return book_.stepped_events() + book_.replayed_events; }
   // Fast engine: asks answered from memory, and how many states it remembers.
   uint64_t memo_hits() const { return book_.memo.hits(); }
   size_t memo_size() const { return book_.memo.size(); }
@@ -123,7 +121,7 @@ class Engine {
   uint64_t lookup_depth() const { return thread_.depth; }
   // The innermost step that last changed the number of copies in sys.meta_path.
   const CStep* copies_changed_by() const { return book_.copies_changed_by; }
-  const CStep* current_step() const { return thread_.steps.empty() ? nullptr : thread_.steps.back(); }
+  const CStep* current_step() const { return thread_.step; }
   const std::vector<ModuleId>& frames() const { return thread_.frames; }
   // The Python thread running now.
   const PyThread& thread() const { return thread_; }
@@ -183,7 +181,9 @@ class Engine {
   // thread_set guards' names, and one object's own set and flag.
   const std::vector<NameId>& global_finding() const { return hook_finders_.global_finding; }
   const std::vector<NameId>& thread_finding() const { return thread_.thread_finding; }
-  const std::vector<NameId>& object_in_progress(FinderId f) const { return hook_finders_.state[static_cast<size_t>(f)].in_progress; }
+  const std::vector<NameId>& object_in_progress(FinderId f) const {
+    return hook_finders_.state[static_cast<size_t>(f)].in_progress;
+  }
   bool object_flag(FinderId f) const { return hook_finders_.state[static_cast<size_t>(f)].flag; }
   // Every finder object of the run, by FinderId: the model's, then those `new` steps made.
   const std::vector<FinderObject>& finder_objects() const { return interp_.objects; }
@@ -212,8 +212,9 @@ class Engine {
   void new_hook_object(FinderId declared);
   // The object a scenario's finder id names now: the newest `new` made, or the declared one.
   FinderId bound_object(FinderId declared) const {
-    return declared >= 0 && static_cast<size_t>(declared) < hook_finders_.newest.size() ? hook_finders_.newest[static_cast<size_t>(declared)]
-                                                                             : declared;
+    return declared >= 0 && static_cast<size_t>(declared) < hook_finders_.newest.size()
+               ? hook_finders_.newest[static_cast<size_t>(declared)]
+               : declared;
   }
   // del sys.modules[name] (and its submodules).
   void unload_modules(const std::vector<NameId>& names, bool submodules);
@@ -225,13 +226,13 @@ class Engine {
     return fast<M>() && !traced<M>() ? proxy_find_spec_memo(name) : proxy_find_spec_stepped<M>(name);
   }
   template <class M = AnyRun>
-  SpecId proxy_find_spec_stepped(NameId name);
+  [[gnu::always_inline]] SpecId proxy_find_spec_stepped(NameId name);
   // TorchProxyMetaFinder.find_spec's tests, in its order: which branch answers.
   template <class M>
   [[gnu::always_inline]] FindReason find_spec_branch(NameId name);
   // _find_spec_for_specific_module: one lookup.
   template <class M = AnyRun>
-  SpecId _find_spec_for_specific_module(NameId name, bool exec_enable, uint8_t mark);
+  [[gnu::always_inline]] SpecId _find_spec_for_specific_module(NameId name, bool exec_enable, uint8_t mark);
   template <class M = AnyRun>
   SpecId _find_spec_for_cached_torch_module(NameId name);
   template <class M = AnyRun>
@@ -316,7 +317,10 @@ class Engine {
     // The same set again (a guard restoring the scope it found): holding
     // it and letting it go would leave every count as it is.
     if (value == slot) return;
-    finder_.sets.hold(value);
+    // The empty set is the scope of every global enable and is pinned:
+    // a hold of it is nothing, and this test folds away where the compiler
+    // sees the constant (`_set_scope(None)`).
+    if (value != kEmptySet) finder_.sets.hold(value);
     release_set(slot);
     slot = value;
   }
@@ -330,36 +334,40 @@ class Engine {
   void release_scope_object(int32_t object);
 
   void count_event() {
-    if (++book_.events > book_.step_limit) [[unlikely]]
+    if (--book_.events_left < 0) [[unlikely]]
       event_limit_reached();
   }
   [[noreturn]] void event_limit_reached();
-  // The book_.events value past which count_event stops the run: max_work, or
-  // what max_events leaves after the replayed events, whichever is less.
+  // The number of stepped events past which count_event stops the run:
+  // max_work, or what max_events leaves after the replayed events,
+  // whichever is less.
   void update_step_limit();
   // One toggle: one pass over sys.modules examining every name in it.
   template <class M>
   void count_walk() {
-    ++thread_.counts.toggles;
-    ++thread_.counts.walks;
+    ++thread_.counts.toggles;  // and a walk (PyThread::counters)
     // indexed-walk: a prefix index hands the toggle the torch names only.
     const uint64_t n = design<M>().indexed_walk ? interp_.sys_modules.torch_count() : interp_.sys_modules.size();
-    book_.last_walk = n;
+    if (traced<M>()) book_.last_walk = n;  // what the trace's toggle line prints
     if (__builtin_add_overflow(thread_.counts.comparisons, n, &thread_.counts.comparisons)) [[unlikely]]
       comparisons_wrapped();
     if (n > book_.walk_peak) book_.walk_peak = n;
     count_event();
   }
   void comparisons_wrapped();
-  // SetTable::covers, remembered per (set, name): the scope and blocked
-  // tests run on every ask, against a handful of distinct sets.
+  // SetTable::covers, remembered per (set, name) (finders/covers_memo.h).
   bool covers(SetId set, NameId name) {
     if (set == kEmptySet) return false;
-    if (static_cast<size_t>(set) < finder_.covers.size()) {
-      const std::vector<int8_t>& row = finder_.covers[static_cast<size_t>(set)];
-      if (!row.empty() && row[static_cast<size_t>(name)] >= 0) return row[static_cast<size_t>(name)] != 0;
-    }
+    const int8_t known = finder_.covers.get(set, name);
+    if (known >= 0) [[likely]]
+      return known != 0;
     return learn_covers(set, name);
+  }
+  // a | b, with a row of the covers memo for the id it may be new under.
+  SetId unite_sets(SetId a, SetId b) {
+    const SetId s = finder_.sets.unite(a, b);
+    finder_.covers.widen(finder_.sets.ids());
+    return s;
   }
   bool learn_covers(SetId set, NameId name);
   void resolving_add(NameId name);
@@ -409,22 +417,40 @@ class Engine {
   // which has none of the four below.
   template <class M>
   static bool unless_plain(bool now) {
-    if constexpr (M::plain) return false;
-    else return now;
+    if constexpr (M::plain)
+      return false;
+    else
+      return now;
   }
-  template <class M> bool traced() const { return unless_plain<M>(book_.trace != nullptr); }
-  template <class M> bool hooks() const { return unless_plain<M>(hooks_); }
-  template <class M> bool fast() const { return unless_plain<M>(fast_); }
-  template <class M> bool search_extras() const { return unless_plain<M>(search_extras_); }
+  template <class M>
+  bool traced() const {
+    return unless_plain<M>(book_.trace != nullptr);
+  }
+  template <class M>
+  bool hooks() const {
+    return unless_plain<M>(hooks_);
+  }
+  template <class M>
+  bool fast() const {
+    return unless_plain<M>(fast_);
+  }
+  template <class M>
+  bool search_extras() const {
+    return unless_plain<M>(search_extras_);
+  }
   template <class M>
   const Design& design() const {
-    if constexpr (M::plain) return M::design;
-    else return design_;
+    if constexpr (M::plain)
+      return M::design;
+    else
+      return design_;
   }
   template <class M>
   const RevisionRules& rules() const {
-    if constexpr (M::plain) return M::rules;
-    else return rules_;
+    if constexpr (M::plain)
+      return M::rules;
+    else
+      return rules_;
   }
   // Whether this run is a plain one (run_mode.h).
   bool plain_run() const;
@@ -437,8 +463,8 @@ class Engine {
   RevisionRules rules_;
   bool snapshot_meta_path_;  // _find_spec iterates list(sys.meta_path) (CPython 3.14)
   bool fast_;
-  bool hooks_ = false;  // a hook scenario (model.hooks.used): sys.meta_path as finder objects
-  bool search_extras_ = false;  // hooks_ or snapshot_meta_path_: _find_spec's begin_search
+  bool hooks_ = false;                            // a hook scenario (model.hooks.used): sys.meta_path as finder objects
+  bool search_extras_ = false;                    // hooks_ or snapshot_meta_path_: _find_spec's begin_search
   static constexpr uint64_t kMinCollect = 16384;  // at most ~0.5 MB of garbage between collections
 
   // The parts, each one job (docs/architecture.md, "The engine's state").
@@ -455,11 +481,16 @@ class Engine {
 // What a trace calls a finder of each class.
 inline FinderKind trace_kind(FinderClass c) {
   switch (c) {
-    case FinderClass::Builtin: return FinderKind::Builtin;
-    case FinderClass::Frozen: return FinderKind::Frozen;
-    case FinderClass::Path: return FinderKind::Path;
-    case FinderClass::Proxy: return FinderKind::Proxy;
-    case FinderClass::Hook: return FinderKind::Hook;
+    case FinderClass::Builtin:
+      return FinderKind::Builtin;
+    case FinderClass::Frozen:
+      return FinderKind::Frozen;
+    case FinderClass::Path:
+      return FinderKind::Path;
+    case FinderClass::Proxy:
+      return FinderKind::Proxy;
+    case FinderClass::Hook:
+      return FinderKind::Hook;
   }
   return FinderKind::Hook;
 }
@@ -486,9 +517,10 @@ inline SpecId Engine::traced_proxy_find_spec(NameId name, int64_t index, const M
   // Suppressed: this ask, and nothing nested in it, was answered by the fix.
   const bool suppressed = thread_.counts.asks == before.asks + 1 && thread_.counts.suppressed == before.suppressed + 1;
   book_.trace->ask_end(*this, name, FinderKind::Proxy,
-                  spec != kNoSpec ? AskAnswer::Spec : suppressed ? AskAnswer::Suppressed : AskAnswer::None);
+                       spec != kNoSpec ? AskAnswer::Spec
+                       : suppressed    ? AskAnswer::Suppressed
+                                       : AskAnswer::None);
   return spec;
 }
-
 
 }  // namespace impsim

@@ -21,7 +21,7 @@ class MetaPath {
  public:
   // sys.meta_path = list.
   void assign(const std::vector<FinderId>& list);
-  int64_t size() const { return head_ + static_cast<int64_t>(rest_.size()); }
+  int64_t size() const { return size_; }
   // sys.meta_path[i], 0 <= i < size().
   FinderId at(int64_t i) const { return i < head_ ? kProxyFinder : rest_[static_cast<size_t>(i - head_)]; }
   // sys.meta_path.count(TORCH_PROXY_FINDER), kept as the list changes.
@@ -31,6 +31,7 @@ class MetaPath {
     if (f == kProxyFinder && at <= head_) [[likely]] {
       ++head_;
       ++proxy_copies_;
+      ++size_;
       return;
     }
     insert_into_rest(at, f);
@@ -39,12 +40,14 @@ class MetaPath {
   void insert_proxy_at_head() {
     ++head_;
     ++proxy_copies_;
+    ++size_;
   }
   // sys.meta_path.remove(f): the first occurrence; false if there is none.
   bool remove(FinderId f) {
     if (f == kProxyFinder && head_ > 0) [[likely]] {
       --head_;
       --proxy_copies_;
+      --size_;
       return true;
     }
     return remove_from_rest(f);
@@ -64,6 +67,8 @@ class MetaPath {
   int64_t head_ = 0;            // copies of Paddle's finder at index 0..head_-1
   std::vector<FinderId> rest_;  // what follows them
   int64_t proxy_copies_ = 0;    // head_ plus the copies in rest_
+  // head_ plus rest_'s size, kept: _find_spec's loop reads it at every turn.
+  int64_t size_ = 0;
 };
 
 }  // namespace impsim

@@ -24,8 +24,8 @@ namespace impsim {
 
 // A Python exception in flight through the simulated interpreter.
 struct PyError {
-  std::string type;     // "ModuleNotFoundError", "KeyError", ...
-  std::string message;  // str(exc)
+  std::string type;                    // "ModuleNotFoundError", "KeyError", ...
+  std::string message;                 // str(exc)
   std::vector<std::string> traceback;  // step pointers, outermost first
   bool is_import_error() const { return type == "ImportError" || type == "ModuleNotFoundError"; }
 };
@@ -35,7 +35,9 @@ struct PyError {
 // stepped (a uint64 too) except comparisons, which comparisons_wrapped()
 // folds into PyThread::totals before it wraps.
 struct StepCounts {
-  uint64_t asks = 0, suppressed = 0, lookups = 0, toggles = 0, walks = 0, comparisons = 0;
+  // No walks: every toggle walks sys.modules once (Engine::count_walk), so
+  // counters() reads the walks off the toggles.
+  uint64_t asks = 0, suppressed = 0, lookups = 0, toggles = 0, comparisons = 0;
 };
 
 // A labelled step running, with the finder objects called since it began
@@ -49,15 +51,17 @@ struct HookRegion {
 };
 
 struct PyThread {
-  std::vector<ModuleId> frames;      // module bodies and calls on the Python stack
-  std::vector<const CStep*> steps;   // scenario steps running, outermost first
-  int body_depth = 0;                // frames, checked against --max-body-depth
-  int guard_depth = 0;               // guards open (nest levels included)
-  uint64_t depth = 0;                // current lookup nesting (_find_spec_for_specific_module)
-  uint64_t high = 0;                 // deepest lookup since the innermost region began
-  uint64_t search_depth = 0;         // current _find_spec nesting (hook scenarios)
-  uint64_t hook_call_depth = 0;      // current nesting of hook find_spec calls
-  uint64_t label_search_high = 0;    // deepest _find_spec since the innermost label began
+  std::vector<ModuleId> frames;  // module bodies and calls on the Python stack
+  // The innermost scenario step running (each step keeps its caller's on
+  // the C++ stack): read at every toggle, so a pointer, not a stack.
+  const CStep* step = nullptr;
+  int body_depth = 0;              // frames, checked against --max-body-depth
+  int guard_depth = 0;             // guards open (nest levels included)
+  uint64_t depth = 0;              // current lookup nesting (_find_spec_for_specific_module)
+  uint64_t high = 0;               // deepest lookup since the innermost region began
+  uint64_t search_depth = 0;       // current _find_spec nesting (hook scenarios)
+  uint64_t hook_call_depth = 0;    // current nesting of hook find_spec calls
+  uint64_t label_search_high = 0;  // deepest _find_spec since the innermost label began
 
   // threading.local state of the finders.
   std::vector<char> resolving;         // the fix's _resolving names, by NameId
@@ -86,7 +90,7 @@ struct PyThread {
     c.suppressed += counts.suppressed;
     c.lookups += counts.lookups;
     c.toggles += counts.toggles;
-    c.walks += counts.walks;
+    c.walks += counts.toggles;
     c.comparisons += counts.comparisons;
     c.max_depth = peak_depth;
     return c;

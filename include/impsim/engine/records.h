@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "impsim/base/arena.h"
-#include "impsim/scenario/names.h"
 #include "impsim/engine/sys_modules.h"
+#include "impsim/scenario/names.h"
 
 namespace impsim {
 
@@ -30,10 +30,10 @@ inline constexpr SpecId kNoSpec = -1;
 
 struct Module {
   NameId name;
-  bool proxy;      // a ProxyModule made by the finder's TorchProxyLoader
-  PathRef path;    // __path__
-  uint8_t marks;   // __enable_torch_proxy__ / __disable_torch_proxy__ in its __dict__
-  SpecId spec;     // __spec__
+  bool proxy;     // a ProxyModule made by the finder's TorchProxyLoader
+  PathRef path;   // __path__
+  uint8_t marks;  // __enable_torch_proxy__ / __disable_torch_proxy__ in its __dict__
+  SpecId spec;    // __spec__
   // Provenance, for verdicts: the innermost step running when the module
   // was created and when its last mark was set (nullptr: before the program).
   const CStep* created_by = nullptr;
@@ -41,14 +41,14 @@ struct Module {
 };
 
 enum class LoaderKind : uint8_t {
-  Source,    // a tree file (SourceFileLoader): exec runs the entry's body
-  Empty,     // a preloaded module's loader: exec does nothing
-  Proxy,     // TorchProxyLoader over a paddle module
-  Cached,    // CachedTorchModuleLoader (b52ce17): create_module returns the module captured with the spec
+  Source,        // a tree file (SourceFileLoader): exec runs the entry's body
+  Empty,         // a preloaded module's loader: exec does nothing
+  Proxy,         // TorchProxyLoader over a paddle module
+  Cached,        // CachedTorchModuleLoader (b52ce17): create_module returns the module captured with the spec
   CachedByName,  // CachedTorchModuleLoader (04efefd): create_module returns TORCH_MODULES_CACHE[name] then
-  Specific,  // SpecificModuleLoader wrapping another loader
-  HookServe,    // a hook's own loader (ref: Engine::hook_loaders_)
-  HookWrapped,  // a hook's wrapper around the loader of the spec it returns (ref: Engine::hook_loaders_)
+  Specific,      // SpecificModuleLoader wrapping another loader
+  HookServe,     // a hook's own loader (ref: Engine::hook_loaders_)
+  HookWrapped,   // a hook's wrapper around the loader of the spec it returns (ref: Engine::hook_loaders_)
 };
 
 struct Loader {
@@ -81,14 +81,17 @@ class Records {
   }
   ModuleId new_module(const Module& m) {
     changed();
+    ++made_;
     return modules_.alloc(m);
   }
   SpecId new_spec(const Spec& s) {
     changed();
+    ++made_;
     return specs_.alloc(s);
   }
   LoaderId new_loader(const Loader& l) {
     changed();
+    ++made_;
     return loaders_.alloc(l);
   }
   // Never decreases; equal versions mean no record was made or changed.
@@ -103,7 +106,8 @@ class Records {
 
   size_t live() const { return modules_.live() + specs_.live() + loaders_.live(); }
   size_t slots() const { return modules_.slots() + specs_.slots() + loaders_.slots(); }
-  uint64_t made() const { return modules_.allocated() + specs_.allocated() + loaders_.allocated(); }
+  // Records ever made (read before every proxy ask: one counter, not three).
+  uint64_t made() const { return made_; }
 
  private:
   void changed() { ++version_; }
@@ -113,6 +117,7 @@ class Records {
   Arena<Spec> specs_;
   Arena<Loader> loaders_;
   uint64_t version_ = 0;
+  uint64_t made_ = 0;
   std::vector<ModuleId> pending_;  // marked modules whose spec is still to mark
 };
 

@@ -49,6 +49,8 @@ class SetTable {
     return static_cast<uint64_t>(static_cast<uint32_t>(id)) | (static_cast<uint64_t>(generation_[id]) << 32);
   }
   size_t live() const { return sets_.size() - free_.size(); }
+  // Every id handed out so far is below this.
+  size_t ids() const { return sets_.size(); }
 
  private:
   SetId add(std::vector<NameId> sorted, uint64_t hash);

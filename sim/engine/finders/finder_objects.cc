@@ -6,11 +6,11 @@
 #include <algorithm>
 
 #include "impsim/engine/engine.h"
+#include "impsim/engine/finders/proxy_hot_path.h"
 
 namespace impsim {
 
-namespace {
-}  // namespace
+namespace {}  // namespace
 
 void Engine::set_up_hooks() {
   const HookModel& hm = model_.hooks;
@@ -55,7 +55,8 @@ void Engine::set_up_hooks() {
 // one first called it, with the same count: it was not called in between).
 void Engine::note_object_in_regions(FinderId f) {
   const auto i = static_cast<size_t>(f);
-  for (auto r = thread_.hook_regions.rbegin(); r != thread_.hook_regions.rend() && thread_.region_mark[i] < r->serial; ++r)
+  for (auto r = thread_.hook_regions.rbegin(); r != thread_.hook_regions.rend() && thread_.region_mark[i] < r->serial;
+       ++r)
     r->called.emplace_back(f, thread_.hook_counters.by_object[i]);
   thread_.region_mark[i] = thread_.hook_regions.back().serial;
 }
@@ -68,7 +69,6 @@ void Engine::check_meta_path_room() {
                                    interp_.meta_path.size()),
                        {}};
 }
-
 
 // _find_spec_legacy (3.9 to 3.11): 3.10 and 3.11 first warn
 // "X.find_spec() not found; falling back to find_module()" (ImportWarning),
@@ -97,18 +97,22 @@ SpecId Engine::finder_find_spec(FinderId finder, NameId name, PathRef path) {
     count_event();
   }
   switch (cls) {
-    case FinderClass::Builtin: return builtin_importer_find_spec(name);
-    case FinderClass::Frozen: return kNoSpec;  // no frozen module is part of a scenario
-    case FinderClass::Path: return path_finder_find_spec(name, path);
-    case FinderClass::Proxy: return proxy_find_spec(name);
+    case FinderClass::Builtin:
+      return builtin_importer_find_spec(name);
+    case FinderClass::Frozen:
+      return kNoSpec;  // no frozen module is part of a scenario
+    case FinderClass::Path:
+      return path_finder_find_spec(name, path);
+    case FinderClass::Proxy:
+      return proxy_find_spec(name);
     case FinderClass::Hook:
       // A legacy finder has no find_spec (a `call` of one is refused by the
       // loader; `call_next` may meet one in the list).
       if (is_legacy_finder(finder))
-        raise("AttributeError", fmt::format("'{}' object has no attribute 'find_spec'",
-                                            hook_finders_.classes[static_cast<size_t>(
-                                                              interp_.objects[static_cast<size_t>(finder)].hook)]
-                                                .name));
+        raise("AttributeError",
+              fmt::format(
+                  "'{}' object has no attribute 'find_spec'",
+                  hook_finders_.classes[static_cast<size_t>(interp_.objects[static_cast<size_t>(finder)].hook)].name));
       return hook_find_spec(finder, name, path);
   }
   return kNoSpec;
@@ -151,11 +155,15 @@ void Engine::install_hook(FinderId finder) {
   const HookClass& h = hook_finders_.classes[static_cast<size_t>(interp_.objects[static_cast<size_t>(finder)].hook)];
   const bool present = interp_.meta_path.contains(finder);
   switch (h.install) {
-    case InstallPolicy::Insert0: meta_path_insert(0, finder); break;
+    case InstallPolicy::Insert0:
+      meta_path_insert(0, finder);
+      break;
     case InstallPolicy::Insert0IfAbsent:
       if (!present) meta_path_insert(0, finder);
       break;
-    case InstallPolicy::Append: meta_path_append(finder); break;
+    case InstallPolicy::Append:
+      meta_path_append(finder);
+      break;
     case InstallPolicy::AppendIfAbsent:
       if (!present) meta_path_append(finder);
       break;
@@ -165,7 +173,8 @@ void Engine::install_hook(FinderId finder) {
 // The hook's uninstall(): one copy (`list.remove`, ValueError ignored) or every copy.
 void Engine::uninstall_hook(FinderId finder) {
   const HookClass& h = hook_finders_.classes[static_cast<size_t>(interp_.objects[static_cast<size_t>(finder)].hook)];
-  if (h.uninstall == UninstallPolicy::First) meta_path_remove(finder);
+  if (h.uninstall == UninstallPolicy::First)
+    meta_path_remove(finder);
   else
     while (meta_path_remove(finder)) {
     }
@@ -209,10 +218,18 @@ void Engine::new_hook_object(FinderId declared) {
 void Engine::run_meta_path_step(const CStep& step) {
   const FinderId f = bound_object(step.finder);
   switch (step.kind) {
-    case StepKind::Install: install_hook(f); return;
-    case StepKind::Uninstall: uninstall_hook(f); return;
-    case StepKind::Insert: meta_path_insert(step.at, f); return;
-    case StepKind::Append: meta_path_append(f); return;
+    case StepKind::Install:
+      install_hook(f);
+      return;
+    case StepKind::Uninstall:
+      uninstall_hook(f);
+      return;
+    case StepKind::Insert:
+      meta_path_insert(step.at, f);
+      return;
+    case StepKind::Append:
+      meta_path_append(f);
+      return;
     case StepKind::Remove:
       if (step.all_copies) {
         while (meta_path_remove(f)) {
@@ -221,9 +238,14 @@ void Engine::run_meta_path_step(const CStep& step) {
       }
       if (!meta_path_remove(f) && !step.optional) raise("ValueError", "list.remove(x): x not in list");
       return;
-    case StepKind::New: new_hook_object(step.finder); return;
-    case StepKind::Unload: unload_modules(step.unload, step.submodules); return;
-    default: return;
+    case StepKind::New:
+      new_hook_object(step.finder);
+      return;
+    case StepKind::Unload:
+      unload_modules(step.unload, step.submodules);
+      return;
+    default:
+      return;
   }
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "impsim/engine/finders/covers_memo.h"
 #include "impsim/engine/sys_modules.h"
 #include "impsim/engine/trace_sink.h"
 #include "impsim/model/name_sets.h"
@@ -41,9 +42,8 @@ struct FinderState {
   // What the finder's module keeps besides: TORCH_MODULES_CACHE, and the
   // set objects its scopes are.
   TorchCache cache;
-  SetTable sets;  // the model's, copied: scope unions intern new sets while running
-  // SetTable::covers remembered: by SetId, by NameId: -1 unknown, 0, 1.
-  std::vector<std::vector<int8_t>> covers;
+  SetTable sets;      // the model's, copied: scope unions intern new sets while running
+  CoversMemo covers;  // SetTable::covers remembered
   // 04efefd's set objects (scope_object above); slots with no holder are reused.
   struct ScopeObject {
     SetId value;
@@ -57,8 +57,8 @@ struct FinderState {
 struct GuardEntry {
   bool noop;
   bool enable;
-  SetId old_scope;             // b52ce17: set(_local_enabled_scope), a copy
-  int32_t old_scope_object;    // 04efefd: _local_enabled_scope itself
+  SetId old_scope;           // b52ce17: set(_local_enabled_scope), a copy
+  int32_t old_scope_object;  // 04efefd: _local_enabled_scope itself
   bool old_global;
   GuardSite site;      // for a trace only
   GuardAction action;  // for a trace only

@@ -186,12 +186,12 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
   SpecId spec = kNoSpec;
   try {
     for (int64_t i = 0; i < meta_path.size(); ++i) {
-      const FinderId finder = meta_path.at(i);
-      if (finder == kProxyFinder) {
+      if (meta_path.proxy_at(i)) {
         spec = traced_proxy_find_spec<M>(name, i, meta_path);
         if (spec != kNoSpec) break;
         continue;
       }
+      const FinderId finder = meta_path.at(i);
       const FinderClass cls = class_of(finder);
       if (!hooks<M>()) {
         // BuiltinImporter and FrozenImporter answer None without touching
@@ -386,11 +386,10 @@ SpecId Engine::find_spec(NameId name) {
   NameId parent = names_.parent(name);
   PathRef path = kNoPath;
   if (parent != kNoName) {
-    ModuleId pm = _find_and_load<M>(parent);
-    if (interp_.records.module(pm).path == kNoPath)
+    path = interp_.records.module(_find_and_load<M>(parent)).path;
+    if (path == kNoPath)
       raise("ModuleNotFoundError", fmt::format("__path__ attribute not found on {} while trying to find {}",
                                                repr(names_.text(parent)), repr(names_.text(name))));
-    path = interp_.records.module(pm).path;
   }
   return _find_spec<M>(name, path);
 }

@@ -78,8 +78,7 @@ SpecId Engine::proxy_find_spec_memo(NameId name) {
         book_.walk_peak = std::max(book_.walk_peak, n);
       }
       if (v->moved_copies) {
-        ++book_.copies_moves;
-        book_.copies_changed_by = current_step();
+        moved_copies();
       }
       return v->result;
     }

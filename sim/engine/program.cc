@@ -93,9 +93,9 @@ void Engine::run_step_once(const CStep& step) {
   }
   if (traced<M>()) book_.trace->step_begin(*this, step);
   const CStep* const outer_step = thread_.step;
-  thread_.step = &step;
+  enter_step(&step);
   auto close_label = [&](std::string result) {
-    thread_.step = outer_step;
+    enter_step(outer_step);
     if (traced<M>()) book_.trace->step_end(*this, step, result.c_str());
     if (step.label < 0) return;
     LabelTotals& t = book_.labels[step.label];

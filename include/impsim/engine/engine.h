@@ -120,7 +120,9 @@ class Engine {
   void set_collect_interval(uint64_t n) { interp_.collect_interval = n; }
   uint64_t lookup_depth() const { return thread_.depth; }
   // The innermost step that last changed the number of copies in sys.meta_path.
-  const CStep* copies_changed_by() const { return book_.copies_changed_by; }
+  const CStep* copies_changed_by() const {
+    return book_.copies_moves != book_.copies_moves_seen ? thread_.step : book_.copies_changed_by;
+  }
   const CStep* current_step() const { return thread_.step; }
   const std::vector<ModuleId>& frames() const { return thread_.frames; }
   // The Python thread running now.
@@ -333,6 +335,15 @@ class Engine {
   int32_t new_scope_object(SetId value);
   void release_scope_object(int32_t object);
 
+  // The number of copies of Paddle's finder in sys.meta_path changed.
+  void moved_copies() { ++book_.copies_moves; }
+  // The step running changes: the moves made since the last change were
+  // the leaving step's (see Bookkeeping::copies_changed_by).
+  void enter_step(const CStep* step) {
+    book_.copies_changed_by = copies_changed_by();
+    book_.copies_moves_seen = book_.copies_moves;
+    thread_.step = step;
+  }
   void count_event() {
     if (--book_.events_left < 0) [[unlikely]]
       event_limit_reached();

@@ -24,6 +24,9 @@ class MetaPath {
   int64_t size() const { return size_; }
   // sys.meta_path[i], 0 <= i < size().
   FinderId at(int64_t i) const { return i < head_ ? kProxyFinder : rest_[static_cast<size_t>(i - head_)]; }
+  // at(i) == TORCH_PROXY_FINDER, with no select on the way: the head's
+  // copies answer with one comparison.
+  bool proxy_at(int64_t i) const { return i < head_ || rest_[static_cast<size_t>(i - head_)] == kProxyFinder; }
   // sys.meta_path.count(TORCH_PROXY_FINDER), kept as the list changes.
   int64_t proxy_copies() const { return proxy_copies_; }
   // sys.meta_path.insert(at, f), 0 <= at <= size().

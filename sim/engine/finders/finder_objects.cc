@@ -133,8 +133,7 @@ void Engine::meta_path_insert(int64_t at, FinderId finder) {
   check_meta_path_room();
   interp_.meta_path.insert(at, finder);
   if (finder == kProxyFinder) {
-    ++book_.copies_moves;
-    book_.copies_changed_by = current_step();
+    moved_copies();
   }
 }
 
@@ -144,8 +143,7 @@ void Engine::meta_path_append(FinderId finder) { meta_path_insert(interp_.meta_p
 bool Engine::meta_path_remove(FinderId finder) {
   if (!interp_.meta_path.remove(finder)) return false;
   if (finder == kProxyFinder) {
-    ++book_.copies_moves;
-    book_.copies_changed_by = current_step();
+    moved_copies();
   }
   return true;
 }

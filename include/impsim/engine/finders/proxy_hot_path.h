@@ -145,8 +145,7 @@ inline void Engine::enable(std::optional<SetId> scope) {
   if (interp_.sys_modules.torch_count() > 0) _swap_torch_modules_to_cache<M>();
   _modify_scope<M>(scope);
   if (!design<M>().idempotent_enable || copies() == 0) {
-    ++book_.copies_moves;
-    book_.copies_changed_by = current_step();
+    moved_copies();
     if (hooks<M>()) [[unlikely]]
       check_meta_path_room();
     interp_.meta_path.insert_proxy_at_head();
@@ -163,8 +162,7 @@ inline void Engine::disable() {
     interp_.meta_path.remove_all(kProxyFinder);
   else
     interp_.meta_path.remove(kProxyFinder);
-  ++book_.copies_moves;
-  book_.copies_changed_by = current_step();
+  moved_copies();
   if (traced<M>()) [[unlikely]]
     book_.trace->toggle_begin(*this, false);
   count_walk<M>();

@@ -98,7 +98,8 @@ TEST_CASE("CPython 3.14 snapshot: finders inserted during a walk are not asked b
   CHECK(counter_of(r, "finder_calls:f") == 2);
   CHECK(counter_of(r, "finder_calls:late") == 0);
   CHECK(counter_of(r, "max_depth") == 2);
-  CHECK(r.outcome.meta_path == std::vector<std::string>{"late", "f", "BuiltinImporter", "FrozenImporter", "PathFinder"});
+  CHECK(r.outcome.meta_path ==
+        std::vector<std::string>{"late", "f", "BuiltinImporter", "FrozenImporter", "PathFinder"});
 }
 
 TEST_CASE("hook scenarios refuse the fast engine with a usage error") {
@@ -123,8 +124,8 @@ TEST_CASE("hook designs: as_is is the default, a fix may name one hook, Paddle s
 }
 
 TEST_CASE("hook loader errors name the pointer and what was expected") {
-  CHECK(load_error(with("", R"([{"install": "nobody"}])")).find("at /program/0/install: unknown finder object \"nobody\"") !=
-        std::string::npos);
+  CHECK(load_error(with("", R"([{"install": "nobody"}])"))
+            .find("at /program/0/install: unknown finder object \"nobody\"") != std::string::npos);
   CHECK(load_error(with("", R"([{"install": "PathFinder"}])")).find("install takes a hook finder object") !=
         std::string::npos);
   CHECK(load_error(with("", R"([{"insert": "f"}])")).find("needs \"at\"") != std::string::npos);
@@ -138,11 +139,13 @@ TEST_CASE("hook loader errors name the pointer and what was expected") {
             .find("at /hooks/h/install: unknown install policy \"push\"") != std::string::npos);
   CHECK(load_error(R"({"impsim": 1, "tree": {}, "program": [], "hooks": {"h": {"find_spec": [{"call": "X"}]}}})")
             .find("at /hooks/h/find_spec/0/call: unknown finder object \"X\"") != std::string::npos);
-  CHECK(load_error(R"({"impsim": 1, "tree": {}, "program": [], "hooks": {"h": {"claims": {"all": true, "top_level": true}}}})")
+  CHECK(load_error(
+            R"({"impsim": 1, "tree": {}, "program": [], "hooks": {"h": {"claims": {"all": true, "top_level": true}}}})")
             .find("exactly one of") != std::string::npos);
   CHECK(load_error(R"({"impsim": 1, "tree": {}, "program": [], "hooks": {"h": {"api": "find_loader"}}})")
             .find("at /hooks/h/api: unknown finder API \"find_loader\"") != std::string::npos);
-  CHECK(load_error(with(R"("expect": {"as_is": {"finder_calls:g": 1}},)")).find("unknown counter") != std::string::npos);
+  CHECK(load_error(with(R"("expect": {"as_is": {"finder_calls:g": 1}},)")).find("unknown counter") !=
+        std::string::npos);
   // The message lists what a hook scenario may name, not only Paddle's counters.
   const std::string listed = load_error(with(R"("expect": {"as_is": {"finder_calls:g#1": 1}},)"));
   CHECK(listed.find("legacy_warnings") != std::string::npos);
@@ -150,6 +153,23 @@ TEST_CASE("hook loader errors name the pointer and what was expected") {
   CHECK(load_error(with(R"("expect": {"as_is": {"finder_calls:f": 1, "searches": 2}},)")).empty());
   CHECK(load_error(R"({"impsim": 1, "tree": {}, "program": [], "hooks": {"h": {}}, "finders": {"P": {"hook": "h"}}})")
             .find("at /finders/P: \"P\" is a predefined finder object") != std::string::npos);
+}
+
+TEST_CASE("an unknown finder id: the nearest id and the list of those the scenario has, P only where it takes part") {
+  // P never enters this scenario's sys.meta_path: offering it would mislead.
+  CHECK(load_error(with("", R"([{"install": "g"}])"))
+            .find("unknown finder object \"g\"; expected one of: BuiltinImporter, FrozenImporter, PathFinder, f") !=
+        std::string::npos);
+  CHECK(load_error(with("", R"([{"install": "ff"}])")).find("unknown finder object \"ff\" (did you mean \"f\"?)") !=
+        std::string::npos);
+  CHECK(load_error(with("", R"([{"install": "PathFinder"}])")).find("finders and P") == std::string::npos);
+  // With an enable step, or P in the list, P is one of the scenario's objects.
+  CHECK(load_error(with("", R"([{"enable": {}}, {"install": "g"}])"))
+            .find("expected one of: BuiltinImporter, FrozenImporter, P, PathFinder, f") != std::string::npos);
+  CHECK(load_error(with(R"("meta_path": ["P", "PathFinder"],)", R"([{"install": "g"}])"))
+            .find("expected one of: BuiltinImporter, FrozenImporter, P, PathFinder, f") != std::string::npos);
+  CHECK(load_error(with("", R"([{"enable": {}}, {"install": "PathFinder"}])")).find("finders and P") !=
+        std::string::npos);
 }
 
 TEST_CASE("remove of an absent finder raises ValueError unless optional") {
@@ -177,7 +197,8 @@ TEST_CASE("the command line on a hook scenario: trace names finder objects, fast
   CHECK(t.status == 0);
   CHECK(t.out.find("ask i=0 [*shim shim BuiltinImporter FrozenImporter PathFinder]: shim.find_spec('dist')") !=
         std::string::npos);
-  for (const char* format : {"chrome", "dot", "importtime"}) CHECK(test::impsim(std::string("trace --format ") + format + " " + f).status == 0);
+  for (const char* format : {"chrome", "dot", "importtime"})
+    CHECK(test::impsim(std::string("trace --format ") + format + " " + f).status == 0);
   Command fast = test::impsim("run --engine fast " + f);
   CHECK(fast.status == 2);
   CHECK(fast.out.find("--engine fast does not model finder objects") != std::string::npos);
@@ -218,7 +239,8 @@ TEST_CASE("the interpreter's finders are counted per object, direct calls includ
   CHECK(counter_of(v, "finder_calls:FrozenImporter") == 1);
   CHECK(counter_of(v, "miss.finder_calls:PathFinder") == 2);
   // P is counted by the proxy's counters, not per object.
-  CHECK(load_error(with(R"("expect": {"as_is": {"finder_calls:P": 1}},)")).find("unknown counter") != std::string::npos);
+  CHECK(load_error(with(R"("expect": {"as_is": {"finder_calls:P": 1}},)")).find("unknown counter") !=
+        std::string::npos);
   CHECK(load_error(with(R"("expect": {"as_is": {"finder_calls:PathFinder": 1, "legacy_warnings": 0}},)")).empty());
 }
 

@@ -119,6 +119,15 @@ TEST_CASE("hook designs: as_is is the default, a fix may name one hook, Paddle s
   CHECK(hook_variant_problem(sc, *parse_variant("skip_self:nope")).has_value());
   Scenario paddle = parse_scenario(kProbeScenario, "inline.json");
   CHECK(hook_variant_problem(paddle, *parse_variant("as_is")).has_value());
+  // Paddle's designs change only P: refused where P takes no part, run where it does.
+  const std::optional<std::string> why = hook_variant_problem(sc, Variant::Before);
+  REQUIRE(why.has_value());
+  CHECK(why->find("\"before\" is a design of Paddle's proxy finder P, which takes no part") != std::string::npos);
+  CHECK(why->find("use a hook design: as_is, idempotent_install") != std::string::npos);
+  Scenario with_p = parse_scenario(with("", R"([{"enable": {}}, {"import": "a"}])"), "inline.json");
+  CHECK_FALSE(hook_variant_problem(with_p, Variant::After).has_value());
+  Scenario p_listed = parse_scenario(with(R"("meta_path": ["P", "PathFinder"],)"), "inline.json");
+  CHECK_FALSE(hook_variant_problem(p_listed, Variant::After).has_value());
   CHECK(load_error(R"({"impsim": 1, "tree": {}, "program": [], "variants": ["as_is"]})").find("/variants/0") !=
         std::string::npos);
 }
@@ -205,6 +214,16 @@ TEST_CASE("the command line on a hook scenario: trace names finder objects, fast
   Command cmp = test::impsim("compare " + f);
   CHECK(cmp.status == 0);
   CHECK(cmp.out.find("guard_remove_self") != std::string::npos);
+  // Paddle's designs on a scenario without P: a usage error, whichever subcommand asks.
+  const std::string swept = std::string(IMPSIM_SOURCE_DIR) + "/tests/data/hooks/sweep_not_params.json";
+  for (const std::string& args : {"run --variant before " + f, "compare --variants as_is,after " + f,
+                                  "trace --variant before " + f, "sweep --variant before " + swept}) {
+    CAPTURE(args);
+    Command paddle = test::impsim(args);
+    CHECK(paddle.status == 2);
+    CHECK(paddle.out.find("is a design of Paddle's proxy finder P, which takes no part in this scenario") !=
+          std::string::npos);
+  }
   Command j = test::impsim("run --json " + f);
   CHECK(j.out.find("\"meta_path\": [") != std::string::npos);
   CHECK(j.out.find("\"finder_calls_by_object\"") != std::string::npos);

@@ -159,7 +159,8 @@ bool is_hook_counter_name(const Scenario& sc, const std::string& name);
 std::string counter_list(const Scenario& sc);
 
 // Why variant `v` cannot run on `sc` (a hook design on a scenario without
-// hooks; ":HOOK" naming no hook of it), or nullopt.
+// hooks; ":HOOK" naming no hook of it; a design of Paddle's finder on a
+// hook scenario it takes no part in), or nullopt.
 std::optional<std::string> hook_variant_problem(const Scenario& sc, const Variant& v);
 
 }  // namespace impsim

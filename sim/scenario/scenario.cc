@@ -11,15 +11,35 @@
 
 namespace impsim {
 
+namespace {
+
+// The objects counted one by one (finder_calls:ID), as reports list them:
+// the hook objects as declared, then the interpreter's three.
+std::vector<std::string> counted_finder_ids(const Scenario& sc) {
+  std::vector<std::string> out;
+  for (const FinderText& f : sc.hooks.finders) out.push_back(f.id);
+  for (const char* id : {"BuiltinImporter", "FrozenImporter", "PathFinder"}) out.emplace_back(id);
+  return out;
+}
+
+}  // namespace
+
 std::vector<std::string> counter_names(const Scenario& sc) {
   std::vector<std::string> out;
   for (const CounterInfo& c : kCounters) out.emplace_back(c.name);
   if (!sc.hooks.used) return out;
   for (const char* c : {"searches", "finder_calls", "lookup_depth", "legacy_warnings"}) out.emplace_back(c);
-  for (const FinderText& f : sc.hooks.finders) out.push_back("finder_calls:" + f.id);
-  for (const char* id : {"BuiltinImporter", "FrozenImporter", "PathFinder"})
-    out.push_back(std::string("finder_calls:") + id);
+  for (const std::string& id : counted_finder_ids(sc)) out.push_back("finder_calls:" + id);
   return out;
+}
+
+std::vector<ReportRow> report_rows(const Scenario& sc) {
+  if (!sc.report.empty()) return sc.report;
+  if (!hook_only(sc)) return {{"lookups", "lookups"}};
+  std::vector<ReportRow> rows{{"searches", "searches"}};
+  for (const std::string& id : counted_finder_ids(sc)) rows.push_back({"finder_calls:" + id, "finder_calls:" + id});
+  rows.push_back({"max_depth", "max_depth"});
+  return rows;
 }
 
 bool is_hook_counter_name(const Scenario& sc, const std::string& name) {

@@ -141,10 +141,10 @@ struct Scenario {
 inline bool hook_only(const Scenario& sc) { return sc.hooks.used && !sc.hooks.proxy_used; }
 
 // The rows a sweep table, a chart or a blessed `expect` show: the
-// scenario's `report`, or lookups alone when it names none.
-inline std::vector<ReportRow> report_rows(const Scenario& sc) {
-  return sc.report.empty() ? std::vector<ReportRow>{{"lookups", "lookups"}} : sc.report;
-}
+// scenario's `report`; when it names none, lookups, or in a hook scenario
+// without P (where lookups is always 0) searches, finder_calls:ID per
+// finder object and max_depth.
+std::vector<ReportRow> report_rows(const Scenario& sc);
 
 // The counters `sc` can name in "report", "expect" and --counters (a hook
 // scenario's with its finder ids), for "did you mean" when one is misspelt.

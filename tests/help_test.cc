@@ -19,7 +19,6 @@ namespace {
 
 const std::vector<std::string> kSubcommands = {"run", "validate", "compare", "trace", "sweep", "explore", "help"};
 
-
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
   std::stringstream s(text);
@@ -93,6 +92,20 @@ TEST_CASE("every help fits in 80 columns, names each value once and lists the li
   // trace's --max-lines cuts the output, exit 0: not a limit.
   auto trace = test::impsim("trace --help");
   CHECK(trace.out.find("--max-lines") < trace.out.find("\nLimits ("));
+}
+
+TEST_CASE("--variant's help names the hook designs, and says where Paddle's designs apply") {
+  for (const std::string& sub : std::vector<std::string>{"run", "sweep", "trace", "explore"}) {
+    CAPTURE(sub);
+    std::string help;
+    for (const std::string& line : lines_of(test::impsim("help " + sub).out)) {
+      const size_t text = line.find_first_not_of(' ');
+      help += (help.empty() ? "" : " ") + (text == std::string::npos ? "" : line.substr(text));
+    }
+    CHECK(help.find("these are the designs of Paddle's finder P, which a scenario with hooks runs only where P takes "
+                    "part; the hook designs: as_is, idempotent_install, remove_all") != std::string::npos);
+    CHECK(help.find("(default: the scenario's; with hooks, as_is)") != std::string::npos);
+  }
 }
 
 TEST_CASE(

@@ -98,7 +98,8 @@ TEST_CASE("CPython 3.14 snapshot: finders inserted during a walk are not asked b
   CHECK(counter_of(r, "finder_calls:f") == 2);
   CHECK(counter_of(r, "finder_calls:late") == 0);
   CHECK(counter_of(r, "max_depth") == 2);
-  CHECK(r.outcome.meta_path == std::vector<std::string>{"late", "f", "BuiltinImporter", "FrozenImporter", "PathFinder"});
+  CHECK(r.outcome.meta_path ==
+        std::vector<std::string>{"late", "f", "BuiltinImporter", "FrozenImporter", "PathFinder"});
 }
 
 TEST_CASE("hook scenarios refuse the fast engine with a usage error") {
@@ -118,13 +119,22 @@ TEST_CASE("hook designs: as_is is the default, a fix may name one hook, Paddle s
   CHECK(hook_variant_problem(sc, *parse_variant("skip_self:nope")).has_value());
   Scenario paddle = parse_scenario(kProbeScenario, "inline.json");
   CHECK(hook_variant_problem(paddle, *parse_variant("as_is")).has_value());
+  // Paddle's designs change only P: refused where P takes no part, run where it does.
+  const std::optional<std::string> why = hook_variant_problem(sc, Variant::Before);
+  REQUIRE(why.has_value());
+  CHECK(why->find("\"before\" is a design of Paddle's proxy finder P, which takes no part") != std::string::npos);
+  CHECK(why->find("use a hook design: as_is, idempotent_install") != std::string::npos);
+  Scenario with_p = parse_scenario(with("", R"([{"enable": {}}, {"import": "a"}])"), "inline.json");
+  CHECK_FALSE(hook_variant_problem(with_p, Variant::After).has_value());
+  Scenario p_listed = parse_scenario(with(R"("meta_path": ["P", "PathFinder"],)"), "inline.json");
+  CHECK_FALSE(hook_variant_problem(p_listed, Variant::After).has_value());
   CHECK(load_error(R"({"impsim": 1, "tree": {}, "program": [], "variants": ["as_is"]})").find("/variants/0") !=
         std::string::npos);
 }
 
 TEST_CASE("hook loader errors name the pointer and what was expected") {
-  CHECK(load_error(with("", R"([{"install": "nobody"}])")).find("at /program/0/install: unknown finder object \"nobody\"") !=
-        std::string::npos);
+  CHECK(load_error(with("", R"([{"install": "nobody"}])"))
+            .find("at /program/0/install: unknown finder object \"nobody\"") != std::string::npos);
   CHECK(load_error(with("", R"([{"install": "PathFinder"}])")).find("install takes a hook finder object") !=
         std::string::npos);
   CHECK(load_error(with("", R"([{"insert": "f"}])")).find("needs \"at\"") != std::string::npos);
@@ -138,11 +148,13 @@ TEST_CASE("hook loader errors name the pointer and what was expected") {
             .find("at /hooks/h/install: unknown install policy \"push\"") != std::string::npos);
   CHECK(load_error(R"({"impsim": 1, "tree": {}, "program": [], "hooks": {"h": {"find_spec": [{"call": "X"}]}}})")
             .find("at /hooks/h/find_spec/0/call: unknown finder object \"X\"") != std::string::npos);
-  CHECK(load_error(R"({"impsim": 1, "tree": {}, "program": [], "hooks": {"h": {"claims": {"all": true, "top_level": true}}}})")
+  CHECK(load_error(
+            R"({"impsim": 1, "tree": {}, "program": [], "hooks": {"h": {"claims": {"all": true, "top_level": true}}}})")
             .find("exactly one of") != std::string::npos);
   CHECK(load_error(R"({"impsim": 1, "tree": {}, "program": [], "hooks": {"h": {"api": "find_loader"}}})")
             .find("at /hooks/h/api: unknown finder API \"find_loader\"") != std::string::npos);
-  CHECK(load_error(with(R"("expect": {"as_is": {"finder_calls:g": 1}},)")).find("unknown counter") != std::string::npos);
+  CHECK(load_error(with(R"("expect": {"as_is": {"finder_calls:g": 1}},)")).find("unknown counter") !=
+        std::string::npos);
   // The message lists what a hook scenario may name, not only Paddle's counters.
   const std::string listed = load_error(with(R"("expect": {"as_is": {"finder_calls:g#1": 1}},)"));
   CHECK(listed.find("legacy_warnings") != std::string::npos);
@@ -150,6 +162,23 @@ TEST_CASE("hook loader errors name the pointer and what was expected") {
   CHECK(load_error(with(R"("expect": {"as_is": {"finder_calls:f": 1, "searches": 2}},)")).empty());
   CHECK(load_error(R"({"impsim": 1, "tree": {}, "program": [], "hooks": {"h": {}}, "finders": {"P": {"hook": "h"}}})")
             .find("at /finders/P: \"P\" is a predefined finder object") != std::string::npos);
+}
+
+TEST_CASE("an unknown finder id: the nearest id and the list of those the scenario has, P only where it takes part") {
+  // P never enters this scenario's sys.meta_path: offering it would mislead.
+  CHECK(load_error(with("", R"([{"install": "g"}])"))
+            .find("unknown finder object \"g\"; expected one of: BuiltinImporter, FrozenImporter, PathFinder, f") !=
+        std::string::npos);
+  CHECK(load_error(with("", R"([{"install": "ff"}])")).find("unknown finder object \"ff\" (did you mean \"f\"?)") !=
+        std::string::npos);
+  CHECK(load_error(with("", R"([{"install": "PathFinder"}])")).find("finders and P") == std::string::npos);
+  // With an enable step, or P in the list, P is one of the scenario's objects.
+  CHECK(load_error(with("", R"([{"enable": {}}, {"install": "g"}])"))
+            .find("expected one of: BuiltinImporter, FrozenImporter, P, PathFinder, f") != std::string::npos);
+  CHECK(load_error(with(R"("meta_path": ["P", "PathFinder"],)", R"([{"install": "g"}])"))
+            .find("expected one of: BuiltinImporter, FrozenImporter, P, PathFinder, f") != std::string::npos);
+  CHECK(load_error(with("", R"([{"enable": {}}, {"install": "PathFinder"}])")).find("finders and P") !=
+        std::string::npos);
 }
 
 TEST_CASE("remove of an absent finder raises ValueError unless optional") {
@@ -177,13 +206,24 @@ TEST_CASE("the command line on a hook scenario: trace names finder objects, fast
   CHECK(t.status == 0);
   CHECK(t.out.find("ask i=0 [*shim shim BuiltinImporter FrozenImporter PathFinder]: shim.find_spec('dist')") !=
         std::string::npos);
-  for (const char* format : {"chrome", "dot", "importtime"}) CHECK(test::impsim(std::string("trace --format ") + format + " " + f).status == 0);
+  for (const char* format : {"chrome", "dot", "importtime"})
+    CHECK(test::impsim(std::string("trace --format ") + format + " " + f).status == 0);
   Command fast = test::impsim("run --engine fast " + f);
   CHECK(fast.status == 2);
   CHECK(fast.out.find("--engine fast does not model finder objects") != std::string::npos);
   Command cmp = test::impsim("compare " + f);
   CHECK(cmp.status == 0);
   CHECK(cmp.out.find("guard_remove_self") != std::string::npos);
+  // Paddle's designs on a scenario without P: a usage error, whichever subcommand asks.
+  const std::string swept = std::string(IMPSIM_SOURCE_DIR) + "/tests/data/hooks/sweep_not_params.json";
+  for (const std::string& args : {"run --variant before " + f, "compare --variants as_is,after " + f,
+                                  "trace --variant before " + f, "sweep --variant before " + swept}) {
+    CAPTURE(args);
+    Command paddle = test::impsim(args);
+    CHECK(paddle.status == 2);
+    CHECK(paddle.out.find("is a design of Paddle's proxy finder P, which takes no part in this scenario") !=
+          std::string::npos);
+  }
   Command j = test::impsim("run --json " + f);
   CHECK(j.out.find("\"meta_path\": [") != std::string::npos);
   CHECK(j.out.find("\"finder_calls_by_object\"") != std::string::npos);
@@ -218,7 +258,8 @@ TEST_CASE("the interpreter's finders are counted per object, direct calls includ
   CHECK(counter_of(v, "finder_calls:FrozenImporter") == 1);
   CHECK(counter_of(v, "miss.finder_calls:PathFinder") == 2);
   // P is counted by the proxy's counters, not per object.
-  CHECK(load_error(with(R"("expect": {"as_is": {"finder_calls:P": 1}},)")).find("unknown counter") != std::string::npos);
+  CHECK(load_error(with(R"("expect": {"as_is": {"finder_calls:P": 1}},)")).find("unknown counter") !=
+        std::string::npos);
   CHECK(load_error(with(R"("expect": {"as_is": {"finder_calls:PathFinder": 1, "legacy_warnings": 0}},)")).empty());
 }
 

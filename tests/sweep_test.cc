@@ -52,8 +52,7 @@ TEST_CASE("sweep over k = 1..8: the probe's lookups grow as k(l(k-1)+1) before, 
   o.param = "k";
   o.values = parse_sweep_values("1..8");
   SweepResult r = run_sweep(sc, o);
-  CHECK(row(r, Variant::Before, "probe", "lookups") ==
-        std::vector<uint64_t>{1, 4, 15, 64, 325, 1956, 13699, 109600});
+  CHECK(row(r, Variant::Before, "probe", "lookups") == std::vector<uint64_t>{1, 4, 15, 64, 325, 1956, 13699, 109600});
   CHECK(row(r, Variant::After, "probe", "lookups") == std::vector<uint64_t>{1, 2, 3, 4, 5, 6, 7, 8});
   // The scenario's expectations (k = 1..4) are checked where they apply.
   size_t checked = 0;
@@ -105,6 +104,36 @@ TEST_CASE("sweep: a value whose expectation fails still fails - --counter picks 
   CHECK_THROWS_AS(run_sweep(sc, o), InputError);
 }
 
+TEST_CASE("a swept hook scenario without P and without report: the hook counters are the rows, not lookups") {
+  // lookups counts Paddle's finder, which takes no part there: always 0.
+  const std::string f = std::string(IMPSIM_SOURCE_DIR) + "/scenarios/zoo/pathfinder_twice.json";
+  for (const char* sub : {"run ", "sweep "}) {
+    CAPTURE(sub);
+    const std::string text = squash(test::impsim(sub + f).out);
+    CHECK(text.find(
+              "\nextra PathFinder copies 0 1\nsearches, as_is 3 3\nfinder_calls:BuiltinImporter, as_is 3 3\n"
+              "finder_calls:FrozenImporter, as_is 3 3\nfinder_calls:PathFinder, as_is 3 5\nmax_depth, as_is 1 1\n") !=
+          std::string::npos);
+    CHECK(text.find("lookups") == std::string::npos);
+    const std::string md = test::impsim(sub + f + " --format markdown").out;
+    CHECK(md.find("| `finder_calls:PathFinder, as_is` | 3 | 5 |") != std::string::npos);
+    CHECK(md.find("lookups") == std::string::npos);
+  }
+  // A hook object of its own comes first among the per-object rows.
+  Scenario sc = parse_scenario_file(std::string(IMPSIM_SOURCE_DIR) + "/scenarios/zoo/pyximport_cython3.json");
+  sc.report.clear();
+  std::vector<std::string> rows;
+  for (const ReportRow& r : report_rows(sc)) rows.push_back(r.counter);
+  CHECK(rows == std::vector<std::string>{"searches", "finder_calls:pyimport", "finder_calls:BuiltinImporter",
+                                         "finder_calls:FrozenImporter", "finder_calls:PathFinder", "max_depth"});
+  // Where P takes part, lookups means something and stays the default.
+  Scenario paddle = parse_scenario(R"({"impsim": 1, "tree": {"a": {}}, "meta_path": ["P", "PathFinder"],
+    "program": [{"import": "a"}]})",
+                                   "inline.json");
+  REQUIRE(report_rows(paddle).size() == 1);
+  CHECK(report_rows(paddle)[0].counter == "lookups");
+}
+
 TEST_CASE("sweep --svg writes a well-formed, deterministic SVG chart") {
   std::string svg = test::write_temp("sweep.svg", "");
   auto r = test::impsim("sweep " + kGoldenNested + " --param k --values 1..8 --svg " + svg);
@@ -122,7 +151,8 @@ TEST_CASE("sweep --svg writes a well-formed, deterministic SVG chart") {
   CHECK(text.find("<script") == std::string::npos);
   CHECK(text.find("href") == std::string::npos);  // self-contained
   if (std::system("command -v python3 >/dev/null 2>&1") == 0) {
-    int rc = std::system(("python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' " + svg).c_str());
+    int rc =
+        std::system(("python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' " + svg).c_str());
     CHECK(rc == 0);
   } else {
     MESSAGE("python3 is not installed: the SVG's XML is not parsed");

@@ -44,8 +44,8 @@ void print_stats(const std::vector<VariantRun>& runs, EngineKind engine) {
     fmt::print(stderr,
                "stats: {}{}: engine {:.6f} s, cpu {:.6f} s, {} events (asks + toggles), {} events/s, {} "
                "lookups{}\n",
-               variant_name(r.variant), params, r.seconds, r.cpu_seconds, grouped(r.events), rate_text(r.events, r.seconds),
-               grouped(r.counters.lookups),
+               variant_name(r.variant), params, r.seconds, r.cpu_seconds, grouped(r.events),
+               rate_text(r.events, r.seconds), grouped(r.counters.lookups),
                engine == EngineKind::Fast ? fmt::format(", {} asks answered from memory", r.memo_hits) : "");
   }
 }
@@ -74,7 +74,8 @@ CLI::Validator integer_in(int64_t min, uint64_t max) {
       [min, max, expected](std::string& text) -> std::string {
         size_t i = text.starts_with('-') ? 1 : 0;
         if (i == text.size() || text.size() - i > 20 ||
-            !std::all_of(text.begin() + static_cast<ptrdiff_t>(i), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            !std::all_of(text.begin() + static_cast<ptrdiff_t>(i), text.end(),
+                         [](char c) { return c >= '0' && c <= '9'; }))
           return fmt::format("\"{}\" is not an integer; {}", text, expected);
         __int128 v = 0;
         for (size_t k = i; k < text.size(); ++k) v = v * 10 + (text[k] - '0');
@@ -87,7 +88,9 @@ CLI::Validator integer_in(int64_t min, uint64_t max) {
 
 template <class T>
 void add_limit(CLI::App* cmd, const std::string& flag, T& value, int64_t min, uint64_t max, const std::string& help) {
-  cmd->add_option(flag, value, fmt::format("{} ({}..{})", help, min, max))->capture_default_str()->check(integer_in(min, max));
+  cmd->add_option(flag, value, fmt::format("{} ({}..{})", help, min, max))
+      ->capture_default_str()
+      ->check(integer_in(min, max));
 }
 
 constexpr uint64_t kU64Max = UINT64_MAX;
@@ -101,14 +104,18 @@ CLI::Option* add_list_option(CLI::App* cmd, const std::string& names, std::vecto
 }
 
 void RunFlags::add(CLI::App* cmd, const std::string& variant_help) {
-  cmd->add_option("--set", sets,
-                  "Override a parameter, NAME=N (repeatable, one NAME once); setting the swept one runs that value only")
+  cmd->add_option(
+         "--set", sets,
+         "Override a parameter, NAME=N (repeatable, one NAME once); setting the swept one runs that value only")
       ->allow_extra_args(false);
-  complete_with(add_list_option(cmd, "--variant,--variants", variants,
-                                variant_help.empty() ? "Run these variants (repeatable, or comma-separated): " +
-                                                           variant_list() + " (default: the scenario's)"
-                                                     : variant_help),
-                design_names());
+  complete_with(
+      add_list_option(cmd, "--variant,--variants", variants,
+                      variant_help.empty() ? "Run these variants (repeatable, or comma-separated): " + variant_list() +
+                                                 "; these are the designs of Paddle's finder P, which a scenario with "
+                                                 "hooks runs only where P takes part; the hook designs: " +
+                                                 hook_variant_list() + " (default: the scenario's; with hooks, as_is)"
+                                           : variant_help),
+      design_names());
   one_of(cmd->add_option("--engine", engine,
                          "step: replay every event (the reference); fast: answer asks seen before from memory, exact "
                          "counts far past what stepping can reach (k = 20 and beyond)"),

@@ -52,7 +52,8 @@ const std::vector<ActionSyntax>& action_syntax() {
 // A finder id: what a scenario calls a finder object (a Python identifier).
 bool is_finder_id(const std::string& s) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
 class HookReader : public reading::Reader {
@@ -99,9 +100,12 @@ class ClaimsText {
   explicit ClaimsText(const HookText& h) : h_(h), claimed_(h.claim_names.begin(), h.claim_names.end()) {}
   bool claims(std::string_view name) const {
     switch (h_.claims) {
-      case ClaimKind::All: return true;
-      case ClaimKind::TopLevel: return name.find('.') == std::string_view::npos;
-      case ClaimKind::Names: return claimed_.count(name) != 0;
+      case ClaimKind::All:
+        return true;
+      case ClaimKind::TopLevel:
+        return name.find('.') == std::string_view::npos;
+      case ClaimKind::Names:
+        return claimed_.count(name) != 0;
       case ClaimKind::Packages:
         // The name itself, or a claimed package it is inside: each prefix that ends a part.
         for (size_t end = name.size(); end != std::string_view::npos; end = name.rfind('.', end - 1)) {
@@ -212,12 +216,14 @@ HookText HookReader::hook(const json& v, const std::string& ptr, const std::stri
       ++kinds;
     }
     if (kinds != 1) fail(cp, "claims needs exactly one of names, packages, top_level, all");
-    if (c.contains("top_level_only")) h.top_level_only = boolean(c["top_level_only"], cp + "/top_level_only", "\"top_level_only\"");
+    if (c.contains("top_level_only"))
+      h.top_level_only = boolean(c["top_level_only"], cp + "/top_level_only", "\"top_level_only\"");
   }
   if (v.contains("find_spec")) {
     const std::string ap = ptr + "/find_spec";
     array(v["find_spec"], ap, "the find_spec actions");
-    for (size_t i = 0; i < v["find_spec"].size(); ++i) h.actions.push_back(action(v["find_spec"][i], ap + "/" + std::to_string(i)));
+    for (size_t i = 0; i < v["find_spec"].size(); ++i)
+      h.actions.push_back(action(v["find_spec"][i], ap + "/" + std::to_string(i)));
   }
   // A table entry the claims never reach would be dead: say so.
   const ClaimsText claims(h);
@@ -250,10 +256,12 @@ HookText HookReader::hook(const json& v, const std::string& ptr, const std::stri
         expect_keys(l, lp, {"wrap", "attribute"}, "a set_attribute wrapper");
         if (!l.contains("attribute")) fail(lp, "a set_attribute wrapper needs \"attribute\" (the attribute's name)");
         h.attribute = string(l["attribute"], lp + "/attribute", "the attribute's name");
-        if (!is_finder_id(h.attribute)) fail(lp + "/attribute", fmt::format("expected a Python identifier, found \"{}\"", h.attribute));
+        if (!is_finder_id(h.attribute))
+          fail(lp + "/attribute", fmt::format("expected a Python identifier, found \"{}\"", h.attribute));
       } else {
         expect_keys(l, lp, {"wrap", "finder"}, "a toggle wrapper");
-        if (!l.contains("finder")) fail(lp, "a toggle wrapper needs \"finder\" (the finder object removed around exec)");
+        if (!l.contains("finder"))
+          fail(lp, "a toggle wrapper needs \"finder\" (the finder object removed around exec)");
         h.toggle_finder = string(l["finder"], lp + "/finder", "a finder id");
         h.toggle_pointer = lp + "/finder";
       }
@@ -278,8 +286,9 @@ HookText HookReader::hook(const json& v, const std::string& ptr, const std::stri
     // locations, so those actions (and loader wrappers) are refused.
     for (const HookActionText& a : h.actions)
       if (a.kind == ActionKind::Reenter || a.kind == ActionKind::Call || a.kind == ActionKind::CallNext)
-        fail(a.pointer, "a legacy hook (\"api\": \"find_module\") returns a loader, not a spec; impsim models its "
-                        "find_module with import, serve, unload and return actions only");
+        fail(a.pointer,
+             "a legacy hook (\"api\": \"find_module\") returns a loader, not a spec; impsim models its "
+             "find_module with import, serve, unload and return actions only");
     if (h.loader != LoaderWrap::Unchanged)
       fail(ptr + "/loader", "a legacy hook (\"api\": \"find_module\") takes \"loader\": \"unchanged\" only");
   }
@@ -294,6 +303,26 @@ void each_step(const std::vector<Step>& steps, const std::function<void(const St
   }
 }
 
+// HooksText::proxy_used, from the text: read before the finder ids are
+// checked, so that an error about one lists P only where P takes part.
+bool uses_proxy(const json& root, const HooksText& h, const Scenario& sc) {
+  if (root.contains("meta_path") && root["meta_path"].is_array())
+    for (const json& id : root["meta_path"])
+      if (id == "P") return true;
+  for (const HookText& hook : h.hooks) {
+    if (hook.toggle_finder == "P") return true;
+    for (const HookActionText& a : hook.actions)
+      if (a.kind == ActionKind::Call && a.target == "P") return true;
+  }
+  bool used = false;
+  auto check = [&](const Step& s) {
+    used = used || s.kind == StepKind::Enable || s.kind == StepKind::Disable || s.kind == StepKind::Guard ||
+           s.kind == StepKind::Block || (is_meta_path_step_kind(s.kind) && s.finder == "P");
+  };
+  each_step(sc.program, check);
+  for (const TreeEntry& e : sc.tree) each_step(e.body, check);
+  return used;
+}
 
 }  // namespace
 
@@ -359,22 +388,31 @@ void read_hooks(const reading::Reader& in, const json& root, Scenario& sc, bool 
   std::set<std::string, std::less<>>& hook_ids = h.hook_finder_ids;
   r.each_named(root, "finders", "the finder objects (id -> {\"hook\": NAME})", "a finder id",
                [&](const std::string& k, const json& v, const std::string& ptr) {
-                 if (ids.count(k)) r.fail(ptr, fmt::format("\"{}\" is a predefined finder object; choose another id", k));
+                 if (ids.count(k))
+                   r.fail(ptr, fmt::format("\"{}\" is a predefined finder object; choose another id", k));
                  r.object(v, ptr, "a finder object {\"hook\": NAME}");
                  r.expect_keys(v, ptr, {"hook"}, "a finder object");
-                 if (!v.contains("hook")) r.fail(ptr, "a finder object needs \"hook\" (the name of its hook definition)");
+                 if (!v.contains("hook"))
+                   r.fail(ptr, "a finder object needs \"hook\" (the name of its hook definition)");
                  std::string hook = r.string(v["hook"], ptr + "/hook", "a hook name");
                  if (!hook_names.count(hook))
                    r.fail(ptr + "/hook",
                           fmt::format("unknown hook \"{}\"; \"hooks\" defines: {}", hook,
-                                      hook_names.empty() ? std::string("none") : fmt::format("{}", fmt::join(hook_names, ", "))));
+                                      hook_names.empty() ? std::string("none")
+                                                         : fmt::format("{}", fmt::join(hook_names, ", "))));
                  h.finders.push_back({k, hook, ptr});
                  ids.insert(k);
                  hook_ids.insert(k);
                });
-  const std::string id_list = fmt::format("{}", fmt::join(ids, ", "));
+  h.proxy_used = uses_proxy(root, h, sc);
+  // The ids an error offers: those this scenario has, so P only where it takes part.
+  std::vector<std::string> offered;
+  for (const std::string& id : ids)
+    if (id != "P" || h.proxy_used) offered.push_back(id);
   auto known = [&](const std::string& id, const std::string& ptr) {
-    if (!ids.count(id)) r.fail(ptr, fmt::format("unknown finder object \"{}\"; expected one of: {}", id, id_list));
+    if (!ids.count(id))
+      r.fail(ptr, fmt::format("unknown finder object \"{}\"{}; expected one of: {}", id,
+                              did_you_mean_note(id, offered, '"'), name_list(offered)));
   };
   if (root.contains("meta_path")) {
     r.array(root["meta_path"], "/meta_path", "the initial sys.meta_path (a list of finder ids)");
@@ -422,8 +460,8 @@ void read_hooks(const reading::Reader& in, const json& root, Scenario& sc, bool 
       const bool hook_only = s.kind == StepKind::Install || s.kind == StepKind::Uninstall || s.kind == StepKind::New;
       if (hook_only && !hook_ids.count(s.finder))
         r.fail(ptr, fmt::format("{} takes a hook finder object (one of \"finders\"), found \"{}\"; use insert, "
-                                "append or remove for the interpreter's finders and P",
-                                key, s.finder));
+                                "append or remove for the interpreter's finders{}",
+                                key, s.finder, h.proxy_used ? " and P" : ""));
     });
   };
   check_steps(sc.program);

@@ -24,6 +24,14 @@ std::vector<std::string> step_words() {
   return out;
 }
 
+// Every step kind, for the errors that list them: the sys.meta_path steps
+// too, so that a hook scenario's author sees the steps it is written with.
+const std::string& step_kind_list() {
+  static const std::string list = "import, find_spec, enable, disable, guard, block, call, or a sys.meta_path step: " +
+                                  std::string(meta_path_step_list());
+  return list;
+}
+
 // `unknown key "lable" in an import step (did you mean "label"?); expected one of: ...`
 std::string unknown_step_key(const std::string& key, const std::string& kind,
                              const std::vector<std::string_view>& allowed) {
@@ -82,20 +90,16 @@ Step Reader::step(const json& v, const std::string& ptr) {
   for (auto& [k, _] : v.items()) {
     if (kStepKinds.count(k) || is_meta_path_step(k)) {
       if (!kind.empty())
-        fail(ptr, fmt::format("a step has exactly one of import, find_spec, enable, disable, guard, block, call; found "
-                              "both \"{}\" and \"{}\"",
-                              kind, k));
+        fail(ptr, fmt::format("a step has exactly one of {}; found both \"{}\" and \"{}\"", step_kind_list(), kind, k));
       kind = k;
     }
   }
   if (kind.empty()) {
     for (auto& [k, _] : v.items())
       if (k != "label" && k != "repeat" && k != "nest" && k != "optional" && k != "body")
-        fail(ptr + "/" + pointer_token(k),
-             fmt::format("unknown step \"{}\"{}; expected one of: import, find_spec, enable, disable, guard, block, "
-                         "call, or a sys.meta_path step: {}",
-                         k, did_you_mean_note(k, step_words(), '"'), meta_path_step_list()));
-    fail(ptr, "a step needs one of: import, find_spec, enable, disable, guard, block, call");
+        fail(ptr + "/" + pointer_token(k), fmt::format("unknown step \"{}\"{}; expected one of: {}", k,
+                                                       did_you_mean_note(k, step_words(), '"'), step_kind_list()));
+    fail(ptr, "a step needs one of: " + step_kind_list());
   }
   std::vector<std::string_view> allowed = {kind, "label", "repeat"};
   const std::string kp = ptr + "/" + kind;

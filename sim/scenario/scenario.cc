@@ -11,15 +11,35 @@
 
 namespace impsim {
 
+namespace {
+
+// The objects counted one by one (finder_calls:ID), as reports list them:
+// the hook objects as declared, then the interpreter's three.
+std::vector<std::string> counted_finder_ids(const Scenario& sc) {
+  std::vector<std::string> out;
+  for (const FinderText& f : sc.hooks.finders) out.push_back(f.id);
+  for (const char* id : {"BuiltinImporter", "FrozenImporter", "PathFinder"}) out.emplace_back(id);
+  return out;
+}
+
+}  // namespace
+
 std::vector<std::string> counter_names(const Scenario& sc) {
   std::vector<std::string> out;
   for (const CounterInfo& c : kCounters) out.emplace_back(c.name);
   if (!sc.hooks.used) return out;
   for (const char* c : {"searches", "finder_calls", "lookup_depth", "legacy_warnings"}) out.emplace_back(c);
-  for (const FinderText& f : sc.hooks.finders) out.push_back("finder_calls:" + f.id);
-  for (const char* id : {"BuiltinImporter", "FrozenImporter", "PathFinder"})
-    out.push_back(std::string("finder_calls:") + id);
+  for (const std::string& id : counted_finder_ids(sc)) out.push_back("finder_calls:" + id);
   return out;
+}
+
+std::vector<ReportRow> report_rows(const Scenario& sc) {
+  if (!sc.report.empty()) return sc.report;
+  if (!hook_only(sc)) return {{"lookups", "lookups"}};
+  std::vector<ReportRow> rows{{"searches", "searches"}};
+  for (const std::string& id : counted_finder_ids(sc)) rows.push_back({"finder_calls:" + id, "finder_calls:" + id});
+  rows.push_back({"max_depth", "max_depth"});
+  return rows;
 }
 
 bool is_hook_counter_name(const Scenario& sc, const std::string& name) {
@@ -33,7 +53,8 @@ bool is_hook_counter_name(const Scenario& sc, const std::string& name) {
   const size_t hash = id.find('#');
   if (hash != std::string::npos) {
     const std::string k = id.substr(hash + 1);
-    if (k.empty() || k.size() > 9 || k[0] == '0' || !std::all_of(k.begin(), k.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    if (k.empty() || k.size() > 9 || k[0] == '0' ||
+        !std::all_of(k.begin(), k.end(), [](char c) { return c >= '0' && c <= '9'; }))
       return false;
     id.resize(hash);
     if (!sc.hooks.renewed_ids.count(id)) return false;
@@ -47,12 +68,21 @@ std::string counter_list(const Scenario& sc) {
   if (size_t last_or = core.rfind(" or "); last_or != std::string::npos) core.replace(last_or, 4, ", ");
   std::string ids;
   for (const FinderText& f : sc.hooks.finders) ids += f.id + ", ";
-  return fmt::format("{}, searches, finder_calls, lookup_depth, legacy_warnings or finder_calls:ID (ID: {}BuiltinImporter, "
-                     "FrozenImporter or PathFinder; ID#k: the k-th object a \"new\" step makes for ID)",
-                     core, ids);
+  return fmt::format(
+      "{}, searches, finder_calls, lookup_depth, legacy_warnings or finder_calls:ID (ID: {}BuiltinImporter, "
+      "FrozenImporter or PathFinder; ID#k: the k-th object a \"new\" step makes for ID)",
+      core, ids);
 }
 
 std::optional<std::string> hook_variant_problem(const Scenario& sc, const Variant& v) {
+  // Paddle's designs change only P: where P never enters sys.meta_path they
+  // would all print the same rows, which reads as a measured "no effect".
+  if (!is_hook_design(v.design) && hook_only(sc))
+    return fmt::format(
+        "\"{}\" is a design of Paddle's proxy finder P, which takes no part in this scenario (no "
+        "enable, disable, guard or block step, and P is never named as a finder object), so it would "
+        "run exactly as as_is; use a hook design: {}",
+        variant_name(v), hook_variant_list());
   if (!is_hook_design(v.design)) return std::nullopt;
   if (!sc.hooks.used)
     return fmt::format("\"{}\" is a hook design; this scenario declares no hooks (its designs: {})", variant_name(v),

@@ -80,6 +80,10 @@ struct FinderText {
 
 struct HooksText {
   bool used = false;  // any of hooks/finders/meta_path/builtin, or a meta_path step
+  // Whether Paddle's finder P takes part: a step of its API (enable,
+  // disable, guard, block) or P named as a finder object. Without it, P is
+  // never in sys.meta_path, so neither P nor its designs can change a run.
+  bool proxy_used = false;
   std::vector<HookText> hooks;
   std::vector<FinderText> finders;
   std::optional<std::vector<std::string>> meta_path;  // unset: the interpreter's three
@@ -88,9 +92,9 @@ struct HooksText {
   // Indexes read_hooks fills, so that each counter name, variant and call
   // is checked by a look-up, not a scan of every finder or step: a file
   // with tens of thousands of them validates in linear time.
-  std::set<std::string, std::less<>> hook_names;     // the keys of "hooks"
+  std::set<std::string, std::less<>> hook_names;       // the keys of "hooks"
   std::set<std::string, std::less<>> hook_finder_ids;  // the keys of "finders"
-  std::set<std::string, std::less<>> renewed_ids;    // finder ids some `new` step names
+  std::set<std::string, std::less<>> renewed_ids;      // finder ids some `new` step names
 };
 
 // ---- compiled ---------------------------------------------------------------
@@ -102,7 +106,7 @@ inline constexpr FinderId kBuiltinImporter = 0, kFrozenImporter = 1, kPathFinder
 
 struct HookAction {
   ActionKind kind = ActionKind::ReturnNone;
-  NameId module = kNoName;  // import, serve
+  NameId module = kNoName;      // import, serve
   FinderId finder = kNoFinder;  // call
   std::vector<NameId> names;    // unload
   bool submodules = false;
@@ -136,10 +140,10 @@ struct FinderObject {
 struct HookModel {
   bool used = false;
   std::vector<HookClass> hooks;
-  std::vector<FinderObject> objects;  // the four predefined ones first
+  std::vector<FinderObject> objects;                // the four predefined ones first
   std::unordered_map<std::string, FinderId> by_id;  // objects by id: find() is a look-up
-  std::vector<FinderId> meta_path;    // the initial sys.meta_path
-  std::vector<NameId> builtin;        // sorted: BuiltinImporter's test is a binary search
+  std::vector<FinderId> meta_path;                  // the initial sys.meta_path
+  std::vector<NameId> builtin;                      // sorted: BuiltinImporter's test is a binary search
 
   FinderId find(const std::string& id) const;
   // The hook objects, in declaration order (what the per-object counters list).

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "impsim/scenario/axes.h"
-#include "impsim/scenario/hook_language.h"
 #include "impsim/scenario/expectations.h"
+#include "impsim/scenario/hook_language.h"
 #include "impsim/scenario/variant.h"
 
 namespace impsim {
@@ -25,9 +25,20 @@ struct IntField {
 };
 
 enum class StepKind {
-  Import, FindSpec, Enable, Disable, Guard, Block, Call,
+  Import,
+  FindSpec,
+  Enable,
+  Disable,
+  Guard,
+  Block,
+  Call,
   // sys.meta_path and sys.modules edits (hook_language.h, read_hooks.cc)
-  Install, Uninstall, Insert, Append, Remove, Unload,
+  Install,
+  Uninstall,
+  Insert,
+  Append,
+  Remove,
+  Unload,
   New  // a module body's `ID = Hook()`: a new object of ID's hook, which ID names from then on
 };
 
@@ -41,9 +52,9 @@ struct Step {
   // enable and guard: the scope; nullopt is Python's None (global).
   std::optional<std::vector<std::string>> scope;
   bool guard_enable = true;
-  std::vector<std::string> block;  // block: names to add; enable: blocked_modules
+  std::vector<std::string> block;    // block: names to add; enable: blocked_modules
   bool has_blocked_modules = false;  // enable: blocked_modules was passed (null: None)
-  std::vector<Step> body;          // guard and call
+  std::vector<Step> body;            // guard and call
   // Rare (a big tree's one-import bodies have neither), so held apart: as
   // two std::optional<IntField> they were 160 of a Step's 424 bytes.
   // Shared and const: a copied Step reads the same field.
@@ -52,8 +63,8 @@ struct Step {
   int label = -1;  // index into Scenario::labels
   // install, uninstall, insert, append, remove: the finder object's id.
   std::string finder;
-  int64_t at = 0;              // insert: the index (Python's list.insert rules)
-  bool all_copies = false;     // remove: "copies": "all"
+  int64_t at = 0;                   // insert: the index (Python's list.insert rules)
+  bool all_copies = false;          // remove: "copies": "all"
   std::vector<std::string> unload;  // unload: the names
   bool submodules = false;          // unload: their submodules too
 };
@@ -105,10 +116,10 @@ struct Scenario {
   std::vector<std::string> variants{"before", "after"};
   std::vector<ReportRow> report;
   std::vector<Expectation> expect;
-  std::vector<std::string> labels;  // label names, by index
-  std::optional<Revision> revision;  // impsim extension: the finder revision (default b52ce17)
-  std::optional<CPython> cpython;    // impsim extension: the CPython version (default 3.11)
-  bool allow_error = false;         // impsim extension: an uncaught error is the expected end
+  std::vector<std::string> labels;        // label names, by index
+  std::optional<Revision> revision;       // impsim extension: the finder revision (default b52ce17)
+  std::optional<CPython> cpython;         // impsim extension: the CPython version (default 3.11)
+  bool allow_error = false;               // impsim extension: an uncaught error is the expected end
   std::optional<bool> expect_equivalent;  // impsim extension
   // impsim extension: variant -> "identical" | "differs" against the first
   // variant, one per sweep value (or one for all).
@@ -125,12 +136,15 @@ struct Scenario {
   std::shared_ptr<const std::string> source;
 };
 
-// The rows a sweep table, a chart or a blessed `expect` show: the
-// scenario's `report`, or lookups alone when it names none.
-inline std::vector<ReportRow> report_rows(const Scenario& sc) {
-  return sc.report.empty() ? std::vector<ReportRow>{{"lookups", "lookups"}} : sc.report;
-}
+// A hook scenario in which Paddle's finder takes no part (HooksText::proxy_used):
+// its counters are all zero there and its designs all run alike.
+inline bool hook_only(const Scenario& sc) { return sc.hooks.used && !sc.hooks.proxy_used; }
 
+// The rows a sweep table, a chart or a blessed `expect` show: the
+// scenario's `report`; when it names none, lookups, or in a hook scenario
+// without P (where lookups is always 0) searches, finder_calls:ID per
+// finder object and max_depth.
+std::vector<ReportRow> report_rows(const Scenario& sc);
 
 // The counters `sc` can name in "report", "expect" and --counters (a hook
 // scenario's with its finder ids), for "did you mean" when one is misspelt.
@@ -145,7 +159,8 @@ bool is_hook_counter_name(const Scenario& sc, const std::string& name);
 std::string counter_list(const Scenario& sc);
 
 // Why variant `v` cannot run on `sc` (a hook design on a scenario without
-// hooks; ":HOOK" naming no hook of it), or nullopt.
+// hooks; ":HOOK" naming no hook of it; a design of Paddle's finder on a
+// hook scenario it takes no part in), or nullopt.
 std::optional<std::string> hook_variant_problem(const Scenario& sc, const Variant& v);
 
 }  // namespace impsim

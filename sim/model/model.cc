@@ -4,12 +4,11 @@
 
 #include <algorithm>
 
-
 namespace impsim {
 
 TreeId Model::find_child(TreeId parent, NameId name) const {
-  auto key = (static_cast<uint64_t>(static_cast<uint32_t>(parent)) << 32) |
-             static_cast<uint32_t>(names.last_atom(name));
+  auto key =
+      (static_cast<uint64_t>(static_cast<uint32_t>(parent)) << 32) | static_cast<uint32_t>(names.last_atom(name));
   const TreeId* child = tree_child.find(key);
   return child ? *child : -1;
 }
@@ -25,27 +24,36 @@ std::string describe_step(const CStep& step, const Model& m) {
   auto scope = [&](size_t level) {
     if (!step.has_scope) return std::string("None");
     std::string out;
-    for (NameId n : m.sets.members(step.scopes[level])) out += (out.empty() ? "" : ", ") + ("'" + m.names.text(n) + "'");
+    for (NameId n : m.sets.members(step.scopes[level]))
+      out += (out.empty() ? "" : ", ") + ("'" + m.names.text(n) + "'");
     return "{" + out + "}";
   };
   std::string what;
   switch (step.kind) {
-    case StepKind::Import: what = "import " + m.names.text(step.target); break;
-    case StepKind::FindSpec: what = "find_spec('" + m.names.text(step.target) + "')"; break;
+    case StepKind::Import:
+      what = "import " + m.names.text(step.target);
+      break;
+    case StepKind::FindSpec:
+      what = "find_spec('" + m.names.text(step.target) + "')";
+      break;
     case StepKind::Enable: {
       what = "enable_torch_proxy(scope=" + scope(0);
       if (step.has_blocked) {
         std::string names;
-        for (NameId n : m.sets.members(step.block)) names += (names.empty() ? "" : ", ") + ("'" + m.names.text(n) + "'");
+        for (NameId n : m.sets.members(step.block))
+          names += (names.empty() ? "" : ", ") + ("'" + m.names.text(n) + "'");
         what += ", blocked_modules={" + names + "}";
       }
       what += ")";
       break;
     }
-    case StepKind::Disable: what = "disable_torch_proxy()"; break;
+    case StepKind::Disable:
+      what = "disable_torch_proxy()";
+      break;
     case StepKind::Guard:
-      what = fmt::format("{}with use_torch_proxy_guard(enable={}, scope={})", step.nest >= 0 ? fmt::format("{} x ", step.nest) : "",
-                         step.guard_enable ? "True" : "False", step.scopes.empty() ? "None" : scope(0));
+      what = fmt::format("{}with use_torch_proxy_guard(enable={}, scope={})",
+                         step.nest >= 0 ? fmt::format("{} x ", step.nest) : "", step.guard_enable ? "True" : "False",
+                         step.scopes.empty() ? "None" : scope(0));
       break;
     case StepKind::Block: {
       std::string names;
@@ -53,8 +61,12 @@ std::string describe_step(const CStep& step, const Model& m) {
       what = "extend_torch_proxy_blocked_modules([" + names + "])";
       break;
     }
-    case StepKind::Call: what = "a call into " + m.names.text(step.target); break;
-    default: what = describe_meta_path_step(step, m); break;  // the meta_path steps
+    case StepKind::Call:
+      what = "a call into " + m.names.text(step.target);
+      break;
+    default:
+      what = describe_meta_path_step(step, m);
+      break;  // the meta_path steps
   }
   return fmt::format("`{}` ({})", what, step.pointer ? *step.pointer : "?");
 }
@@ -163,6 +175,9 @@ Model compile_model(const Scenario& sc, const Params& overrides, const ModelLimi
   if (sc.cpython) m.axes.cpython = *sc.cpython;
   for (auto& [k, v] : overrides) m.params[k] = v;
   m.labels = sc.labels;
+  // Each tree entry is a name, and so is each module listed in sys.modules
+  // and the blocked list: few more are interned besides.
+  m.names.reserve(sc.tree.size() + sc.preloaded.size() + sc.torch_modules.size() + sc.blocked.size());
   Compiler c(sc, m, limits);
   m.tree.reserve(sc.tree.size());
   m.tree_child.reserve(sc.tree.size());
@@ -223,8 +238,7 @@ Model compile_model(const Scenario& sc, const Params& overrides, const ModelLimi
     NameId parent = m.names.parent(name);
     if (parent == kNoName) continue;
     TreeId p = m.find_tree(parent);
-    auto key = (static_cast<uint64_t>(static_cast<uint32_t>(p)) << 32) |
-               static_cast<uint32_t>(m.names.last_atom(name));
+    auto key = (static_cast<uint64_t>(static_cast<uint32_t>(p)) << 32) | static_cast<uint32_t>(m.names.last_atom(name));
     m.tree_child.try_emplace(key, static_cast<TreeId>(i));
   }
   return m;

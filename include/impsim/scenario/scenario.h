@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "impsim/scenario/axes.h"
-#include "impsim/scenario/hook_language.h"
 #include "impsim/scenario/expectations.h"
+#include "impsim/scenario/hook_language.h"
 #include "impsim/scenario/variant.h"
 
 namespace impsim {
@@ -24,10 +24,22 @@ struct IntField {
   std::string pointer;  // where it was written, for error messages
 };
 
-enum class StepKind {
-  Import, FindSpec, Enable, Disable, Guard, Block, Call,
+// One byte: the compiled step (model.h) holds it among its bools.
+enum class StepKind : uint8_t {
+  Import,
+  FindSpec,
+  Enable,
+  Disable,
+  Guard,
+  Block,
+  Call,
   // sys.meta_path and sys.modules edits (hook_language.h, read_hooks.cc)
-  Install, Uninstall, Insert, Append, Remove, Unload,
+  Install,
+  Uninstall,
+  Insert,
+  Append,
+  Remove,
+  Unload,
   New  // a module body's `ID = Hook()`: a new object of ID's hook, which ID names from then on
 };
 
@@ -41,9 +53,9 @@ struct Step {
   // enable and guard: the scope; nullopt is Python's None (global).
   std::optional<std::vector<std::string>> scope;
   bool guard_enable = true;
-  std::vector<std::string> block;  // block: names to add; enable: blocked_modules
+  std::vector<std::string> block;    // block: names to add; enable: blocked_modules
   bool has_blocked_modules = false;  // enable: blocked_modules was passed (null: None)
-  std::vector<Step> body;          // guard and call
+  std::vector<Step> body;            // guard and call
   // Rare (a big tree's one-import bodies have neither), so held apart: as
   // two std::optional<IntField> they were 160 of a Step's 424 bytes.
   // Shared and const: a copied Step reads the same field.
@@ -52,8 +64,8 @@ struct Step {
   int label = -1;  // index into Scenario::labels
   // install, uninstall, insert, append, remove: the finder object's id.
   std::string finder;
-  int64_t at = 0;              // insert: the index (Python's list.insert rules)
-  bool all_copies = false;     // remove: "copies": "all"
+  int64_t at = 0;                   // insert: the index (Python's list.insert rules)
+  bool all_copies = false;          // remove: "copies": "all"
   std::vector<std::string> unload;  // unload: the names
   bool submodules = false;          // unload: their submodules too
 };
@@ -105,10 +117,10 @@ struct Scenario {
   std::vector<std::string> variants{"before", "after"};
   std::vector<ReportRow> report;
   std::vector<Expectation> expect;
-  std::vector<std::string> labels;  // label names, by index
-  std::optional<Revision> revision;  // impsim extension: the finder revision (default b52ce17)
-  std::optional<CPython> cpython;    // impsim extension: the CPython version (default 3.11)
-  bool allow_error = false;         // impsim extension: an uncaught error is the expected end
+  std::vector<std::string> labels;        // label names, by index
+  std::optional<Revision> revision;       // impsim extension: the finder revision (default b52ce17)
+  std::optional<CPython> cpython;         // impsim extension: the CPython version (default 3.11)
+  bool allow_error = false;               // impsim extension: an uncaught error is the expected end
   std::optional<bool> expect_equivalent;  // impsim extension
   // impsim extension: variant -> "identical" | "differs" against the first
   // variant, one per sweep value (or one for all).
@@ -130,7 +142,6 @@ struct Scenario {
 inline std::vector<ReportRow> report_rows(const Scenario& sc) {
   return sc.report.empty() ? std::vector<ReportRow>{{"lookups", "lookups"}} : sc.report;
 }
-
 
 // The counters `sc` can name in "report", "expect" and --counters (a hook
 // scenario's with its finder ids), for "did you mean" when one is misspelt.

@@ -120,40 +120,41 @@ class Compiler {
   }
 
   CStep step(const Step& s) {
+    const StepDetail& d = s.detail();
     CStep c;
     c.kind = s.kind;
     c.optional = s.optional;
-    c.guard_enable = s.guard_enable;
+    c.guard_enable = d.guard_enable;
     c.label = s.label;
     c.pointer = &s.pointer;
     if (!s.target.empty()) c.target = target(s.target);
-    if (s.repeat) c.repeat = resolve(*s.repeat, "repeat", limits_.max_repeat);
-    if (s.nest) c.nest = resolve(*s.nest, "nest", limits_.max_nest);
-    c.has_scope = s.scope.has_value();
+    if (d.repeat) c.repeat = resolve(*d.repeat, "repeat", limits_.max_repeat);
+    if (d.nest) c.nest = resolve(*d.nest, "nest", limits_.max_nest);
+    c.has_scope = d.scope.has_value();
     if (c.has_scope) {
       int64_t levels = c.nest < 0 ? 1 : c.nest;
       // levels <= max-nest (10,000) and the scope's size <= the file's:
       // the product cannot overflow.
-      scope_names_ += levels * static_cast<int64_t>(s.scope->size());
+      scope_names_ += levels * static_cast<int64_t>(d.scope->size());
       if (scope_names_ > limits_.max_scope_names)
         throw ModelLimitError{"scope-names", s.pointer,
                               fmt::format("the scopes of the guards and enables so far expand to {} names (nest "
                                           "levels x scope names); the limit is {} (--max-scope-names)",
                                           scope_names_, limits_.max_scope_names)};
-      for (int64_t level = 1; level <= levels; ++level) c.scopes.push_back(scope_set(*s.scope, level));
+      for (int64_t level = 1; level <= levels; ++level) c.scopes.push_back(scope_set(*d.scope, level));
     }
-    c.has_blocked = s.has_blocked_modules;
-    if (s.kind == StepKind::Block || s.has_blocked_modules) {
+    c.has_blocked = d.has_blocked_modules;
+    if (s.kind == StepKind::Block || d.has_blocked_modules) {
       std::vector<NameId> ids;
-      for (auto& b : s.block) ids.push_back(m_.names.intern(b));
+      for (auto& b : d.block) ids.push_back(m_.names.intern(b));
       c.block = m_.sets.intern(std::move(ids));
     }
     c.body = steps(s.body);
-    if (!s.finder.empty()) c.finder = m_.hooks.find(s.finder);
-    c.at = s.at;
-    c.all_copies = s.all_copies;
-    for (auto& u : s.unload) c.unload.push_back(m_.names.intern(u));
-    c.submodules = s.submodules;
+    if (!d.finder.empty()) c.finder = m_.hooks.find(d.finder);
+    c.at = d.at;
+    c.all_copies = d.all_copies;
+    for (auto& u : d.unload) c.unload.push_back(m_.names.intern(u));
+    c.submodules = d.submodules;
     return c;
   }
 

@@ -336,24 +336,26 @@ void read_meta_path_step(const reading::Reader& in, const json& v, const std::st
   for (const auto& s : kFinderSteps)
     if (kind == s.key) {
       st.kind = s.kind;
-      st.finder = r.string(x, kp, s.what);
+      st.mutable_detail().finder = r.string(x, kp, s.what);
       names_finder = true;
     }
   if (kind == "insert") {
     allowed.push_back("at");
     if (!v.contains("at")) r.fail(ptr, "an insert step needs \"at\" (the index, as list.insert takes it)");
-    st.at = r.integer(v["at"], ptr + "/at", "the index", INT64_MIN);
+    st.mutable_detail().at = r.integer(v["at"], ptr + "/at", "the index", INT64_MIN);
   } else if (kind == "remove") {
     allowed.push_back("copies");
     allowed.push_back("optional");
     if (v.contains("copies"))
-      st.all_copies = r.choice<bool>(v["copies"], ptr + "/copies", "\"copies\"", {{"first", false}, {"all", true}});
+      st.mutable_detail().all_copies =
+          r.choice<bool>(v["copies"], ptr + "/copies", "\"copies\"", {{"first", false}, {"all", true}});
     if (v.contains("optional")) st.optional = r.boolean(v["optional"], ptr + "/optional", "\"optional\"");
   } else if (!names_finder) {
     st.kind = StepKind::Unload;
-    st.unload = r.names(x, kp, "the module names deleted from sys.modules");
+    st.mutable_detail().unload = r.names(x, kp, "the module names deleted from sys.modules");
     allowed.push_back("submodules");
-    if (v.contains("submodules")) st.submodules = r.boolean(v["submodules"], ptr + "/submodules", "\"submodules\"");
+    if (v.contains("submodules"))
+      st.mutable_detail().submodules = r.boolean(v["submodules"], ptr + "/submodules", "\"submodules\"");
   }
 }
 
@@ -432,13 +434,14 @@ void read_hooks(const reading::Reader& in, const json& root, Scenario& sc, bool 
                         : s.kind == StepKind::New       ? "new"
                                                         : "remove";
       const std::string ptr = s.pointer + "/" + key;
-      known(s.finder, ptr);
-      if (s.kind == StepKind::New) h.renewed_ids.insert(s.finder);
+      const std::string& finder = s.detail().finder;
+      known(finder, ptr);
+      if (s.kind == StepKind::New) h.renewed_ids.insert(finder);
       const bool hook_only = s.kind == StepKind::Install || s.kind == StepKind::Uninstall || s.kind == StepKind::New;
-      if (hook_only && !hook_ids.count(s.finder))
+      if (hook_only && !hook_ids.count(finder))
         r.fail(ptr, fmt::format("{} takes a hook finder object (one of \"finders\"), found \"{}\"; use insert, "
                                 "append or remove for the interpreter's finders and P",
-                                key, s.finder));
+                                key, finder));
     });
   };
   check_steps(sc.program);

@@ -11,6 +11,18 @@
 
 namespace impsim {
 
+// Constant-initialised: a step read during another file's static
+// initialisation must already see guard_enable = true.
+constinit const StepDetail Step::kNoDetail{};
+
+StepDetail& Step::mutable_detail() {
+  if (!detail_)
+    detail_ = std::make_shared<StepDetail>();
+  else if (detail_.use_count() > 1)
+    detail_ = std::make_shared<StepDetail>(*detail_);
+  return *detail_;
+}
+
 std::vector<std::string> counter_names(const Scenario& sc) {
   std::vector<std::string> out;
   for (const CounterInfo& c : kCounters) out.emplace_back(c.name);
@@ -33,7 +45,8 @@ bool is_hook_counter_name(const Scenario& sc, const std::string& name) {
   const size_t hash = id.find('#');
   if (hash != std::string::npos) {
     const std::string k = id.substr(hash + 1);
-    if (k.empty() || k.size() > 9 || k[0] == '0' || !std::all_of(k.begin(), k.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    if (k.empty() || k.size() > 9 || k[0] == '0' ||
+        !std::all_of(k.begin(), k.end(), [](char c) { return c >= '0' && c <= '9'; }))
       return false;
     id.resize(hash);
     if (!sc.hooks.renewed_ids.count(id)) return false;
@@ -47,9 +60,10 @@ std::string counter_list(const Scenario& sc) {
   if (size_t last_or = core.rfind(" or "); last_or != std::string::npos) core.replace(last_or, 4, ", ");
   std::string ids;
   for (const FinderText& f : sc.hooks.finders) ids += f.id + ", ";
-  return fmt::format("{}, searches, finder_calls, lookup_depth, legacy_warnings or finder_calls:ID (ID: {}BuiltinImporter, "
-                     "FrozenImporter or PathFinder; ID#k: the k-th object a \"new\" step makes for ID)",
-                     core, ids);
+  return fmt::format(
+      "{}, searches, finder_calls, lookup_depth, legacy_warnings or finder_calls:ID (ID: {}BuiltinImporter, "
+      "FrozenImporter or PathFinder; ID#k: the k-th object a \"new\" step makes for ID)",
+      core, ids);
 }
 
 std::optional<std::string> hook_variant_problem(const Scenario& sc, const Variant& v) {

@@ -102,11 +102,17 @@ class Compiler {
     return m_.sets.intern(std::move(ids));
   }
 
+  // Each step compiled where it stays: a CStep returned and moved into the
+  // vector cost a 128-byte move and a destructor per step.
   std::vector<CStep> steps(const std::vector<Step>& in) {
     std::vector<CStep> out;
     out.reserve(in.size());
-    for (const Step& s : in) out.push_back(step(s));
+    for (const Step& s : in) step(s, out.emplace_back());
     return out;
+  }
+  // Half a large tree's bodies are empty: they are left as they are.
+  void steps_into(const std::vector<Step>& in, std::vector<CStep>& out) {
+    if (!in.empty()) out = steps(in);
   }
 
   // Bodies name the same module again and again (the modules of a package
@@ -119,9 +125,8 @@ class Compiler {
     return last_target_id_;
   }
 
-  CStep step(const Step& s) {
+  void step(const Step& s, CStep& c) {
     const StepDetail& d = s.detail();
-    CStep c;
     c.kind = s.kind;
     c.optional = s.optional;
     c.guard_enable = d.guard_enable;
@@ -149,13 +154,12 @@ class Compiler {
       for (auto& b : d.block) ids.push_back(m_.names.intern(b));
       c.block = m_.sets.intern(std::move(ids));
     }
-    c.body = steps(s.body);
+    steps_into(s.body, c.body);
     if (!d.finder.empty()) c.finder = m_.hooks.find(d.finder);
     c.at = d.at;
     c.all_copies = d.all_copies;
     for (auto& u : d.unload) c.unload.push_back(m_.names.intern(u));
     c.submodules = d.submodules;
-    return c;
   }
 
  private:
@@ -183,10 +187,9 @@ Model compile_model(const Scenario& sc, const Params& overrides, const ModelLimi
   m.tree.reserve(sc.tree.size());
   m.tree_child.reserve(sc.tree.size());
   for (const TreeEntry& e : sc.tree) {
-    CTree t;
+    CTree& t = m.tree.emplace_back();
     t.name = m.names.intern(e.name);
     t.package = e.package;
-    m.tree.push_back(std::move(t));
   }
   for (auto& p : sc.preloaded) m.preloaded.push_back(m.names.intern(p));
   for (auto& p : sc.torch_modules) m.torch_modules.push_back(m.names.intern(p));
@@ -198,7 +201,7 @@ Model compile_model(const Scenario& sc, const Params& overrides, const ModelLimi
   }
   m.hooks = compile_hooks(sc.hooks, m.names);
   m.program = c.steps(sc.program);
-  for (size_t i = 0; i < sc.tree.size(); ++i) m.tree[i].body = c.steps(sc.tree[i].body);
+  for (size_t i = 0; i < sc.tree.size(); ++i) c.steps_into(sc.tree[i].body, m.tree[i].body);
   // A proxy spec imports the paddle twin of a torch name: intern them all now,
   // each as a child of its parent's twin (ancestors have smaller ids), so a
   // long torch name costs its length, not its length per ancestor.

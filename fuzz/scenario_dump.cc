@@ -18,12 +18,13 @@ std::string dump_list(const std::vector<std::string>& v) {
 std::string dump_int(const IntField& f) { return fmt::format("{}|{:?}|{:?}", f.value, f.param, f.pointer); }
 
 std::string dump_step(const Step& s, int indent) {
+  const StepDetail& d = s.detail();
   std::string out = fmt::format(
       "{:{}}step kind={} ptr={:?} target={:?} optional={} scope={} guard_enable={} block={} has_blocked={} "
       "repeat={} nest={} label={} finder={:?} at={} all_copies={} unload={} submodules={}\n",
-      "", indent, static_cast<int>(s.kind), s.pointer, s.target, s.optional, s.scope ? dump_list(*s.scope) : "none",
-      s.guard_enable, dump_list(s.block), s.has_blocked_modules, s.repeat ? dump_int(*s.repeat) : "none",
-      s.nest ? dump_int(*s.nest) : "none", s.label, s.finder, s.at, s.all_copies, dump_list(s.unload), s.submodules);
+      "", indent, static_cast<int>(s.kind), s.pointer, s.target, s.optional, d.scope ? dump_list(*d.scope) : "none",
+      d.guard_enable, dump_list(d.block), d.has_blocked_modules, d.repeat ? dump_int(*d.repeat) : "none",
+      d.nest ? dump_int(*d.nest) : "none", s.label, d.finder, d.at, d.all_copies, dump_list(d.unload), d.submodules);
   return out + dump_steps(s.body, indent + 2);
 }
 
@@ -36,11 +37,12 @@ std::string dump_steps(const std::vector<Step>& steps, int indent) {
 std::string dump_hooks(const HooksText& h) {
   std::string out = fmt::format("hooks used={}\n", h.used);
   for (const HookText& k : h.hooks) {
-    out += fmt::format("hook {:?} {:?} claims={} names={} top={} guard={} loader={} attr={:?} toggle={:?} {:?} "
-                       "install={} uninstall={} legacy={}\n",
-                       k.name, k.pointer, static_cast<int>(k.claims), dump_list(k.claim_names), k.top_level_only,
-                       static_cast<int>(k.guard), static_cast<int>(k.loader), k.attribute, k.toggle_finder,
-                       k.toggle_pointer, static_cast<int>(k.install), static_cast<int>(k.uninstall), k.legacy);
+    out += fmt::format(
+        "hook {:?} {:?} claims={} names={} top={} guard={} loader={} attr={:?} toggle={:?} {:?} "
+        "install={} uninstall={} legacy={}\n",
+        k.name, k.pointer, static_cast<int>(k.claims), dump_list(k.claim_names), k.top_level_only,
+        static_cast<int>(k.guard), static_cast<int>(k.loader), k.attribute, k.toggle_finder, k.toggle_pointer,
+        static_cast<int>(k.install), static_cast<int>(k.uninstall), k.legacy);
     for (const HookActionText& a : k.actions) {
       out += fmt::format("  action {} {:?} {} {} {} {:?} table=", static_cast<int>(a.kind), a.target,
                          dump_list(a.names), a.submodules, a.package, a.pointer);
@@ -49,7 +51,8 @@ std::string dump_hooks(const HooksText& h) {
     }
   }
   for (const FinderText& f : h.finders) out += fmt::format("finder {:?} {:?} {:?}\n", f.id, f.hook, f.pointer);
-  out += fmt::format("meta_path {}\nbuiltin {}\n", h.meta_path ? dump_list(*h.meta_path) : "unset", dump_list(h.builtin));
+  out +=
+      fmt::format("meta_path {}\nbuiltin {}\n", h.meta_path ? dump_list(*h.meta_path) : "unset", dump_list(h.builtin));
   for (auto* set : {&h.hook_names, &h.hook_finder_ids, &h.renewed_ids})
     out += dump_list(std::vector<std::string>(set->begin(), set->end())) + "\n";
   return out;
@@ -82,7 +85,8 @@ std::string scenario_dump(const Scenario& sc) {
   out += fmt::format("revision {} cpython {} allow_error {} expect_equivalent {}\n",
                      sc.revision ? static_cast<int>(*sc.revision) : -1, sc.cpython ? static_cast<int>(*sc.cpython) : -1,
                      sc.allow_error, sc.expect_equivalent ? static_cast<int>(*sc.expect_equivalent) : -1);
-  for (auto& o : sc.expect_outcome) out += fmt::format("outcome {:?} {} {:?}\n", o.variant, dump_list(o.verdicts), o.pointer);
+  for (auto& o : sc.expect_outcome)
+    out += fmt::format("outcome {:?} {} {:?}\n", o.variant, dump_list(o.verdicts), o.pointer);
   return out + dump_hooks(sc.hooks);
 }
 

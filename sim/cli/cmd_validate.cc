@@ -1,13 +1,30 @@
 // `impsim validate FILE...`: check scenarios without running them.
 #include <fmt/format.h>
 
-#include "scenario_command.h"
+#include <utility>
+
 #include "impsim/base/escape.h"
-#include "impsim/reader/read_scenario.h"
 #include "impsim/base/plural.h"
 #include "impsim/base/version.h"
+#include "impsim/reader/read_scenario.h"
+#include "scenario_command.h"
 
 namespace impsim::cli {
+
+namespace {
+
+// The last file's scenario and model, never freed: the process ends right
+// after the last file, and freeing a 50,000-module tree's scenario and model
+// block by block was 17 M of validate's 230 M instructions, for nothing.
+// Held from here, they stay reachable, so a leak checker has nothing to
+// report; an earlier file's are freed when the next one is kept.
+struct Validated {
+  Scenario scenario;
+  Model model;
+};
+Validated* last_validated = nullptr;
+
+}  // namespace
 
 Action add_validate(CLI::App& app) {
   auto st = std::make_shared<ScenarioCommand>(
@@ -18,7 +35,7 @@ Action add_validate(CLI::App& app) {
   return action_of(st, [st](Sink& sink) -> int {
     sink.one_list = true;
     return st->for_each_scenario(sink, nullptr, [&](const std::string&, Scenario& sc, const RunOptions&, Progress&) {
-      compile_model(sc, {});
+      Model model = compile_model(sc, {});
       if (sink.format == Format::Json) {
         nlohmann::ordered_json j;
         j["impsim"] = 1;
@@ -36,6 +53,9 @@ Action add_validate(CLI::App& app) {
                               plural(sc.tree.size(), "entry", "entries"), sc.program.size(),
                               plural(sc.program.size(), "step", "steps")));
       }
+      // Moving the scenario moves its vectors' buffers, not the steps in
+      // them, so the model's pointers into it stay good.
+      delete std::exchange(last_validated, new Validated{std::move(sc), std::move(model)});
       return kExitOk;
     });
   });

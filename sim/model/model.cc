@@ -4,12 +4,11 @@
 
 #include <algorithm>
 
-
 namespace impsim {
 
 TreeId Model::find_child(TreeId parent, NameId name) const {
-  auto key = (static_cast<uint64_t>(static_cast<uint32_t>(parent)) << 32) |
-             static_cast<uint32_t>(names.last_atom(name));
+  auto key =
+      (static_cast<uint64_t>(static_cast<uint32_t>(parent)) << 32) | static_cast<uint32_t>(names.last_atom(name));
   const TreeId* child = tree_child.find(key);
   return child ? *child : -1;
 }
@@ -25,27 +24,36 @@ std::string describe_step(const CStep& step, const Model& m) {
   auto scope = [&](size_t level) {
     if (!step.has_scope) return std::string("None");
     std::string out;
-    for (NameId n : m.sets.members(step.scopes[level])) out += (out.empty() ? "" : ", ") + ("'" + m.names.text(n) + "'");
+    for (NameId n : m.sets.members(step.scopes[level]))
+      out += (out.empty() ? "" : ", ") + ("'" + m.names.text(n) + "'");
     return "{" + out + "}";
   };
   std::string what;
   switch (step.kind) {
-    case StepKind::Import: what = "import " + m.names.text(step.target); break;
-    case StepKind::FindSpec: what = "find_spec('" + m.names.text(step.target) + "')"; break;
+    case StepKind::Import:
+      what = "import " + m.names.text(step.target);
+      break;
+    case StepKind::FindSpec:
+      what = "find_spec('" + m.names.text(step.target) + "')";
+      break;
     case StepKind::Enable: {
       what = "enable_torch_proxy(scope=" + scope(0);
       if (step.has_blocked) {
         std::string names;
-        for (NameId n : m.sets.members(step.block)) names += (names.empty() ? "" : ", ") + ("'" + m.names.text(n) + "'");
+        for (NameId n : m.sets.members(step.block))
+          names += (names.empty() ? "" : ", ") + ("'" + m.names.text(n) + "'");
         what += ", blocked_modules={" + names + "}";
       }
       what += ")";
       break;
     }
-    case StepKind::Disable: what = "disable_torch_proxy()"; break;
+    case StepKind::Disable:
+      what = "disable_torch_proxy()";
+      break;
     case StepKind::Guard:
-      what = fmt::format("{}with use_torch_proxy_guard(enable={}, scope={})", step.nest >= 0 ? fmt::format("{} x ", step.nest) : "",
-                         step.guard_enable ? "True" : "False", step.scopes.empty() ? "None" : scope(0));
+      what = fmt::format("{}with use_torch_proxy_guard(enable={}, scope={})",
+                         step.nest >= 0 ? fmt::format("{} x ", step.nest) : "", step.guard_enable ? "True" : "False",
+                         step.scopes.empty() ? "None" : scope(0));
       break;
     case StepKind::Block: {
       std::string names;
@@ -53,8 +61,12 @@ std::string describe_step(const CStep& step, const Model& m) {
       what = "extend_torch_proxy_blocked_modules([" + names + "])";
       break;
     }
-    case StepKind::Call: what = "a call into " + m.names.text(step.target); break;
-    default: what = describe_meta_path_step(step, m); break;  // the meta_path steps
+    case StepKind::Call:
+      what = "a call into " + m.names.text(step.target);
+      break;
+    default:
+      what = describe_meta_path_step(step, m);
+      break;  // the meta_path steps
   }
   return fmt::format("`{}` ({})", what, step.pointer ? *step.pointer : "?");
 }
@@ -90,11 +102,17 @@ class Compiler {
     return m_.sets.intern(std::move(ids));
   }
 
+  // Each step compiled where it stays: a CStep returned and moved into the
+  // vector cost a 128-byte move and a destructor per step.
   std::vector<CStep> steps(const std::vector<Step>& in) {
     std::vector<CStep> out;
     out.reserve(in.size());
-    for (const Step& s : in) out.push_back(step(s));
+    for (const Step& s : in) step(s, out.emplace_back());
     return out;
+  }
+  // Half a large tree's bodies are empty: they are left as they are.
+  void steps_into(const std::vector<Step>& in, std::vector<CStep>& out) {
+    if (!in.empty()) out = steps(in);
   }
 
   // Bodies name the same module again and again (the modules of a package
@@ -107,42 +125,41 @@ class Compiler {
     return last_target_id_;
   }
 
-  CStep step(const Step& s) {
-    CStep c;
+  void step(const Step& s, CStep& c) {
+    const StepDetail& d = s.detail();
     c.kind = s.kind;
     c.optional = s.optional;
-    c.guard_enable = s.guard_enable;
+    c.guard_enable = d.guard_enable;
     c.label = s.label;
     c.pointer = &s.pointer;
     if (!s.target.empty()) c.target = target(s.target);
-    if (s.repeat) c.repeat = resolve(*s.repeat, "repeat", limits_.max_repeat);
-    if (s.nest) c.nest = resolve(*s.nest, "nest", limits_.max_nest);
-    c.has_scope = s.scope.has_value();
+    if (d.repeat) c.repeat = resolve(*d.repeat, "repeat", limits_.max_repeat);
+    if (d.nest) c.nest = resolve(*d.nest, "nest", limits_.max_nest);
+    c.has_scope = d.scope.has_value();
     if (c.has_scope) {
       int64_t levels = c.nest < 0 ? 1 : c.nest;
       // levels <= max-nest (10,000) and the scope's size <= the file's:
       // the product cannot overflow.
-      scope_names_ += levels * static_cast<int64_t>(s.scope->size());
+      scope_names_ += levels * static_cast<int64_t>(d.scope->size());
       if (scope_names_ > limits_.max_scope_names)
         throw ModelLimitError{"scope-names", s.pointer,
                               fmt::format("the scopes of the guards and enables so far expand to {} names (nest "
                                           "levels x scope names); the limit is {} (--max-scope-names)",
                                           scope_names_, limits_.max_scope_names)};
-      for (int64_t level = 1; level <= levels; ++level) c.scopes.push_back(scope_set(*s.scope, level));
+      for (int64_t level = 1; level <= levels; ++level) c.scopes.push_back(scope_set(*d.scope, level));
     }
-    c.has_blocked = s.has_blocked_modules;
-    if (s.kind == StepKind::Block || s.has_blocked_modules) {
+    c.has_blocked = d.has_blocked_modules;
+    if (s.kind == StepKind::Block || d.has_blocked_modules) {
       std::vector<NameId> ids;
-      for (auto& b : s.block) ids.push_back(m_.names.intern(b));
+      for (auto& b : d.block) ids.push_back(m_.names.intern(b));
       c.block = m_.sets.intern(std::move(ids));
     }
-    c.body = steps(s.body);
-    if (!s.finder.empty()) c.finder = m_.hooks.find(s.finder);
-    c.at = s.at;
-    c.all_copies = s.all_copies;
-    for (auto& u : s.unload) c.unload.push_back(m_.names.intern(u));
-    c.submodules = s.submodules;
-    return c;
+    steps_into(s.body, c.body);
+    if (!d.finder.empty()) c.finder = m_.hooks.find(d.finder);
+    c.at = d.at;
+    c.all_copies = d.all_copies;
+    for (auto& u : d.unload) c.unload.push_back(m_.names.intern(u));
+    c.submodules = d.submodules;
   }
 
  private:
@@ -163,14 +180,16 @@ Model compile_model(const Scenario& sc, const Params& overrides, const ModelLimi
   if (sc.cpython) m.axes.cpython = *sc.cpython;
   for (auto& [k, v] : overrides) m.params[k] = v;
   m.labels = sc.labels;
+  // Each tree entry is a name, and so is each module listed in sys.modules
+  // and the blocked list: few more are interned besides.
+  m.names.reserve(sc.tree.size() + sc.preloaded.size() + sc.torch_modules.size() + sc.blocked.size());
   Compiler c(sc, m, limits);
   m.tree.reserve(sc.tree.size());
   m.tree_child.reserve(sc.tree.size());
   for (const TreeEntry& e : sc.tree) {
-    CTree t;
+    CTree& t = m.tree.emplace_back();
     t.name = m.names.intern(e.name);
     t.package = e.package;
-    m.tree.push_back(std::move(t));
   }
   for (auto& p : sc.preloaded) m.preloaded.push_back(m.names.intern(p));
   for (auto& p : sc.torch_modules) m.torch_modules.push_back(m.names.intern(p));
@@ -182,7 +201,7 @@ Model compile_model(const Scenario& sc, const Params& overrides, const ModelLimi
   }
   m.hooks = compile_hooks(sc.hooks, m.names);
   m.program = c.steps(sc.program);
-  for (size_t i = 0; i < sc.tree.size(); ++i) m.tree[i].body = c.steps(sc.tree[i].body);
+  for (size_t i = 0; i < sc.tree.size(); ++i) c.steps_into(sc.tree[i].body, m.tree[i].body);
   // A proxy spec imports the paddle twin of a torch name: intern them all now,
   // each as a child of its parent's twin (ancestors have smaller ids), so a
   // long torch name costs its length, not its length per ancestor.
@@ -223,8 +242,7 @@ Model compile_model(const Scenario& sc, const Params& overrides, const ModelLimi
     NameId parent = m.names.parent(name);
     if (parent == kNoName) continue;
     TreeId p = m.find_tree(parent);
-    auto key = (static_cast<uint64_t>(static_cast<uint32_t>(p)) << 32) |
-               static_cast<uint32_t>(m.names.last_atom(name));
+    auto key = (static_cast<uint64_t>(static_cast<uint32_t>(p)) << 32) | static_cast<uint32_t>(m.names.last_atom(name));
     m.tree_child.try_emplace(key, static_cast<TreeId>(i));
   }
   return m;

@@ -118,11 +118,12 @@ Step Reader::step(const json& v, const std::string& ptr) {
     st.kind = StepKind::Enable;
     object(body, kp, "the arguments of enable_torch_proxy");
     expect_keys(body, kp, {"scope", "blocked_modules"}, "enable");
-    if (body.contains("scope") && !body["scope"].is_null()) st.scope = scope(body["scope"], kp + "/scope", false);
+    StepDetail& d = st.mutable_detail();
+    if (body.contains("scope") && !body["scope"].is_null()) d.scope = scope(body["scope"], kp + "/scope", false);
     // b52ce17's keyword; on 04efefd passing it at all is a TypeError at run time.
-    st.has_blocked_modules = body.contains("blocked_modules");
-    if (st.has_blocked_modules && !body["blocked_modules"].is_null())
-      st.block = names(body["blocked_modules"], kp + "/blocked_modules", "a list of module names to block, or null");
+    d.has_blocked_modules = body.contains("blocked_modules");
+    if (d.has_blocked_modules && !body["blocked_modules"].is_null())
+      d.block = names(body["blocked_modules"], kp + "/blocked_modules", "a list of module names to block, or null");
   } else if (kind == "disable") {
     st.kind = StepKind::Disable;
     object(body, kp, "an empty object {}");
@@ -131,15 +132,16 @@ Step Reader::step(const json& v, const std::string& ptr) {
     st.kind = StepKind::Guard;
     object(body, kp, "the arguments of use_torch_proxy_guard");
     expect_keys(body, kp, {"enable", "scope"}, "guard");
-    if (body.contains("enable")) st.guard_enable = boolean(body["enable"], kp + "/enable", "\"enable\"");
+    if (body.contains("enable"))
+      st.mutable_detail().guard_enable = boolean(body["enable"], kp + "/enable", "\"enable\"");
     if (body.contains("scope") && !body["scope"].is_null())
-      st.scope = scope(body["scope"], kp + "/scope", v.contains("nest"));
+      st.mutable_detail().scope = scope(body["scope"], kp + "/scope", v.contains("nest"));
     allowed.push_back("body");
     allowed.push_back("nest");
     if (!v.contains("body")) fail(ptr, "a guard step needs a \"body\" (the steps inside the with block)");
   } else if (kind == "block") {
     st.kind = StepKind::Block;
-    st.block = names(body, kp, "a list of module names to block");
+    st.mutable_detail().block = names(body, kp, "a list of module names to block");
   } else {
     read_meta_path_step(*this, v, ptr, kind, st, allowed);  // read_hooks.cc
   }
@@ -154,9 +156,8 @@ Step Reader::step(const json& v, const std::string& ptr) {
     }
   }
   if (v.contains("body")) st.body = steps(v["body"], ptr + "/body");
-  if (v.contains("repeat"))
-    st.repeat = std::make_shared<const IntField>(int_field(v["repeat"], ptr + "/repeat", "\"repeat\""));
-  if (v.contains("nest")) st.nest = std::make_shared<const IntField>(int_field(v["nest"], ptr + "/nest", "\"nest\""));
+  if (v.contains("repeat")) st.mutable_detail().repeat = int_field(v["repeat"], ptr + "/repeat", "\"repeat\"");
+  if (v.contains("nest")) st.mutable_detail().nest = int_field(v["nest"], ptr + "/nest", "\"nest\"");
   if (v.contains("label")) {
     std::string l = string(v["label"], ptr + "/label", "a label");
     if (l.empty() || l.find('.') != std::string::npos)

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "impsim/scenario/counters.h"
 #include "impsim/base/unicode_names.h"
+#include "impsim/scenario/counters.h"
 
 namespace impsim {
 
@@ -83,6 +83,16 @@ NameId NameTable::intern(std::string_view name) {
   }
 }
 
+void NameTable::reserve(size_t n) {
+  view_.reserve(n);
+  parent_.reserve(n);
+  last_atom_.reserve(n);
+  is_torch_.reserve(n);
+  child_.reserve(n);
+  atoms_.reserve(n);
+  atom_text_.reserve(n);
+}
+
 NameId NameTable::intern_child(NameId parent, int32_t atom) {
   if (const NameId* child = child_.find(child_key(parent, atom))) return *child;
   return intern(std::string(view_[parent]) + "." + std::string(atom_text_[atom]));
@@ -127,26 +137,46 @@ static bool is_keyword(std::string_view s) {
   // reading a large tree. The 35 keywords of Python 3.
   if (s.size() < 2 || s.size() > 8) return false;
   switch (s[0]) {
-    case 'F': return s == "False";
-    case 'N': return s == "None";
-    case 'T': return s == "True";
-    case 'a': return s == "and" || s == "as" || s == "assert" || s == "async" || s == "await";
-    case 'b': return s == "break";
-    case 'c': return s == "class" || s == "continue";
-    case 'd': return s == "def" || s == "del";
-    case 'e': return s == "elif" || s == "else" || s == "except";
-    case 'f': return s == "finally" || s == "for" || s == "from";
-    case 'g': return s == "global";
-    case 'i': return s == "if" || s == "import" || s == "in" || s == "is";
-    case 'l': return s == "lambda";
-    case 'n': return s == "nonlocal" || s == "not";
-    case 'o': return s == "or";
-    case 'p': return s == "pass";
-    case 'r': return s == "raise" || s == "return";
-    case 't': return s == "try";
-    case 'w': return s == "while" || s == "with";
-    case 'y': return s == "yield";
-    default: return false;
+    case 'F':
+      return s == "False";
+    case 'N':
+      return s == "None";
+    case 'T':
+      return s == "True";
+    case 'a':
+      return s == "and" || s == "as" || s == "assert" || s == "async" || s == "await";
+    case 'b':
+      return s == "break";
+    case 'c':
+      return s == "class" || s == "continue";
+    case 'd':
+      return s == "def" || s == "del";
+    case 'e':
+      return s == "elif" || s == "else" || s == "except";
+    case 'f':
+      return s == "finally" || s == "for" || s == "from";
+    case 'g':
+      return s == "global";
+    case 'i':
+      return s == "if" || s == "import" || s == "in" || s == "is";
+    case 'l':
+      return s == "lambda";
+    case 'n':
+      return s == "nonlocal" || s == "not";
+    case 'o':
+      return s == "or";
+    case 'p':
+      return s == "pass";
+    case 'r':
+      return s == "raise" || s == "return";
+    case 't':
+      return s == "try";
+    case 'w':
+      return s == "while" || s == "with";
+    case 'y':
+      return s == "yield";
+    default:
+      return false;
   }
 }
 

@@ -24,6 +24,18 @@ std::vector<std::string> counted_finder_ids(const Scenario& sc) {
 
 }  // namespace
 
+// Constant-initialised: a step read during another file's static
+// initialisation must already see guard_enable = true.
+constinit const StepDetail Step::kNoDetail{};
+
+StepDetail& Step::mutable_detail() {
+  if (!detail_)
+    detail_ = std::make_shared<StepDetail>();
+  else if (detail_.use_count() > 1)
+    detail_ = std::make_shared<StepDetail>(*detail_);
+  return *detail_;
+}
+
 std::vector<std::string> counter_names(const Scenario& sc) {
   std::vector<std::string> out;
   for (const CounterInfo& c : kCounters) out.emplace_back(c.name);

@@ -9,11 +9,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include "impsim/scenario/axes.h"
 #include "impsim/base/errors.h"
 #include "impsim/base/flat_map.h"
-#include "impsim/scenario/hook_language.h"
 #include "impsim/model/name_sets.h"
+#include "impsim/scenario/axes.h"
+#include "impsim/scenario/hook_language.h"
 #include "impsim/scenario/names.h"
 #include "impsim/scenario/scenario.h"
 
@@ -33,25 +33,29 @@ struct ModelLimits {
   int64_t max_scope_names = 1'000'000;
 };
 
+// Ordered by size, so that no field pads the next: 160 bytes a step when
+// the vectors and the 8-byte fields sat among the bools, 128 now (a 50,000-
+// module tree compiles 25,000 of them, and every byte is memory the kernel
+// zeroes first).
 struct CStep {
-  StepKind kind = StepKind::Import;
+  std::vector<SetId> scopes;  // guard: one per nesting level (level 1 first); enable: one
+  std::vector<CStep> body;
+  std::vector<NameId> unload;            // unload
+  const std::string* pointer = nullptr;  // into the Scenario, which outlives the model
+  int64_t repeat = 1;
+  int64_t nest = -1;  // guard: number of nested levels; -1 when not nested
+  int64_t at = 0;     // insert
   NameId target = kNoName;
+  SetId block = kEmptySet;  // block; enable: blocked_modules
+  int label = -1;
+  FinderId finder = kNoFinder;  // install, uninstall, insert, append, remove
+  StepKind kind = StepKind::Import;
   bool optional = false;
   bool guard_enable = true;
-  bool has_scope = false;          // false: scope None (global)
-  std::vector<SetId> scopes;       // guard: one per nesting level (level 1 first); enable: one
-  SetId block = kEmptySet;          // block; enable: blocked_modules
-  bool has_blocked = false;         // enable: blocked_modules was passed (None or a set)
-  std::vector<CStep> body;
-  int64_t repeat = 1;
-  int64_t nest = -1;               // guard: number of nested levels; -1 when not nested
-  int label = -1;
-  const std::string* pointer = nullptr;  // into the Scenario, which outlives the model
-  FinderId finder = kNoFinder;  // install, uninstall, insert, append, remove
-  int64_t at = 0;               // insert
-  bool all_copies = false;      // remove
-  std::vector<NameId> unload;   // unload
-  bool submodules = false;      // unload
+  bool has_scope = false;    // false: scope None (global)
+  bool has_blocked = false;  // enable: blocked_modules was passed (None or a set)
+  bool all_copies = false;   // remove
+  bool submodules = false;   // unload
 };
 
 struct CTree {
@@ -64,9 +68,9 @@ struct Model {
   NameTable names;
   SetTable sets;
   std::vector<CTree> tree;
-  std::vector<TreeId> tree_of_top;  // by NameId: the top-level tree entry of that name, or -1
+  std::vector<TreeId> tree_of_top;       // by NameId: the top-level tree entry of that name, or -1
   FlatMap<uint64_t, TreeId> tree_child;  // (parent tree entry, last atom) -> entry
-  std::vector<NameId> paddle_of;    // by NameId: torch name -> its paddle name, else kNoName
+  std::vector<NameId> paddle_of;         // by NameId: torch name -> its paddle name, else kNoName
   std::vector<NameId> preloaded;
   std::vector<NameId> torch_modules;
   int64_t filler = 0;
@@ -74,7 +78,7 @@ struct Model {
   std::vector<CStep> program;
   std::vector<std::string> labels;
   Params params;
-  Axes axes;  // finder revision and CPython version
+  Axes axes;        // finder revision and CPython version
   HookModel hooks;  // finder objects; hooks.used: sys.meta_path is a list of them
 
   TreeId find_child(TreeId parent, NameId name) const;

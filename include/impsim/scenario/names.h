@@ -30,6 +30,10 @@ class NameTable {
   // Interns `parent` + "." + the part `atom` names (last_atom of some name).
   NameId intern_child(NameId parent, int32_t atom);
   NameId find(std::string_view name) const;  // kNoName when unknown
+  // Room for `n` names, and as many parts, without growing: a scenario
+  // says how many it has (its tree entries, above all), and growing the
+  // indexes moved every name interned so far at each doubling.
+  void reserve(size_t n);
 
   // The name as text, built on first use: reports ask for few names, and
   // the ancestors of a long name would otherwise cost its length each.
@@ -48,7 +52,7 @@ class NameTable {
   NameId add(NameId parent, int32_t atom, std::string_view text);
   int32_t atom_of(std::string_view part);
   int32_t atom_of(std::string_view part, uint64_t hash);  // hash: atoms_.hash(part)
-  std::string_view store(std::string_view text);  // a copy that lives as long as the table
+  std::string_view store(std::string_view text);          // a copy that lives as long as the table
   static uint64_t child_key(NameId parent, int32_t atom) {
     return (static_cast<uint64_t>(static_cast<uint32_t>(parent + 1)) << 32) | static_cast<uint32_t>(atom);
   }
@@ -56,14 +60,14 @@ class NameTable {
   std::vector<std::unique_ptr<char[]>> storage_;  // blocks holding each new full name once
   char* block_at_ = nullptr;                      // the free end of the last block
   size_t block_left_ = 0;
-  std::vector<std::string_view> view_;            // into storage_
+  std::vector<std::string_view> view_;  // into storage_
   std::vector<NameId> parent_;
   std::vector<int32_t> last_atom_;
   std::vector<char> is_torch_;
   // Filled by text(), only for the names asked for: a slot per name would
   // cost 32 bytes for every ancestor of every name.
   mutable std::unordered_map<NameId, std::string> text_;
-  FlatMap<uint64_t, NameId> child_;  // (parent + 1, atom) -> name
+  FlatMap<uint64_t, NameId> child_;           // (parent + 1, atom) -> name
   FlatMap<std::string_view, int32_t> atoms_;  // views into storage_
   std::vector<std::string_view> atom_text_;
   int32_t torch_atom_ = -1;

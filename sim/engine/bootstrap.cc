@@ -37,17 +37,19 @@ Engine::Engine(const Model& model, Variant variant, EngineLimits limits, EngineK
 void Engine::raise(std::string type, std::string message) { throw PyError{std::move(type), std::move(message), {}}; }
 
 void Engine::update_step_limit() {
-  // A replay is made only if it stays within max_events, and count_event
-  // stops the run at max_work: the new limit is never below what was stepped.
-  const uint64_t stepped = book_.stepped_events();
-  book_.step_limit = book_.max_work;
+  // max_work, or what max_events leaves after the replayed events (in 64
+  // bits: replayed never passes max_events), whichever is less.
+  uint64_t limit = book_.max_work;
   if (book_.max_events != kNoEventLimit) {
-    // max_events - replayed, in 64 bits (replayed never passes max_events).
     Count left = Count(book_.max_events) - book_.replayed_events;
-    if (left < book_.step_limit) book_.step_limit = left.u64();
+    if (left < limit) limit = left.u64();
   }
+  // A replay is made only if it stays within max_events, so the limit is
+  // never below what was stepped; were it so, the next event stops the run
+  // rather than the difference wrapping into no limit at all.
+  const uint64_t stepped = book_.stepped_events();
+  const uint64_t room = limit > stepped ? limit - stepped : 0;
   // At most 2^63 - 1 events ahead: more would take centuries to step.
-  const uint64_t room = book_.step_limit - stepped;
   book_.events_left = room > uint64_t{INT64_MAX} ? INT64_MAX : static_cast<int64_t>(room);
   book_.events_base = stepped + static_cast<uint64_t>(book_.events_left);
 }

@@ -63,7 +63,6 @@ struct Bookkeeping {
   EngineLimits limits;
   uint64_t max_events;  // limits.max_events resolved for this engine kind
   uint64_t max_work;
-  uint64_t step_limit = 0;  // Engine::update_step_limit()
   // Events stepped, counted down: count_event is `--events_left < 0`, one
   // instruction and a branch at every ask and toggle (a count up compared
   // with the limit took five). One event past the limit leaves it at -1.

@@ -3,10 +3,13 @@
 
 #include <utility>
 
+#include "github.h"
 #include "impsim/base/escape.h"
+#include "impsim/base/json_scan.h"
 #include "impsim/base/plural.h"
 #include "impsim/base/version.h"
 #include "impsim/reader/read_scenario.h"
+#include "impsim/scenario/warnings.h"
 #include "scenario_command.h"
 
 namespace impsim::cli {
@@ -24,6 +27,35 @@ struct Validated {
 };
 Validated* last_validated = nullptr;
 
+struct PlacedWarning {
+  ScenarioWarning warning;
+  std::optional<SourcePos> pos;
+  std::string where;  // "FILE:LINE:COLUMN: at POINTER: ", as an error's message starts
+};
+
+// Each warning on standard error as "impsim: warning: FILE:LINE:COLUMN: at
+// POINTER: ...", the way an invalid scenario's error is told, and under
+// GitHub Actions as a ::warning annotation at its line. The report itself
+// (standard output) says ok: the scenario is valid and runs as written.
+std::vector<PlacedWarning> tell_warnings(const Scenario& sc) {
+  std::vector<PlacedWarning> out;
+  std::vector<ScenarioWarning> found = scenario_warnings(sc);
+  if (found.empty()) return out;
+  std::optional<JsonSource> source;
+  if (sc.source) source.emplace(*sc.source);
+  for (ScenarioWarning& w : found) {
+    PlacedWarning p{std::move(w), std::nullopt, sc.file};
+    if (source) p.pos = source->position_of(p.warning.pointer);
+    if (p.pos) p.where += fmt::format(":{}:{}", p.pos->line, p.pos->column);
+    p.where += fmt::format(": at {}: ", p.warning.pointer);
+    const std::string message = terminal_text(p.where + p.warning.message);
+    fmt::print(stderr, "impsim: warning: {}\n", message);
+    github_annotate(github_annotation("impsim warning", sc.file, p.pos, message, "warning"), true);
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
 }  // namespace
 
 Action add_validate(CLI::App& app) {
@@ -36,6 +68,7 @@ Action add_validate(CLI::App& app) {
     sink.one_list = true;
     return st->for_each_scenario(sink, nullptr, [&](const std::string&, Scenario& sc, const RunOptions&, Progress&) {
       Model model = compile_model(sc, {});
+      const std::vector<PlacedWarning> warnings = tell_warnings(sc);
       if (sink.format == Format::Json) {
         nlohmann::ordered_json j;
         j["impsim"] = 1;
@@ -44,6 +77,18 @@ Action add_validate(CLI::App& app) {
         j["ok"] = true;
         j["tree_entries"] = sc.tree.size();
         j["steps"] = sc.program.size();
+        if (!warnings.empty()) {
+          nlohmann::ordered_json list = nlohmann::ordered_json::array();
+          for (const PlacedWarning& w : warnings) {
+            nlohmann::ordered_json one;
+            one["pointer"] = w.warning.pointer;
+            one["line"] = w.pos ? nlohmann::ordered_json(w.pos->line) : nlohmann::ordered_json(nullptr);
+            one["column"] = w.pos ? nlohmann::ordered_json(w.pos->column) : nlohmann::ordered_json(nullptr);
+            one["message"] = w.warning.message;
+            list.push_back(std::move(one));
+          }
+          j["warnings"] = std::move(list);
+        }
         j["exit_status"] = 0;
         sink.json(j);
       } else {

@@ -14,9 +14,12 @@ namespace impsim::cli {
 
 std::string failure_title(FailureKind kind) {
   switch (kind) {
-    case FailureKind::Expectation: return "impsim expectation";
-    case FailureKind::Limit: return "impsim limit";
-    case FailureKind::Raised: return "impsim exception";
+    case FailureKind::Expectation:
+      return "impsim expectation";
+    case FailureKind::Limit:
+      return "impsim limit";
+    case FailureKind::Raised:
+      return "impsim exception";
   }
   return "impsim";
 }
@@ -31,7 +34,7 @@ std::string error_title(const std::string& kind) {
 }
 
 std::string github_annotation(const std::string& title, const std::string& file, std::optional<SourcePos> pos,
-                              const std::string& message) {
+                              const std::string& message, const char* command) {
   std::string props;
   // Standard input and the command line are no file in the repository.
   if (!file.empty() && file != "<stdin>" && file != "-" && file != "<command line>") {
@@ -42,7 +45,7 @@ std::string github_annotation(const std::string& title, const std::string& file,
     props += ",";
   }
   props += "title=" + workflow_command_property(title);
-  return "::error " + props + "::" + workflow_command_data(message) + "\n";
+  return fmt::format("::{} ", command) + props + "::" + workflow_command_data(message) + "\n";
 }
 
 void github_annotate(const std::string& annotation, bool on_stderr) {

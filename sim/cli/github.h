@@ -3,8 +3,9 @@
 // annotation: a failed expectation at the line of its entry, a run
 // stopped by a limit or an exception at the line of its step, an invalid
 // scenario at the line the error message names, an output error on its
-// file. When $GITHUB_STEP_SUMMARY names a file, the Markdown report is
-// appended to it, and at the end of the command a list of its failures.
+// file; validate's warnings are `::warning` annotations at their lines.
+// When $GITHUB_STEP_SUMMARY names a file, the Markdown report is appended
+// to it, and at the end of the command a list of its failures.
 //
 // Those annotations are the only workflow commands impsim writes: every
 // other line it prints under GitHub Actions escapes scenario text with
@@ -27,13 +28,14 @@ std::string failure_title(FailureKind kind);
 // The same for an error (ErrorInfo::kind: invalid, usage, limit, output, memory).
 std::string error_title(const std::string& kind);
 
-// `::error file=FILE,line=L,col=C,title=TITLE::MESSAGE` and a newline, each
+// `::error file=FILE,line=L,col=C,title=TITLE::MESSAGE` and a newline (or
+// `::warning`, for what a valid scenario likely did not mean), each
 // value escaped as the runner reads it back (workflow_command_property,
 // workflow_command_data). No file for standard input or the command line
 // (there is none to point into), no line and column when `pos` is unset.
 // `message` is terminal text already.
 std::string github_annotation(const std::string& title, const std::string& file, std::optional<SourcePos> pos,
-                              const std::string& message);
+                              const std::string& message, const char* command = "error");
 
 // Writes an annotation, when impsim runs under GitHub Actions, beside what
 // it annotates: on standard output beside a report that lists the failure,

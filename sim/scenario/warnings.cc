@@ -1,0 +1,78 @@
+#include "impsim/scenario/warnings.h"
+
+#include <fmt/format.h>
+
+#include <unordered_set>
+
+#include "impsim/scenario/hook_language.h"
+
+namespace impsim {
+
+namespace {
+
+using Names = std::unordered_set<std::string>;
+
+// What `import name` (`itself`) or importlib.util.find_spec(name) (not
+// `itself`: only its parents are imported) may leave in sys.modules.
+void may_import(Names& names, const std::string& name, bool itself) {
+  for (size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1))
+    names.insert(name.substr(0, dot));
+  if (itself) names.insert(name);
+  if (name == "torch" || name.starts_with("torch.")) may_import(names, "paddle" + name.substr(5), true);
+}
+
+template <class F>
+void each_step(const std::vector<Step>& steps, const F& f) {
+  for (const Step& s : steps) {
+    f(s);
+    each_step(s.body, f);
+  }
+}
+
+void step_imports(Names& names, const Step& s) {
+  if (s.kind == StepKind::Import) may_import(names, s.target, true);
+  if (s.kind == StepKind::FindSpec) may_import(names, s.target, false);
+}
+
+}  // namespace
+
+std::vector<ScenarioWarning> scenario_warnings(const Scenario& sc) {
+  std::vector<ScenarioWarning> out;
+  bool any = false;
+  auto note_call = [&](const Step& s) { any = any || s.kind == StepKind::Call; };
+  each_step(sc.program, note_call);
+  for (const TreeEntry& e : sc.tree) each_step(e.body, note_call);
+  if (!any) return out;
+
+  // What may be in sys.modules at any point: the starting modules, and
+  // what module bodies and hooks import, whenever they run.
+  Names maybe;
+  for (const std::string& n : sc.preloaded) may_import(maybe, n, true);
+  for (const std::string& n : sc.torch_modules) may_import(maybe, n, true);
+  for (const TreeEntry& e : sc.tree) each_step(e.body, [&](const Step& s) { step_imports(maybe, s); });
+  for (const HookText& h : sc.hooks.hooks)
+    for (const HookActionText& a : h.actions) {
+      if (a.kind == ActionKind::Import || a.kind == ActionKind::Serve) may_import(maybe, a.target, true);
+      for (const auto& [_, served] : a.table) may_import(maybe, served, true);
+    }
+
+  auto check = [&](const Step& s, const char* who) {
+    if (s.kind != StepKind::Call || maybe.count(s.target)) return;
+    out.push_back({s.pointer + "/call",
+                   fmt::format("\"{0}\" is not in sys.modules when this call runs, so it raises KeyError: '{0}' "
+                               "({1} imports it, and sys_modules does not list it); if that is not the point, "
+                               "import \"{0}\" before the call (a step {{\"import\": \"{0}\"}} ahead of it)",
+                               s.target, who)});
+  };
+  // The program runs in order: a call sees what the steps before it imported.
+  each_step(sc.program, [&](const Step& s) {
+    check(s, "no step before it, no module body and no hook");
+    step_imports(maybe, s);
+  });
+  // A module body may run at any point of the program.
+  for (const TreeEntry& e : sc.tree)
+    each_step(e.body, [&](const Step& s) { check(s, "no step, no module body and no hook"); });
+  return out;
+}
+
+}  // namespace impsim

@@ -41,10 +41,9 @@ Scheduler::Scheduler(Policy policy, size_t stack_bytes, std::optional<std::strin
 
 // A schedule is thread ids joined by dots. Anything else is refused whole:
 // a misread choice would replay another run and call it this one.
-Scheduler Scheduler::replay(const std::string& schedule, size_t stack_bytes) {
-  auto choices = std::make_shared<std::vector<PyThreadId>>();
-  std::optional<std::string> bad;
-  for (size_t at = 0; !schedule.empty() && !bad;) {
+std::optional<std::vector<PyThreadId>> Scheduler::parse_schedule(const std::string& schedule, std::string* why) {
+  std::vector<PyThreadId> choices;
+  for (size_t at = 0; !schedule.empty();) {
     const size_t dot = std::min(schedule.find('.', at), schedule.size());
     int64_t t = 0;
     bool digits = dot > at && dot - at <= 9;
@@ -52,16 +51,27 @@ Scheduler Scheduler::replay(const std::string& schedule, size_t stack_bytes) {
       digits = schedule[i] >= '0' && schedule[i] <= '9';
       t = t * 10 + (schedule[i] - '0');
     }
-    if (!digits)
-      bad = fmt::format(
-          "not a schedule: choice {} is not a thread number (a schedule is thread numbers joined by "
-          "dots, e.g. 0.1.1.0)",
-          choices->size() + 1);
-    choices->push_back(static_cast<PyThreadId>(t));
+    if (!digits) {
+      if (why)
+        *why = fmt::format(
+            "not a schedule: choice {} is not a thread number (a schedule is thread numbers joined by "
+            "dots, e.g. 0.1.1.0)",
+            choices.size() + 1);
+      return std::nullopt;
+    }
+    choices.push_back(static_cast<PyThreadId>(t));
     if (dot == schedule.size()) break;
     at = dot + 1;
   }
-  if (bad) choices->clear();
+  return choices;
+}
+
+Scheduler Scheduler::replay(const std::string& schedule, size_t stack_bytes) {
+  std::string why;
+  std::optional<std::vector<PyThreadId>> parsed = parse_schedule(schedule, &why);
+  auto choices = std::make_shared<std::vector<PyThreadId>>(parsed.value_or(std::vector<PyThreadId>{}));
+  std::optional<std::string> bad;
+  if (!parsed) bad = why;
   auto next = std::make_shared<size_t>(0);
   const Policy fallback = run_until_blocked();
   return Scheduler(

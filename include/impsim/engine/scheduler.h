@@ -58,6 +58,9 @@ class Scheduler {
   // choice; past its end, run_until_blocked. A string that is not a
   // schedule is followed not at all, and said in bad_schedule.
   static Scheduler replay(const std::string& schedule, size_t stack_bytes = size_t{1} << 20);
+  // The thread ids of a schedule string; nullopt (and why) for a string
+  // that is not one.
+  static std::optional<std::vector<PyThreadId>> parse_schedule(const std::string& schedule, std::string* why = nullptr);
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
   // Unwinds the threads left waiting (a hang), so what their frames hold

@@ -330,6 +330,112 @@ async function press(key, times = 1) {
   eq(await page.locator("#subtitle").innerText(), description, "hostile names: the description");
 }
 
+// --- 6. a page a teacher can drive and a student can read: frames numbered from the outermost at any
+// depth, a deep stack folded in the middle with the count it hides, clicker keys and on-screen buttons
+// that step one row, the other side kept in the same step of the program, a "why" for every row (never
+// a hook's guard state for the interpreter's own finders), a legend for the strip, tooltips, and
+// counters that stay whole on a three-variant page 1400 px wide ------------------------------------------
+{
+  const row = async (v) => num(await pane(v).getAttribute("data-row"));
+  const frames = async (v) => pane(v).locator("[data-field=stack] li[data-frame]").evaluateAll(
+    (lis) => lis.map((li) => ({ n: Number(li.dataset.frame), text: li.innerText })));
+  // The incident's deepest row, and how deep it is, from the page's own data.
+  const file = path.join(work, "incident_deep.html");
+  run("explore", "scenarios/seed_incident.json", "--no-fold", "-o", file);
+  await open(file);
+  const v = await page.evaluate(() => DATA.variants[0].name);
+  const deepest = await page.evaluate(() => {
+    let depth = 0, best = 0, at = 0;
+    DATA.variants[0].rows.forEach((r, i) => {
+      if ("siaglb".includes(r[0])) depth++;
+      if (depth > best) { best = depth; at = i; }
+      if ("SIAGLB".includes(r[0])) depth--;
+    });
+    return { depth: best, row: at };
+  });
+  check(deepest.depth >= 20, `seed_incident: a stack ${deepest.depth} deep to fold`);
+  await focus(v);
+  await press("Home");
+  await press("PageDown", 3);
+  eq(await row(v), 3, "PageDown (a clicker's next) steps one row");
+  await press("PageUp");
+  eq(await row(v), 2, "PageUp (a clicker's back) steps one row");
+  await page.keyboard.press("Shift+PageDown");
+  eq(await row(v), 102, "Shift+PageDown jumps 100 rows");
+  await press("Home");
+  await press("ArrowRight", deepest.row);
+  eq(await row(v), deepest.row, "at the incident's deepest row");
+  const shown = await frames(v);
+  const n = deepest.depth;
+  eq(shown.map((f) => f.n).join(","), [1, 2, ...Array.from({ length: 8 }, (_, j) => n - 7 + j)].join(","),
+     "a deep stack: the two outermost and eight innermost frames, numbered from the outermost");
+  for (const f of shown) check(f.text.startsWith(f.n + "."), `frame ${f.n} reads "${f.text.slice(0, 12)}"`);
+  eq(await pane(v).locator("[data-field=hidden-frames]").innerText(), `\u22ee frames 3\u2013${n - 8} hidden (${n - 10}): click to show`,
+     "the hidden frames are said, with their numbers and count");
+  await pane(v).locator("[data-field=hidden-frames]").click();
+  eq((await frames(v)).map((f) => f.n).join(","), Array.from({ length: n }, (_, j) => j + 1).join(","),
+     "opened: every frame, 1 to the innermost");
+  // The buttons act on the active side as the keys do.
+  const at = await row(v);
+  await page.locator("#controls [data-action=next]").click();
+  eq(await row(v), at + 1, "the next button");
+  await page.locator("#controls [data-action=back]").click();
+  eq(await row(v), at, "the back button");
+  await page.locator("#controls [data-action=caller]").click();
+  check(await row(v) < at, "the caller button goes to the enclosing call");
+  await page.locator("#controls [data-action=start]").click();
+  eq(await row(v), 0, "the start button");
+  // Both sides in the same step of the program, row by row.
+  const other = await page.evaluate(() => DATA.variants[1].name);
+  let apart = 0;
+  for (let i = 0; i < 120; i++) {
+    const mine = await pane(v).getAttribute("data-step");
+    const theirs = await pane(other).getAttribute("data-step");
+    if (mine && theirs !== mine) apart++;
+    await press("ArrowRight");
+  }
+  eq(apart, 0, "the other side stays in the active side's step of the program");
+  check((await pane(v).locator("[data-field=legend] span").count()) === 4, "the strip has a legend of its four marks");
+  check(/cost model/.test(await pane(v).locator("td[title]", { hasText: "comparisons" }).getAttribute("title")),
+        "a counter's name says what it counts");
+}
+{
+  await page.setViewportSize({ width: 1400, height: 980 });
+  const scenario = "scenarios/zoo/ddtrace_watchdog.json";
+  const file = path.join(work, "watchdog_why.html");
+  run("explore", scenario, "--no-fold", "-o", file);
+  await open(file);
+  const variants = await page.evaluate(() => DATA.variants.map((v) => v.name));
+  eq(variants.length, 3, "ddtrace_watchdog: a three-variant page");
+  const v = variants[0];
+  await focus(v);
+  await press("Home");
+  let last = -1, rows = 0;
+  for (;;) {
+    const r = num(await pane(v).getAttribute("data-row"));
+    if (r === last) break;
+    last = r;
+    rows++;
+    const why = (await pane(v).locator(".reason").innerText()).trim();
+    const event = await pane(v).locator("[data-field=event]").innerText();
+    check(why !== "", `ddtrace_watchdog row ${r} (${event}): the why band says something`);
+    if (/(Builtin|Frozen)Importer|PathFinder/.test(event.split(".find_spec")[0]) && /^sys\.meta_path|asks/.test(event))
+      check(!/reentrancy guards/.test(why), `row ${r}: the interpreter's finder is not explained by a hook's guard (${why})`);
+    await press("ArrowRight");
+  }
+  check(rows > 100, `ddtrace_watchdog: walked ${rows} rows`);
+  for (const w of variants) {
+    // The lines a value's text is laid out on (a name beside it may take two).
+    const lines = await pane(w).locator("td.v").evaluateAll((tds) => tds.map((td) => {
+      const range = document.createRange();
+      range.selectNodeContents(td);
+      return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+    }));
+    check(lines.length > 8 && lines.every((n) => n === 1), `${w} at 1400 px: every counter value on one line (${lines})`);
+  }
+  await page.setViewportSize({ width: 1500, height: 980 });
+}
+
 check(network === 0, `the pages made ${network} network requests`);
 await context.close();
 fs.rmSync(work, { recursive: true, force: true });

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -61,7 +62,8 @@ TEST_CASE("golden chrome trace: nested_guards at k=1") {
 }
 
 TEST_CASE("golden importtime: blocked_marks_differ") {
-  check_golden("blocked_marks_differ.importtime", trace(kGolden + "blocked_marks_differ.json", TraceFormat::ImportTime));
+  check_golden("blocked_marks_differ.importtime",
+               trace(kGolden + "blocked_marks_differ.json", TraceFormat::ImportTime));
 }
 
 TEST_CASE("text: the walk-through a newcomer reads") {
@@ -116,7 +118,8 @@ TEST_CASE("chrome: valid Trace Event JSON, balanced and monotonic per process, c
       uint64_t ts = e["ts"];
       CHECK(ts >= last[pid]);
       last[pid] = ts;
-      if (ph == "B") open[pid].push_back(e["name"]);
+      if (ph == "B")
+        open[pid].push_back(e["name"]);
       else if (ph == "E") {
         REQUIRE(!open[pid].empty());
         open[pid].pop_back();
@@ -131,7 +134,8 @@ TEST_CASE("chrome: valid Trace Event JSON, balanced and monotonic per process, c
     }
     for (auto& [pid, stack] : open) CHECK(stack.empty());
     uint64_t left = j["otherData"]["variants"]["before"]["events_left_out"];
-    if (cap == 0) CHECK(left == 0);
+    if (cap == 0)
+      CHECK(left == 0);
     else {
       CHECK(left > 0);
       CHECK(timed <= 2 * (50 + 50));  // the cap per variant, plus the ends of what was open
@@ -145,7 +149,8 @@ TEST_CASE("importtime: every line parses with tuna's regex and nests as tuna rea
   std::regex re(R"(import time:\s+(\d+) \|\s+(\d+) \|(\s+)(.*))");
   // A hook scenario's lines name the finder objects asked too (they have no k).
   const std::string zoo = std::string(IMPSIM_SOURCE_DIR) + "/scenarios/zoo/distutils_hack_nested.json";
-  for (std::string file : {kGolden + "nested_guards.json", std::string(IMPSIM_SOURCE_DIR) + "/scenarios/import_chain.json", zoo}) {
+  for (std::string file :
+       {kGolden + "nested_guards.json", std::string(IMPSIM_SOURCE_DIR) + "/scenarios/import_chain.json", zoo}) {
     CAPTURE(file);
     std::string t = trace(file, TraceFormat::ImportTime, file == zoo ? Params{} : Params{{"k", 2}});
     std::istringstream in(t);
@@ -166,8 +171,10 @@ TEST_CASE("importtime: every line parses with tuna's regex and nests as tuna rea
     size_t prev = 0;
     bool first = true;
     for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
-      if (first) CHECK(it->first == 0);
-      else CHECK(it->first <= prev + 1);
+      if (first)
+        CHECK(it->first == 0);
+      else
+        CHECK(it->first <= prev + 1);
       CHECK(it->second.first <= it->second.second);
       prev = it->first;
       first = false;
@@ -197,8 +204,8 @@ TEST_CASE("dot: Graphviz accepts the lookup tree, drawn in full or compressed") 
     CHECK(read(path + ".svg").find("<svg") != std::string::npos);
   }
   // A hook scenario's search tree.
-  std::string path = test::write_temp("zoo.dot", trace(std::string(IMPSIM_SOURCE_DIR) + "/scenarios/zoo/distutils_hack_nested.json",
-                                                       TraceFormat::Dot));
+  std::string path = test::write_temp(
+      "zoo.dot", trace(std::string(IMPSIM_SOURCE_DIR) + "/scenarios/zoo/distutils_hack_nested.json", TraceFormat::Dot));
   CHECK(std::system(("dot -Tsvg " + path + " -o " + path + ".svg 2>" + path + ".err").c_str()) == 0);
   CHECK(read(path + ".svg").find("dh.find_spec") != std::string::npos);
 }
@@ -234,13 +241,18 @@ TEST_CASE("hook scenarios: text, chrome, dot and importtime name each finder obj
   all.max_lines = 0;
   std::string t = trace(f, TraceFormat::Text, {}, all, {"as_is"});
   // ensure_local_distutils' second copy: dh asked at i=0 and again at i=1.
-  CHECK(t.find("ask i=0 [*dh dh BuiltinImporter FrozenImporter PathFinder]: dh.find_spec('setuptools._distutils') -> "
-               "None") != std::string::npos);
-  CHECK(t.find("ask i=1 [dh *dh BuiltinImporter FrozenImporter PathFinder]: dh.find_spec('setuptools._distutils') -> "
-               "None") != std::string::npos);
+  // _distutils_hack acts only where path is None: a submodule's search has a path.
+  const std::string why =
+      " [not claimed: the hook acts only on top-level searches (path is None), and this one has a "
+      "path] -> None";
+  CHECK(t.find("ask i=0 [*dh dh BuiltinImporter FrozenImporter PathFinder]: dh.find_spec('setuptools._distutils')" +
+               why) != std::string::npos);
+  CHECK(t.find("ask i=1 [dh *dh BuiltinImporter FrozenImporter PathFinder]: dh.find_spec('setuptools._distutils')" +
+               why) != std::string::npos);
   CHECK(count(t, ": dh.find_spec('") == 10);
-  CHECK(t.find("totals: 9 searches, 10 finder calls (dh 10), interpreter's finders: BuiltinImporter 7, FrozenImporter 7, "
-               "PathFinder 7, deepest _find_spec nesting 3; clock") != std::string::npos);
+  CHECK(
+      t.find("totals: 9 searches, 10 finder calls (dh 10), interpreter's finders: BuiltinImporter 7, FrozenImporter 7, "
+             "PathFinder 7, deepest _find_spec nesting 3; clock") != std::string::npos);
   CHECK(t.find("end: sys.meta_path is [BuiltinImporter FrozenImporter PathFinder]") != std::string::npos);
   CHECK(t.find("P is the torch proxy finder") == std::string::npos);
 
@@ -260,11 +272,100 @@ TEST_CASE("hook scenarios: text, chrome, dot and importtime name each finder obj
   std::string it = trace(f, TraceFormat::ImportTime, {}, {}, {"as_is"});
   CHECK(count(it, "| dh.find_spec('") + count(it, " dh.find_spec('") == 10);
   // setuptools' __init__ runs inside dh.find_spec('distutils'): its line is below dh's.
-  CHECK(std::regex_search(it, std::regex(R"(\|\s+setuptools\n(.*\n)*?import time:.*\| {5}dh\.find_spec\('distutils'\)\n)")));
+  CHECK(std::regex_search(
+      it, std::regex(R"(\|\s+setuptools\n(.*\n)*?import time:.*\| {5}dh\.find_spec\('distutils'\)\n)")));
 
   std::string d = trace(f, TraceFormat::Dot, {}, {}, {"as_is"});
   CHECK(count(d, "[label=\"dh.find_spec('") == 10);
   CHECK(d.find("9 searches, 10 finder calls, deepest _find_spec nesting 3") != std::string::npos);
   CHECK(d.find("search tree of distutils_hack_nested") != std::string::npos);
   CHECK(d.find("_find_spec nesting 3") != std::string::npos);
+}
+
+// Every decision of a hook object says why, in every format, as P's do: not
+// claimed, a re-entry its guard turns away, or claimed; and each action that
+// asks the import system again is a line of its own (ddtrace's watchdogs:
+// a re-entry through importlib.util.find_spec, or call_next's direct calls,
+// where the objects asked decide with no ask of sys.meta_path open).
+TEST_CASE("hook scenarios: every decision has its reason, every re-entry and direct call its line") {
+  const std::string f = std::string(IMPSIM_SOURCE_DIR) + "/scenarios/zoo/ddtrace_watchdog.json";
+  TraceOptions all;
+  all.max_lines = 0;
+  const std::string object_set = trace(f, TraceFormat::Text, {}, all, {"guard_object_set"});
+  CHECK(object_set.find("]: wd6.find_spec('app') [claimed: the hook runs its actions]\n") != std::string::npos);
+  CHECK(object_set.find("wd6 re-enters the import system: importlib.util.find_spec('app')\n") != std::string::npos);
+  CHECK(object_set.find("]: wd6.find_spec('app') [a re-entry, turned away: the guard's set already holds this name] "
+                        "-> None") != std::string::npos);
+  // Every ask of a watchdog has its reason.
+  size_t asks = 0, reasons = 0;
+  for (size_t at = object_set.find(": wd"); at != std::string::npos; at = object_set.find(": wd", at + 1)) {
+    ++asks;
+    const size_t eol = object_set.find('\n', at);
+    const std::string line = object_set.substr(at, eol - at);
+    reasons +=
+        line.find(" [claimed: ") != std::string::npos || line.find(" [a re-entry, turned away: ") != std::string::npos;
+  }
+  CHECK(asks > 100);
+  CHECK(reasons == asks);
+
+  const std::string call_next = trace(f, TraceFormat::Text, {}, all, {"call_next"});
+  CHECK(call_next.find(
+            "wd6 asks each finder after it in sys.meta_path for 'app' (call_next), the first spec wins\n"
+            "      wd5.find_spec('app') [a re-entry, turned away: the guard's set already holds this name]\n") !=
+        std::string::npos);
+
+  // Chrome: the reason with the ask's end, a direct call's decision and each call an instant.
+  auto j = nlohmann::json::parse(trace(f, TraceFormat::Chrome, {}, all, {"call_next"}));
+  size_t ends = 0, with_reason = 0, decisions = 0, calls = 0;
+  for (auto& e : j["traceEvents"]) {
+    if (e["ph"] == "E" && e["args"].contains("answer") && e["args"].contains("reason")) ++with_reason;
+    if (e["ph"] == "E" && e["args"].contains("answer")) ++ends;
+    if (e["ph"] == "i" && e["name"] == "decision") {
+      ++decisions;
+      CHECK(e["args"]["reason"] == "guard-holds");
+    }
+    if (e["ph"] == "i" && e["name"] == "hook call") {
+      ++calls;
+      CHECK(e["args"]["call"] == "call-next");
+    }
+  }
+  CHECK(with_reason > 0);
+  // Three imports, each found through wd6's call_next (wd5 .. wd1 turned
+  // away: 5 each), then the probe of a missing name, where each watchdog in
+  // turn asks those after it: 5 + 4 + 3 + 2 + 1 + 0.
+  CHECK(calls == 3 + 6);
+  CHECK(decisions == 3 * 5 + 15);
+
+  // DOT: the reason and the call under the ask's label.
+  const std::string dot = trace(f, TraceFormat::Dot, {}, {}, {"guard_object_set"});
+  CHECK(dot.find("wd6.find_spec('app')\\ni=0 of 9, _find_spec nesting 1\\n[claimed: the hook runs its actions]\\nwd6 "
+                 "re-enters the import system: importlib.util.find_spec('app')") != std::string::npos);
+}
+
+// A scenario's sys.meta_path can be a thousand entries long, and each ask
+// writes it: past 40 entries a line shows the first, those around the one
+// asked and the last, and says how many it leaves out. importtime, one
+// line per call, stops at --max-lines like text and says so on stderr.
+TEST_CASE("a long sys.meta_path and a long importtime profile stay bounded") {
+  const std::string file = test::write_temp("long_meta_path.json", R"({"impsim": 1, "tree": {},
+    "program": [{"append": "PathFinder", "repeat": 200}, {"import": "missing", "optional": true, "repeat": 50}]})");
+  test::Split t = test::shell_split(std::string(IMPSIM_BINARY) + " trace --max-lines 0 " + file);
+  CHECK(t.status == 0);
+  size_t longest = 0;
+  std::istringstream lines(t.out);
+  for (std::string line; std::getline(lines, line);) longest = std::max(longest, line.size());
+  CHECK(longest < 1000);  // 203 entries would be 2,200 characters a line
+  CHECK(t.out.find("ask i=100 [BuiltinImporter FrozenImporter PathFinder PathFinder") != std::string::npos);
+  CHECK(t.out.find(
+            " \u2026 (80 more) \u2026 PathFinder PathFinder PathFinder PathFinder *PathFinder PathFinder PathFinder "
+            "PathFinder PathFinder \u2026 (90 more) \u2026 PathFinder") != std::string::npos);
+
+  test::Split it = test::shell_split(std::string(IMPSIM_BINARY) + " trace --format importtime --max-lines 500 " + file);
+  CHECK(it.status == 0);
+  CHECK(std::count(it.out.begin(), it.out.end(), '\n') == 501);  // the header, then 500 lines
+  CHECK(it.err.find("impsim: trace: the importtime profile of as_is is cut at --max-lines 500: 9,701 more lines left "
+                    "out") != std::string::npos);
+  test::Split whole = test::shell_split(std::string(IMPSIM_BINARY) + " trace --format importtime " + file);
+  CHECK(std::count(whole.out.begin(), whole.out.end(), '\n') == 1 + 500 + 9701);  // under the default 200,000
+  CHECK(whole.err.empty());
 }

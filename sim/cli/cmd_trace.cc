@@ -7,11 +7,11 @@
 #include <optional>
 #include <sstream>
 
-#include "scenario_command.h"
-#include "impsim/base/file_write.h"
 #include "impsim/base/escape.h"
+#include "impsim/base/file_write.h"
 #include "impsim/reader/read_scenario.h"
 #include "impsim/trace/trace_formats.h"
+#include "scenario_command.h"
 
 namespace impsim::cli {
 
@@ -48,11 +48,12 @@ Action add_trace(CLI::App& app) {
     std::optional<uint64_t> max_lines;
     uint64_t max_nodes = 300;
   };
-  auto st = std::make_shared<State>(app, "trace", "Run scenarios once per variant and show every step of the resolution");
+  auto st =
+      std::make_shared<State>(app, "trace", "Run scenarios once per variant and show every step of the resolution");
   CLI::App* cmd = st->cmd;
   cmd->add_option("--max-lines", st->max_lines,
-                  "Cut each variant's trace after N lines (text, default 2000) or N events (chrome, default 200000); "
-                  "0: no limit");
+                  "Cut each variant's trace after N lines (text, default 2000; importtime, default 200000) or N "
+                  "events (chrome, default 200000); 0: no limit");
   cmd->add_option("--max-nodes", st->max_nodes,
                   "dot: draw a variant's tree compressed (identical subtrees collapsed) past N nodes")
       ->capture_default_str();
@@ -78,7 +79,8 @@ Action add_trace(CLI::App& app) {
       "  impsim trace scenarios/nested_guards.json --set k=2\n"
       "  impsim trace scenarios/nested_guards.json --set k=3 --format chrome -o k3.json   # open in ui.perfetto.dev\n"
       "  impsim trace scenarios/nested_guards.json --set k=4 --format dot | dot -Tsvg > tree.svg\n"
-      "  impsim trace scenarios/import_chain.json --set k=2 --variant before --format importtime > it.log; tuna it.log\n");
+      "  impsim trace scenarios/import_chain.json --set k=2 --variant before --format importtime > it.log; tuna "
+      "it.log\n");
   return action_of(st, [st](Sink& sink) -> int {
     const std::string format = st->out.name();
     // -o is checked before any scenario is read, and replaced once the

@@ -34,6 +34,7 @@ class ChromeWriter : public TraceWriter {
     events_ = omitted_ = 0;
     open_.clear();
     reasons_.clear();
+    hook_reasons_.clear();
     std::string pname = fmt::format("{} {} ({})", name_, variant_name(v), params_);
     raw(fmt::format(R"({{"name":"process_name","ph":"M","pid":{},"tid":1,"args":{{"name":"{}"}}}})", pid_,
                     json_text(pname)));
@@ -50,7 +51,8 @@ class ChromeWriter : public TraceWriter {
     if (e.hooks_used()) {
       const HookCounters& h = e.hook_counters();
       std::string by;
-      for (const auto& [id, n] : finder_calls_by_object(e)) by += fmt::format(R"({}"{}":{})", by.empty() ? "" : ",", json_text(id), n);
+      for (const auto& [id, n] : finder_calls_by_object(e))
+        by += fmt::format(R"({}"{}":{})", by.empty() ? "" : ",", json_text(id), n);
       counts = fmt::format(R"("searches":{},"finder_calls":{},"finder_calls_by_object":{{{}}},"max_depth":{},)"
                            R"("lookup_depth":{},)",
                            h.searches, h.finder_calls, by, h.max_depth, c.max_depth);
@@ -58,8 +60,8 @@ class ChromeWriter : public TraceWriter {
       for (const CounterInfo* info : counters_of_groups(kCoreCounters))
         counts += fmt::format(R"("{}":{},)", info->name, c.*info->field);
     }
-    summaries_.push_back(fmt::format(R"("{}":{{{}"ticks":{},"events_left_out":{}}})", variant_, counts, clock_.now,
-                                     omitted_));
+    summaries_.push_back(
+        fmt::format(R"("{}":{{{}"ticks":{},"events_left_out":{}}})", variant_, counts, clock_.now, omitted_));
   }
 
   void end() override {
@@ -90,6 +92,7 @@ class ChromeWriter : public TraceWriter {
   void ask_begin(const Engine& e, NameId name, FinderKind k, int64_t index, int64_t copies) override {
     clock_.ask();
     reasons_.push_back(std::nullopt);
+    hook_reasons_.push_back(std::nullopt);
     if (full()) return open("ask", {}, {});
     if (e.hooks_used()) {
       // A list of finder objects: the object asked, the loop's index and the length of the list it walks.
@@ -105,6 +108,28 @@ class ChromeWriter : public TraceWriter {
                      meta_path_text(copies, index)));
   }
   void decide(const Engine&, NameId, FindReason r) override { reasons_.back() = r; }
+  // A hook's decision goes with its ask's end, as P's; one made in a direct
+  // call, where its ask has decided already, is an instant of its own.
+  void hook_decide(const Engine& e, FinderId f, NameId name, HookReason r) override {
+    if (!hook_reasons_.empty() && !hook_reasons_.back()) {
+      hook_reasons_.back() = r;
+      return;
+    }
+    if (full()) return instant("decision", {}, "hook");
+    instant("decision",
+            fmt::format(R"({{"finder":"{}","name":"{}","reason":"{}","why":"{}"}})", json_text(finder_id(e, f)),
+                        json_text(text(name)), hook_reason_key(r), hook_reason_text(r)),
+            "hook");
+  }
+  void hook_call(const Engine& e, FinderId caller, NameId name, HookCall c, FinderId called) override {
+    if (full()) return instant("hook call", {}, "hook");
+    instant(
+        "hook call",
+        fmt::format(R"({{"finder":"{}","call":"{}","name":"{}","called":"{}","why":"{}"}})",
+                    json_text(finder_id(e, caller)), hook_call_key(c), json_text(text(name)),
+                    json_text(finder_id(e, called)), json_text(hook_call_text(c, text(name), finder_id(e, called)))),
+        "hook");
+  }
   void ask_end(const Engine&, NameId, FinderKind k, AskAnswer a) override {
     const char* answer = a == AskAnswer::Spec         ? "spec"
                          : a == AskAnswer::Suppressed ? "None (suppressed)"
@@ -112,7 +137,14 @@ class ChromeWriter : public TraceWriter {
                                                       : "None";
     std::optional<FindReason> r = reasons_.back();
     reasons_.pop_back();
+    std::optional<HookReason> h = hook_reasons_.back();
+    hook_reasons_.pop_back();
     if (!open_.back()) return close({});  // its B was left out: so is its E
+    if (h) {
+      close(fmt::format(R"({{"answer":"{}","reason":"{}","why":"{}"}})", answer, hook_reason_key(*h),
+                        hook_reason_text(*h)));
+      return;
+    }
     if (k != FinderKind::Proxy || !r) {
       close(fmt::format(R"({{"answer":"{}"}})", answer));
       return;
@@ -175,13 +207,13 @@ class ChromeWriter : public TraceWriter {
     first_ = false;
   }
   void event(const std::string& s) { raw(s); }
-  void instant(const char* name, const std::string& args) {
+  void instant(const char* name, const std::string& args, const char* cat = "guard") {
     if (!(open_.empty() || open_.back())) {  // inside an event left out
       ++omitted_;
       return;
     }
     if (!room()) return;
-    event(fmt::format(R"({{"name":"{}","cat":"guard","ph":"i","s":"t","ts":{},"pid":{},"tid":1,"args":{}}})", name,
+    event(fmt::format(R"({{"name":"{}","cat":"{}","ph":"i","s":"t","ts":{},"pid":{},"tid":1,"args":{}}})", name, cat,
                       clock_.now, pid_, args));
   }
   void open(const char* cat, const std::string& name, const std::string& args) {
@@ -191,8 +223,8 @@ class ChromeWriter : public TraceWriter {
     if (!shown && !(open_.empty() || open_.back())) ++omitted_;
     open_.push_back(shown);
     if (!shown) return;
-    event(fmt::format(R"({{"name":"{}","cat":"{}","ph":"B","ts":{},"pid":{},"tid":1,"args":{}}})", json_text(name),
-                      cat, clock_.now, pid_, args));
+    event(fmt::format(R"({{"name":"{}","cat":"{}","ph":"B","ts":{},"pid":{},"tid":1,"args":{}}})", json_text(name), cat,
+                      clock_.now, pid_, args));
   }
   void close(const std::string& args) {
     bool shown = open_.back();
@@ -210,7 +242,8 @@ class ChromeWriter : public TraceWriter {
   SimClock clock_;
   uint64_t events_ = 0, omitted_ = 0;
   std::vector<bool> open_;
-  std::vector<std::optional<FindReason>> reasons_;  // one per open ask
+  std::vector<std::optional<FindReason>> reasons_;       // one per open ask
+  std::vector<std::optional<HookReason>> hook_reasons_;  // one per open ask
   std::vector<std::string> summaries_;
 };
 

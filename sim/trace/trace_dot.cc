@@ -47,10 +47,11 @@ struct Node {
   uint64_t depth = 0;
   bool found = false;
   bool suppressed = false;  // a suppressed ask (a leaf)
+  bool decided = false;     // Ask of a hook object: its decision is in the label (not part of the key)
   int64_t copy = 0;         // suppressed: which copy of P was asked (1-based)
   std::vector<std::pair<NodeId, uint64_t>> children;  // runs: (subtree, times in a row)
-  uint64_t lookups = 0;     // lookups (hook scenarios: asks) in the full subtree, this one included
-  uint64_t size = 0;        // nodes the full subtree draws
+  uint64_t lookups = 0;  // lookups (hook scenarios: asks) in the full subtree, this one included
+  uint64_t size = 0;     // nodes the full subtree draws
 };
 
 struct Group {
@@ -66,8 +67,10 @@ struct VariantTree {
 };
 
 void add_run(std::vector<std::pair<NodeId, uint64_t>>& runs, NodeId id) {
-  if (!runs.empty() && runs.back().first == id) ++runs.back().second;
-  else runs.emplace_back(id, 1);
+  if (!runs.empty() && runs.back().first == id)
+    ++runs.back().second;
+  else
+    runs.emplace_back(id, 1);
 }
 
 class DotWriter : public TraceWriter {
@@ -127,8 +130,10 @@ class DotWriter : public TraceWriter {
   void step_end(const Engine&, const CStep&, const char*) override {
     const bool nested = step_nested_.back();
     step_nested_.pop_back();
-    if (nested) finish_frame(false);
-    else steps_.pop_back();
+    if (nested)
+      finish_frame(false);
+    else
+      steps_.pop_back();
   }
   void body_begin(const Engine&, NameId m, bool call) override {
     Node n;
@@ -146,16 +151,35 @@ class DotWriter : public TraceWriter {
     const FinderId f = e.meta_path().at(index);
     n.hook = e.finder_objects()[static_cast<size_t>(f)].cls == FinderClass::Hook;
     n.label = dot_text(fmt::format("{}.{}('{}')", finder_id_at(e, index), finder_method_at(e, index),
-                                     model_->names.text(name))) +
+                                   model_->names.text(name))) +
               fmt::format("\\ni={} of {}, _find_spec nesting {}", index, len, open_asks_ + 1);
     frames_.push_back(std::move(n));
     ++open_asks_;
+  }
+  // A hook's decision under its ask's label; one made in a direct call
+  // (its ask has decided already) and what an action asks, lines below it.
+  void hook_decide(const Engine& e, FinderId f, NameId, HookReason r) override {
+    if (!hooks_ || frames_.empty() || frames_.back().kind != NodeKind::Ask) return;
+    Node& n = frames_.back();
+    if (!n.decided) {
+      n.decided = true;
+      n.label += "\\n" + dot_text(fmt::format("[{}]", hook_reason_text(r)));
+      return;
+    }
+    n.label += "\\n" + dot_text(fmt::format("{}: {}", finder_id(e, f), hook_reason_text(r)));
+  }
+  void hook_call(const Engine& e, FinderId caller, NameId name, HookCall c, FinderId called) override {
+    if (!hooks_ || frames_.empty() || frames_.back().kind != NodeKind::Ask) return;
+    frames_.back().label += "\\n" + dot_text(finder_id(e, caller) + " " +
+                                             hook_call_text(c, model_->names.text(name), finder_id(e, called)));
   }
   void ask_end(const Engine&, NameId name, FinderKind, AskAnswer a) override {
     int64_t index = asks_.back();
     asks_.pop_back();
     if (hooks_) {
-      frames_.back().label += a == AskAnswer::Spec ? "\\n-> spec" : a == AskAnswer::Raised ? "\\n-> raised" : "\\n-> None";
+      frames_.back().label += a == AskAnswer::Spec     ? "\\n-> spec"
+                              : a == AskAnswer::Raised ? "\\n-> raised"
+                                                       : "\\n-> None";
       finish_frame(a == AskAnswer::Spec);
       return;
     }
@@ -189,21 +213,21 @@ class DotWriter : public TraceWriter {
     if (hooks_) {
       out_ << fmt::format("  label=\"{}{}\";\n",
                           dot_text(fmt::format("search tree of {} ({}): one box per find_spec call of a finder object "
-                                                 "in sys.meta_path (bold: a hook object; green: it returned a spec), "
-                                                 "with the calls made while it ran below it; folders are module "
-                                                 "bodies, with the statements inside them that led to calls",
-                                                 name_, params_)),
+                                               "in sys.meta_path (bold: a hook object; green: it returned a spec), "
+                                               "with the calls made while it ran below it; folders are module "
+                                               "bodies, with the statements inside them that led to calls",
+                                               name_, params_)),
                           notes);
       out_ << "}\n";
       return;
     }
     out_ << fmt::format("  label=\"{}{}\";\n",
                         dot_text(fmt::format("lookup recursion tree of {} ({}): one node per lookup, labelled "
-                                               "with its name and depth; dashed grey boxes are suppressed asks{}",
-                                               name_, params_,
-                                               has_bodies_ ? "; folders are module bodies, with the statements "
-                                                             "inside them that led to lookups"
-                                                           : "")),
+                                             "with its name and depth; dashed grey boxes are suppressed asks{}",
+                                             name_, params_,
+                                             has_bodies_ ? "; folders are module bodies, with the statements "
+                                                           "inside them that led to lookups"
+                                                         : "")),
                         notes);
     out_ << "}\n";
   }
@@ -213,7 +237,7 @@ class DotWriter : public TraceWriter {
     std::string key = n.kind == NodeKind::Suppressed ? fmt::format("S{}/{}/{}", n.name, n.depth, n.copy)
                       : n.kind == NodeKind::Lookup   ? fmt::format("L{}/{}/{}", n.name, n.depth, n.found ? 1 : 0)
                       : n.kind == NodeKind::Ask      ? fmt::format("A{}/{}", n.hook ? 1 : 0, n.label)
-                                                     : fmt::format("{}{}", n.kind == NodeKind::Body ? 'B' : 'T', n.label);
+                                                : fmt::format("{}{}", n.kind == NodeKind::Body ? 'B' : 'T', n.label);
     for (auto& [id, count] : n.children) key += fmt::format(":{}x{}", id, count);
     auto it = index_.find(key);
     if (it != index_.end()) return it->second;
@@ -245,10 +269,14 @@ class DotWriter : public TraceWriter {
   void finish_frame(bool found) {
     Node n = std::move(frames_.back());
     frames_.pop_back();
-    if (n.kind == NodeKind::Lookup) --open_lookups_;
-    else if (n.kind == NodeKind::Ask) --open_asks_;
-    else if (n.children.empty()) return;
-    else has_bodies_ = true;
+    if (n.kind == NodeKind::Lookup)
+      --open_lookups_;
+    else if (n.kind == NodeKind::Ask)
+      --open_asks_;
+    else if (n.children.empty())
+      return;
+    else
+      has_bodies_ = true;
     n.found = found;
     n.lookups = n.kind == NodeKind::Lookup || n.kind == NodeKind::Ask ? 1 : 0;
     n.size = 1;
@@ -297,8 +325,9 @@ class DotWriter : public TraceWriter {
           lookups += nodes_[runs[j].first].lookups * runs[j].second;
         }
         std::string id = new_id();
-        node(id, fmt::format("{} more subtree{} not drawn\\n({} {})", grouped(subtrees), subtrees == 1 ? "" : "s",
-                             grouped(lookups), unit_),
+        node(id,
+             fmt::format("{} more subtree{} not drawn\\n({} {})", grouped(subtrees), subtrees == 1 ? "" : "s",
+                         grouped(lookups), unit_),
              "shape=box, style=dashed, fillcolor=\"#ffffff\"");
         edge(parent, id);
         cut_limit_ += subtrees;

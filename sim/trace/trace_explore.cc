@@ -45,9 +45,9 @@ struct State {
   // asks, suppressed, lookups, toggles, walks, comparisons (kIncKeys), max_depth
   uint64_t counters[7] = {0, 0, 0, 0, 0, 0, 0};
   // Hook scenarios only (unchanged, so never written, in a Paddle one):
-  int meta_path = -1, guards = -1;  // string ids: FinderIds "4,4,0,1,2"; the guards' state
+  int meta_path = -1, guards = -1;                            // string ids: FinderIds "4,4,0,1,2"; the guards' state
   uint64_t searches = 0, finder_calls = 0, search_depth = 0;  // search_depth: the deepest _find_spec nesting so far
-  std::vector<uint64_t> by_object;  // finder calls per FinderId
+  std::vector<uint64_t> by_object;                            // finder calls per FinderId
 };
 
 // The delta keys, in the page's order: set fields, then the six increments.
@@ -57,10 +57,10 @@ constexpr const char* kIncKeys[] = {"q", "u", "n", "o", "w", "p"};
 std::string delta_text(const State& a, const State& b) {
   std::string d;
   auto add = [&](const auto& k, auto v) { d += fmt::format("{}\"{}\":{}", d.empty() ? "" : ",", k, v); };
-  const int64_t sa[] = {a.copies, (int64_t)a.modules, (int64_t)a.torch, (int64_t)a.cache, a.global, a.scope,
-                        a.blocked, a.resolving, a.torch_names, a.cache_names};
-  const int64_t sb[] = {b.copies, (int64_t)b.modules, (int64_t)b.torch, (int64_t)b.cache, b.global, b.scope,
-                        b.blocked, b.resolving, b.torch_names, b.cache_names};
+  const int64_t sa[] = {a.copies, (int64_t)a.modules, (int64_t)a.torch, (int64_t)a.cache, a.global,
+                        a.scope,  a.blocked,          a.resolving,      a.torch_names,    a.cache_names};
+  const int64_t sb[] = {b.copies, (int64_t)b.modules, (int64_t)b.torch, (int64_t)b.cache, b.global,
+                        b.scope,  b.blocked,          b.resolving,      b.torch_names,    b.cache_names};
   for (size_t i = 0; i < 10; ++i)
     if (sa[i] != sb[i]) add(kSetKeys[i], sb[i]);
   for (size_t i = 0; i < 6; ++i)
@@ -90,7 +90,7 @@ struct VariantData {
   std::string name;
   std::string rows;  // the JSON rows, comma separated
   std::string totals;
-  std::string cut;   // empty, or what was left out and where
+  std::string cut;  // empty, or what was left out and where
   uint64_t events = 0, rows_count = 0;
 };
 
@@ -116,6 +116,7 @@ class ExploreWriter : public TraceWriter {
     rows_.clear();
     row_starts_.clear();
     frames_.clear();
+    ask_decided_.clear();
     originals_.clear();
     by_row_.clear();
     intern_.clear();
@@ -139,10 +140,11 @@ class ExploreWriter : public TraceWriter {
     for (size_t i = 0; i < objects.size(); ++i) {
       if (i == finders_.size()) finders_.push_back(objects[i]);
       if (finders_[i].id != objects[i].id)
-        throw UsageError("<explore>",
-                         fmt::format("explore: the variants make new finder objects in different orders (\"{}\" and "
-                                     "\"{}\" are both object {}); explore one variant at a time (--variant), or use trace",
-                                     finders_[i].id, objects[i].id, i));
+        throw UsageError(
+            "<explore>",
+            fmt::format("explore: the variants make new finder objects in different orders (\"{}\" and "
+                        "\"{}\" are both object {}); explore one variant at a time (--variant), or use trace",
+                        finders_[i].id, objects[i].id, i));
     }
     VariantData& v = variants_.back();
     const Counters& c = e.counters();
@@ -173,12 +175,17 @@ class ExploreWriter : public TraceWriter {
     data += "],\"names\":[";
     for (size_t i = 0; i < names_.size(); ++i) data += fmt::format("{}\"{}\"", i ? "," : "", json_text(names_[i]));
     data += "],\"strings\":[";
-    for (size_t i = 0; i < strings_.size(); ++i)
-      data += fmt::format("{}\"{}\"", i ? "," : "", json_text(strings_[i]));
+    for (size_t i = 0; i < strings_.size(); ++i) data += fmt::format("{}\"{}\"", i ? "," : "", json_text(strings_[i]));
     data += "],\"reasons\":{";
     for (int r = 0; r <= static_cast<int>(FindReason::ProxiedCaller); ++r)
       data += fmt::format("{}\"{}\":\"{}\"", r ? "," : "", reason_key(FindReason(r)),
                           json_text(reason_text(FindReason(r))));
+    for (int r = 0; r <= static_cast<int>(HookReason::Claimed); ++r)
+      data += fmt::format(",\"{}\":\"{}\"", hook_reason_key(HookReason(r)), json_text(hook_reason_text(HookReason(r))));
+    data += "},\"calls\":{";
+    for (int c = 0; c <= static_cast<int>(HookCall::CallNext); ++c)
+      data += fmt::format("{}\"{}\":\"{}\"", c ? "," : "", hook_call_key(HookCall(c)),
+                          json_text(hook_call_text(HookCall(c), "{0}", "{1}")));
     data += "},\"guards\":{";
     for (int a = 0; a <= static_cast<int>(GuardAction::DisableAbsent); ++a)
       data += fmt::format("{}\"{}\":[\"{}\",\"{}\"]", a ? "," : "", guard_action_key(GuardAction(a)),
@@ -247,14 +254,34 @@ class ExploreWriter : public TraceWriter {
   void ask_begin(const Engine& e, NameId name, FinderKind k, int64_t index, int64_t len) override {
     if (cut_) return open(e, {});  // past --max-bytes: counted, not formatted
     // Hook scenarios: the object's id, and the length of the list the loop walks.
-    if (hooks_) open(e, fmt::format("\"a\",{},\"{}\",{},{}", name_id(name), json_text(finder_id_at(e, index)), index, len));
-    else open(e, fmt::format("\"a\",{},\"{}\",{}", name_id(name), finder_name(k), index));
+    if (hooks_) {
+      ask_decided_.push_back(false);
+      open(e, fmt::format("\"a\",{},\"{}\",{},{}", name_id(name), json_text(finder_id_at(e, index)), index, len));
+    } else
+      open(e, fmt::format("\"a\",{},\"{}\",{}", name_id(name), finder_name(k), index));
   }
   void decide(const Engine& e, NameId, FindReason r) override {
     if (cut_) return leaf(e, {});
     leaf(e, fmt::format("\"r\",\"{}\"", reason_key(r)));
   }
+  // A hook's decision is its ask's "r" row, as P's; one made in a direct
+  // call (its ask has decided already) is a "d" row naming the object.
+  void hook_decide(const Engine& e, FinderId f, NameId name, HookReason r) override {
+    if (cut_) return leaf(e, {});
+    if (!ask_decided_.empty() && !ask_decided_.back()) {
+      ask_decided_.back() = true;
+      return leaf(e, fmt::format("\"r\",\"{}\"", hook_reason_key(r)));
+    }
+    leaf(e, fmt::format("\"d\",\"{}\",{},\"{}\"", json_text(finder_id(e, f)), name_id(name), hook_reason_key(r)));
+  }
+  // What a hook's action asks: a "c" row (the caller, the call, the name, the object called).
+  void hook_call(const Engine& e, FinderId caller, NameId name, HookCall c, FinderId called) override {
+    if (cut_) return leaf(e, {});
+    leaf(e, fmt::format("\"c\",\"{}\",\"{}\",{},\"{}\"", json_text(finder_id(e, caller)), hook_call_key(c),
+                        name_id(name), json_text(finder_id(e, called))));
+  }
   void ask_end(const Engine& e, NameId, FinderKind, AskAnswer a) override {
+    if (hooks_ && !ask_decided_.empty()) ask_decided_.pop_back();
     if (cut_) return close(e, {});  // past --max-bytes: counted, not formatted
     close(e, fmt::format("\"A\",\"{}\"", a == AskAnswer::Spec         ? "spec"
                                          : a == AskAnswer::Suppressed ? "suppressed"
@@ -409,8 +436,9 @@ class ExploreWriter : public TraceWriter {
   std::string hook_totals(const Engine& e) {
     const Counters& c = e.counters();
     const HookCounters& h = e.hook_counters();
-    std::string t = fmt::format("\"searches\":\"{}\",\"finder_calls\":\"{}\",\"max_depth\":\"{}\",\"lookup_depth\":\"{}\"",
-                                h.searches.text(), h.finder_calls.text(), h.max_depth.text(), c.max_depth.text());
+    std::string t =
+        fmt::format("\"searches\":\"{}\",\"finder_calls\":\"{}\",\"max_depth\":\"{}\",\"lookup_depth\":\"{}\"",
+                    h.searches.text(), h.finder_calls.text(), h.max_depth.text(), c.max_depth.text());
     for (const CounterInfo& ci : kCounters)
       if (std::string_view(ci.name) != "max_depth") t += fmt::format(",\"{}\":\"{}\"", ci.name, (c.*ci.field).text());
     std::string by;
@@ -529,8 +557,8 @@ class ExploreWriter : public TraceWriter {
   std::vector<size_t> row_starts_;  // byte offset of each row in rows_
   std::vector<Frame> frames_;
   std::unordered_map<std::string, int> intern_;
-  std::vector<int64_t> originals_;       // by subtree id: its first row still on the page, or -1
-  std::multimap<size_t, int> by_row_;    // first row -> subtree id, to forget folded originals
+  std::vector<int64_t> originals_;     // by subtree id: its first row still on the page, or -1
+  std::multimap<size_t, int> by_row_;  // first row -> subtree id, to forget folded originals
   State last_;
   bool started_ = false, cut_ = false;
   uint64_t data_bytes_ = 0;  // names and strings this variant added to the page
@@ -542,6 +570,7 @@ class ExploreWriter : public TraceWriter {
   int last_resolving_text_ = -1;
   uint64_t last_version_ = UINT64_MAX, last_cache_version_ = UINT64_MAX;
   bool hooks_ = false;
+  std::vector<bool> ask_decided_;  // hook scenarios: per open ask, whether its decision row is written
   std::vector<FinderId> last_meta_path_;
   std::vector<FinderObject> finders_;  // every variant's finder objects, by FinderId
   int last_meta_path_text_ = -1;

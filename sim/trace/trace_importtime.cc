@@ -16,17 +16,25 @@
 // tick, its cumulative time takes in what the finder imported while it
 // ran, so a module body run inside find_spec shows under the object
 // that ran it. Paddle scenarios keep CPython's lines only.
+//
+// A variant's profile stops at --max-lines lines (200,000 unless set; 0:
+// no limit): a scenario can ask a thousand finders a million times, and
+// each call is a line. Past it lines are counted, and standard error says
+// how many were left out; the profile itself stays lines tuna reads.
 #include <fmt/format.h>
 
 #include "impsim/base/escape.h"
+#include "impsim/base/text.h"
 #include "impsim/trace/trace_formats.h"
 
 namespace impsim {
 namespace {
 
+constexpr uint64_t kImportTimeLines = 200'000;
+
 class ImportTimeWriter : public TraceWriter {
  public:
-  explicit ImportTimeWriter(std::ostream& out) : out_(out) {}
+  ImportTimeWriter(std::ostream& out, uint64_t max) : out_(out), max_(max) {}
 
   void begin(const Scenario&, const Model&, const std::vector<Variant>&) override {
     out_ << "import time: self [us] | cumulative | imported package\n";
@@ -35,13 +43,21 @@ class ImportTimeWriter : public TraceWriter {
     model_ = &model;
     clock_ = {};
     stack_.clear();
-    stack_.push_back({"[" + std::string(variant_name(v)) + "]", 0, 0});
+    variant_ = variant_name(v);
+    lines_ = omitted_ = 0;
+    stack_.push_back({"[" + variant_ + "]", 0, 0});
   }
   void end_variant(const Engine&) override {
     while (!stack_.empty()) pop();  // the root, and any import a limit left open
+    // Not in the profile: a line that is not `import time:` would not parse.
+    if (omitted_ != 0)
+      fmt::print(stderr, "impsim: trace: the importtime profile of {} is cut at --max-lines {}: {} more {} left out\n",
+                 terminal_text(variant_), max_, grouped(omitted_), omitted_ == 1 ? "line" : "lines");
   }
 
-  void import_begin(const Engine&, NameId name) override { stack_.push_back({model_->names.text(name), clock_.now, 0}); }
+  void import_begin(const Engine&, NameId name) override {
+    stack_.push_back({model_->names.text(name), clock_.now, 0});
+  }
   void import_end(const Engine&, NameId, bool) override { pop(); }
   void ask_begin(const Engine& e, NameId name, FinderKind, int64_t index, int64_t) override {
     if (e.hooks_used())
@@ -66,6 +82,12 @@ class ImportTimeWriter : public TraceWriter {
     stack_.pop_back();
     uint64_t cum = clock_.now - o.start;
     size_t level = stack_.size();
+    if (max_ != 0 && lines_ >= max_) {
+      ++omitted_;
+      if (!stack_.empty()) stack_.back().children += cum;
+      return;
+    }
+    ++lines_;
     // Module names are identifiers, but Unicode ones: a Hangul filler prints as nothing.
     out_ << fmt::format("import time: {:>9} | {:>10} | {}{}\n", cum - o.children, cum, std::string(level * 2, ' '),
                         terminal_text(o.name));
@@ -73,15 +95,18 @@ class ImportTimeWriter : public TraceWriter {
   }
 
   std::ostream& out_;
+  uint64_t max_;
   const Model* model_ = nullptr;
   SimClock clock_;
   std::vector<Open> stack_;
+  std::string variant_;
+  uint64_t lines_ = 0, omitted_ = 0;
 };
 
 }  // namespace
 
-std::unique_ptr<TraceWriter> make_importtime_writer(std::ostream& out, const TraceOptions&) {
-  return std::make_unique<ImportTimeWriter>(out);
+std::unique_ptr<TraceWriter> make_importtime_writer(std::ostream& out, const TraceOptions& o) {
+  return std::make_unique<ImportTimeWriter>(out, o.max_lines.value_or(kImportTimeLines));
 }
 
 }  // namespace impsim

@@ -2,6 +2,8 @@
 // guard (GuardSite, GuardAction): one key for machines, one sentence for
 // people, listed in docs/model.md ("Why the finder answers"). One table per
 // enum, in the enum's order, so a new value without its words fails to build.
+#include <fmt/format.h>
+
 #include <iterator>
 
 #include "impsim/trace/trace_formats.h"
@@ -56,6 +58,22 @@ constexpr Words kActions[] = {
 };
 static_assert(std::size(kActions) == static_cast<size_t>(GuardAction::DisableAbsent) + 1);
 
+constexpr Words kHookReasons[] = {
+    {"not-claimed", "not claimed: the hook does not act on this name"},
+    {"not-top-level", "not claimed: the hook acts only on top-level searches (path is None), and this one has a path"},
+    {"guard-holds", "a re-entry, turned away: the guard's set already holds this name"},
+    {"guard-flag", "a re-entry, turned away: the guard's flag is up while the hook runs"},
+    {"claimed", "claimed: the hook runs its actions"},
+};
+static_assert(std::size(kHookReasons) == static_cast<size_t>(HookReason::Claimed) + 1);
+
+constexpr Words kHookCalls[] = {
+    {"reenter", "re-enters the import system: importlib.util.find_spec('{}')"},
+    {"direct", "calls {1}.find_spec('{0}') directly, not through sys.meta_path"},
+    {"call-next", "asks each finder after it in sys.meta_path for '{}' (call_next), the first spec wins"},
+};
+static_assert(std::size(kHookCalls) == static_cast<size_t>(HookCall::CallNext) + 1);
+
 template <typename E, size_t N>
 const Words& words(const Words (&table)[N], E e) {
   static const Words unknown{"?", "?", "?"};
@@ -72,5 +90,11 @@ const char* guard_site_text(GuardSite s) { return words(kSites, s).text; }
 const char* guard_action_key(GuardAction a) { return words(kActions, a).key; }
 const char* guard_action_text(GuardAction a) { return words(kActions, a).text; }
 const char* guard_exit_text(GuardAction a) { return words(kActions, a).exit; }
+const char* hook_reason_key(HookReason r) { return words(kHookReasons, r).key; }
+const char* hook_reason_text(HookReason r) { return words(kHookReasons, r).text; }
+const char* hook_call_key(HookCall c) { return words(kHookCalls, c).key; }
+std::string hook_call_text(HookCall c, const std::string& name, const std::string& called) {
+  return fmt::format(fmt::runtime(words(kHookCalls, c).text), name, called);
+}
 
 }  // namespace impsim::trace_detail

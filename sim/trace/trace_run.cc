@@ -25,6 +25,11 @@ std::string finder_id_at(const Engine& e, int64_t at) {
   return e.finder_objects()[static_cast<size_t>(mp.at(at))].id;
 }
 
+std::string finder_id(const Engine& e, FinderId f) {
+  if (f < 0 || static_cast<size_t>(f) >= e.finder_objects().size()) return "";
+  return e.finder_objects()[static_cast<size_t>(f)].id;
+}
+
 const char* finder_method_at(const Engine& e, int64_t at) {
   const MetaPath& mp = e.meta_path();
   if (at < 0 || at >= mp.size()) return "find_spec";
@@ -32,10 +37,29 @@ const char* finder_method_at(const Engine& e, int64_t at) {
 }
 
 // A hook scenario's sys.meta_path, by finder id, the entry at `at` starred.
+// A list longer than kMetaPathShown entries (a scenario can append a
+// thousand PathFinders, and every ask writes the list) shows its first
+// entries, those around the star and its last ones, and says how many it
+// leaves out between them: a trace of it stays the size of its events.
+constexpr int64_t kMetaPathShown = 40;
+
 std::string meta_path_text(const Engine& e, int64_t at) {
+  const int64_t n = e.meta_path().size();
+  auto shown = [&](int64_t i) {
+    return n <= kMetaPathShown || i < 16 || i >= n - 8 || (at >= 0 && i >= at - 4 && i <= at + 4);
+  };
   std::string s;
-  for (int64_t i = 0; i < e.meta_path().size(); ++i)
-    s += fmt::format("{}{}{}", i ? " " : "", i == at ? "*" : "", finder_id_at(e, i));
+  for (int64_t i = 0; i < n;) {
+    if (!shown(i)) {
+      int64_t j = i;
+      while (j < n && !shown(j)) ++j;
+      s += fmt::format(" \u2026 ({} more) \u2026", j - i);
+      i = j;
+      continue;
+    }
+    s += fmt::format("{}{}{}", s.empty() ? "" : " ", i == at ? "*" : "", finder_id_at(e, i));
+    ++i;
+  }
   return "[" + s + "]";
 }
 
@@ -65,7 +89,8 @@ std::string hook_totals_text(const Engine& e) {
     const size_t i = static_cast<size_t>(f);
     const Count n = i < h.by_object.size() ? h.by_object[i] : Count(0);
     std::string& s = objects[i].cls == FinderClass::Hook ? hooks : predefined;
-    if (objects[i].cls == FinderClass::Hook || n != 0) s += fmt::format("{}{} {}", s.empty() ? "" : ", ", objects[i].id, grouped(n));
+    if (objects[i].cls == FinderClass::Hook || n != 0)
+      s += fmt::format("{}{} {}", s.empty() ? "" : ", ", objects[i].id, grouped(n));
   }
   return fmt::format("{} {}, {} finder call{}{}{}, deepest _find_spec nesting {}", grouped(h.searches),
                      h.searches == 1 ? "search" : "searches", grouped(h.finder_calls), h.finder_calls == 1 ? "" : "s",
@@ -122,7 +147,8 @@ std::string step_text(const Model& model, const CStep& step) {
       break;
     case StepKind::Block: {
       std::string names;
-      for (NameId n : model.sets.members(step.block)) names += (names.empty() ? "'" : ", '") + model.names.text(n) + "'";
+      for (NameId n : model.sets.members(step.block))
+        names += (names.empty() ? "'" : ", '") + model.names.text(n) + "'";
       s = "extend_torch_proxy_blocked_modules([" + names + "])";
       break;
     }
@@ -158,14 +184,18 @@ std::string step_text(const Model& model, const CStep& step) {
   return s;
 }
 
-
 const char* finder_name(FinderKind k) {
   switch (k) {
-    case FinderKind::Proxy: return "P";
-    case FinderKind::Builtin: return "Builtin";
-    case FinderKind::Frozen: return "Frozen";
-    case FinderKind::Path: return "Path";
-    case FinderKind::Hook: return "Hook";
+    case FinderKind::Proxy:
+      return "P";
+    case FinderKind::Builtin:
+      return "Builtin";
+    case FinderKind::Frozen:
+      return "Frozen";
+    case FinderKind::Path:
+      return "Path";
+    case FinderKind::Hook:
+      return "Hook";
   }
   return "?";
 }
@@ -179,11 +209,21 @@ TraceResult write_trace(std::ostream& out, const Scenario& sc, const RunOptions&
 
   std::unique_ptr<TraceWriter> w;
   switch (topt.format) {
-    case TraceFormat::Text: w = make_text_writer(out, topt); break;
-    case TraceFormat::Chrome: w = make_chrome_writer(out, topt); break;
-    case TraceFormat::Dot: w = make_dot_writer(out, topt); break;
-    case TraceFormat::ImportTime: w = make_importtime_writer(out, topt); break;
-    case TraceFormat::Explore: w = make_explore_writer(out, topt); break;
+    case TraceFormat::Text:
+      w = make_text_writer(out, topt);
+      break;
+    case TraceFormat::Chrome:
+      w = make_chrome_writer(out, topt);
+      break;
+    case TraceFormat::Dot:
+      w = make_dot_writer(out, topt);
+      break;
+    case TraceFormat::ImportTime:
+      w = make_importtime_writer(out, topt);
+      break;
+    case TraceFormat::Explore:
+      w = make_explore_writer(out, topt);
+      break;
   }
   TraceResult result;
   std::vector<VariantRun> failed;
@@ -196,10 +236,11 @@ TraceResult write_trace(std::ostream& out, const Scenario& sc, const RunOptions&
     // Chrome, DOT and importtime files have no place for it: stderr does.
     if (r.limit && topt.format != TraceFormat::Text && topt.format != TraceFormat::Explore)
       fmt::print(stderr, "impsim: {}: {}: stopped: limit {} reached at {}: {}\n", sc.file, variant_name(r.variant),
-                 r.limit->limit, r.limit->traceback.empty() ? "the start" : r.limit->traceback.back(),
-                 r.limit->detail);
-    if (r.limit) result.status = kExitLimit;
-    else if (r.outcome.error && !sc.allow_error && result.status == kExitOk) result.status = kExitFailed;
+                 r.limit->limit, r.limit->traceback.empty() ? "the start" : r.limit->traceback.back(), r.limit->detail);
+    if (r.limit)
+      result.status = kExitLimit;
+    else if (r.outcome.error && !sc.allow_error && result.status == kExitOk)
+      result.status = kExitFailed;
     if (r.limit || (r.outcome.error && !sc.allow_error)) failed.push_back(r);
     result.runs.push_back(std::move(r));
   }

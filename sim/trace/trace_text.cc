@@ -58,10 +58,11 @@ class TextWriter : public TraceWriter {
       std::string kinds;
       for (const char* k : {"step", "import", "body", "ask", "lookup", "toggle", "guard"})
         if (auto it = omitted_kinds_.find(k); it != omitted_kinds_.end())
-          kinds += fmt::format("{}{} {}{}", kinds.empty() ? "" : ", ", grouped(it->second), k,
-                               it->second == 1 ? "" : "s");
-      out_ << fmt::format("... cut at --max-lines {}: {} more lines left out ({}); the totals below are the whole run's\n",
-                          max_, grouped(omitted_), kinds);
+          kinds +=
+              fmt::format("{}{} {}{}", kinds.empty() ? "" : ", ", grouped(it->second), k, it->second == 1 ? "" : "s");
+      out_ << fmt::format(
+          "... cut at --max-lines {}: {} more lines left out ({}); the totals below are the whole run's\n", max_,
+          grouped(omitted_), kinds);
     }
     const Counters& c = e.counters();
     auto n = [](const Count& x, const char* one, const char* many) { return grouped(x) + " " + (x == 1 ? one : many); };
@@ -99,7 +100,8 @@ class TextWriter : public TraceWriter {
 
   void step_begin(const Engine& e, const CStep& s) override {
     start(e);
-    open("step", full() ? std::string() : fmt::format("step {}: {}", terminal_text(*s.pointer), terminal_text(step_text(*model_, s))));
+    open("step", full() ? std::string()
+                        : fmt::format("step {}: {}", terminal_text(*s.pointer), terminal_text(step_text(*model_, s))));
   }
   void step_end(const Engine&, const CStep& s, const char* result) override {
     if (full()) return close({}, {});
@@ -108,8 +110,9 @@ class TextWriter : public TraceWriter {
 
   void import_begin(const Engine& e, NameId name) override {
     start(e);
-    open("import", full() ? std::string()
-                          : fmt::format("import {}: not in sys.modules; _find_and_load asks sys.meta_path", text(name)));
+    open("import", full()
+                       ? std::string()
+                       : fmt::format("import {}: not in sys.modules; _find_and_load asks sys.meta_path", text(name)));
   }
   void import_end(const Engine&, NameId name, bool ok) override {
     const char* r = ok ? "loaded" : "raised";
@@ -140,6 +143,22 @@ class TextWriter : public TraceWriter {
   // The suppressed answer already says why (ask_end).
   void decide(const Engine&, NameId, FindReason r) override {
     if (pending_ && r != FindReason::Suppressed && !full()) pending_text_ += fmt::format(" [{}]", reason_text(r));
+  }
+  // A hook's decision joins its ask's line, as P's does; one made in a
+  // direct call, where no ask is open, is a line of its own.
+  void hook_decide(const Engine& e, FinderId f, NameId name, HookReason r) override {
+    if (pending_ && std::string_view(pending_kind_) == "ask") {
+      if (!full()) pending_text_ += fmt::format(" [{}]", hook_reason_text(r));
+      return;
+    }
+    if (full()) return line("decision", {});
+    line("decision", fmt::format("{}.{}('{}') [{}]", terminal_text(finder_id(e, f)),
+                                 e.is_legacy_finder(f) ? "find_module" : "find_spec", text(name), hook_reason_text(r)));
+  }
+  void hook_call(const Engine& e, FinderId caller, NameId name, HookCall c, FinderId called) override {
+    if (full()) return line("call", {});
+    line("call", fmt::format("{} {}", terminal_text(finder_id(e, caller)),
+                             hook_call_text(c, text(name), terminal_text(finder_id(e, called)))));
   }
   void ask_end(const Engine&, NameId name, FinderKind, AskAnswer a) override {
     std::string who = asks_.back();
@@ -173,11 +192,13 @@ class TextWriter : public TraceWriter {
     clock_.walk(walked);
     if (full()) return line("toggle", {});
     if (enable)
-      line("toggle", fmt::format("enable: walk over {} {} of sys.modules; P inserted at 0 -> {}{}", grouped(walked),
-                                 plural(walked, "name", "names"), terminal_text(meta_path_now(e, copies)), moved(e, true)));
+      line("toggle",
+           fmt::format("enable: walk over {} {} of sys.modules; P inserted at 0 -> {}{}", grouped(walked),
+                       plural(walked, "name", "names"), terminal_text(meta_path_now(e, copies)), moved(e, true)));
     else
-      line("toggle", fmt::format("disable: walk over {} {} of sys.modules; one P removed -> {}{}", grouped(walked),
-                                 plural(walked, "name", "names"), terminal_text(meta_path_now(e, copies)), moved(e, false)));
+      line("toggle",
+           fmt::format("disable: walk over {} {} of sys.modules; one P removed -> {}{}", grouped(walked),
+                       plural(walked, "name", "names"), terminal_text(meta_path_now(e, copies)), moved(e, false)));
   }
 
   void guard_begin(const Engine& e, GuardSite site, bool enable, GuardAction a) override {

@@ -411,6 +411,7 @@ async function press(key, times = 1) {
   await focus(v);
   await press("Home");
   let last = -1, rows = 0;
+  const events = [];
   for (;;) {
     const r = num(await pane(v).getAttribute("data-row"));
     if (r === last) break;
@@ -418,12 +419,20 @@ async function press(key, times = 1) {
     rows++;
     const why = (await pane(v).locator(".reason").innerText()).trim();
     const event = await pane(v).locator("[data-field=event]").innerText();
+    events.push(event + " | " + why);
     check(why !== "", `ddtrace_watchdog row ${r} (${event}): the why band says something`);
     if (/(Builtin|Frozen)Importer|PathFinder/.test(event.split(".find_spec")[0]) && /^sys\.meta_path|asks/.test(event))
       check(!/reentrancy guards/.test(why), `row ${r}: the interpreter's finder is not explained by a hook's guard (${why})`);
     await press("ArrowRight");
   }
   check(rows > 100, `ddtrace_watchdog: walked ${rows} rows`);
+  // A hook's decisions and re-entries are rows of their own, as P's decisions are, with their reasons.
+  check(events.some((e) => /^wd6 decides: claimed: the hook runs its actions \| why \(wd6's decision\)/.test(e)),
+        "ddtrace_watchdog: a watchdog's decision to act, and why");
+  check(events.some((e) => /^wd\d decides: a re-entry, turned away: the guard's set already holds this name/.test(e)),
+        "ddtrace_watchdog: a re-entry turned away by the guard, and why");
+  check(events.some((e) => /^wd6 re-enters the import system: importlib\.util\.find_spec\('app'\)/.test(e)),
+        "ddtrace_watchdog: the re-entry is a row of its own");
   for (const w of variants) {
     // The lines a value's text is laid out on (a name beside it may take two).
     const lines = await pane(w).locator("td.v").evaluateAll((tds) => tds.map((td) => {

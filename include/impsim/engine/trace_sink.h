@@ -56,6 +56,24 @@ enum class GuardAction : uint8_t {
   DisableAbsent,  // P is absent but the saved scope is not the one asked: disable only warns, exit enables
 };
 
+// Why a hook object's find_spec answered as it did (hook_language.h): the
+// claims test, then the guard's; a name past both runs the actions, which
+// give the answer.
+enum class HookReason : uint8_t {
+  NotClaimed,   // a name the hook does not claim -> None
+  NotTopLevel,  // the hook acts only where path is None, and this search has a path -> None
+  InGuardSet,   // a re-entry: the guard's set holds the name already -> None
+  GuardFlag,    // a re-entry: the guard's flag is up while the hook runs -> None
+  Claimed,      // claimed and let through: the actions run
+};
+
+// What a hook's action asks of the import system from inside find_spec.
+enum class HookCall : uint8_t {
+  Reenter,   // importlib.util.find_spec(fullname): a search of sys.meta_path again
+  Direct,    // OTHER.find_spec(fullname, path), never through sys.meta_path
+  CallNext,  // each finder after this one in sys.meta_path, first spec wins
+};
+
 class TraceSink {
  public:
   virtual ~TraceSink() = default;
@@ -71,6 +89,12 @@ class TraceSink {
   virtual void ask_end(const Engine&, NameId /*name*/, FinderKind, AskAnswer) {}
   // Inside a proxy ask, before its branch runs: why it answers as it will.
   virtual void decide(const Engine&, NameId /*name*/, FindReason) {}
+  // Once a hook object's find_spec has decided, why: inside its ask, or
+  // inside a direct call (HookCall::Direct, CallNext) where no ask is open.
+  virtual void hook_decide(const Engine&, FinderId /*finder*/, NameId /*name*/, HookReason) {}
+  // `caller`'s action is about to ask the import system again (`called`:
+  // the object a Direct call asks).
+  virtual void hook_call(const Engine&, FinderId /*caller*/, NameId /*name*/, HookCall, FinderId /*called*/) {}
   // _find_spec_for_specific_module begins / ends at lookup depth `depth`.
   virtual void lookup_begin(const Engine&, NameId /*name*/, uint64_t /*depth*/, uint8_t /*mark*/) {}
   virtual void lookup_end(const Engine&, NameId /*name*/, uint64_t /*depth*/, bool /*found*/) {}

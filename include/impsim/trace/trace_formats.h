@@ -27,12 +27,12 @@ std::optional<TraceFormat> parse_trace_format(const std::string& s);
 
 struct TraceOptions {
   TraceFormat format = TraceFormat::Text;
-  // text: lines per variant; chrome: events per variant; 0: no limit.
-  // Unset: 2,000 lines of text, 200,000 chrome events. importtime is never
-  // cut (a cut profile would not parse), dot uses max_nodes.
+  // text and importtime: lines per variant; chrome: events per variant; 0:
+  // no limit. Unset: 2,000 lines of text, 200,000 chrome events or
+  // importtime lines. dot uses max_nodes.
   std::optional<uint64_t> max_lines;
-  uint64_t max_nodes = 300;  // dot: nodes per variant before subtrees are collapsed
-  bool fold = true;                 // explore: fold repeated identical subtrees
+  uint64_t max_nodes = 300;        // dot: nodes per variant before subtrees are collapsed
+  bool fold = true;                // explore: fold repeated identical subtrees
   uint64_t max_bytes = 2'000'000;  // explore: bytes of event rows per variant before the page is cut; 0: no limit
 };
 
@@ -62,9 +62,9 @@ std::unique_ptr<TraceWriter> make_explore_writer(std::ostream& out, const TraceO
 // A trace shows a run; it does not judge it: the scenario's expectations
 // are not part of its status (run, compare and sweep check them).
 struct TraceResult {
-  int status = 0;  // 0, 1 (an uncaught exception the scenario does not allow), 3 (a limit)
+  int status = 0;                 // 0, 1 (an uncaught exception the scenario does not allow), 3 (a limit)
   std::vector<Failure> failures;  // what set the status, each at its step (failures.h)
-  std::vector<VariantRun> runs;  // one per variant, as traced (--stats)
+  std::vector<VariantRun> runs;   // one per variant, as traced (--stats)
 };
 
 // Compiles the scenario for `options.overrides` (the scenario's defaults
@@ -106,6 +106,15 @@ const char* guard_action_key(GuardAction a);
 const char* guard_action_text(GuardAction a);
 // What its exit does.
 const char* guard_exit_text(GuardAction a);
+// A hook object's decision (HookReason), and what a hook's action asks
+// (HookCall, with the name asked and, for a direct call, the object).
+const char* hook_reason_key(HookReason r);
+const char* hook_reason_text(HookReason r);
+const char* hook_call_key(HookCall c);
+// `called`: the object a direct call asks, by id ("" for the others).
+std::string hook_call_text(HookCall c, const std::string& name, const std::string& called);
+// The id of a finder object ("" for kNoFinder).
+std::string finder_id(const Engine& e, FinderId f);
 }  // namespace trace_detail
 
 }  // namespace impsim

@@ -18,15 +18,21 @@ SpecId Engine::hook_find_spec(FinderId finder, NameId name, PathRef path) {
   count_event();
   const int32_t hi = interp_.objects[static_cast<size_t>(finder)].hook;
   const HookClass& hook = hook_finders_.classes[static_cast<size_t>(hi)];
-  if (!hook_claims(hook, names_, name, path == kNoPath)) return kNoSpec;
+  if (!hook_claims(hook, names_, name, path == kNoPath)) {
+    if (book_.trace)
+      book_.trace->hook_decide(
+          *this, finder, name,
+          hook.top_level_only && path != kNoPath ? HookReason::NotTopLevel : HookReason::NotClaimed);
+    return kNoSpec;
+  }
   // A hook calling itself directly (`call` of its own id) never walks
   // sys.meta_path, so _find_spec's bound does not see it: this one does
   // (where CPython would raise RecursionError).
   if (++thread_.hook_call_depth > static_cast<uint64_t>(book_.limits.max_lookup_depth))
-    throw LimitReached{"lookup-depth",
-                       fmt::format("hook find_spec calls nested {} deep; raise it with --max-lookup-depth",
-                                   thread_.hook_call_depth),
-                       {}};
+    throw LimitReached{
+        "lookup-depth",
+        fmt::format("hook find_spec calls nested {} deep; raise it with --max-lookup-depth", thread_.hook_call_depth),
+        {}};
   SpecId spec = try_finally([&] { return hook_guarded(finder, hook, name, path); }, [&] { --thread_.hook_call_depth; });
   if (spec != kNoSpec && hook.loader != LoaderWrap::Unchanged) {
     // spec.loader = Wrapper(spec.loader)
@@ -41,32 +47,42 @@ SpecId Engine::hook_find_spec(FinderId finder, NameId name, PathRef path) {
 // The guard around the actions. A guarded re-entry returns None (it still
 // counted as a call in hook_find_spec).
 SpecId Engine::hook_guarded(FinderId finder, const HookClass& hook, NameId name, PathRef path) {
-  auto run = [&] { return run_hook_actions(finder, hook, name, path); };
+  auto run = [&] {
+    if (book_.trace) book_.trace->hook_decide(*this, finder, name, HookReason::Claimed);
+    return run_hook_actions(finder, hook, name, path);
+  };
+  auto turned_away = [&](HookReason why) {
+    if (book_.trace) book_.trace->hook_decide(*this, finder, name, why);
+    return kNoSpec;
+  };
   // `if fullname in S: return None; S.add(fullname); try: ... finally: S.discard(fullname)`.
   // The actions can run a `new` step, which grows hook_finders_.state and moves
   // every object's set: the set is found again for the `finally`, never
   // held across the actions.
   auto with_set = [&](auto set_now) -> SpecId {
     std::vector<NameId>& set = set_now();
-    if (std::find(set.begin(), set.end(), name) != set.end()) return kNoSpec;
+    if (std::find(set.begin(), set.end(), name) != set.end()) return turned_away(HookReason::InGuardSet);
     set.push_back(name);
     return try_finally(run, [&] {
       std::vector<NameId>& after = set_now();
       after.erase(std::find(after.begin(), after.end(), name));
     });
   };
-  auto state = [this, finder]() -> HookFinders::ObjectState& { return hook_finders_.state[static_cast<size_t>(finder)]; };
+  auto state = [this, finder]() -> HookFinders::ObjectState& {
+    return hook_finders_.state[static_cast<size_t>(finder)];
+  };
   switch (hook.guard) {
-    case GuardKind::None: return run();
+    case GuardKind::None:
+      return run();
     case GuardKind::GlobalSet:  // ddtrace's module-level _finding
       return with_set([this]() -> std::vector<NameId>& { return hook_finders_.global_finding; });
     case GuardKind::ThreadSet:  // a threading.local: the running thread's own set
       return with_set([this]() -> std::vector<NameId>& { return thread_.thread_finding; });
     case GuardKind::ObjectSet:  // wrapt's self._in_progress
       return with_set([&]() -> std::vector<NameId>& { return state().in_progress; });
-    case GuardKind::Flag:       // virtualenv's fullname slot, pytest's _writing_pyc
+    case GuardKind::Flag:        // virtualenv's fullname slot, pytest's _writing_pyc
     case GuardKind::SkipSelf: {  // "skip me while I run": the same test on the object
-      if (state().flag) return kNoSpec;
+      if (state().flag) return turned_away(HookReason::GuardFlag);
       state().flag = true;
       return try_finally(run, [&] { state().flag = false; });
     }
@@ -93,11 +109,15 @@ SpecId Engine::run_hook_actions(FinderId finder, const HookClass& hook, NameId n
         import_statement(a.module);
         break;
       case ActionKind::Reenter:
+        if (book_.trace) book_.trace->hook_call(*this, finder, name, HookCall::Reenter, kNoFinder);
         result = find_spec(name);  // importlib.util.find_spec(fullname)
         break;
-      case ActionKind::Call:
-        result = finder_find_spec(bound_object(a.finder), name, path);
+      case ActionKind::Call: {
+        const FinderId other = bound_object(a.finder);
+        if (book_.trace) book_.trace->hook_call(*this, finder, name, HookCall::Direct, other);
+        result = finder_find_spec(other, name, path);
         break;
+      }
       case ActionKind::CallNext: {
         // i = sys.meta_path.index(self); for f in sys.meta_path[i + 1:]: ...
         result = kNoSpec;
@@ -107,6 +127,7 @@ SpecId Engine::run_hook_actions(FinderId finder, const HookClass& hook, NameId n
         // change what is left to ask.
         std::vector<FinderId> rest = interp_.meta_path.list();
         rest.erase(rest.begin(), rest.begin() + index + 1);
+        if (book_.trace) book_.trace->hook_call(*this, finder, name, HookCall::CallNext, kNoFinder);
         for (FinderId f : rest) {
           result = finder_find_spec(f, name, path);
           if (result != kNoSpec) break;
@@ -149,7 +170,8 @@ SpecId Engine::run_hook_actions(FinderId finder, const HookClass& hook, NameId n
 SpecId Engine::serve_from_table(int32_t hook, NameId name, NameId target) {
   const ModuleId m = import_module_by_name(target);
   hook_finders_.loaders.push_back(HookFinders::Loader{-1, hook, kNoModule, target});
-  LoaderId loader = new_loader(Loader{LoaderKind::HookServe, false, 0, static_cast<int32_t>(hook_finders_.loaders.size() - 1)});
+  LoaderId loader =
+      new_loader(Loader{LoaderKind::HookServe, false, 0, static_cast<int32_t>(hook_finders_.loaders.size() - 1)});
   return new_spec(name, loader, interp_.records.module(m).path != kNoPath ? kEmptyPath : kNoPath);
 }
 

@@ -48,6 +48,13 @@ TEST_CASE("a set the engine made is freed when its last holder lets go, and its 
   s.hold(scenario_set);
   CHECK_FALSE(s.release(scenario_set));
   CHECK(s.members(scenario_set) == std::vector<NameId>{a});
+  // nor released more often than held (the engine releases the empty set unheld)
+  const size_t live_now = s.live();
+  for (int i = 0; i < 1000; ++i) {
+    CHECK_FALSE(s.release(kEmptySet));
+    CHECK_FALSE(s.release(scenario_set));
+  }
+  CHECK(s.live() == live_now);
 }
 
 TEST_CASE("a chain of unions held one at a time stays as small as the last set") {

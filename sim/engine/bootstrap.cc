@@ -185,7 +185,27 @@ template <class M>
 SpecId Engine::_find_spec(NameId name, PathRef path) {
   const MetaPath& meta_path = search_extras<M>() ? begin_search() : interp_.meta_path;
   const bool is_reload = interp_.sys_modules.contains(name);
+  // The parent import may have already imported this module.
+  auto found = [&](SpecId spec) {
+    if (spec != kNoSpec && !is_reload && interp_.sys_modules.contains(name)) {
+      const SpecId existing = interp_.records.module(interp_.sys_modules.get(name)).spec;
+      return existing == kNoSpec ? spec : existing;
+    }
+    return spec;
+  };
   SpecId spec = kNoSpec;
+  if constexpr (M::plain) {
+    // A plain run's list is P's copies, then BuiltinImporter,
+    // FrozenImporter and PathFinder (only a hook scenario's steps put
+    // anything else there), and the first two answer None untraced: the
+    // loop asks the copies, their count re-read at every turn as the
+    // list's length is, then PathFinder.
+    for (int64_t i = 0; i < meta_path.proxy_copies(); ++i) {
+      spec = traced_proxy_find_spec<M>(name, i, meta_path);
+      if (spec != kNoSpec) return found(spec);
+    }
+    return found(path_finder_find_spec(name, path));
+  }
   try {
     for (int64_t i = 0; i < meta_path.size(); ++i) {
       if (meta_path.proxy_at(i)) {
@@ -239,12 +259,7 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
   }
   if (search_extras<M>()) [[unlikely]]
     end_search();
-  // The parent import may have already imported this module.
-  if (spec != kNoSpec && !is_reload && interp_.sys_modules.contains(name)) {
-    const SpecId existing = interp_.records.module(interp_.sys_modules.get(name)).spec;
-    return existing == kNoSpec ? spec : existing;
-  }
-  return spec;
+  return found(spec);
 }
 
 // What _find_spec does besides its loop in some runs: a hook scenario's

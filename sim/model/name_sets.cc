@@ -15,7 +15,7 @@ uint64_t hash_of(const std::vector<NameId>& sorted) {
 
 SetTable::SetTable() {
   sets_.emplace_back();
-  holders_.push_back(0);
+  holders_.push_back(kPinnedHolds);
   generation_.push_back(0);
   index_.emplace(hash_of({}), kEmptySet);
 }
@@ -57,6 +57,20 @@ SetId SetTable::unite(SetId a, SetId b) {
   if (all.size() == x.size()) return a;
   uint64_t h = hash_of(all);
   return add(std::move(all), h);
+}
+
+void SetTable::pin_all() {
+  pinned_ = sets_.size();
+  std::fill(holders_.begin(), holders_.end(), kPinnedHolds);
+}
+
+bool SetTable::release_last(SetId id) {
+  if (static_cast<size_t>(id) < pinned_) {
+    holders_[static_cast<size_t>(id)] = kPinnedHolds;
+    return false;
+  }
+  free_set(id);
+  return true;
 }
 
 void SetTable::free_set(SetId id) {

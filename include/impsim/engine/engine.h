@@ -235,6 +235,8 @@ class Engine {
   // _find_spec_for_specific_module: one lookup.
   template <class M = AnyRun>
   [[gnu::always_inline]] SpecId _find_spec_for_specific_module(NameId name, bool exec_enable, uint8_t mark);
+  template <class M>
+  [[gnu::always_inline]] void lookup_exit(NameId name, const GuardEntry& g, SpecId spec);
   template <class M = AnyRun>
   SpecId _find_spec_for_cached_torch_module(NameId name);
   template <class M = AnyRun>
@@ -368,7 +370,6 @@ class Engine {
   void comparisons_wrapped();
   // SetTable::covers, remembered per (set, name) (finders/covers_memo.h).
   bool covers(SetId set, NameId name) {
-    if (set == kEmptySet) return false;
     const int8_t known = finder_.covers.get(set, name);
     if (known >= 0) [[likely]]
       return known != 0;
@@ -405,10 +406,16 @@ class Engine {
     thread_.high = std::max(outer, inner);
     return inner;
   }
+  // high never passes peak_depth (a region opens at a depth already
+  // reached), so a depth that does not pass high passes neither.
   void reach_depth(uint64_t depth) {
-    if (depth > thread_.high) thread_.high = depth;
+    if (depth <= thread_.high) return;
+    thread_.high = depth;
     if (depth > thread_.peak_depth) thread_.peak_depth = depth;
   }
+  // A lookup went deeper than any since the region began: the peaks, and
+  // --max-lookup-depth (a depth at or below high passed it already).
+  [[gnu::noinline]] void reach_lookup_depth(uint64_t depth);
 
   // Frees the modules, specs and loaders nothing can reach any more. Runs
   // only where no C++ frame holds a record that nothing else refers to: at

@@ -30,18 +30,17 @@ class SetTable {
 
   // Every set made so far is kept for good (the scenario's own); later ones
   // live while held.
-  void pin_all() { pinned_ = sets_.size(); }
-  // Inline: the engine holds and releases a set on every guard.
-  void hold(SetId id) {
-    if (static_cast<size_t>(id) >= pinned_) ++holders_[static_cast<size_t>(id)];
-  }
+  void pin_all();
+  // Inline: the engine holds and releases a set on every guard. A pinned
+  // set's count starts far above any number of holds, so neither tests
+  // whether the set is pinned (release_last re-arms one that gets to 0).
+  void hold(SetId id) { ++holders_[static_cast<size_t>(id)]; }
   // One holder less; returns true when that freed the set (its id may be
   // handed out again, with a new generation).
   bool release(SetId id) {
-    auto i = static_cast<size_t>(id);
-    if (i < pinned_ || --holders_[i] > 0) return false;
-    free_set(id);
-    return true;
+    if (--holders_[static_cast<size_t>(id)] > 0) [[likely]]
+      return false;
+    return release_last(id);
   }
   // Id and generation together: unique over the table's life even when ids
   // are reused (the fast engine's memo keys hold it).
@@ -55,6 +54,10 @@ class SetTable {
  private:
   SetId add(std::vector<NameId> sorted, uint64_t hash);
   void free_set(SetId id);
+  bool release_last(SetId id);
+  // What a pinned set's count is set to, and set back to if it gets to 0
+  // (releases of the pinned empty set are not matched by holds).
+  static constexpr int32_t kPinnedHolds = int32_t{1} << 30;
 
   std::vector<std::vector<NameId>> sets_;
   std::vector<int32_t> holders_;

@@ -8,7 +8,9 @@ void CoversMemo::reset(size_t sets, size_t names) {
   names_ = names;
   unknown_ = std::make_unique<int8_t[]>(std::max<size_t>(names, 1));
   std::fill_n(unknown_.get(), std::max<size_t>(names, 1), int8_t{-1});
-  rows_.assign(sets, unknown_.get());
+  none_ = std::make_unique<int8_t[]>(std::max<size_t>(names, 1));  // zeros
+  rows_.assign(std::max<size_t>(sets, 1), unknown_.get());
+  rows_[kEmptySet] = none_.get();
   owned_.clear();
 }
 
@@ -24,6 +26,7 @@ void CoversMemo::learn(SetId set, NameId name, bool covers) {
 }
 
 void CoversMemo::forget(SetId set) {
+  if (set == kEmptySet) return;  // pinned: never freed, its row never unknown
   const auto s = static_cast<size_t>(set);
   if (s < rows_.size()) rows_[s] = unknown_.get();
   if (s < owned_.size()) owned_[s].reset();
@@ -31,6 +34,7 @@ void CoversMemo::forget(SetId set) {
 
 void CoversMemo::clear() {
   std::fill(rows_.begin(), rows_.end(), unknown_.get());
+  rows_[kEmptySet] = none_.get();
   owned_.clear();
 }
 

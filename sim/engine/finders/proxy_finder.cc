@@ -19,6 +19,13 @@ void Engine::resolving_discard(NameId name) {
   l.erase(std::find(l.begin(), l.end(), name));
 }
 
+void Engine::reach_lookup_depth(uint64_t depth) {
+  reach_depth(depth);
+  if (depth > static_cast<uint64_t>(book_.limits.max_lookup_depth))
+    throw LimitReached{
+        "lookup-depth", "lookups nested " + std::to_string(depth) + " deep; raise it with --max-lookup-depth", {}};
+}
+
 bool Engine::learn_covers(SetId set, NameId name) {
   const bool c = finder_.sets.covers(names_, set, name);
   finder_.covers.learn(set, name, c);

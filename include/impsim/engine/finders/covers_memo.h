@@ -6,8 +6,10 @@
 // points at one shared row of "unknown", so an ask's test is two loads and
 // a sign test, with no bound or emptiness check on the way (the cost of
 // the vector-of-vectors this replaced, about a tenth of a lookup's
-// instructions). The engine widens the memo whenever the set table can
-// have handed out a new id (Engine::unite_sets).
+// instructions). The empty set's row is known from the start (it covers
+// nothing), so a test needs no emptiness check either, though a global
+// finder's scope is the empty set. The engine widens the memo whenever the
+// set table can have handed out a new id (Engine::unite_sets).
 #pragma once
 
 #include <cstdint>
@@ -38,6 +40,7 @@ class CoversMemo {
  private:
   size_t names_ = 0;
   std::unique_ptr<int8_t[]> unknown_;             // names_ x -1, shared
+  std::unique_ptr<int8_t[]> none_;                // names_ x 0: the empty set's row
   std::vector<int8_t*> rows_;                     // by SetId: unknown_ or owned_[set]
   std::vector<std::unique_ptr<int8_t[]>> owned_;  // by SetId, the rows learned into
 };

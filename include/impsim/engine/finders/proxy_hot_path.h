@@ -68,37 +68,42 @@ inline SpecId Engine::proxy_find_spec_stepped(NameId name) {
 
 // _find_spec_for_specific_module: the real spec, looked up with the proxy
 // disabled, its loader wrapped so the body runs under a guard and is marked.
+// Its `finally` is spelled out rather than a try_finally: the closures of
+// that helper stayed on the stack across the recursive call, a dozen stores
+// and reloads a lookup.
 template <class M>
 inline SpecId Engine::_find_spec_for_specific_module(NameId name, bool exec_enable, uint8_t mark) {
   ++thread_.counts.lookups;
-  reach_depth(++thread_.depth);
-  if (thread_.depth > static_cast<uint64_t>(book_.limits.max_lookup_depth))
-    throw LimitReached{"lookup-depth",
-                       "lookups nested " + std::to_string(thread_.depth) + " deep; raise it with --max-lookup-depth",
-                       {}};
+  const uint64_t depth = ++thread_.depth;
+  if (depth > thread_.high) [[unlikely]]
+    reach_lookup_depth(depth);
   const bool fix = design<M>().resolving_fix;
-  if (traced<M>()) book_.trace->lookup_begin(*this, name, thread_.depth, mark);
+  if (traced<M>()) book_.trace->lookup_begin(*this, name, depth, mark);
   GuardEntry g = guard_enter<M>(false, std::nullopt, GuardSite::Lookup);
-  SpecId spec = kNoSpec;
-  try_finally(
-      [&] {
-        if (fix) resolving_add(name);
-        spec = try_finally([&] { return find_spec<M>(name); },
-                           [&] {
-                             if (fix) resolving_discard(name);
-                           });
-        if (spec != kNoSpec) {
-          LoaderId original = interp_.records.spec(spec).loader;
-          interp_.records.write_spec(spec).loader =
-              new_loader(Loader{LoaderKind::Specific, exec_enable, mark, original});
-        }
-      },
-      [&] {
-        guard_exit<M>(g);
-        if (traced<M>()) book_.trace->lookup_end(*this, name, thread_.depth, spec != kNoSpec);
-        --thread_.depth;
-      });
+  if (fix) resolving_add(name);
+  SpecId spec;
+  try {
+    spec = find_spec<M>(name);
+  } catch (PyError&) {
+    if (fix) resolving_discard(name);
+    lookup_exit<M>(name, g, kNoSpec);
+    throw;
+  }
+  if (fix) resolving_discard(name);
+  if (spec != kNoSpec) {
+    LoaderId original = interp_.records.spec(spec).loader;
+    interp_.records.write_spec(spec).loader = new_loader(Loader{LoaderKind::Specific, exec_enable, mark, original});
+  }
+  lookup_exit<M>(name, g, spec);
   return spec;
+}
+
+// The lookup's `finally`: the guard's exit, then the depth it entered at.
+template <class M>
+[[gnu::always_inline]] inline void Engine::lookup_exit(NameId name, const GuardEntry& g, SpecId spec) {
+  guard_exit<M>(g);
+  if (traced<M>()) book_.trace->lookup_end(*this, name, thread_.depth, spec != kNoSpec);
+  --thread_.depth;
 }
 
 // _modify_scope_of_torch_proxy (its warnings are not modelled).

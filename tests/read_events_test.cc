@@ -102,6 +102,18 @@ TEST_CASE("the event reader agrees on inputs at the edges of what the DOM reader
       head + R"({"pkg": {"package": true, "body": [{"import": "ｐｋｇ"}]}}})",
       head + R"({"pkg": {}, "pkg.x": {}}})",
       head + R"({"pkg.x": {}}})",
+      // parents found by walking the keys in byte order: a missing or
+      // non-package level, names that share a prefix but not a package,
+      // a walk that climbs back up, non-ASCII names of either kind
+      head + R"({"pkg": {"package": true}, "pkg.a.b": {}}})",
+      head + R"({"pkg": {"package": true}, "pkg.a": {}, "pkg.a.b": {}}})",
+      head + R"({"pkg": {"package": true}, "pkgx.a": {}}})",
+      head + R"({"pkg": {"package": true}, "pkgx": {"package": true}, "pkgx.a": {}, "pkg.a": {}}})",
+      head + R"({"pkg": {"package": true}, "pkg.a": {"package": true}, "pkg.a.b": {"package": true}, "pkg.a.b.c": {}, "pkg.ab": {}, "pkg.a.d": {}}})",
+      head + R"({"pkg": {"package": true}, "pkg.a": {"package": true}, "pkg.a.b": {"package": true}, "pkg.c.d": {}}})",
+      head + R"({"pkg": {"package": true}, "pkgé": {"package": true}, "pkg.b": {}, "pkgé.c": {}}})",
+      head + R"({"pkg": {"package": true}, "pkg.x": {}, "pkg.x": {}}})",
+      head + R"({"ｐｋｇ": {}, "pkg.x": {}}})",
       head + R"({"_impsim_filler_1": {}, "pkg": {}}})",
       head + R"({"pkg": {"package": 1}}})",
       head + R"({"if": {}, "pkg": {}}})",

@@ -106,13 +106,16 @@ class Compiler {
   // vector cost a 128-byte move and a destructor per step.
   std::vector<CStep> steps(const std::vector<Step>& in) {
     std::vector<CStep> out;
-    out.reserve(in.size());
-    for (const Step& s : in) step(s, out.emplace_back());
+    steps_into(in, out);
     return out;
   }
-  // Half a large tree's bodies are empty: they are left as they are.
+  // Half a large tree's bodies are empty: they are left as they are. `out`
+  // is replaced; a body checked and dropped reuses its buffer.
   void steps_into(const std::vector<Step>& in, std::vector<CStep>& out) {
-    if (!in.empty()) out = steps(in);
+    if (in.empty()) return;
+    out.clear();
+    out.reserve(in.size());
+    for (const Step& s : in) step(s, out.emplace_back());
   }
 
   // Bodies name the same module again and again (the modules of a package
@@ -173,23 +176,34 @@ class Compiler {
 
 }  // namespace
 
-Model compile_model(const Scenario& sc, const Params& overrides, const ModelLimits& limits) {
-  Model m;
+namespace {
+
+// What compile_model builds, and what only a run reads: the tree's names
+// interned, its index for PathFinder, the torch names' paddle twins, the
+// tree's bodies kept. None of it can refuse a scenario (interning and
+// indexing only add), so check_model leaves it out; every step is still
+// compiled, and everything that can refuse one is still run.
+enum class Build { Model, ChecksOnly };
+
+void compile_into(Model& m, const Scenario& sc, const Params& overrides, const ModelLimits& limits, Build build) {
   m.params = sc.params;
   if (sc.revision) m.axes.revision = *sc.revision;
   if (sc.cpython) m.axes.cpython = *sc.cpython;
   for (auto& [k, v] : overrides) m.params[k] = v;
   m.labels = sc.labels;
-  // Each tree entry is a name, and so is each module listed in sys.modules
-  // and the blocked list: few more are interned besides.
-  m.names.reserve(sc.tree.size() + sc.preloaded.size() + sc.torch_modules.size() + sc.blocked.size());
   Compiler c(sc, m, limits);
-  m.tree.reserve(sc.tree.size());
-  m.tree_child.reserve(sc.tree.size());
-  for (const TreeEntry& e : sc.tree) {
-    CTree& t = m.tree.emplace_back();
-    t.name = m.names.intern(e.name);
-    t.package = e.package;
+  const bool keep_tree = build == Build::Model;
+  if (keep_tree) {
+    // Each tree entry is a name, and so is each module listed in sys.modules
+    // and the blocked list: few more are interned besides.
+    m.names.reserve(sc.tree.size() + sc.preloaded.size() + sc.torch_modules.size() + sc.blocked.size());
+    m.tree.reserve(sc.tree.size());
+    m.tree_child.reserve(sc.tree.size());
+    for (const TreeEntry& e : sc.tree) {
+      CTree& t = m.tree.emplace_back();
+      t.name = m.names.intern(e.name);
+      t.package = e.package;
+    }
   }
   for (auto& p : sc.preloaded) m.preloaded.push_back(m.names.intern(p));
   for (auto& p : sc.torch_modules) m.torch_modules.push_back(m.names.intern(p));
@@ -201,6 +215,11 @@ Model compile_model(const Scenario& sc, const Params& overrides, const ModelLimi
   }
   m.hooks = compile_hooks(sc.hooks, m.names);
   m.program = c.steps(sc.program);
+  if (!keep_tree) {
+    std::vector<CStep> body;  // each tree body compiled here in turn, and dropped
+    for (const TreeEntry& e : sc.tree) c.steps_into(e.body, body);
+    return;
+  }
   for (size_t i = 0; i < sc.tree.size(); ++i) c.steps_into(sc.tree[i].body, m.tree[i].body);
   // A proxy spec imports the paddle twin of a torch name: intern them all now,
   // each as a child of its parent's twin (ancestors have smaller ids), so a
@@ -245,7 +264,19 @@ Model compile_model(const Scenario& sc, const Params& overrides, const ModelLimi
     auto key = (static_cast<uint64_t>(static_cast<uint32_t>(p)) << 32) | static_cast<uint32_t>(m.names.last_atom(name));
     m.tree_child.try_emplace(key, static_cast<TreeId>(i));
   }
+}
+
+}  // namespace
+
+Model compile_model(const Scenario& sc, const Params& overrides, const ModelLimits& limits) {
+  Model m;
+  compile_into(m, sc, overrides, limits, Build::Model);
   return m;
+}
+
+void check_model(const Scenario& sc, const Params& overrides, const ModelLimits& limits) {
+  Model m;
+  compile_into(m, sc, overrides, limits, Build::ChecksOnly);
 }
 
 }  // namespace impsim

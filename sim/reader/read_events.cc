@@ -331,6 +331,7 @@ class EventReader final : public reading::TopKeySource {
     if (reading::characters(key) > limits_.max_name_length) give_up();
     std::optional<std::string> name = python_module_name(key);
     if (!name || name->starts_with("_impsim_filler_")) give_up();
+    keys_are_names_ = keys_are_names_ && *name == key;
     Entry& e = tree_.emplace_back();
     e.key = key;
     e.tree.name = std::move(*name);
@@ -449,21 +450,44 @@ class EventReader final : public reading::TopKeySource {
     }
   }
 
-  // Each module once, once normalised, and inside a package of the tree.
-  // A FlatMap of the names (a node per name was a visible part of the time,
-  // allocated and freed).
-  void check_tree_names() const {
+  // Each module once, once normalised, and inside a package of the tree,
+  // checked on `tree`, the entries in key order. When every key is its own
+  // normalised name (an ASCII key always is), in byte order a module's
+  // submodules follow it before anything else does ('.' sorts below every
+  // byte an identifier may hold): the order is a walk of the tree, a
+  // duplicate is next to its twin and a module's parent is the innermost
+  // package still open. No index is built then; a table of 50,000 names
+  // was a cache miss per name.
+  void check_tree_names(const std::vector<TreeEntry>& tree) const {
+    if (!keys_are_names_) return check_tree_names_by_index(tree);
+    std::vector<std::string_view> open;  // the packages enclosing the walk's position, outermost first
+    std::string_view last;
+    for (const TreeEntry& e : tree) {
+      const std::string_view name = e.name;
+      if (name == last) give_up();
+      last = name;
+      while (!open.empty() &&
+             !(name.size() > open.back().size() && name.starts_with(open.back()) && name[open.back().size()] == '.'))
+        open.pop_back();
+      const size_t dot = name.rfind('.');
+      if (dot != std::string_view::npos && (open.empty() || open.back().size() != dot)) give_up();
+      if (e.package) open.push_back(name);
+    }
+  }
+
+  // The same checks for names that NFKC may have made equal: by a look-up.
+  static void check_tree_names_by_index(const std::vector<TreeEntry>& tree) {
     FlatMap<std::string_view, size_t> index;
-    index.reserve(tree_.size());
-    for (size_t i = 0; i < tree_.size(); ++i)
-      if (!index.try_emplace(tree_[i].tree.name, i).second) give_up();
+    index.reserve(tree.size());
+    for (size_t i = 0; i < tree.size(); ++i)
+      if (!index.try_emplace(tree[i].name, i).second) give_up();
     std::string_view last_parent;  // siblings come together: their parent is looked up once
-    for (const Entry& e : tree_) {
-      const std::string_view name = e.tree.name;
+    for (const TreeEntry& e : tree) {
+      const std::string_view name = e.name;
       const size_t dot = name.rfind('.');
       if (dot == std::string_view::npos || name.substr(0, dot) == last_parent) continue;
       const size_t* parent = index.find(name.substr(0, dot));
-      if (!parent || !tree_[*parent].tree.package) give_up();
+      if (!parent || !tree[*parent].package) give_up();
       last_parent = name.substr(0, dot);
     }
   }
@@ -507,13 +531,15 @@ class EventReader final : public reading::TopKeySource {
   }
 
   void finish_tree(Reader& r, Scenario& sc) {
-    check_tree_names();
     sc.tree.reserve(tree_.size());
     for (uint32_t k : key_order()) {
       Entry& e = tree_[k];
       finish_steps(r, e.tree.body, e.deferred);
       sc.tree.push_back(std::move(e.tree));
     }
+    // Once in order and side by side in memory: read in key order where
+    // they were, the entries were a cache miss each.
+    check_tree_names(sc.tree);
   }
 
   std::string_view s_;
@@ -522,10 +548,11 @@ class EventReader final : public reading::TopKeySource {
   int depth_ = 0;  // containers open around i_
   json rest_ = json::object();
   bool has_tree_ = false, has_program_ = false;
-  std::string ptr_;  // the pointer of the body being read, reused from entry to entry
+  std::string ptr_;               // the pointer of the body being read, reused from entry to entry
   std::string_view last_target_;  // the last step target read, as written
   std::string last_target_name_;  // and as python_module_name gave it
   std::vector<Entry> tree_;
+  bool keys_are_names_ = true;  // every tree key its own normalised name (as ASCII keys are)
   std::vector<Step> program_;
   std::vector<Deferred> program_deferred_;
 };

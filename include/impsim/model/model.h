@@ -95,5 +95,9 @@ std::string describe_meta_path_step(const CStep& step, const Model& model);
 // Throws InputError for a bad value (a negative `repeat`), ModelLimitError
 // past a limit.
 Model compile_model(const Scenario& sc, const Params& params, const ModelLimits& limits = {});
+// What compile_model would refuse, with the same error, without building
+// the model: a tree's names are not interned nor indexed (none of that can
+// refuse anything), and compiled bodies are dropped as soon as checked.
+void check_model(const Scenario& sc, const Params& params, const ModelLimits& limits = {});
 
 }  // namespace impsim

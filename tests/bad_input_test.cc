@@ -55,6 +55,27 @@ TEST_CASE("every file in tests/bad/ exits with its status and message") {
   }
 }
 
+// validate checks the model without building it (check_model), run
+// compiles it (compile_model): on every file either refuses before running,
+// the two must refuse it the same way, with the same words and status.
+TEST_CASE("validate refuses every file run refuses before running, in the same words") {
+  size_t compared = 0;
+  for (auto& c : cases()) {
+    const std::string path = bad_dir() + c["file"].get<std::string>();
+    const std::string args = c.value("args", "");
+    if (!args.empty() && !args.starts_with("--max-")) continue;  // a flag of run's own
+    CAPTURE(path);
+    test::Command r = test::impsim("run " + path + " " + args);
+    if (r.out.find(": stopped: limit ") != std::string::npos) continue;  // a run-time limit: not validate's
+    test::Command v = test::impsim("validate " + path + " " + args);
+    if (v.out.find("unknown flag") != std::string::npos) continue;  // a limit only the running commands take
+    CHECK(v.status == r.status);
+    CHECK(v.out == r.out);
+    ++compared;
+  }
+  CHECK(compared >= 60);
+}
+
 TEST_CASE("every file in tests/bad/ is listed in cases.json") {
   std::set<std::string> listed;
   for (auto& c : cases()) listed.insert(c["file"].get<std::string>());
@@ -76,7 +97,8 @@ TEST_CASE("JSON a million levels deep: refused quickly, no stack overflow") {
     for (int i = 0; i < depth; ++i) text += open_close[1];
     text += "}";
     CAPTURE(open_close);
-    std::string path = test::write_temp(std::string("million_deep_") + (open_close[0] == '[' ? "arrays" : "objects") + ".json", text);
+    std::string path =
+        test::write_temp(std::string("million_deep_") + (open_close[0] == '[' ? "arrays" : "objects") + ".json", text);
     test::Command r = test::impsim("run " + path);
     CHECK(r.status == 3);
     CHECK(r.out.find("limit max-json-depth reached") != std::string::npos);
@@ -100,8 +122,9 @@ TEST_CASE("--max-json-depth is checked against a stack-safe maximum") {
 }
 
 TEST_CASE("a file past the default --max-file-bytes (16 MiB) is refused before it is read") {
-  std::string path = test::write_temp("huge.json", "{\"impsim\": 1, \"tree\": {}, \"program\": [], \"description\": \"" +
-                                                       std::string(17u << 20, 'x') + "\"}");
+  std::string path =
+      test::write_temp("huge.json", "{\"impsim\": 1, \"tree\": {}, \"program\": [], \"description\": \"" +
+                                        std::string(17u << 20, 'x') + "\"}");
   test::Command r = test::impsim("run " + path);
   CHECK(r.status == 3);
   CHECK(r.out.find("limit max-file-bytes reached: the file is 17825") != std::string::npos);

@@ -295,18 +295,6 @@ HookText HookReader::hook(const json& v, const std::string& ptr, const std::stri
   return h;
 }
 
-// Every step, with those in tree bodies, for the reference checks. A
-// template, not a std::function: it visits every step of every tree body,
-// and on a 50,000-module tree the indirect call per step cost 9 M
-// instructions for a check that is a compare of the step's kind.
-template <class Visit>
-void each_step(const std::vector<Step>& steps, const Visit& f) {
-  for (const Step& s : steps) {
-    f(s);
-    each_step(s.body, f);
-  }
-}
-
 // What read_hooks needs of the steps, in one walk over them all (on a
 // 50,000-module tree, each walk was a cache miss per body): whether one
 // takes P's part, and the sys.meta_path and sys.modules steps, in reading

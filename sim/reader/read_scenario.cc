@@ -15,10 +15,10 @@
 #include <set>
 #include <unordered_map>
 
-#include "impsim/scenario/counters.h"
-#include "impsim/scenario/names.h"
 #include "impsim/base/plural.h"
 #include "impsim/base/unicode_names.h"
+#include "impsim/scenario/counters.h"
+#include "impsim/scenario/names.h"
 #include "impsim/scenario/variant.h"
 #include "read_hooks.h"
 #include "reader.h"
@@ -27,8 +27,8 @@ namespace impsim {
 
 namespace {
 
-using reading::Reader;
 using nlohmann::json;
+using reading::Reader;
 
 void read_impsim(Reader& r, Scenario&, const json& v) {
   if (!v.is_number_integer() || v.get<int64_t>() != 1)
@@ -87,13 +87,13 @@ void read_sys_modules(Reader& r, Scenario& sc, const json& v) {
   std::set<std::string> seen;
   for (size_t i = 0; i < sc.preloaded.size(); ++i) {
     std::string ptr = "/sys_modules/preloaded/" + std::to_string(i);
-    if (sc.preloaded[i] == "torch" || sc.preloaded[i].starts_with("torch."))
+    if (is_torch_name(sc.preloaded[i]))
       r.fail(ptr, fmt::format("\"{}\" is a torch name; real torch modules go in /sys_modules/torch", sc.preloaded[i]));
     if (!seen.insert(sc.preloaded[i]).second) r.fail(ptr, fmt::format("\"{}\" is listed twice", sc.preloaded[i]));
   }
   for (size_t i = 0; i < sc.torch_modules.size(); ++i) {
     std::string ptr = "/sys_modules/torch/" + std::to_string(i);
-    if (!(sc.torch_modules[i] == "torch" || sc.torch_modules[i].starts_with("torch.")))
+    if (!is_torch_name(sc.torch_modules[i]))
       r.fail(ptr, fmt::format("expected a torch name (\"torch\" or \"torch.*\"), found \"{}\"", sc.torch_modules[i]));
     if (!seen.insert(sc.torch_modules[i]).second)
       r.fail(ptr, fmt::format("\"{}\" is listed twice", sc.torch_modules[i]));
@@ -331,7 +331,7 @@ void read_expect_equivalent(Reader& r, Scenario& sc, const json& v) {
 struct TopKey {
   std::string_view key;
   void (*read)(Reader&, Scenario&, const json&);  // reads the value into the scenario read so far
-  const char* missing = nullptr;  // the message when the key is absent; nullptr: optional
+  const char* missing = nullptr;                  // the message when the key is absent; nullptr: optional
 };
 
 // In the order they are read.

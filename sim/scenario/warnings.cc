@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "impsim/scenario/hook_language.h"
+#include "impsim/scenario/names.h"
 
 namespace impsim {
 
@@ -18,15 +19,7 @@ void may_import(Names& names, const std::string& name, bool itself) {
   for (size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1))
     names.insert(name.substr(0, dot));
   if (itself) names.insert(name);
-  if (name == "torch" || name.starts_with("torch.")) may_import(names, "paddle" + name.substr(5), true);
-}
-
-template <class F>
-void each_step(const std::vector<Step>& steps, const F& f) {
-  for (const Step& s : steps) {
-    f(s);
-    each_step(s.body, f);
-  }
+  if (is_torch_name(name)) may_import(names, "paddle" + name.substr(5), true);
 }
 
 void step_imports(Names& names, const Step& s) {

@@ -73,6 +73,9 @@ class NameTable {
   int32_t torch_atom_ = -1;
 };
 
+// `torch` or `torch.*`, as text: the finder's _is_torch_module.
+inline bool is_torch_name(std::string_view name) { return name == "torch" || name.starts_with("torch."); }
+
 // True when `name` is `module` or inside it (name == m or name.startswith(m + ".")).
 bool is_or_inside(const NameTable& names, NameId name, NameId module);
 

@@ -5,10 +5,10 @@
 
 #include "github.h"
 #include "impsim/base/escape.h"
-#include "impsim/base/json_scan.h"
 #include "impsim/base/plural.h"
 #include "impsim/base/version.h"
 #include "impsim/reader/read_scenario.h"
+#include "impsim/report/failures.h"
 #include "impsim/scenario/warnings.h"
 #include "scenario_command.h"
 
@@ -26,7 +26,6 @@ Scenario* last_validated = nullptr;
 struct PlacedWarning {
   ScenarioWarning warning;
   std::optional<SourcePos> pos;
-  std::string where;  // "FILE:LINE:COLUMN: at POINTER: ", as an error's message starts
 };
 
 // Each warning on standard error as "impsim: warning: FILE:LINE:COLUMN: at
@@ -37,14 +36,12 @@ std::vector<PlacedWarning> tell_warnings(const Scenario& sc) {
   std::vector<PlacedWarning> out;
   std::vector<ScenarioWarning> found = scenario_warnings(sc);
   if (found.empty()) return out;
-  std::optional<JsonSource> source;
-  if (sc.source) source.emplace(*sc.source);
+  const FilePlaces places(sc.file, sc.source);
   for (ScenarioWarning& w : found) {
-    PlacedWarning p{std::move(w), std::nullopt, sc.file};
-    if (source) p.pos = source->position_of(p.warning.pointer);
-    if (p.pos) p.where += fmt::format(":{}:{}", p.pos->line, p.pos->column);
-    p.where += fmt::format(": at {}: ", p.warning.pointer);
-    const std::string message = terminal_text(p.where + p.warning.message);
+    const std::optional<SourcePos> pos = places.position(w.pointer);
+    PlacedWarning p{std::move(w), pos};
+    const std::string message =
+        terminal_text(places.prefix(p.warning.pointer) + "at " + p.warning.pointer + ": " + p.warning.message);
     fmt::print(stderr, "impsim: warning: {}\n", message);
     github_annotate(github_annotation("impsim warning", sc.file, p.pos, message, "warning"), true);
     out.push_back(std::move(p));

@@ -3,14 +3,16 @@
 #include <fmt/format.h>
 
 #include "impsim/base/escape.h"
-#include "impsim/scenario/expectations.h"
 #include "impsim/base/ratio.h"
 #include "impsim/report/report.h"
+#include "impsim/scenario/expectations.h"
 
 namespace impsim {
 
-FilePlaces::FilePlaces(const ScenarioFacts& sc) : file_(sc.file) {
-  if (sc.source) source_.emplace(*sc.source);
+FilePlaces::FilePlaces(const ScenarioFacts& sc) : FilePlaces(sc.file, sc.source) {}
+
+FilePlaces::FilePlaces(std::string file, const std::shared_ptr<const std::string>& source) : file_(std::move(file)) {
+  if (source) source_.emplace(*source);
 }
 
 std::optional<SourcePos> FilePlaces::position(const std::string& pointer) const {
@@ -26,7 +28,6 @@ std::string FilePlaces::prefix(const std::string& pointer) const {
 
 namespace {
 
-
 // "before [k=12]", or "before" for a scenario without parameters.
 std::string run_name(const VariantRun& r) {
   std::string name = variant_name(r.variant);
@@ -35,7 +36,9 @@ std::string run_name(const VariantRun& r) {
 
 std::string innermost(const std::vector<std::string>& traceback) { return traceback.empty() ? "" : traceback.back(); }
 
-std::string expected_text(const ExpectationResult& e) { return e.budget ? budget_text(*e.budget) : grouped(e.expected); }
+std::string expected_text(const ExpectationResult& e) {
+  return e.budget ? budget_text(*e.budget) : grouped(e.expected);
+}
 
 std::string actual_text(const ExpectationResult& e) {
   if (!e.baseline) return grouped(e.actual);
@@ -80,10 +83,10 @@ std::vector<Failure> run_failures(const ScenarioRun& run, bool raised) {
                                      params_text(r.params), expected_text(e), actual_text(e))));
   for (const VariantRun& r : run.runs)
     if (r.verdict_expected && *r.verdict_expected != r.verdict)
-      out.push_back(at(places, sc, FailureKind::Expectation, "/expect_outcome/" + pointer_token(variant_name(r.variant)),
-                       fmt::format("{} outcome against {} [{}]: expected {}, got {}", variant_name(r.variant),
-                                   variant_name(run.variants[0]), params_text(r.params), *r.verdict_expected,
-                                   r.verdict)));
+      out.push_back(
+          at(places, sc, FailureKind::Expectation, "/expect_outcome/" + pointer_token(variant_name(r.variant)),
+             fmt::format("{} outcome against {} [{}]: expected {}, got {}", variant_name(r.variant),
+                         variant_name(run.variants[0]), params_text(r.params), *r.verdict_expected, r.verdict)));
   if (run.equivalence_failure)
     out.push_back(at(places, sc, FailureKind::Expectation, "/expect_equivalent", *run.equivalence_failure));
   add_run_problems(out, places, sc, run.runs, raised);
@@ -99,8 +102,7 @@ std::vector<Failure> run_failures(const ScenarioFacts& sc, const std::vector<Var
 
 std::string failure_line(const Failure& f) {
   std::string place;
-  if (!f.file.empty())
-    place = f.pos ? fmt::format("{}:{}:{}: ", f.file, f.pos->line, f.pos->column) : f.file + ": ";
+  if (!f.file.empty()) place = f.pos ? fmt::format("{}:{}:{}: ", f.file, f.pos->line, f.pos->column) : f.file + ": ";
   // One escape for the whole line: a file name or a counter cannot end it,
   // nor join with impsim's words into something a terminal or a runner reads.
   return terminal_text(place + (f.kind == FailureKind::Expectation ? "FAILED " : "") + f.text);

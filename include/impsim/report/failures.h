@@ -7,6 +7,7 @@
 // says which file failed).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,7 @@ struct Failure {
 class FilePlaces {
  public:
   explicit FilePlaces(const ScenarioFacts& sc);
+  FilePlaces(std::string file, const std::shared_ptr<const std::string>& source);
   std::optional<SourcePos> position(const std::string& pointer) const;
   // "FILE:LINE:COLUMN: ", "FILE: " when the position is not known, "" for
   // a run of no file. Not escaped.

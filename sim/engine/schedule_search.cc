@@ -34,12 +34,6 @@ struct Run {
   bool diverged = false;  // a prefix choice the program no longer offers
 };
 
-// What run_until_blocked picks.
-size_t default_pick(const std::vector<PyThreadId>& runnable, PyThreadId reached) {
-  const auto it = std::find(runnable.begin(), runnable.end(), reached);
-  return it != runnable.end() ? static_cast<size_t>(it - runnable.begin()) : 0;
-}
-
 // Runs the program once under `decide` (which returns an index into
 // runnable, or nothing for run_until_blocked's pick), recording each choice.
 using Decide = std::function<std::optional<size_t>(size_t at, const std::vector<PyThreadId>&, PyThreadId)>;
@@ -52,7 +46,7 @@ Run run_program(const ScheduledProgram& program, const Decide& decide) {
       run.diverged = true;
       pick.reset();
     }
-    Choice c{runnable, reached, pick.value_or(default_pick(runnable, reached))};
+    Choice c{runnable, reached, pick.value_or(Scheduler::until_blocked_pick(runnable, reached))};
     run.preemptions += c.preempts() ? 1 : 0;
     run.schedule += fmt::format("{}{}", run.schedule.empty() ? "" : ".", runnable[c.pick]);
     run.choices.push_back(std::move(c));
@@ -99,14 +93,7 @@ bool better(int preemptions, const std::string& schedule, const OutcomeClass& th
 class Tally {
  public:
   void add(const Run& run) {
-    auto [it, fresh] = classes_.try_emplace(run.outcome);
-    OutcomeClass& c = it->second;
-    if (fresh || better(run.preemptions, run.schedule, c)) {
-      c.outcome = run.outcome;
-      c.schedule = run.schedule;
-      c.preemptions = run.preemptions;
-    }
-    ++c.schedules;
+    add(OutcomeClass{run.outcome, 1, run.schedule, run.preemptions});
     ++runs_;
   }
   void add(const OutcomeClass& o) {

@@ -27,12 +27,12 @@ struct Scheduler::Thread {
   std::exception_ptr error;
 };
 
-Scheduler::Policy Scheduler::run_until_blocked() {
-  return [](const std::vector<PyThreadId>& runnable, PyThreadId current) -> size_t {
-    const auto it = std::find(runnable.begin(), runnable.end(), current);
-    return it != runnable.end() ? static_cast<size_t>(it - runnable.begin()) : 0;
-  };
+size_t Scheduler::until_blocked_pick(const std::vector<PyThreadId>& runnable, PyThreadId current) {
+  const auto it = std::find(runnable.begin(), runnable.end(), current);
+  return it != runnable.end() ? static_cast<size_t>(it - runnable.begin()) : 0;
 }
+
+Scheduler::Policy Scheduler::run_until_blocked() { return &Scheduler::until_blocked_pick; }
 
 Scheduler::Scheduler(Policy policy, size_t stack_bytes) : policy_(std::move(policy)), stack_bytes_(stack_bytes) {}
 
@@ -73,10 +73,9 @@ Scheduler Scheduler::replay(const std::string& schedule, size_t stack_bytes) {
   std::optional<std::string> bad;
   if (!parsed) bad = why;
   auto next = std::make_shared<size_t>(0);
-  const Policy fallback = run_until_blocked();
   return Scheduler(
-      [choices, next, fallback](const std::vector<PyThreadId>& runnable, PyThreadId current) -> size_t {
-        if (*next >= choices->size()) return fallback(runnable, current);
+      [choices, next](const std::vector<PyThreadId>& runnable, PyThreadId current) -> size_t {
+        if (*next >= choices->size()) return until_blocked_pick(runnable, current);
         const PyThreadId want = (*choices)[(*next)++];
         const auto it = std::find(runnable.begin(), runnable.end(), want);
         return it == runnable.end() ? kNotRunnable : static_cast<size_t>(it - runnable.begin());
@@ -137,7 +136,7 @@ ScheduleOutcome Scheduler::run() {
         if (!bad_schedule_)
           bad_schedule_ = fmt::format("choice {}: the thread asked for cannot run there (runnable: {})", choices_ + 1,
                                       fmt::join(runnable, ", "));
-        pick = run_until_blocked()(runnable, reached);
+        pick = until_blocked_pick(runnable, reached);
       }
       ++choices_;
       schedule_ += fmt::format("{}{}", schedule_.empty() ? "" : ".", runnable[pick]);

@@ -52,6 +52,8 @@ class Scheduler {
   // The thread that reached the point goes on while it can; else the
   // runnable thread of lowest id.
   static Policy run_until_blocked();
+  // run_until_blocked's pick: the index of `current` in `runnable`, else 0.
+  static size_t until_blocked_pick(const std::vector<PyThreadId>& runnable, PyThreadId current);
 
   explicit Scheduler(Policy policy = run_until_blocked(), size_t stack_bytes = size_t{1} << 20);
   // Follows `schedule` (as ScheduleOutcome::schedule writes it) at each

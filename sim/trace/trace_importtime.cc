@@ -82,16 +82,15 @@ class ImportTimeWriter : public TraceWriter {
     stack_.pop_back();
     uint64_t cum = clock_.now - o.start;
     size_t level = stack_.size();
+    if (!stack_.empty()) stack_.back().children += cum;
     if (max_ != 0 && lines_ >= max_) {
       ++omitted_;
-      if (!stack_.empty()) stack_.back().children += cum;
       return;
     }
     ++lines_;
     // Module names are identifiers, but Unicode ones: a Hangul filler prints as nothing.
     out_ << fmt::format("import time: {:>9} | {:>10} | {}{}\n", cum - o.children, cum, std::string(level * 2, ' '),
                         terminal_text(o.name));
-    if (!stack_.empty()) stack_.back().children += cum;
   }
 
   std::ostream& out_;

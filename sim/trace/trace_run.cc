@@ -19,21 +19,23 @@ std::optional<TraceFormat> parse_trace_format(const std::string& s) {
 
 namespace trace_detail {
 
-std::string finder_id_at(const Engine& e, int64_t at) {
-  const MetaPath& mp = e.meta_path();
-  if (at < 0 || at >= mp.size()) return "?";
-  return e.finder_objects()[static_cast<size_t>(mp.at(at))].id;
-}
-
 std::string finder_id(const Engine& e, FinderId f) {
   if (f < 0 || static_cast<size_t>(f) >= e.finder_objects().size()) return "";
   return e.finder_objects()[static_cast<size_t>(f)].id;
 }
 
+std::string finder_id_at(const Engine& e, int64_t at) {
+  const MetaPath& mp = e.meta_path();
+  if (at < 0 || at >= mp.size()) return "?";
+  return finder_id(e, mp.at(at));
+}
+
+const char* finder_method(const Engine& e, FinderId f) { return e.is_legacy_finder(f) ? "find_module" : "find_spec"; }
+
 const char* finder_method_at(const Engine& e, int64_t at) {
   const MetaPath& mp = e.meta_path();
   if (at < 0 || at >= mp.size()) return "find_spec";
-  return e.is_legacy_finder(mp.at(at)) ? "find_module" : "find_spec";
+  return finder_method(e, mp.at(at));
 }
 
 // A hook scenario's sys.meta_path, by finder id, the entry at `at` starred.

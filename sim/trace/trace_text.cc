@@ -152,8 +152,8 @@ class TextWriter : public TraceWriter {
       return;
     }
     if (full()) return line("decision", {});
-    line("decision", fmt::format("{}.{}('{}') [{}]", terminal_text(finder_id(e, f)),
-                                 e.is_legacy_finder(f) ? "find_module" : "find_spec", text(name), hook_reason_text(r)));
+    line("decision", fmt::format("{}.{}('{}') [{}]", terminal_text(finder_id(e, f)), finder_method(e, f), text(name),
+                                 hook_reason_text(r)));
   }
   void hook_call(const Engine& e, FinderId caller, NameId name, HookCall c, FinderId called) override {
     if (full()) return line("call", {});

@@ -84,6 +84,8 @@ std::string finder_id_at(const Engine& e, int64_t at);
 // The method _find_spec calls on the object at `at`: "find_module" for a
 // legacy hook ("api": "find_module", through _find_spec_legacy), else "find_spec".
 const char* finder_method_at(const Engine& e, int64_t at);
+// The same for a finder object: find_module for a legacy hook.
+const char* finder_method(const Engine& e, FinderId f);
 // sys.meta_path now, as the scenario represents it: the list of objects
 // (hook scenarios) or `copies` copies of P before the interpreter's three.
 std::string meta_path_now(const Engine& e, int64_t copies, int64_t at = -1);

@@ -429,7 +429,7 @@ class _Runtime(_hooks.Runtime):
                 now = "has finished (%s)" % th.outcome
             else:
                 now = "has not started"
-            others = "; ".join("%s %s" % (n, s[0] if s[0] != "point" else _text(dict(s[2], thread=n)))
+            others = "; ".join("%s %s" % (n, s[0] if s[0] != "point" else _text(s[2]))
                                for n, s in sorted(snap.items()) if n != th.name and s[0] != "new")
             return "event %d (%s): %s %s%s" % (i, _text(want), th.name, now,
                                                  " (others: %s)" % others if others else ""), False

@@ -9,8 +9,9 @@
 # ...} with "pointer" (step), "site" (global_acquire, global_release),
 # "module" (module_acquire, module_release, exec_begin, exec_end) or
 # "target" (start, join).  OPTIONS: {"settle": s, "free": s, "hang": s}, the
-# bounded waits (docs/crosscheck.md, "Threads: forcing a schedule in real
-# CPython").
+# bounded waits, and "extend": "run_until_blocked" to go on forcing past the
+# log's end and report the events forced as "passed" (docs/crosscheck.md,
+# "Threads: forcing a schedule in real CPython").
 #
 # How: every thread of the run is traced (sys.settrace) and pauses at each
 # point, inside the trace function, until the log's next event is its own.
@@ -25,7 +26,7 @@
 #
 #   {"threads": {"main": "ok" | "TypeName: message" | null, ...},
 #    "hang": bool, "waits": [...], "sys_modules": [...],
-#    "mismatch": null | "text", "python": "X.Y.Z"}
+#    "mismatch": null | "text", "past_log": N, "python": "X.Y.Z"}
 #
 # Standard library only, Python >= 3.9.
 
@@ -505,6 +506,8 @@ def main(argv):
         scenario = _json.load(f)
     with open(argv[2]) as f:
         log = _json.load(f)
+    if not isinstance(log, list) or not all(isinstance(e, dict) and "thread" in e and "point" in e for e in log):
+        raise SystemExit("threads harness: %s is not a point log (a list of {\"thread\", \"point\", ...})" % argv[2])
     options = _json.loads(argv[3]) if len(argv) > 3 else {}
     rt = _Runtime(scenario, log, options)
     _builtins.__impsim__ = rt

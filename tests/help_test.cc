@@ -17,7 +17,7 @@ using namespace impsim;
 
 namespace {
 
-const std::vector<std::string> kSubcommands = {"run", "validate", "compare", "trace", "sweep", "explore", "help"};
+const std::vector<std::string> kSubcommands = {"run", "validate", "compare", "trace", "sweep", "explore", "schedules", "help"};
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
@@ -51,7 +51,7 @@ TEST_CASE("impsim help lists the subcommands, one line each, with examples, as -
   auto bare = test::impsim("");
   CHECK(bare.status == 2);
   CHECK(bare.out == help.out);
-  CHECK(help.out.find("Subcommands:\n  run       Run scenarios") != std::string::npos);
+  CHECK(help.out.find("Subcommands:\n  run        Run scenarios") != std::string::npos);
   for (const std::string& s : kSubcommands) CHECK(help.out.find("\n  " + s + " ") != std::string::npos);
   CHECK(help.out.find("\nExamples:\n  impsim run scenarios/nested_guards.json") != std::string::npos);
   CHECK(help.out.find("\nExit status:\n  0  ") != std::string::npos);
@@ -148,7 +148,7 @@ TEST_CASE(
 TEST_CASE("bash completion offers subcommands, flags and the values of flags with fixed ones, files only for files") {
   for (const auto& [typed, offered] : std::vector<std::pair<std::string, std::string>>{
            {"impsim ru", "run"},
-           {"impsim help ", "run validate compare trace sweep explore help"},
+           {"impsim help ", "run validate compare trace sweep explore schedules help"},
            {"impsim help co", "compare"},
            {"impsim run x.json --qu", "--quiet"},
            {"impsim run x.json --variant af", "after after+idempotent-enable"},

@@ -35,10 +35,10 @@ TEST_CASE("a misspelt flag, subcommand or flag value: did you mean, with the one
   refused("--versoin", "unknown flag '--versoin' for impsim (did you mean '--version'?); see impsim help");
   refused("runn " + kNested,
           "unknown subcommand 'runn' (did you mean 'run'?); expected one of: run, validate, "
-          "compare, trace, sweep, explore, help (see impsim help)");
+          "compare, trace, sweep, explore, schedules, help (see impsim help)");
   refused("help runn",
           "unknown subcommand 'runn' (did you mean 'run'?); expected one of: run, validate, compare, "
-          "trace, sweep, explore, help; see impsim help help");
+          "trace, sweep, explore, schedules, help; see impsim help help");
   refused("run " + kNested + " --engine fats",
           "--engine fats: unknown engine (did you mean 'fast'?); expected one of: step, fast; see impsim help run");
   refused("run " + kNested + " --format jsno",
@@ -89,7 +89,7 @@ TEST_CASE("a misspelt name in a scenario: step kinds and keys, report counters, 
         "import, label, optional, repeat");
   check("step_kind.json", head + R"("program": [{"improt": "a"}]})",
         "at /program/0/improt: unknown step \"improt\" (did you mean \"import\"?); expected one of: import, "
-        "find_spec, enable, disable, guard, block, call, or a sys.meta_path step: install, ");
+        "find_spec, enable, disable, guard, block, call, start, join, or a sys.meta_path step: install, ");
   check("report_counter.json",
         head + R"("program": [{"import": "a", "label": "probe"}], "report": [{"counter": "probe.lookup"}]})",
         "at /report/0/counter: unknown counter \"lookup\" (did you mean \"lookups\"?); expected asks, ");

@@ -11,7 +11,7 @@ _impsim() {
     case "${COMP_WORDS[i]}" in -*) ;; *) sub="${COMP_WORDS[i]}"; break ;; esac
   done
   if [ -z "$sub" ]; then
-    COMPREPLY=($(compgen -W "run validate compare trace sweep explore help -h --help --version" -- "$cur"))
+    COMPREPLY=($(compgen -W "run validate compare trace sweep explore schedules help -h --help --version" -- "$cur"))
     return
   fi
   # A value: one of the flag's own, a file name, or nothing to offer.
@@ -22,22 +22,30 @@ _impsim() {
     compare:--counter|compare:--counters|compare:--set|compare:--max-events|compare:--max-work|compare:--max-lookup-depth|compare:--max-body-depth|compare:--max-guard-depth|compare:--max-steps|compare:--max-objects|compare:--max-meta-path|compare:--max-repeat|compare:--max-nest|compare:--max-filler|compare:--max-scope-names|compare:--max-file-bytes|compare:--max-json-depth|compare:--max-tree-entries|compare:--max-name-length|compare:--max-sweep-values|\
     trace:--max-lines|trace:--max-nodes|trace:--set|trace:--max-events|trace:--max-work|trace:--max-lookup-depth|trace:--max-body-depth|trace:--max-guard-depth|trace:--max-steps|trace:--max-objects|trace:--max-meta-path|trace:--max-repeat|trace:--max-nest|trace:--max-filler|trace:--max-scope-names|trace:--max-file-bytes|trace:--max-json-depth|trace:--max-tree-entries|trace:--max-name-length|trace:--max-sweep-values|\
     sweep:--param|sweep:--values|sweep:--counter|sweep:--counters|sweep:--set|sweep:--max-events|sweep:--max-work|sweep:--max-lookup-depth|sweep:--max-body-depth|sweep:--max-guard-depth|sweep:--max-steps|sweep:--max-objects|sweep:--max-meta-path|sweep:--max-repeat|sweep:--max-nest|sweep:--max-filler|sweep:--max-scope-names|sweep:--max-file-bytes|sweep:--max-json-depth|sweep:--max-tree-entries|sweep:--max-name-length|sweep:--max-sweep-values|\
-    explore:--max-bytes|explore:--set|explore:--max-events|explore:--max-work|explore:--max-lookup-depth|explore:--max-body-depth|explore:--max-guard-depth|explore:--max-steps|explore:--max-objects|explore:--max-meta-path|explore:--max-repeat|explore:--max-nest|explore:--max-filler|explore:--max-scope-names|explore:--max-file-bytes|explore:--max-json-depth|explore:--max-tree-entries|explore:--max-name-length|explore:--max-sweep-values) COMPREPLY=(); return ;;
+    explore:--max-bytes|explore:--set|explore:--max-events|explore:--max-work|explore:--max-lookup-depth|explore:--max-body-depth|explore:--max-guard-depth|explore:--max-steps|explore:--max-objects|explore:--max-meta-path|explore:--max-repeat|explore:--max-nest|explore:--max-filler|explore:--max-scope-names|explore:--max-file-bytes|explore:--max-json-depth|explore:--max-tree-entries|explore:--max-name-length|explore:--max-sweep-values|\
+    schedules:--search|schedules:--preemption-bound|schedules:--seed|schedules:--pct-depth|schedules:--max-schedules|schedules:--set|schedules:--max-events|schedules:--max-work|schedules:--max-lookup-depth|schedules:--max-body-depth|schedules:--max-guard-depth|schedules:--max-steps|schedules:--max-objects|schedules:--max-meta-path|schedules:--max-repeat|schedules:--max-nest|schedules:--max-filler|schedules:--max-scope-names|schedules:--max-file-bytes|schedules:--max-json-depth|schedules:--max-tree-entries|schedules:--max-name-length|schedules:--max-sweep-values) COMPREPLY=(); return ;;
     run:-o|run:--output|\
     validate:-o|validate:--output|\
     compare:-o|compare:--output|\
     trace:-o|trace:--output|\
     sweep:--svg|sweep:-o|sweep:--output|\
-    explore:-o|explore:--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    run:--format|validate:--format|compare:--format|sweep:--format) words="text json markdown" ;;
+    explore:-o|explore:--output|\
+    schedules:-o|schedules:--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    run:--format|validate:--format|compare:--format|sweep:--format|schedules:--format) words="text json markdown" ;;
     run:--variant|run:--variants|\
     compare:--baseline|compare:--variant|compare:--variants|\
     trace:--variant|trace:--variants|\
     sweep:--variant|sweep:--variants|\
-    explore:--variant|explore:--variants) words="before after idempotent-enable disable-all indexed-walk after+idempotent-enable as_is idempotent_install remove_all skip_self call_next guard_global_set guard_object_set guard_thread_set guard_flag guard_remove_self" ;;
-    run:--engine|compare:--engine|trace:--engine|sweep:--engine|explore:--engine) words="step fast" ;;
-    run:--revision|compare:--revisions|compare:--revision|trace:--revision|sweep:--revision|explore:--revision) words="b52ce17 04efefd" ;;
-    run:--cpython|compare:--cpython|trace:--cpython|sweep:--cpython|explore:--cpython) words="3.9 3.10 3.11 3.12 3.13 3.14" ;;
+    explore:--variant|explore:--variants|\
+    schedules:--variant|schedules:--variants) words="before after idempotent-enable disable-all indexed-walk after+idempotent-enable as_is idempotent_install remove_all skip_self call_next guard_global_set guard_object_set guard_thread_set guard_flag guard_remove_self" ;;
+    run:--engine|compare:--engine|trace:--engine|sweep:--engine|explore:--engine|schedules:--engine) words="step fast" ;;
+    run:--revision|\
+    compare:--revisions|compare:--revision|\
+    trace:--revision|\
+    sweep:--revision|\
+    explore:--revision|\
+    schedules:--revision) words="b52ce17 04efefd" ;;
+    run:--cpython|compare:--cpython|trace:--cpython|sweep:--cpython|explore:--cpython|schedules:--cpython) words="3.9 3.10 3.11 3.12 3.13 3.14" ;;
     trace:--format) words="text json markdown chrome dot importtime" ;;
     help:--completion) words="bash zsh" ;;
   esac
@@ -56,7 +64,8 @@ _impsim() {
     trace) flags="-h --help --max-lines --max-nodes -o --output --format --json -q --quiet --set --variant --variants --engine --revision --cpython --stats --max-events --max-work --max-lookup-depth --max-body-depth --max-guard-depth --max-steps --max-objects --max-meta-path --max-repeat --max-nest --max-filler --max-scope-names --max-file-bytes --max-json-depth --max-tree-entries --max-name-length --max-sweep-values --skip-non-scenarios" ;;
     sweep) flags="-h --help --param --values --svg --counter --counters -o --output --format --json -q --quiet --json-big-as-strings --set --variant --variants --engine --revision --cpython --stats --max-events --max-work --max-lookup-depth --max-body-depth --max-guard-depth --max-steps --max-objects --max-meta-path --max-repeat --max-nest --max-filler --max-scope-names --max-file-bytes --max-json-depth --max-tree-entries --max-name-length --max-sweep-values --skip-non-scenarios" ;;
     explore) flags="-h --help --max-bytes --no-fold -o --output --json -q --quiet --set --variant --variants --engine --revision --cpython --stats --max-events --max-work --max-lookup-depth --max-body-depth --max-guard-depth --max-steps --max-objects --max-meta-path --max-repeat --max-nest --max-filler --max-scope-names --max-file-bytes --max-json-depth --max-tree-entries --max-name-length --max-sweep-values" ;;
-    help) flags="-h --help --man --completion"; positional="run validate compare trace sweep explore help" ;;
+    schedules) flags="-h --help --search --preemption-bound --seed --pct-depth --max-schedules --points -o --output --format --json -q --quiet --json-big-as-strings --set --variant --variants --engine --revision --cpython --stats --max-events --max-work --max-lookup-depth --max-body-depth --max-guard-depth --max-steps --max-objects --max-meta-path --max-repeat --max-nest --max-filler --max-scope-names --max-file-bytes --max-json-depth --max-tree-entries --max-name-length --max-sweep-values --skip-non-scenarios" ;;
+    help) flags="-h --help --man --completion"; positional="run validate compare trace sweep explore schedules help" ;;
     *) return ;;
   esac
   if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$flags" -- "$cur"))

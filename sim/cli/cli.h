@@ -78,5 +78,6 @@ Action add_compare(CLI::App& app);
 Action add_trace(CLI::App& app);
 Action add_sweep(CLI::App& app);
 Action add_explore(CLI::App& app);
+Action add_schedules(CLI::App& app);
 
 }  // namespace impsim::cli

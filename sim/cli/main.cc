@@ -76,6 +76,7 @@ struct Subcommand {
 constexpr Subcommand kSubcommands[] = {
     {"run", cli::add_run},     {"validate", cli::add_validate}, {"compare", cli::add_compare},
     {"trace", cli::add_trace}, {"sweep", cli::add_sweep},       {"explore", cli::add_explore},
+    {"schedules", cli::add_schedules},
 };
 constexpr auto kSubcommandNames = [] {
   std::array<std::string_view, std::size(kSubcommands)> names{};

@@ -28,6 +28,7 @@ Engine::Engine(const Model& model, Variant variant, EngineLimits limits, EngineK
   // The memo does not key on the list of finder objects: hook scenarios are
   // stepped whatever was asked (plan_runs refuses --engine fast for them).
   if (hooks_) fast_ = false;
+  if (!model.threads.empty()) fast_ = false;  // the memo knows nothing of threads
   search_extras_ = hooks_ || snapshot_meta_path_;
   book_.max_events = limits.max_events.value_or(fast_ ? kNoEventLimit : limits.default_bound);
   book_.max_work = limits.max_work.value_or(fast_ ? limits.default_bound : kNoEventLimit);
@@ -134,6 +135,18 @@ void Engine::set_up() {
 
 template <class M>
 void Engine::import_statement(NameId name) {
+  if (threaded<M>()) [[unlikely]] {
+    // import.c: a module found in sys.modules is waited for while another
+    // thread initialises it; `import a.b` then does the same for `a`.
+    for (const NameId n : {name, names_.top(name)}) {
+      if (interp_.sys_modules.contains(n))
+        import_ensure_initialized(n);
+      else
+        _find_and_load<M>(n);
+      if (n == names_.top(name)) break;
+    }
+    return;
+  }
   if (!interp_.sys_modules.contains(name)) _find_and_load<M>(name);
   NameId top = names_.top(name);
   if (top != name && !interp_.sys_modules.contains(top)) _find_and_load<M>(top);
@@ -145,6 +158,8 @@ void Engine::import_statement(NameId name) {
 // _ModuleLockManager(name)`), raising or not.
 template <class M>
 ModuleId Engine::_find_and_load(NameId name) {
+  if (threaded<M>()) [[unlikely]]
+    return _find_and_load_threaded(name);
   if (interp_.sys_modules.contains(name)) return interp_.sys_modules.get(name);
   if (!traced<M>()) return _find_and_load_unlocked<M>(name);
   book_.trace->import_begin(*this, name);
@@ -206,52 +221,59 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
     }
     return found(path_finder_find_spec(name, path));
   }
+  // One turn of the loop: the finder at i asked; `stop` when the rest of
+  // the list need not be.
+  auto ask_at = [&](int64_t i, bool& stop) -> SpecId {
+    if (meta_path.proxy_at(i)) return traced_proxy_find_spec<M>(name, i, meta_path);
+    const FinderId finder = meta_path.at(i);
+    const FinderClass cls = class_of(finder);
+    if (!hooks<M>()) {
+      // BuiltinImporter and FrozenImporter answer None without touching
+      // anything (a Paddle scenario declares no builtin names): untraced
+      // and single-threaded, the loop goes straight to PathFinder, the last.
+      if (!traced<M>() && !threaded<M>()) {
+        stop = true;
+        return path_finder_find_spec(name, path);
+      }
+      if (traced<M>()) book_.trace->ask_begin(*this, name, trace_kind(cls), i, meta_path.proxy_copies());
+      const SpecId found_here = cls == FinderClass::Path ? path_finder_find_spec(name, path) : kNoSpec;
+      if (traced<M>())
+        book_.trace->ask_end(*this, name, trace_kind(cls), found_here != kNoSpec ? AskAnswer::Spec : AskAnswer::None);
+      return found_here;
+    }
+    // A legacy finder: `finder.find_spec` raises AttributeError, so 3.12+
+    // goes on to the next finder; up to 3.11 _find_spec_legacy calls
+    // find_module.
+    const bool legacy = is_legacy_finder(finder);
+    if (legacy && hook_finders_.legacy_finders == LegacyFinders::Skipped) {
+      count_event();  // the AttributeError of `finder.find_spec`: an ask all the same
+      return kNoSpec;
+    }
+    auto ask = [&] { return legacy ? _find_spec_legacy(finder, name, path) : finder_find_spec(finder, name, path); };
+    if (!traced<M>()) return ask();
+    // The trace hears the ask end even when an exception leaves it.
+    SpecId answer = kNoSpec;
+    book_.trace->ask_begin(*this, name, trace_kind(cls), i, meta_path.size());
+    try_finally([&] { answer = ask(); },
+                [&](bool raised) {
+                  book_.trace->ask_end(*this, name, trace_kind(cls),
+                                       raised              ? AskAnswer::Raised
+                                       : answer != kNoSpec ? AskAnswer::Spec
+                                                           : AskAnswer::None);
+                });
+    return answer;
+  };
   try {
     for (int64_t i = 0; i < meta_path.size(); ++i) {
-      if (meta_path.proxy_at(i)) {
-        spec = traced_proxy_find_spec<M>(name, i, meta_path);
-        if (spec != kNoSpec) break;
-        continue;
-      }
-      const FinderId finder = meta_path.at(i);
-      const FinderClass cls = class_of(finder);
-      if (!hooks<M>()) {
-        // BuiltinImporter and FrozenImporter answer None without touching
-        // anything (a Paddle scenario declares no builtin names): untraced,
-        // the loop goes straight to PathFinder, the last.
-        if (!traced<M>()) {
-          spec = path_finder_find_spec(name, path);
-          break;
-        }
-        book_.trace->ask_begin(*this, name, trace_kind(cls), i, meta_path.proxy_copies());
-        spec = cls == FinderClass::Path ? path_finder_find_spec(name, path) : kNoSpec;
-        book_.trace->ask_end(*this, name, trace_kind(cls), spec != kNoSpec ? AskAnswer::Spec : AskAnswer::None);
-        if (spec != kNoSpec) break;
-        continue;
-      }
-      // A legacy finder: `finder.find_spec` raises AttributeError, so 3.12+
-      // goes on to the next finder; up to 3.11 _find_spec_legacy calls
-      // find_module.
-      const bool legacy = is_legacy_finder(finder);
-      if (legacy && hook_finders_.legacy_finders == LegacyFinders::Skipped) {
-        count_event();  // the AttributeError of `finder.find_spec`: an ask all the same
-        continue;
-      }
-      auto ask = [&] { return legacy ? _find_spec_legacy(finder, name, path) : finder_find_spec(finder, name, path); };
-      if (!traced<M>()) {
-        spec = ask();
+      bool stop = false;
+      if (threaded<M>()) [[unlikely]] {
+        // `with _ImportLockContext(): ... find_spec(name, path, target)`
+        acquire_import_lock(LockSite::FindSpec);
+        spec = try_finally([&] { return ask_at(i, stop); }, [&] { release_import_lock(LockSite::FindSpec); });
       } else {
-        // The trace hears the ask end even when an exception leaves it.
-        book_.trace->ask_begin(*this, name, trace_kind(cls), i, meta_path.size());
-        try_finally([&] { spec = ask(); },
-                    [&](bool raised) {
-                      book_.trace->ask_end(*this, name, trace_kind(cls),
-                                           raised            ? AskAnswer::Raised
-                                           : spec != kNoSpec ? AskAnswer::Spec
-                                                             : AskAnswer::None);
-                    });
+        spec = ask_at(i, stop);
       }
-      if (spec != kNoSpec) break;
+      if (spec != kNoSpec || stop) break;
     }
   } catch (PyError&) {
     if (search_extras<M>()) end_search();
@@ -382,6 +404,8 @@ template <class M>
 ModuleId Engine::_load_unlocked(SpecId spec) {
   ModuleId module = module_from_spec(spec);
   NameId name = interp_.records.spec(spec).name;
+  if (threaded<M>()) [[unlikely]]
+    return _load_unlocked_threaded(spec, module);
   interp_.sys_modules.set(name, module);
   try {
     exec_module<M>(interp_.records.spec(spec).loader, module);
@@ -403,7 +427,15 @@ SpecId Engine::find_spec(NameId name) {
   NameId parent = names_.parent(name);
   PathRef path = kNoPath;
   if (parent != kNoName) {
-    path = interp_.records.module(_find_and_load<M>(parent)).path;
+    // `__import__(parent_name, fromlist=['__path__'])`
+    ModuleId parent_module;
+    if (threaded<M>() && interp_.sys_modules.contains(parent)) [[unlikely]] {
+      import_ensure_initialized(parent);
+      parent_module = interp_.sys_modules.get(parent);
+    } else {
+      parent_module = _find_and_load<M>(parent);
+    }
+    path = interp_.records.module(parent_module).path;
     if (path == kNoPath)
       raise("ModuleNotFoundError", fmt::format("__path__ attribute not found on {} while trying to find {}",
                                                repr(names_.text(parent)), repr(names_.text(name))));
@@ -413,7 +445,9 @@ SpecId Engine::find_spec(NameId name) {
 
 // Whether the run's mode can be a PlainRun (run_mode.h): stepped, untraced,
 // no hooks, the live list walked. Its design and revision pick which one.
-bool Engine::plain_run() const { return !fast_ && !book_.trace && !hooks_ && !snapshot_meta_path_; }
+bool Engine::plain_run() const {
+  return !fast_ && !book_.trace && !hooks_ && !snapshot_meta_path_ && model_.threads.empty();
+}
 
 #define IMPSIM_INSTANTIATE(M)                                   \
   template void Engine::import_statement<M>(NameId);            \

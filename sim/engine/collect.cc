@@ -54,6 +54,13 @@ void Records::sweep() {
 }
 
 void Engine::collect() {
+  // A thread switched out may hold a record in its C++ frames that nothing
+  // else reaches (a spec found, not yet loaded): a threaded run keeps every
+  // record; its threads' programs are small and its events bounded.
+  if (threads_.scheduler) {
+    interp_.next_collect = UINT64_MAX;
+    return;
+  }
   for (NameId n = 0; n < static_cast<NameId>(names_.size()); ++n) {
     if (interp_.sys_modules.contains(n)) interp_.records.mark_module(interp_.sys_modules.get(n));
     if (finder_.cache.contains(n)) interp_.records.mark_module(finder_.cache.get(n));
@@ -65,8 +72,9 @@ void Engine::collect() {
   // Amortised: the next collection waits for as many new records as are
   // alive now (and as names exist, which the roots scan visits).
   const uint64_t amortised = records_live() + names_.size();
-  interp_.next_collect = records_made() + (interp_.collect_interval < kMinCollect ? interp_.collect_interval
-                                                                     : std::max(interp_.collect_interval, amortised));
+  interp_.next_collect =
+      records_made() + (interp_.collect_interval < kMinCollect ? interp_.collect_interval
+                                                               : std::max(interp_.collect_interval, amortised));
 }
 
 }  // namespace impsim

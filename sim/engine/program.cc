@@ -8,6 +8,12 @@
 namespace impsim {
 
 void Engine::run() {
+  if (!model_.threads.empty()) {
+    // Each thread on a stack of its own, under the default schedule.
+    Scheduler scheduler;
+    run_threads(scheduler);
+    return;
+  }
   run_on_engine_stack([this] {
     try {
       set_up();  // a scenario past --max-objects stops here
@@ -75,6 +81,8 @@ void Engine::run_step_once(const CStep& step) {
   if (++book_.steps_run > book_.limits.max_steps)
     throw LimitReached{
         "max-steps", fmt::format("{} scenario steps run; raise it with --max-steps", book_.limits.max_steps), {}};
+  if (threaded<M>()) [[unlikely]]
+    schedule_point(PointKind::Step, kNoName, step.pointer);
   maybe_collect();
   Counters start;
   uint64_t outer_high = 0;
@@ -153,6 +161,12 @@ void Engine::run_step_once(const CStep& step) {
         run_body<M>(interp_.sys_modules.get(step.target), step.body, /*is_call=*/true);
         break;
       }
+      case StepKind::Start:
+        thread_start(step);
+        break;
+      case StepKind::Join:
+        thread_join(step);
+        break;
       default:  // the meta_path steps
         run_meta_path_step(step);
         break;

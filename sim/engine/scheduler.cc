@@ -24,6 +24,7 @@ struct Scheduler::Thread {
   Fiber fiber;
   State state = State::Runnable;
   bool started = false;
+  PyThreadId joining = kNoThread;  // waiting: the thread it joins, if that is what it waits for
   std::exception_ptr error;
 };
 
@@ -83,11 +84,14 @@ Scheduler Scheduler::replay(const std::string& schedule, size_t stack_bytes) {
       stack_bytes, std::move(bad));
 }
 
-Scheduler::~Scheduler() {
+Scheduler::~Scheduler() { cancel(); }
+
+void Scheduler::cancel() {
   cancelling_ = true;
   for (const auto& t : threads_) {
     if (!t->started || t->state == State::Done) continue;
     current_ = t->id;
+    if (on_resume_) on_resume_(t->id);
     t->fiber.resume();
   }
 }
@@ -112,6 +116,11 @@ void Scheduler::entry(void* arg) {
     t->error = std::current_exception();
   }
   t->state = State::Done;
+  for (const auto& other : t->owner->threads_)
+    if (other->state == State::Waiting && other->joining == t->id) {
+      other->joining = kNoThread;
+      other->state = State::Runnable;
+    }
   t->fiber.suspend();  // for good
 }
 
@@ -143,6 +152,7 @@ ScheduleOutcome Scheduler::run() {
     }
     Thread& t = *threads_[static_cast<size_t>(runnable[pick])];
     current_ = t.id;
+    if (on_resume_) on_resume_(t.id);
     if (!t.started) {
       t.started = true;
       if (!t.fiber.start(stack_bytes_, &Scheduler::entry, &t)) {
@@ -169,14 +179,24 @@ ScheduleOutcome Scheduler::run() {
 // A thread waiting for a module lock has it in _blocking_on; one waiting for
 // the global lock does not (it is outside the deadlock check).
 std::string Scheduler::describe_wait(PyThreadId id) const {
+  if (const PyThreadId j = threads_[static_cast<size_t>(id)]->joining; j != kNoThread)
+    return fmt::format("{} waits for {} to finish (join)", thread_text(id), thread_text(j));
   const std::optional<int32_t> m = locks_.blocking_on(id);
   if (!m)
-    return fmt::format("thread {} waits for the global import lock, held by thread {}", id, locks_.global_owner());
-  return fmt::format("thread {} waits for the module lock of {}, held by thread {}", id, *m,
-                     locks_.module_lock(*m)->owner);
+    return fmt::format("{} waits for the global import lock, held by {}", thread_text(id),
+                       thread_text(locks_.global_owner()));
+  return fmt::format("{} waits for the module lock of {}, held by {}", thread_text(id),
+                     module_name_ ? module_name_(*m) : std::to_string(*m), thread_text(locks_.module_lock(*m)->owner));
 }
 
-void Scheduler::point() { switch_out(); }
+std::string Scheduler::thread_text(PyThreadId t) const {
+  return thread_name_ ? thread_name_(t) : fmt::format("thread {}", t);
+}
+
+void Scheduler::point() {
+  switch_out();
+  if (on_point_) on_point_();
+}
 
 // After a release: false where CPython raises RuntimeError; else the woken
 // threads can run, and the release is a scheduling point.
@@ -210,8 +230,18 @@ void Scheduler::acquire_global() {
 
 bool Scheduler::release_global() { return released(locks_.release_global(current_)); }
 
+void Scheduler::join(PyThreadId t) {
+  Thread& me = *threads_[static_cast<size_t>(current_)];
+  while (threads_[static_cast<size_t>(t)]->state != State::Done) {
+    me.joining = t;
+    wait();
+  }
+}
+
 std::exception_ptr Scheduler::error(PyThreadId t) const { return threads_[static_cast<size_t>(t)]->error; }
 
 bool Scheduler::finished(PyThreadId t) const { return threads_[static_cast<size_t>(t)]->state == State::Done; }
+
+bool Scheduler::started(PyThreadId t) const { return threads_[static_cast<size_t>(t)]->started; }
 
 }  // namespace impsim

@@ -64,6 +64,11 @@ std::string describe_step(const CStep& step, const Model& m) {
     case StepKind::Call:
       what = "a call into " + m.names.text(step.target);
       break;
+    case StepKind::Start:
+    case StepKind::Join:
+      what = fmt::format("{}.{}()", m.threads[static_cast<size_t>(step.at)].name,
+                         step.kind == StepKind::Start ? "start" : "join");
+      break;
     default:
       what = describe_meta_path_step(step, m);
       break;  // the meta_path steps
@@ -76,6 +81,13 @@ namespace {
 class Compiler {
  public:
   Compiler(const Scenario& sc, Model& m, const ModelLimits& limits) : sc_(sc), m_(m), limits_(limits) {}
+
+  // The reader checked that every start and join names a declared thread.
+  int64_t thread_index(const std::string& name) const {
+    for (size_t i = 0; i < sc_.threads.size(); ++i)
+      if (sc_.threads[i].name == name) return static_cast<int64_t>(i);
+    return -1;
+  }
 
   int64_t resolve(const IntField& f, const char* what, int64_t max) {
     int64_t v = f.value;
@@ -160,6 +172,7 @@ class Compiler {
     steps_into(s.body, c.body);
     if (!d.finder.empty()) c.finder = m_.hooks.find(d.finder);
     c.at = d.at;
+    if (s.kind == StepKind::Start || s.kind == StepKind::Join) c.at = thread_index(d.thread);
     c.all_copies = d.all_copies;
     for (auto& u : d.unload) c.unload.push_back(m_.names.intern(u));
     c.submodules = d.submodules;
@@ -215,6 +228,7 @@ void compile_into(Model& m, const Scenario& sc, const Params& overrides, const M
   }
   m.hooks = compile_hooks(sc.hooks, m.names);
   m.program = c.steps(sc.program);
+  for (const ThreadText& t : sc.threads) m.threads.push_back(CThread{t.name, c.steps(t.program)});
   if (!keep_tree) {
     std::vector<CStep> body;  // each tree body compiled here in turn, and dropped
     for (const TreeEntry& e : sc.tree) c.steps_into(e.body, body);

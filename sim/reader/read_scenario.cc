@@ -157,6 +157,55 @@ void read_blocked(Reader& r, Scenario& sc, const json& v) {
 
 void read_program(Reader& r, Scenario& sc, const json& v) { sc.program = r.steps(v, "/program"); }
 
+// Simulated threads: each name an ASCII identifier (it names the thread in
+// schedules, reports and traces), "main" being the program's.
+constexpr size_t kMaxThreads = 16;
+
+bool is_thread_name(std::string_view s) {
+  if (s.empty() || s.size() > 64 || (s[0] >= '0' && s[0] <= '9')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+void read_threads(Reader& r, Scenario& sc, const json& v) {
+  r.object(v, "/threads", "thread name -> the steps the thread runs");
+  if (v.size() + 1 > kMaxThreads)
+    r.fail("/threads",
+           fmt::format("{} threads and the main one; impsim simulates at most {} threads (each schedule search "
+                       "grows exponentially with them)",
+                       v.size(), kMaxThreads));
+  for (auto& [name, steps] : v.items()) {
+    const std::string ptr = "/threads/" + pointer_token(name);
+    if (name == "main") r.fail(ptr, "\"main\" is the program's own thread; name the others anything else");
+    if (!is_thread_name(name))
+      r.fail(ptr, fmt::format("a thread's name is letters, digits and \"_\" (up to 64, not starting with a digit), "
+                              "found \"{}\"",
+                              name));
+    sc.threads.push_back(ThreadText{name, ptr, r.steps(steps, ptr)});
+  }
+}
+
+// Every start and join names a declared thread.
+void check_thread_refs(Reader& r, const Scenario& sc) {
+  std::vector<std::string> names;
+  for (const ThreadText& t : sc.threads) names.push_back(t.name);
+  auto check = [&](const Step& s) {
+    if (s.kind != StepKind::Start && s.kind != StepKind::Join) return;
+    const std::string& name = s.detail().thread;
+    if (std::find(names.begin(), names.end(), name) != names.end()) return;
+    const char* kind = s.kind == StepKind::Start ? "start" : "join";
+    if (name == "main")
+      r.fail(s.pointer + "/" + kind, fmt::format("the main thread is running already: it cannot be {}ed", kind));
+    r.fail(s.pointer + "/" + kind, fmt::format("unknown thread \"{}\"{}; {}", name, did_you_mean_note(name, names, '"'),
+                                               names.empty() ? std::string("declare it under \"threads\"")
+                                                             : "expected one of: " + name_list(names)));
+  };
+  each_step(sc.program, check);
+  for (const ThreadText& t : sc.threads) each_step(t.program, check);
+  for (const TreeEntry& e : sc.tree) each_step(e.body, check);
+}
+
 void read_variants(Reader& r, Scenario& sc, const json& v) {
   r.array(v, "/variants", "the variants to run");
   if (v.empty()) r.fail("/variants", "name at least one variant");
@@ -346,6 +395,7 @@ constexpr std::array kTopKeys = {
     TopKey{"tree", read_tree, "missing \"tree\": the package tree PathFinder can find (may be {})"},
     TopKey{"blocked", read_blocked},
     TopKey{"program", read_program, "missing \"program\": the top-level steps"},
+    TopKey{"threads", read_threads},
     TopKey{"variants", read_variants},
     TopKey{"hooks", read_by_hook_language},
     TopKey{"finders", read_by_hook_language},
@@ -394,6 +444,7 @@ Scenario read_top_keys(Reader& r, const json& root, TopKeySource* own) {
     if (sc.name.ends_with(".json")) sc.name.resize(sc.name.size() - 5);
   }
   sc.labels = r.label_order_;
+  check_thread_refs(r, sc);
   for (auto& [param, ptr] : r.param_refs_)
     if (!sc.params.count(param))
       r.fail(ptr, fmt::format("\"${}\" names a parameter that \"params\" does not define", param));

@@ -9,7 +9,8 @@ namespace impsim::reading {
 
 namespace {
 
-const std::set<std::string> kStepKinds = {"import", "find_spec", "enable", "disable", "guard", "block", "call"};
+const std::set<std::string> kStepKinds = {"import", "find_spec", "enable", "disable", "guard",
+                                          "block",  "call",      "start",  "join"};
 
 // What a misspelt step kind may have meant: every kind, the sys.meta_path
 // steps' too.
@@ -27,8 +28,9 @@ std::vector<std::string> step_words() {
 // Every step kind, for the errors that list them: the sys.meta_path steps
 // too, so that a hook scenario's author sees the steps it is written with.
 const std::string& step_kind_list() {
-  static const std::string list = "import, find_spec, enable, disable, guard, block, call, or a sys.meta_path step: " +
-                                  std::string(meta_path_step_list());
+  static const std::string list =
+      "import, find_spec, enable, disable, guard, block, call, start, join, or a sys.meta_path step: " +
+      std::string(meta_path_step_list());
   return list;
 }
 
@@ -139,6 +141,10 @@ Step Reader::step(const json& v, const std::string& ptr) {
     allowed.push_back("body");
     allowed.push_back("nest");
     if (!v.contains("body")) fail(ptr, "a guard step needs a \"body\" (the steps inside the with block)");
+  } else if (kind == "start" || kind == "join") {
+    // Which thread: checked against "threads" once the whole file is read.
+    st.kind = kind == "start" ? StepKind::Start : StepKind::Join;
+    st.mutable_detail().thread = string(body, kp, "a thread's name");
   } else if (kind == "block") {
     st.kind = StepKind::Block;
     st.mutable_detail().block = names(body, kp, "a list of module names to block");

@@ -157,6 +157,11 @@ std::string step_text(const Model& model, const CStep& step) {
     case StepKind::Call:
       s = "a function of " + model.names.text(step.target) + " runs";
       break;
+    case StepKind::Start:
+    case StepKind::Join:
+      s = fmt::format("{}.{}()", model.threads[static_cast<size_t>(step.at)].name,
+                      step.kind == StepKind::Start ? "start" : "join");
+      break;
     default:  // the meta_path steps
       s = describe_meta_path_step(step, model);
       break;

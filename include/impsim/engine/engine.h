@@ -25,6 +25,7 @@
 #include "impsim/engine/py_thread.h"
 #include "impsim/engine/records.h"
 #include "impsim/engine/run_mode.h"
+#include "impsim/engine/scheduler.h"
 #include "impsim/engine/sys_modules.h"
 #include "impsim/engine/trace_sink.h"
 #include "impsim/model/model.h"
@@ -76,12 +77,58 @@ template <class Body, class Cleanup>
   }
 }
 
+// The scheduling points a threaded run has (threads.cc), as the real
+// interpreter's are named by tools/lib/crosscheck/threads_real.py.
+enum class PointKind : uint8_t {
+  Step,
+  GlobalAcquire,
+  GlobalRelease,
+  ModuleAcquire,
+  ModuleRelease,
+  ExecBegin,
+  ExecEnd,
+  Start,
+  Join
+};
+const char* point_name(PointKind k);
+// Where the global import lock is taken: around a finder's find_spec, in
+// _get_module_lock, or in the callback of a module lock that died.
+enum class LockSite : uint8_t { None, FindSpec, ModuleLock, LockGc };
+const char* lock_site_name(LockSite s);
+
+struct SchedulePoint {
+  PyThreadId thread = kNoThread;
+  PointKind kind = PointKind::Step;
+  LockSite site = LockSite::None;
+  NameId module = kNoName;
+  PyThreadId target = kNoThread;         // start, join
+  const std::string* pointer = nullptr;  // step: the step's JSON pointer
+};
+
 class Engine {
  public:
   Engine(const Model& model, Variant variant, EngineLimits limits = {}, EngineKind kind = EngineKind::Step);
 
-  // Runs the program. Returns normally, or with error/limit set.
+  // Runs the program. Returns normally, or with error/limit set. A
+  // scenario with threads runs them under the default schedule (each
+  // thread goes on until it blocks or ends).
   void run();
+  // A threaded scenario's run under `scheduler`'s schedule (threads.cc):
+  // what came of it; error() and limit() are the main thread's and the run's.
+  ScheduleOutcome run_threads(Scheduler& scheduler);
+  // The line that tells one threaded run's outcome from another (what each
+  // thread ended with, a hang's waits, sys.modules' names, the counters):
+  // a schedule search groups runs by it.
+  std::string outcome_line(const ScheduleOutcome& run) const;
+  // By PyThreadId: the thread's name ("main" first) and what ended it.
+  std::vector<std::string> thread_names() const;
+  std::optional<PyError> thread_error(PyThreadId t) const;
+  bool threaded_run() const { return threads_.scheduler != nullptr; }
+  // Records, in `log`, every scheduling point each thread passes, in the
+  // order they pass them (a schedule written out; tools/check/crosscheck
+  // --threads forces the same order on real threads). nullptr: none.
+  void record_points(std::vector<SchedulePoint>* log) { threads_.points = log; }
+  PyThreadId running_thread() const { return threads_.running; }
   // The interpreter before the program's first line (run() starts with it;
   // tests call it to drive enable/disable/guard directly).
   void set_up();
@@ -298,6 +345,49 @@ class Engine {
   const MetaPath& begin_search();
   void end_search();
 
+  // Threads (threads.cc): CPython's import locks taken where _bootstrap
+  // takes them, the scheduling points, start and join.
+  // _find_and_load with its module lock (`with _ModuleLockManager(name)`).
+  ModuleId _find_and_load_threaded(NameId name);
+  // The import statement's check of a module found in sys.modules
+  // (import.c's import_ensure_initialized): wait while another thread
+  // initialises it.
+  void import_ensure_initialized(NameId name);
+  // _load_unlocked with the module's spec `_initializing` while it executes.
+  ModuleId _load_unlocked_threaded(SpecId spec, ModuleId module);
+  // _get_module_lock(name) (the global lock, briefly), and the lock's last
+  // reference dropped (its weakref callback takes the global lock too).
+  void _get_module_lock(NameId name);
+  void drop_module_lock(NameId name);
+  // _ModuleLockManager.__enter__ / __exit__.
+  void module_lock_enter(NameId name);
+  void module_lock_exit(NameId name);
+  void _lock_unlock_module(NameId name);
+  // _imp.acquire_lock() / _imp.release_lock() (_ImportLockContext).
+  void acquire_import_lock(LockSite site);
+  void release_import_lock(LockSite site);
+  // A scheduling point: another thread may run here. `kind` and the rest
+  // say which, for record_points.
+  void schedule_point(PointKind kind, NameId module = kNoName, const std::string* pointer = nullptr,
+                      PyThreadId target = kNoThread);
+  void about_to_pass(PointKind kind, NameId module = kNoName, LockSite site = LockSite::None,
+                     const std::string* pointer = nullptr, PyThreadId target = kNoThread) {
+    if (threads_.points)
+      threads_.next_point[static_cast<size_t>(threads_.running)] =
+          SchedulePoint{threads_.running, kind, site, module, target, pointer};
+  }
+  // After a switch: a run another thread ended (a limit) ends this one too.
+  void resumed();
+  // spec._initializing of the module in sys.modules under `name`.
+  bool initializing(NameId name) const;
+  void thread_start(const CStep& step);
+  void thread_join(const CStep& step);
+  // A new thread's state, sized as the running thread's.
+  PyThread new_py_thread() const;
+  // The scheduler is about to resume thread `t`: its state becomes thread_.
+  void install_thread(PyThreadId t);
+  void run_thread_program(const std::vector<CStep>& program);
+
   // Steps (program.cc).
   template <class M>
   void run_program();
@@ -453,6 +543,10 @@ class Engine {
     return unless_plain<M>(fast_);
   }
   template <class M>
+  bool threaded() const {
+    return unless_plain<M>(threads_.scheduler != nullptr);
+  }
+  template <class M>
   bool search_extras() const {
     return unless_plain<M>(search_extras_);
   }
@@ -491,9 +585,28 @@ class Engine {
   FinderState finder_;        // Paddle's finder
   HookFinders hook_finders_;  // the hook finders declared as data
   Bookkeeping book_;          // limits, events, labels, the trace sink, the memo
-  // The other Python threads, their state set aside while thread_ runs
-  // (none until a scenario starts one): counters() sums them all.
+  // The other Python threads, their state set aside while thread_ runs, by
+  // PyThreadId (the running thread's slot is blank): counters() sums them all.
   std::vector<PyThread> parked_;
+  // A threaded run's own state (threads.cc); scheduler is nullptr in any other run.
+  struct ThreadRun {
+    Scheduler* scheduler = nullptr;
+    PyThreadId running = 0;
+    std::vector<PyThreadId> of_model;     // by Model::threads index: its thread once started
+    std::vector<int> model_of;            // by PyThreadId: its Model::threads index, -1 for main
+    std::vector<SpecId> initializing;     // specs whose module is being executed (_initializing)
+    std::map<NameId, int64_t> lock_refs;  // module locks something still refers to
+    std::vector<bool> finished;           // by PyThreadId, once the run is over
+    std::vector<SchedulePoint>* points = nullptr;
+    std::vector<SchedulePoint> next_point;  // by PyThreadId: the point it waits to pass
+    LockRules lock_rules;
+  };
+  ThreadRun threads_;
+
+ public:
+  // Each simulated thread's stack: as deep as the engine's own (the depth
+  // limits assume it), reserved, not committed.
+  static constexpr size_t kThreadStackBytes = size_t{1} << 30;
 };
 
 // What a trace calls a finder of each class.

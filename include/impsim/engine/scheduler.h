@@ -15,8 +15,8 @@
 // wait forever (the global import lock is outside its deadlock check), and
 // the outcome says who waits for what, held by whom.
 //
-// Nothing in a run uses this yet: the engine's threads come next
-// (docs/threads.md).
+// The engine runs a threaded scenario's Python threads on it
+// (sim/engine/threads.cc); the schedule searches run it once per schedule.
 #pragma once
 
 #include <cstdint>
@@ -68,6 +68,9 @@ class Scheduler {
   // Unwinds the threads left waiting (a hang), so what their frames hold
   // is freed.
   ~Scheduler();
+  // Unwinds the threads left waiting now, while what their frames refer to
+  // is still there (the destructor does it otherwise).
+  void cancel();
 
   // threading.Thread(target=body).start(): a new runnable thread. Callable
   // before run() and from a running thread.
@@ -75,9 +78,28 @@ class Scheduler {
   // Runs the threads until every one has finished or none can run.
   ScheduleOutcome run();
 
+  // Each thread's stack from here on (a program sets it before it spawns:
+  // it knows how deep its threads recurse).
+  void set_stack_bytes(size_t bytes) { stack_bytes_ = bytes; }
+  // Called with a thread's id each time the scheduler is about to resume
+  // it, before its fiber runs: the engine installs that thread's state.
+  void on_resume(std::function<void(PyThreadId)> f) { on_resume_ = std::move(f); }
+  // Called each time a thread passes a scheduling point (resumed there, or
+  // let go on at once): a program that records the schedule's points.
+  void on_point(std::function<void()> f) { on_point_ = std::move(f); }
+  // What a hang's description calls a thread and a module lock (default:
+  // "thread 1", "the module lock of 3").
+  void describe_with(std::function<std::string(PyThreadId)> thread, std::function<std::string(int32_t)> module) {
+    thread_name_ = std::move(thread);
+    module_name_ = std::move(module);
+  }
+
   // From a running thread.
   PyThreadId current() const { return current_; }
   void point();
+  // Thread.join(): returns once thread `t` has finished; in between the
+  // running thread waits, and a join nothing can end is part of a hang.
+  void join(PyThreadId t);
   // `_ModuleLock.acquire`: returns once the lock is taken (Acquired) or
   // the wait would deadlock (Deadlock: the caller raises _DeadlockError);
   // in between the thread waits and others run.
@@ -92,6 +114,8 @@ class Scheduler {
   // What a thread's body threw, if it did (it finished there).
   std::exception_ptr error(PyThreadId t) const;
   bool finished(PyThreadId t) const;
+  bool started(PyThreadId t) const;
+  size_t threads() const { return threads_.size(); }
 
  private:
   Scheduler(Policy policy, size_t stack_bytes, std::optional<std::string> bad_schedule);
@@ -103,6 +127,7 @@ class Scheduler {
   void wait();
   bool released(const std::optional<std::vector<PyThreadId>>& woken);
   std::string describe_wait(PyThreadId t) const;
+  std::string thread_text(PyThreadId t) const;
 
   Policy policy_;
   size_t stack_bytes_;
@@ -113,6 +138,10 @@ class Scheduler {
   size_t choices_ = 0;
   std::optional<std::string> bad_schedule_;
   bool cancelling_ = false;
+  std::function<void(PyThreadId)> on_resume_;
+  std::function<void()> on_point_;
+  std::function<std::string(PyThreadId)> thread_name_;
+  std::function<std::string(int32_t)> module_name_;
 };
 
 }  // namespace impsim

@@ -44,7 +44,7 @@ struct CStep {
   const std::string* pointer = nullptr;  // into the Scenario, which outlives the model
   int64_t repeat = 1;
   int64_t nest = -1;  // guard: number of nested levels; -1 when not nested
-  int64_t at = 0;     // insert
+  int64_t at = 0;     // insert: the index; start, join: the thread's index in Model::threads
   NameId target = kNoName;
   SetId block = kEmptySet;  // block; enable: blocked_modules
   int label = -1;
@@ -64,6 +64,13 @@ struct CTree {
   std::vector<CStep> body;
 };
 
+// A thread the scenario declares (its index in Model::threads is what
+// start and join steps name; the program is thread "main").
+struct CThread {
+  std::string name;
+  std::vector<CStep> program;
+};
+
 struct Model {
   NameTable names;
   SetTable sets;
@@ -76,6 +83,7 @@ struct Model {
   int64_t filler = 0;
   SetId blocked = kEmptySet;
   std::vector<CStep> program;
+  std::vector<CThread> threads;
   std::vector<std::string> labels;
   Params params;
   Axes axes;        // finder revision and CPython version

@@ -33,6 +33,9 @@ enum class StepKind : uint8_t {
   Guard,
   Block,
   Call,
+  // threading: Thread(target=...).start() and .join() of a scenario's thread
+  Start,
+  Join,
   // sys.meta_path and sys.modules edits (hook_language.h, read_hooks.cc)
   Install,
   Uninstall,
@@ -63,6 +66,7 @@ struct StepDetail {
   bool has_blocked_modules = false;  // enable: blocked_modules was passed (null: None)
   bool all_copies = false;           // remove: "copies": "all"
   bool submodules = false;           // unload: their submodules too
+  std::string thread;                // start, join: the thread's name
 };
 
 struct Step {
@@ -83,6 +87,14 @@ struct Step {
  private:
   static const StepDetail kNoDetail;
   std::shared_ptr<StepDetail> detail_;
+};
+
+// A thread of the scenario: `threading.Thread(target=program)`, run when a
+// `start` step starts it (the program is thread "main").
+struct ThreadText {
+  std::string name;
+  std::string pointer;  // "/threads/NAME"
+  std::vector<Step> program;
 };
 
 struct TreeEntry {
@@ -129,6 +141,7 @@ struct Scenario {
   std::vector<TreeEntry> tree;
   std::vector<std::string> blocked{"tvm_ffi"};
   std::vector<Step> program;
+  std::vector<ThreadText> threads;  // impsim extension: threads besides "main", in the file's order
   std::vector<std::string> variants{"before", "after"};
   std::vector<ReportRow> report;
   std::vector<Expectation> expect;

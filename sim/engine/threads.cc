@@ -1,0 +1,333 @@
+// Several Python threads in one run: CPython's import locks taken where
+// _bootstrap takes them, and the points where another thread may run.
+//
+// Each simulated thread runs on a fiber of the Scheduler (scheduler.h); the
+// engine's own state for the thread running (PyThread: frames, guards,
+// thread-local sets, counters) is swapped into thread_ whenever the
+// scheduler resumes a thread (install_thread), so every function of the
+// engine keeps reading `thread_` as in a single-threaded run. What CPython
+// shares between threads (sys.modules, sys.meta_path, the finder objects,
+// Paddle's finder) is shared here too.
+//
+// The locks, as CPython 3.9-3.13 take them (read from each version's
+// _bootstrap.py and import.c):
+//
+// - `_find_spec` asks each finder inside `with _ImportLockContext()`: the
+//   global import lock is held around every `finder.find_spec(...)`, so
+//   no two threads are ever inside find_spec at once.
+// - `_find_and_load` takes the module's lock (`with _ModuleLockManager
+//   (name)`): up to 3.10 always, from 3.11 only when the module is missing
+//   or its spec is `_initializing`; a module found there after the lock
+//   is taken goes through `_lock_unlock_module`, which waits for the
+//   import in progress and swallows a `_DeadlockError` (a concurrent
+//   circular import accepts the half-initialised module).
+// - The import statement (import.c's PyImport_ImportModuleLevelObject)
+//   and `importlib.util.find_spec`'s parent import (`__import__`) do the
+//   same check for a module in sys.modules whose spec is `_initializing`.
+// - `_get_module_lock` takes the global lock briefly; a module lock whose
+//   last reference goes runs a weakref callback that takes it too.
+//
+// The scheduling points (each a place the schedule may switch threads):
+// before each step a thread runs, before each lock acquire and after each
+// release (module and global), before and after each `exec_module`,
+// after a thread is started and before a join. A single-threaded run has
+// none: every one of them is behind `threaded<M>()`, constant false in a
+// plain run, and the threaded state is never made.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "impsim/engine/engine.h"
+
+namespace impsim {
+
+ScheduleOutcome Engine::run_threads(Scheduler& scheduler) {
+  std::vector<SchedulePoint>* const points = threads_.points;
+  threads_ = ThreadRun{};
+  threads_.points = points;
+  threads_.scheduler = &scheduler;
+  scheduler.set_stack_bytes(kThreadStackBytes);
+  threads_.lock_rules = lock_rules_of(cpython_name(model_.axes.cpython));
+  threads_.of_model.assign(model_.threads.size(), kNoThread);
+  threads_.model_of = {-1};
+  scheduler.on_resume([this](PyThreadId t) { install_thread(t); });
+  threads_.next_point.assign(1, SchedulePoint{});
+  if (threads_.points)
+    scheduler.on_point(
+        [this] { threads_.points->push_back(threads_.next_point[static_cast<size_t>(threads_.running)]); });
+  scheduler.describe_with([this](PyThreadId t) { return "thread " + thread_names()[static_cast<size_t>(t)]; },
+                          [this](int32_t m) { return names_.text(static_cast<NameId>(m)); });
+  try {
+    set_up();  // a scenario past --max-objects stops here
+  } catch (LimitReached& l) {
+    book_.limit = std::move(l);
+    return {};
+  }
+  parked_.assign(1, PyThread{});  // main's slot: blank while main runs in thread_
+  scheduler.spawn([this] { run_thread_program(model_.program); });
+  ScheduleOutcome out = scheduler.run();
+  for (size_t t = 0; t < scheduler.threads(); ++t)
+    threads_.finished.push_back(scheduler.finished(static_cast<PyThreadId>(t)));
+  // Threads left waiting are unwound while the engine they refer to is here.
+  scheduler.cancel();
+  install_thread(0);
+  scheduler.on_resume(nullptr);
+  scheduler.on_point(nullptr);
+  threads_.scheduler = nullptr;
+  return out;
+}
+
+void Engine::run_thread_program(const std::vector<CStep>& program) {
+  try {
+    run_steps<AnyRun>(program);
+  } catch (PyError& e) {
+    thread_.error = std::move(e);
+  } catch (LimitReached& l) {
+    if (!book_.limit) book_.limit = std::move(l);
+  }
+}
+
+std::vector<std::string> Engine::thread_names() const {
+  std::vector<std::string> out;
+  for (int k : threads_.model_of) out.push_back(k < 0 ? "main" : model_.threads[static_cast<size_t>(k)].name);
+  return out;
+}
+
+std::optional<PyError> Engine::thread_error(PyThreadId t) const {
+  return t == threads_.running ? thread_.error : parked_[static_cast<size_t>(t)].error;
+}
+
+PyThread Engine::new_py_thread() const {
+  PyThread p;
+  p.resolving.assign(names_.size(), 0);
+  p.hook_counters.by_object.assign(thread_.hook_counters.by_object.size(), Count(0));
+  p.region_mark.assign(thread_.region_mark.size(), 0);
+  return p;
+}
+
+void Engine::install_thread(PyThreadId t) {
+  if (t == threads_.running) return;
+  // The thread that ran last knows every finder object made so far.
+  const size_t objects = thread_.hook_counters.by_object.size();
+  std::swap(thread_, parked_[static_cast<size_t>(threads_.running)]);
+  std::swap(thread_, parked_[static_cast<size_t>(t)]);
+  threads_.running = t;
+  if (thread_.hook_counters.by_object.size() < objects) {
+    thread_.hook_counters.by_object.resize(objects, Count(0));
+    thread_.region_mark.resize(objects, 0);
+  }
+}
+
+void Engine::resumed() {
+  if (book_.limit) [[unlikely]]
+    throw LimitReached(*book_.limit);
+}
+
+const char* point_name(PointKind k) {
+  switch (k) {
+    case PointKind::Step:
+      return "step";
+    case PointKind::GlobalAcquire:
+      return "global_acquire";
+    case PointKind::GlobalRelease:
+      return "global_release";
+    case PointKind::ModuleAcquire:
+      return "module_acquire";
+    case PointKind::ModuleRelease:
+      return "module_release";
+    case PointKind::ExecBegin:
+      return "exec_begin";
+    case PointKind::ExecEnd:
+      return "exec_end";
+    case PointKind::Start:
+      return "start";
+    case PointKind::Join:
+      return "join";
+  }
+  return "step";
+}
+
+const char* lock_site_name(LockSite s) {
+  switch (s) {
+    case LockSite::None:
+      return "";
+    case LockSite::FindSpec:
+      return "find_spec";
+    case LockSite::ModuleLock:
+      return "module_lock";
+    case LockSite::LockGc:
+      return "lock_gc";
+  }
+  return "";
+}
+
+void Engine::schedule_point(PointKind kind, NameId module, const std::string* pointer, PyThreadId target) {
+  about_to_pass(kind, module, LockSite::None, pointer, target);
+  threads_.scheduler->point();
+  resumed();
+}
+
+void Engine::acquire_import_lock(LockSite site) {
+  about_to_pass(PointKind::GlobalAcquire, kNoName, site);
+  threads_.scheduler->acquire_global();
+  resumed();
+}
+
+void Engine::release_import_lock(LockSite site) {
+  about_to_pass(PointKind::GlobalRelease, kNoName, site);
+  threads_.scheduler->release_global();
+  resumed();
+}
+
+bool Engine::initializing(NameId name) const {
+  if (!interp_.sys_modules.contains(name)) return false;
+  const SpecId spec = interp_.records.module(interp_.sys_modules.get(name)).spec;
+  return std::find(threads_.initializing.begin(), threads_.initializing.end(), spec) != threads_.initializing.end();
+}
+
+// _get_module_lock: `_imp.acquire_lock()`, the lock looked up or made,
+// `_imp.release_lock()`. The caller holds a reference from here on.
+void Engine::_get_module_lock(NameId name) {
+  acquire_import_lock(LockSite::ModuleLock);
+  ++threads_.lock_refs[name];
+  release_import_lock(LockSite::ModuleLock);
+}
+
+// The last reference to a module lock gone: the weakref callback
+// `_get_module_lock` set runs, under the global lock.
+void Engine::drop_module_lock(NameId name) {
+  auto it = threads_.lock_refs.find(name);
+  if (--it->second > 0) return;
+  threads_.lock_refs.erase(it);
+  acquire_import_lock(LockSite::LockGc);
+  release_import_lock(LockSite::LockGc);
+}
+
+void Engine::module_lock_enter(NameId name) {
+  _get_module_lock(name);
+  about_to_pass(PointKind::ModuleAcquire, name);
+  const LockResult r = threads_.scheduler->acquire_module(name);
+  resumed();
+  if (r == LockResult::Deadlock) {
+    drop_module_lock(name);
+    raise("_DeadlockError", fmt::format("deadlock detected by _ModuleLock('{}')", names_.text(name)));
+  }
+}
+
+void Engine::module_lock_exit(NameId name) {
+  about_to_pass(PointKind::ModuleRelease, name);
+  threads_.scheduler->release_module(name);
+  resumed();
+  drop_module_lock(name);
+}
+
+// _lock_unlock_module: wait for an import in progress; a deadlock is
+// swallowed ("Concurrent circular import, we'll accept a partially
+// initialized module object").
+void Engine::_lock_unlock_module(NameId name) {
+  _get_module_lock(name);
+  about_to_pass(PointKind::ModuleAcquire, name);
+  const LockResult r = threads_.scheduler->acquire_module(name);
+  resumed();
+  if (r == LockResult::Acquired) {
+    about_to_pass(PointKind::ModuleRelease, name);
+    threads_.scheduler->release_module(name);
+    resumed();
+  }
+  drop_module_lock(name);
+}
+
+ModuleId Engine::_find_and_load_threaded(NameId name) {
+  if (!threads_.lock_rules.find_and_load_always_locks && interp_.sys_modules.contains(name) && !initializing(name))
+    return interp_.sys_modules.get(name);
+  module_lock_enter(name);
+  if (!interp_.sys_modules.contains(name)) {
+    auto load = [&] { return _find_and_load_unlocked<AnyRun>(name); };
+    if (book_.trace) book_.trace->import_begin(*this, name);
+    return try_finally(load, [&](bool raised) {
+      if (book_.trace) book_.trace->import_end(*this, name, !raised);
+      module_lock_exit(name);
+    });
+  }
+  const ModuleId m = interp_.sys_modules.get(name);
+  module_lock_exit(name);
+  _lock_unlock_module(name);
+  return m;
+}
+
+// _load_unlocked's `spec._initializing = True ... finally: False` around
+// the module's execution, which other threads' imports wait on.
+ModuleId Engine::_load_unlocked_threaded(SpecId spec, ModuleId module) {
+  const NameId name = interp_.records.spec(spec).name;
+  threads_.initializing.push_back(spec);
+  auto initialized = [&] {
+    threads_.initializing.erase(std::find(threads_.initializing.begin(), threads_.initializing.end(), spec));
+  };
+  return try_finally(
+      [&] {
+        interp_.sys_modules.set(name, module);
+        try {
+          schedule_point(PointKind::ExecBegin, name);
+          exec_module<AnyRun>(interp_.records.spec(spec).loader, module);
+          schedule_point(PointKind::ExecEnd, name);
+        } catch (PyError&) {
+          interp_.sys_modules.erase(name);
+          throw;
+        }
+        if (!interp_.sys_modules.contains(name)) raise("KeyError", "'" + names_.text(name) + "'");
+        interp_.sys_modules.move_to_end(name);
+        return interp_.sys_modules.get(name);
+      },
+      initialized);
+}
+
+void Engine::import_ensure_initialized(NameId name) {
+  if (initializing(name)) _lock_unlock_module(name);
+}
+
+void Engine::thread_start(const CStep& step) {
+  const auto k = static_cast<size_t>(step.at);
+  if (threads_.of_model[k] != kNoThread) raise("RuntimeError", "threads can only be started once");
+  parked_.push_back(new_py_thread());
+  threads_.next_point.emplace_back();
+  const PyThreadId id = threads_.scheduler->spawn([this, k] { run_thread_program(model_.threads[k].program); });
+  threads_.of_model[k] = id;
+  threads_.model_of.push_back(static_cast<int>(k));
+  schedule_point(PointKind::Start, kNoName, nullptr, id);
+}
+
+void Engine::thread_join(const CStep& step) {
+  const PyThreadId t = threads_.of_model[static_cast<size_t>(step.at)];
+  if (t == kNoThread) raise("RuntimeError", "cannot join thread before it is started");
+  if (t == threads_.running) raise("RuntimeError", "cannot join current thread");
+  schedule_point(PointKind::Join, kNoName, nullptr, t);
+  threads_.scheduler->join(t);
+  resumed();
+}
+
+std::string Engine::outcome_line(const ScheduleOutcome& run) const {
+  std::string out;
+  const std::vector<std::string> names = thread_names();
+  for (size_t t = 0; t < names.size(); ++t) {
+    const std::optional<PyError> e = thread_error(static_cast<PyThreadId>(t));
+    const bool done = t < threads_.finished.size() && threads_.finished[t];
+    out += fmt::format("{}{}: {}", t ? "; " : "", names[t], !done ? "waiting" : e ? e->type + ": " + e->message : "ok");
+  }
+  for (size_t k = 0; k < model_.threads.size(); ++k)
+    if (threads_.of_model[k] == kNoThread) out += fmt::format("; {}: never started", model_.threads[k].name);
+  if (book_.limit) out += fmt::format("; stopped: limit {}", book_.limit->limit);
+  if (run.hang) {
+    out += "; hang:";
+    for (const std::string& w : run.waits) out += " " + w + ";";
+    out.pop_back();
+  }
+  std::vector<std::string> modules;
+  for (size_t n = 0; n < names_.size(); ++n)
+    if (interp_.sys_modules.contains(static_cast<NameId>(n))) modules.push_back(names_.text(static_cast<NameId>(n)));
+  std::sort(modules.begin(), modules.end());
+  out += "; sys.modules: " + (modules.empty() ? std::string("(none)") : fmt::format("{}", fmt::join(modules, " ")));
+  return out;
+}
+
+}  // namespace impsim

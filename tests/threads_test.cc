@@ -1,0 +1,152 @@
+// The engine's threads: CPython's import locks taken where _bootstrap takes
+// them, searched schedule by schedule. The outcomes each scenario must
+// reach are those tools/check/threads_real_selftest forces on the real
+// interpreters (tests/data/threads/); here they are checked on the engine.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "impsim/engine/engine.h"
+#include "impsim/engine/schedule_search.h"
+#include "impsim/model/model.h"
+#include "impsim/reader/read_scenario.h"
+#include "impsim/run/schedules.h"
+
+using namespace impsim;
+
+namespace {
+
+Scenario scenario(const std::string& text) { return parse_scenario(text, "threads.json"); }
+
+ScheduleSearch search(const std::string& text, int bound = 2, const std::string& cpython = "3.11",
+                      const std::string& variant = "before") {
+  Scenario sc = scenario(text);
+  RunOptions options;
+  options.variants = {variant};
+  options.cpython = parse_cpython(cpython);
+  SearchOptions o;
+  o.preemption_bound = bound;
+  std::vector<ThreadSearch> found = search_scenario_schedules(sc, options, o);
+  REQUIRE(found.size() == 1);
+  return found[0].search;
+}
+
+bool has(const ScheduleSearch& s, const std::string& part) {
+  for (const OutcomeClass& c : s.outcomes)
+    if (c.outcome.find(part) != std::string::npos) return true;
+  return false;
+}
+
+const char* kCrossImport = R"({"impsim": 1,
+  "tree": {"a": {"body": [{"import": "b"}]}, "b": {"body": [{"import": "a"}]}},
+  "threads": {"w": [{"import": "b"}]},
+  "program": [{"start": "w"}, {"import": "a"}, {"join": "w"}]})";
+
+}  // namespace
+
+TEST_CASE("threads: the default schedule runs each thread until it blocks") {
+  Scenario sc = scenario(kCrossImport);
+  Model model = compile_model(sc, {});
+  Engine e(model, *parse_variant("before"));
+  e.run();
+  CHECK_FALSE(e.error());
+  CHECK_FALSE(e.limit());
+  CHECK(e.sys_modules().contains(model.names.find("a")));
+  CHECK(e.sys_modules().contains(model.names.find("b")));
+}
+
+TEST_CASE("threads: crossing import statements complete, or one gets _DeadlockError") {
+  for (const char* v : {"3.9", "3.10", "3.11", "3.12", "3.13"}) {
+    CAPTURE(v);
+    const ScheduleSearch s = search(kCrossImport, 2, v);
+    REQUIRE_FALSE(s.error);
+    CHECK(s.complete);
+    CHECK(has(s, "main: ok; w: ok; sys.modules: a b"));
+    CHECK(has(s, "_DeadlockError: deadlock detected by _ModuleLock("));
+    CHECK_FALSE(has(s, "hang"));
+    // With no preemption the main thread imports both before w runs.
+    const ScheduleSearch serial = search(kCrossImport, 0, v);
+    REQUIRE(serial.outcomes.size() == 1);
+    CHECK(serial.outcomes[0].outcome.starts_with("main: ok; w: ok; sys.modules: a b"));
+  }
+}
+
+TEST_CASE("threads: every outcome's schedule replays to it") {
+  Scenario sc = scenario(kCrossImport);
+  Model model = compile_model(sc, {});
+  RunOptions options;
+  ScheduledProgram program = [&](Scheduler& s) {
+    return threaded_outcome(model, *parse_variant("before"), options, s);
+  };
+  SearchOptions o;
+  o.preemption_bound = 2;
+  const ScheduleSearch s = search_schedules(program, o);
+  REQUIRE(s.outcomes.size() >= 2);
+  for (const OutcomeClass& c : s.outcomes) {
+    CAPTURE(c.schedule);
+    const std::optional<ScheduleReplay> r = replay_schedule(program, c.schedule);
+    REQUIRE(r);
+    CHECK(r->outcome == c.outcome);
+    CHECK(r->preemptions == c.preemptions);
+  }
+}
+
+TEST_CASE("threads: a module body that joins a thread waiting for that module's lock hangs") {
+  const ScheduleSearch s = search(R"({"impsim": 1,
+    "tree": {"a": {"body": [{"join": "w"}]}},
+    "threads": {"w": [{"import": "a"}]},
+    "program": [{"start": "w"}, {"import": "a"}]})",
+                                  1);
+  CHECK(has(s,
+            "main: waiting; w: waiting; hang: thread main waits for thread w to finish (join); thread w waits "
+            "for the module lock of a, held by thread main"));
+  // w importing a first runs the join in w itself.
+  CHECK(has(s, "w: RuntimeError: cannot join current thread"));
+}
+
+TEST_CASE("threads: a join inside find_spec waits on the global import lock forever") {
+  const ScheduleSearch s = search(R"({"impsim": 1,
+    "tree": {"body": {"body": [{"start": "w"}, {"join": "w"}]}, "other": {}},
+    "hooks": {"importer": {"claims": {"names": ["outer"]}, "find_spec": [{"import": "body"}]}},
+    "finders": {"h": {"hook": "importer"}},
+    "meta_path": ["h", "BuiltinImporter", "FrozenImporter", "PathFinder"],
+    "threads": {"w": [{"import": "other"}]},
+    "program": [{"import": "outer", "optional": true}]})",
+                                  2, "3.11", "as_is");
+  REQUIRE(s.outcomes.size() == 1);
+  CHECK(has(s,
+            "thread main waits for thread w to finish (join); thread w waits for the global import lock, held by "
+            "thread main"));
+}
+
+TEST_CASE("threads: start and join are checked as Python checks them") {
+  SUBCASE("a thread starts once") {
+    const ScheduleSearch s = search(R"({"impsim": 1, "tree": {},
+      "threads": {"w": []}, "program": [{"start": "w"}, {"start": "w"}]})",
+                                    0);
+    CHECK(has(s, "main: RuntimeError: threads can only be started once"));
+  }
+  SUBCASE("a join before the start") {
+    const ScheduleSearch s = search(R"({"impsim": 1, "tree": {},
+      "threads": {"w": []}, "program": [{"join": "w"}]})",
+                                    0);
+    CHECK(has(s, "main: RuntimeError: cannot join thread before it is started; w: never started"));
+  }
+}
+
+TEST_CASE("threads: a scenario without threads has no schedules to search") {
+  Scenario sc = scenario(R"({"impsim": 1, "tree": {"a": {}}, "program": [{"import": "a"}]})");
+  CHECK_THROWS_WITH_AS(search_scenario_schedules(sc, RunOptions{}, SearchOptions{}),
+                       doctest::Contains("declares no threads"), UsageError);
+}
+
+TEST_CASE("threads: the reader refuses unknown threads, main, and names that are not identifiers") {
+  CHECK_THROWS_WITH_AS(scenario(R"({"impsim": 1, "tree": {}, "threads": {"w": []}, "program": [{"start": "v"}]})"),
+                       doctest::Contains("at /program/0/start: unknown thread \"v\""), InputError);
+  CHECK_THROWS_WITH_AS(scenario(R"({"impsim": 1, "tree": {}, "threads": {"w": []}, "program": [{"join": "main"}]})"),
+                       doctest::Contains("the main thread is running already"), InputError);
+  CHECK_THROWS_WITH_AS(scenario(R"({"impsim": 1, "tree": {}, "threads": {"1w": []}, "program": []})"),
+                       doctest::Contains("letters, digits and \"_\""), InputError);
+  CHECK_THROWS_WITH_AS(scenario(R"({"impsim": 1, "tree": {}, "threads": {"w": [{"start": 3}]}, "program": []})"),
+                       doctest::Contains("at /threads/w/0/start: expected a thread's name"), InputError);
+}

@@ -11,6 +11,9 @@
 #include "impsim/model/model.h"
 #include "impsim/reader/read_scenario.h"
 #include "impsim/run/schedules.h"
+#include "test_util.h"
+
+#include <nlohmann/json.hpp>
 
 using namespace impsim;
 
@@ -149,4 +152,46 @@ TEST_CASE("threads: the reader refuses unknown threads, main, and names that are
                        doctest::Contains("letters, digits and \"_\""), InputError);
   CHECK_THROWS_WITH_AS(scenario(R"({"impsim": 1, "tree": {}, "threads": {"w": [{"start": 3}]}, "program": []})"),
                        doctest::Contains("at /threads/w/0/start: expected a thread's name"), InputError);
+}
+
+namespace {
+const std::string kThreads = impsim::test::kSource + "/tests/data/threads/";
+}
+
+TEST_CASE("threads on the command line: schedules, trace --schedule, and a hang's exit status") {
+  using impsim::test::impsim;
+  SUBCASE("schedules lists each outcome with a schedule that trace --schedule follows") {
+    auto r = impsim("schedules " + kThreads + "cross_import.json --variant before --format json");
+    REQUIRE(r.status == 0);
+    auto j = nlohmann::json::parse(r.out);
+    const auto& search = j["searches"][0];
+    CHECK(search["complete"] == true);
+    CHECK(search["preemption_bound"] == 2);
+    bool deadlock = false;
+    for (const auto& o : search["outcomes"]) {
+      if (o["outcome"].get<std::string>().find("main: _DeadlockError") == std::string::npos) continue;
+      deadlock = true;
+      auto t = impsim("trace " + kThreads + "cross_import.json --variant before --schedule " +
+                      o["schedule"].get<std::string>());
+      CHECK(t.status == 1);  // main raised
+      CHECK(t.out.find("\n     w | step /threads/w/0: import b\n") != std::string::npos);
+      CHECK(t.out.find("raised _DeadlockError: deadlock detected by _ModuleLock('b')") != std::string::npos);
+    }
+    CHECK(deadlock);
+  }
+  SUBCASE("a schedule that cannot be followed, or a scenario without threads, is refused") {
+    auto bad = impsim("trace " + kThreads + "cross_import.json --schedule 5");
+    CHECK(bad.status == 2);
+    CHECK(bad.out.find("--schedule 5: choice 1: the thread asked for cannot run there") != std::string::npos);
+    auto none = impsim("trace " + impsim::test::kNested + " --schedule 0");
+    CHECK(none.status == 2);
+    CHECK(none.out.find("declares no threads") != std::string::npos);
+    CHECK(impsim("schedules " + impsim::test::kNested).status == 2);
+  }
+  SUBCASE("a run that hangs fails, and says who waits for what") {
+    auto r = impsim("run " + kThreads + "join_in_body.json --variant before");
+    CHECK(r.status == 1);
+    CHECK(r.out.find("before: hangs: thread w waits for the module lock of a, held by thread main") !=
+          std::string::npos);
+  }
 }

@@ -9,6 +9,7 @@
 
 #include "impsim/base/escape.h"
 #include "impsim/base/file_write.h"
+#include "impsim/engine/scheduler.h"
 #include "impsim/reader/read_scenario.h"
 #include "impsim/trace/trace_formats.h"
 #include "scenario_command.h"
@@ -47,6 +48,7 @@ Action add_trace(CLI::App& app) {
     using ScenarioCommand::ScenarioCommand;
     std::optional<uint64_t> max_lines;
     uint64_t max_nodes = 300;
+    std::string schedule;
   };
   auto st =
       std::make_shared<State>(app, "trace", "Run scenarios once per variant and show every step of the resolution");
@@ -57,6 +59,9 @@ Action add_trace(CLI::App& app) {
   cmd->add_option("--max-nodes", st->max_nodes,
                   "dot: draw a variant's tree compressed (identical subtrees collapsed) past N nodes")
       ->capture_default_str();
+  cmd->add_option("--schedule", st->schedule,
+                  "A threaded scenario: follow this schedule (as `impsim schedules` prints it: the thread chosen at "
+                  "each choice, joined by dots); each line says which thread's it is");
   st->add_shared({.format_help = "text: an indented log; json or chrome: Trace Event JSON for Perfetto or "
                                  "chrome://tracing; markdown: the text log for a code review; dot: the lookup tree "
                                  "for Graphviz; importtime: `python -X importtime` lines (for tuna)",
@@ -80,7 +85,8 @@ Action add_trace(CLI::App& app) {
       "  impsim trace scenarios/nested_guards.json --set k=3 --format chrome -o k3.json   # open in ui.perfetto.dev\n"
       "  impsim trace scenarios/nested_guards.json --set k=4 --format dot | dot -Tsvg > tree.svg\n"
       "  impsim trace scenarios/import_chain.json --set k=2 --variant before --format importtime > it.log; tuna "
-      "it.log\n");
+      "it.log\n"
+      "  impsim trace tests/data/threads/cross_import.json --schedule 0.0.0.0.0.0.0.0.0.0.0.0.0.1\n");
   return action_of(st, [st](Sink& sink) -> int {
     const std::string format = st->out.name();
     // -o is checked before any scenario is read, and replaced once the
@@ -118,7 +124,16 @@ Action add_trace(CLI::App& app) {
         refuse_fast_engine("--engine fast: trace shows every event, so it always steps them (the fast engine "
                            "answers repeated asks from memory and would have nothing to show); use `impsim run "
                            "--engine fast` for the counts, or trace a smaller --set"),
-        [&](const std::string&, Scenario& sc, const RunOptions& options, Progress&) {
+        [&](const std::string&, Scenario& sc, const RunOptions& given, Progress&) {
+          RunOptions options = given;
+          if (!st->schedule.empty()) {
+            if (sc.threads.empty())
+              throw UsageError(sc.file, "--schedule: the scenario declares no threads, so it has one schedule only");
+            std::string why;
+            if (!Scheduler::parse_schedule(st->schedule, &why))
+              throw UsageError("<command line>", fmt::format("--schedule {}: {}", st->schedule, why));
+            options.schedule = st->schedule;
+          }
           TraceResult traced;
           auto trace_to = [&](std::ostream& to) {
             traced = write_trace(to, sc, options, topt);

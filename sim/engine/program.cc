@@ -9,9 +9,14 @@ namespace impsim {
 
 void Engine::run() {
   if (!model_.threads.empty()) {
-    // Each thread on a stack of its own, under the default schedule.
-    Scheduler scheduler;
-    run_threads(scheduler);
+    // Each thread on a stack of its own, under the schedule asked for.
+    if (schedule_.empty()) {
+      Scheduler scheduler;
+      run_threads(scheduler);
+    } else {
+      Scheduler scheduler = Scheduler::replay(schedule_);
+      bad_schedule_ = run_threads(scheduler).bad_schedule;
+    }
     return;
   }
   run_on_engine_stack([this] {

@@ -69,6 +69,7 @@ ScheduleOutcome Engine::run_threads(Scheduler& scheduler) {
   ScheduleOutcome out = scheduler.run();
   for (size_t t = 0; t < scheduler.threads(); ++t)
     threads_.finished.push_back(scheduler.finished(static_cast<PyThreadId>(t)));
+  hang_waits_ = out.waits;
   // Threads left waiting are unwound while the engine they refer to is here.
   scheduler.cancel();
   install_thread(0);
@@ -306,16 +307,22 @@ void Engine::thread_join(const CStep& step) {
   resumed();
 }
 
-std::string Engine::outcome_line(const ScheduleOutcome& run) const {
-  std::string out;
+std::vector<std::string> Engine::thread_results() const {
+  std::vector<std::string> out;
+  if (threads_.model_of.empty()) return out;
   const std::vector<std::string> names = thread_names();
   for (size_t t = 0; t < names.size(); ++t) {
     const std::optional<PyError> e = thread_error(static_cast<PyThreadId>(t));
     const bool done = t < threads_.finished.size() && threads_.finished[t];
-    out += fmt::format("{}{}: {}", t ? "; " : "", names[t], !done ? "waiting" : e ? e->type + ": " + e->message : "ok");
+    out.push_back(fmt::format("{}: {}", names[t], !done ? "waiting" : e ? e->type + ": " + e->message : "ok"));
   }
   for (size_t k = 0; k < model_.threads.size(); ++k)
-    if (threads_.of_model[k] == kNoThread) out += fmt::format("; {}: never started", model_.threads[k].name);
+    if (threads_.of_model[k] == kNoThread) out.push_back(model_.threads[k].name + ": never started");
+  return out;
+}
+
+std::string Engine::outcome_line(const ScheduleOutcome& run) const {
+  std::string out = fmt::format("{}", fmt::join(thread_results(), "; "));
   if (book_.limit) out += fmt::format("; stopped: limit {}", book_.limit->limit);
   if (run.hang) {
     out += "; hang:";

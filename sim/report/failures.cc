@@ -1,6 +1,7 @@
 #include "impsim/report/failures.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "impsim/base/escape.h"
 #include "impsim/base/ratio.h"
@@ -66,6 +67,9 @@ void add_run_problems(std::vector<Failure>& out, const FilePlaces& places, const
       out.push_back(at(places, sc, FailureKind::Raised, innermost(e.traceback),
                        fmt::format("{}: raised {}: {}", run_name(r), e.type, e.message)));
     }
+    if (raised && !r.outcome.hang.empty() && !sc.allow_error)
+      out.push_back(at(places, sc, FailureKind::Raised, "",
+                       fmt::format("{}: hangs: {}", run_name(r), fmt::format("{}", fmt::join(r.outcome.hang, "; ")))));
   }
 }
 

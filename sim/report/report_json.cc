@@ -125,8 +125,10 @@ ordered_json results_json(const Results& rs) {
   for (const ResultRun& x : rs) {
     if (total <= kPlainResults)
       for (uint64_t i = 0; i < x.times; ++i) out.push_back(x.result);
-    else if (x.times == 1) out.push_back(x.result);
-    else out.push_back({{"result", x.result}, {"times", x.times}});
+    else if (x.times == 1)
+      out.push_back(x.result);
+    else
+      out.push_back({{"result", x.result}, {"times", x.times}});
   }
   return out;
 }
@@ -147,7 +149,10 @@ ordered_json expectations_json(const VariantRun& r) {
   ordered_json ex = ordered_json::array();
   for (auto& e : r.expectations) {
     if (!e.budget) {
-      ex.push_back({{"counter", e.counter}, {"expected", count_json(e.expected)}, {"actual", count_json(e.actual)}, {"ok", e.ok}});
+      ex.push_back({{"counter", e.counter},
+                    {"expected", count_json(e.expected)},
+                    {"actual", count_json(e.actual)},
+                    {"ok", e.ok}});
       continue;
     }
     ordered_json je;
@@ -201,7 +206,8 @@ ordered_json report_json(const ScenarioRun& run) {
     ordered_json params = ordered_json::object();
     for (auto& [k, v] : r.params) params[k] = v;
     jr["params"] = params;
-    jr["counters"] = r.hooks_used ? hook_counters_json(r, r.counters, r.hooks, shown) : counters_json(r.counters, shown);
+    jr["counters"] =
+        r.hooks_used ? hook_counters_json(r, r.counters, r.hooks, shown) : counters_json(r.counters, shown);
     if (r.hooks_used) jr["finder_calls_by_object"] = jr["counters"]["finder_calls_by_object"];
     // A limit stopped the run: every count below is what it reached so far.
     if (r.limit) jr["counts"] = "partial";
@@ -222,12 +228,17 @@ ordered_json report_json(const ScenarioRun& run) {
     outcome["proxy_copies"] = r.outcome.proxy_copies;
     outcome["error"] = error_json(r.outcome.error);
     if (r.hooks_used) outcome["meta_path"] = r.outcome.meta_path;
+    if (!r.outcome.threads.empty()) {
+      outcome["threads"] = r.outcome.threads;
+      outcome["hang"] = r.outcome.hang;
+    }
     jr["outcome"] = outcome;
     ordered_json ex = expectations_json(r);
     jr["expectations"] = ex;
     if (!r.verdict.empty()) jr["verdict"] = r.verdict;
     if (r.verdict_expected)
-      jr["verdict_expectation"] = {{"expected", *r.verdict_expected}, {"actual", r.verdict}, {"ok", *r.verdict_expected == r.verdict}};
+      jr["verdict_expectation"] = {
+          {"expected", *r.verdict_expected}, {"actual", r.verdict}, {"ok", *r.verdict_expected == r.verdict}};
     if (r.limit) {
       jr["limit"] = {{"limit", r.limit->limit},
                      {"detail", r.limit->detail},
@@ -241,8 +252,10 @@ ordered_json report_json(const ScenarioRun& run) {
   j["runs"] = runs;
   // null: no compared sweep value differs, but a limit stopped a run
   // somewhere, so its outcome was not compared.
-  if (run.equivalent && !run.all_compared()) j["equivalent"] = nullptr;
-  else j["equivalent"] = run.equivalent;
+  if (run.equivalent && !run.all_compared())
+    j["equivalent"] = nullptr;
+  else
+    j["equivalent"] = run.equivalent;
   if (run.equivalence_failure) j["equivalence_failure"] = *run.equivalence_failure;
   if (!run.unchecked.empty()) j["unchecked_expectations"] = unchecked_json(run);
   j["exit_status"] = run.exit_status();

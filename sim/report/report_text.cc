@@ -1,17 +1,17 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
 
 #include "impsim/base/escape.h"
-#include "impsim/report/failures.h"
 #include "impsim/base/plural.h"
 #include "impsim/base/ratio.h"
-#include "impsim/report/report.h"
 #include "impsim/base/text_layout.h"
+#include "impsim/report/failures.h"
+#include "impsim/report/report.h"
 
 namespace impsim {
-
 
 namespace {
 
@@ -25,12 +25,9 @@ std::string table(std::vector<std::vector<std::string>> rows) {
 
 }  // namespace
 
-
 namespace {
 
-std::string where(const std::vector<std::string>& traceback) {
-  return traceback.empty() ? "?" : traceback.back();
-}
+std::string where(const std::vector<std::string>& traceback) { return traceback.empty() ? "?" : traceback.back(); }
 
 // A line of run_problem: a failure's (`prefix`, its file, line and column)
 // stays one line, to be grepped and copied whole; another wraps at 80
@@ -57,18 +54,26 @@ std::string run_problem(const VariantRun& r, const FilePlaces& places, bool allo
                        grouped(c.toggles), plural(c.toggles, "toggle", "toggles"), grouped(c.comparisons),
                        plural(c.comparisons, "comparison", "comparisons"));
   }
+  if (!r.outcome.threads.empty()) {
+    out += fmt::format(
+        "  {}: threads (one schedule: each runs until it blocks or ends; `impsim schedules` searches "
+        "them all): {}\n",
+        variant_name(r.variant), terminal_text(fmt::format("{}", fmt::join(r.outcome.threads, "; "))));
+    for (const std::string& w : r.outcome.hang)
+      out += problem_line(allow_error ? "" : terminal_text(places.prefix("")),
+                          fmt::format("{}: hangs: {}", variant_name(r.variant), terminal_text(w)));
+  }
   if (r.outcome.error) {
     const PyError& e = *r.outcome.error;
     const std::string step = e.traceback.empty() ? "" : e.traceback.back();
-    out += problem_line(allow_error ? "" : terminal_text(places.prefix(step)),
-                        fmt::format("{}: raised {}: {}", variant_name(r.variant), terminal_text(e.type),
-                                    terminal_text(e.message)));
+    out += problem_line(
+        allow_error ? "" : terminal_text(places.prefix(step)),
+        fmt::format("{}: raised {}: {}", variant_name(r.variant), terminal_text(e.type), terminal_text(e.message)));
     out += "    traceback (outermost first):\n";
     for (auto& p : e.traceback) out += "      " + terminal_text(p) + "\n";
   }
   return out;
 }
-
 
 }  // namespace
 
@@ -108,7 +113,8 @@ std::vector<std::vector<std::string>> counter_table(const ScenarioRun& run) {
     t.push_back(head);
     // A hook scenario's rows are its own (report_counter_names); others, the table's.
     std::vector<std::string> counter_names;
-    if (run.runs.front().hooks_used) counter_names = report_counter_names(run.runs);
+    if (run.runs.front().hooks_used)
+      counter_names = report_counter_names(run.runs);
     else
       for (const CounterInfo* c : run.shown_counters()) counter_names.emplace_back(c->name);
     auto add_rows = [&](const std::string& prefix, auto get, bool chosen = false) {
@@ -129,7 +135,8 @@ std::vector<std::vector<std::string>> counter_table(const ScenarioRun& run) {
     };
     if (!sc.counters.empty()) {
       counter_names = sc.counters;
-      add_rows("", [](const VariantRun& r, const std::string& c) { return counter_of(r, c); }, true);
+      add_rows(
+          "", [](const VariantRun& r, const std::string& c) { return counter_of(r, c); }, true);
       return t;
     }
     add_rows("", [](const VariantRun& r, const std::string& c) { return counter_of(r, c); });
@@ -229,9 +236,8 @@ std::string points_text(const std::vector<Params>& points) {
       one = one && varying.empty();
       varying = k;
     }
-    if (one && !varying.empty() && std::all_of(points.begin(), points.end(), [&](const Params& p) {
-          return p.size() == points[0].size();
-        })) {
+    if (one && !varying.empty() &&
+        std::all_of(points.begin(), points.end(), [&](const Params& p) { return p.size() == points[0].size(); })) {
       std::string s = varying + "=";
       for (size_t i = 0; i < points.size(); ++i) s += fmt::format("{}{}", i ? ", " : "", points[i].at(varying));
       return s;
@@ -288,7 +294,8 @@ std::string expectations_text(const ScenarioRun& run) {
   for (const Failure& f : run_failures(run, false))
     if (f.kind == FailureKind::Expectation) failures += "  " + failure_line(f) + "\n";
   std::string counts = total > 0 ? fmt::format("{}/{} hold", held, total) : "";
-  if (!run.unchecked.empty()) counts += fmt::format("{}{} not checked", counts.empty() ? "" : ", ", run.unchecked.size());
+  if (!run.unchecked.empty())
+    counts += fmt::format("{}{} not checked", counts.empty() ? "" : ", ", run.unchecked.size());
   if (!counts.empty()) out += fmt::format("expectations: {}\n", counts);
   return out + failures + unchecked_text(run);
 }

@@ -11,8 +11,8 @@
 #include "impsim/base/did_you_mean.h"
 #include "impsim/base/engine_stack.h"
 #include "impsim/base/plural.h"
-#include "impsim/base/text.h"
 #include "impsim/base/resources.h"
+#include "impsim/base/text.h"
 #include "impsim/run/sweep.h"
 
 namespace impsim {
@@ -24,7 +24,7 @@ bool Outcome::operator==(const Outcome& o) const {
     return a->type == b->type && a->message == b->message && a->traceback == b->traceback;
   };
   return modules == o.modules && marks == o.marks && results == o.results && proxy_copies == o.proxy_copies &&
-         same_error(error, o.error) && meta_path == o.meta_path;
+         same_error(error, o.error) && meta_path == o.meta_path && threads == o.threads && hang == o.hang;
 }
 
 namespace {
@@ -101,9 +101,12 @@ Outcome outcome_of(const Engine& engine) {
     const Module& m = engine.module(engine.sys_modules().get(n));
     out.modules.push_back(name);
     out.created_by[name] = origin(m.created_by);
-    if (m.marks == (kMarkEnabled | kMarkDisabled)) out.marks[name] = "enabled+disabled";
-    else if (m.marks == kMarkEnabled) out.marks[name] = "enabled";
-    else if (m.marks == kMarkDisabled) out.marks[name] = "disabled";
+    if (m.marks == (kMarkEnabled | kMarkDisabled))
+      out.marks[name] = "enabled+disabled";
+    else if (m.marks == kMarkEnabled)
+      out.marks[name] = "enabled";
+    else if (m.marks == kMarkDisabled)
+      out.marks[name] = "disabled";
     if (m.marks) out.marked_by[name] = origin(m.marked_by);
     // Attributes a hook's loader set show as marks of their own.
     if (const std::vector<std::string>* attrs = engine.module_attributes(engine.sys_modules().get(n)))
@@ -113,12 +116,15 @@ Outcome outcome_of(const Engine& engine) {
       }
   }
   if (engine.hooks_used())
-    for (FinderId f : engine.meta_path().list()) out.meta_path.push_back(engine.finder_objects()[static_cast<size_t>(f)].id);
+    for (FinderId f : engine.meta_path().list())
+      out.meta_path.push_back(engine.finder_objects()[static_cast<size_t>(f)].id);
   const auto& labels = model.labels;
   for (size_t i = 0; i < labels.size(); ++i) out.results.emplace_back(labels[i], engine.labels()[i].results);
   out.proxy_copies = engine.copies();
   out.copies_changed_by = origin(engine.copies_changed_by());
   out.error = engine.error();
+  out.threads = engine.thread_results();
+  out.hang = engine.hang_waits();
   return out;
 }
 
@@ -170,7 +176,8 @@ std::vector<std::string> describe_differences(const Outcome& a, const Outcome& b
       add(fmt::format("labelled step {} gives {} in {} and {} in {}", a.results[i].first,
                       results_text(a.results[i].second), an, results_text(b.results[i].second), bn));
   if (a.proxy_copies != b.proxy_copies)
-    add(fmt::format("{} {} of the finder {} left in sys.meta_path in {} (last changed by {}) and {} in {} (last "
+    add(
+        fmt::format("{} {} of the finder {} left in sys.meta_path in {} (last changed by {}) and {} in {} (last "
                     "changed by {})",
                     a.proxy_copies, plural(a.proxy_copies, "copy", "copies"), plural(a.proxy_copies, "is", "are"), an,
                     a.copies_changed_by, b.proxy_copies, bn, b.copies_changed_by));
@@ -179,8 +186,15 @@ std::vector<std::string> describe_differences(const Outcome& a, const Outcome& b
     return fmt::format("{}: {} at {}", e->type, e->message, e->traceback.empty() ? "?" : e->traceback.back());
   };
   if (a.meta_path != b.meta_path)
-    add(fmt::format("sys.meta_path ends as {} in {} and {} in {}", list_text(a.meta_path), an, list_text(b.meta_path), bn));
-  if (err(a.error) != err(b.error)) add(fmt::format("the program ends with {} in {} and {} in {}", err(a.error), an, err(b.error), bn));
+    add(fmt::format("sys.meta_path ends as {} in {} and {} in {}", list_text(a.meta_path), an, list_text(b.meta_path),
+                    bn));
+  if (a.threads != b.threads)
+    add(fmt::format("the threads end as {} in {} and {} in {}", list_text(a.threads), an, list_text(b.threads), bn));
+  if (a.hang != b.hang)
+    add(fmt::format("{} hangs ({}) and {} {}", a.hang.empty() ? bn : an, list_text(a.hang.empty() ? b.hang : a.hang),
+                    a.hang.empty() ? an : bn, "does not"));
+  if (err(a.error) != err(b.error))
+    add(fmt::format("the program ends with {} in {} and {} in {}", err(a.error), an, err(b.error), bn));
   return out;
 }
 
@@ -199,7 +213,9 @@ bool ScenarioRun::expectations_ok() const {
 
 bool ScenarioRun::raised_unexpectedly() const {
   if (scenario.allow_error) return false;
-  return std::any_of(runs.begin(), runs.end(), [](const VariantRun& r) { return r.outcome.error.has_value(); });
+  // A hang is an end no process comes back from: the program never ends.
+  return std::any_of(runs.begin(), runs.end(),
+                     [](const VariantRun& r) { return r.outcome.error.has_value() || !r.outcome.hang.empty(); });
 }
 
 bool ScenarioRun::all_compared() const {
@@ -224,7 +240,7 @@ namespace {
 // the step run did.
 std::string fast_engine_hint(const Model& model, Variant variant, const EngineLimits& limits) {
   if (model.hooks.used) return "";  // the fast engine does not run hook scenarios
-  EngineLimits fast = limits;  // max_events unset: no bound under --engine fast
+  EngineLimits fast = limits;       // max_events unset: no bound under --engine fast
   Engine engine(model, variant, fast, EngineKind::Fast);
   engine.run();
   if (engine.limit()) return "";
@@ -298,7 +314,8 @@ std::vector<UncheckedExpectation> unchecked_expectations(const Scenario& sc, con
         why = "the run stopped at a limit (its counts are partial)";
       } else if (budget && !budget->ratio_to.empty()) {
         const std::optional<size_t> base = variant_index(budget->ratio_to);
-        if (!base) why = "a ratio to " + budget->ratio_to + ", which" + not_run;
+        if (!base)
+          why = "a ratio to " + budget->ratio_to + ", which" + not_run;
         else if (run.runs[plan.index(p, *base)].limit)
           why = "a ratio to " + budget->ratio_to + ", whose run stopped at a limit";
       }
@@ -309,14 +326,15 @@ std::vector<UncheckedExpectation> unchecked_expectations(const Scenario& sc, con
   for (const Scenario::OutcomeExpectation& e : sc.expect_outcome) {
     const std::optional<size_t> vi = variant_index(e.variant);
     if (!vi || plan.variants.empty() || variant_name(plan.variants.front()) != first) {
-      out.push_back({"outcome", e.variant, "", std::nullopt, e.pointer,
-                     !vi ? e.variant + not_run
-                         : fmt::format("a verdict against {}, which is not the first variant run", first)});
+      out.push_back(
+          {"outcome", e.variant, "", std::nullopt, e.pointer,
+           !vi ? e.variant + not_run : fmt::format("a verdict against {}, which is not the first variant run", first)});
       continue;
     }
     for (size_t p = 0; p < plan.points(); ++p) {
       const VariantRun& r = run.runs[plan.index(p, *vi)];
-      if (!plan.expect_at[p]) out.push_back({"outcome", e.variant, "", r.params, e.pointer, plan.unchecked_why[p]});
+      if (!plan.expect_at[p])
+        out.push_back({"outcome", e.variant, "", r.params, e.pointer, plan.unchecked_why[p]});
       else if (!run.compared_at[p])
         out.push_back({"outcome", e.variant, "", r.params, e.pointer,
                        "a run stopped at a limit, so the outcomes are not compared"});
@@ -414,12 +432,15 @@ VariantRun run_one(const RunPlan& plan, const Model& model, size_t point, Varian
   const Scenario& sc = *plan.scenario;
   Engine engine(model, variant, options.limits, options.engine);
   engine.set_trace(trace);
+  engine.set_schedule(options.schedule);
   auto t0 = std::chrono::steady_clock::now();
   double cpu0 = process_cpu_seconds();
   engine.run();
   double cpu1 = process_cpu_seconds();
   auto t1 = std::chrono::steady_clock::now();
   engine.set_trace(nullptr);
+  if (engine.bad_schedule())
+    throw UsageError(sc.file, fmt::format("--schedule {}: {}", options.schedule, *engine.bad_schedule()));
   if (finished) finished(engine);
   VariantRun r;
   r.variant = variant;
@@ -431,7 +452,8 @@ VariantRun run_one(const RunPlan& plan, const Model& model, size_t point, Varian
   if (engine.hooks_used()) {
     r.hooks_used = true;
     r.hooks = engine.hook_counters();
-    for (size_t i = 0; i < model.labels.size(); ++i) r.label_hooks.emplace_back(model.labels[i], engine.labels()[i].hooks);
+    for (size_t i = 0; i < model.labels.size(); ++i)
+      r.label_hooks.emplace_back(model.labels[i], engine.labels()[i].hooks);
     // The interpreter's three are counted per object too; P is not (its asks are).
     for (const FinderObject& f : engine.finder_objects()) {
       if (f.cls != FinderClass::Proxy) r.finder_index.emplace(f.id, r.finder_ids.size());
@@ -455,19 +477,22 @@ VariantRun run_one(const RunPlan& plan, const Model& model, size_t point, Varian
       if (const Budget* b = e.budget_at(idx)) {
         // A ratio is checked once every variant at this point has run
         // (check_ratio_budgets); until then it holds.
-        r.expectations.push_back({e.counter, 0, actual, b->ratio_to.empty() ? budget_holds(*b, actual, std::nullopt) : true,
-                                  *b, std::nullopt, ptr});
+        r.expectations.push_back({e.counter, 0, actual,
+                                  b->ratio_to.empty() ? budget_holds(*b, actual, std::nullopt) : true, *b, std::nullopt,
+                                  ptr});
         continue;
       }
       if (!e.values[idx]) continue;
-      r.expectations.push_back({e.counter, *e.values[idx], actual, actual == *e.values[idx], std::nullopt, std::nullopt, ptr});
+      r.expectations.push_back(
+          {e.counter, *e.values[idx], actual, actual == *e.values[idx], std::nullopt, std::nullopt, ptr});
     }
   }
   return r;
 }
 
 ScenarioFacts ScenarioFacts::of(const Scenario& sc) {
-  return {sc.name, sc.description, sc.file, sc.labels, sc.sweep, report_rows(sc), {}, sc.expect, sc.allow_error, sc.source};
+  return {sc.name, sc.description, sc.file,        sc.labels, sc.sweep, report_rows(sc),
+          {},      sc.expect,      sc.allow_error, sc.source};
 }
 
 ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options) {

@@ -38,6 +38,8 @@ class TextWriter : public TraceWriter {
 
   void begin_variant(const Model& model, Variant v, size_t index) override {
     model_ = &model;
+    thread_ = kNoThread;
+    others_.clear();
     lines_ = omitted_ = 0;
     omitted_kinds_.clear();
     indent_ = 0;
@@ -53,6 +55,7 @@ class TextWriter : public TraceWriter {
   }
 
   void end_variant(const Engine& e) override {
+    follow(e);
     flush_pending();
     if (omitted_ > 0) {
       std::string kinds;
@@ -99,28 +102,33 @@ class TextWriter : public TraceWriter {
   }
 
   void step_begin(const Engine& e, const CStep& s) override {
+    follow(e);
     start(e);
     open("step", full() ? std::string()
                         : fmt::format("step {}: {}", terminal_text(*s.pointer), terminal_text(step_text(*model_, s))));
   }
-  void step_end(const Engine&, const CStep& s, const char* result) override {
+  void step_end(const Engine& e, const CStep& s, const char* result) override {
+    follow(e);
     if (full()) return close({}, {});
     close(fmt::format(" -> {}", result), fmt::format("step {} -> {}", terminal_text(*s.pointer), result));
   }
 
   void import_begin(const Engine& e, NameId name) override {
+    follow(e);
     start(e);
     open("import", full()
                        ? std::string()
                        : fmt::format("import {}: not in sys.modules; _find_and_load asks sys.meta_path", text(name)));
   }
-  void import_end(const Engine&, NameId name, bool ok) override {
+  void import_end(const Engine& e, NameId name, bool ok) override {
+    follow(e);
     const char* r = ok ? "loaded" : "raised";
     if (full()) return close({}, {});
     close(fmt::format(" -> {}", r), fmt::format("import {} -> {}", text(name), r));
   }
 
   void ask_begin(const Engine& e, NameId name, FinderKind k, int64_t index, int64_t copies) override {
+    follow(e);
     start(e);
     clock_.ask();
     if (e.hooks_used()) {
@@ -141,12 +149,14 @@ class TextWriter : public TraceWriter {
     open("ask", fmt::format("ask i={} {}: {}.find_spec('{}')", index, meta_path_text(copies, index), who, text(name)));
   }
   // The suppressed answer already says why (ask_end).
-  void decide(const Engine&, NameId, FindReason r) override {
+  void decide(const Engine& e, NameId, FindReason r) override {
+    follow(e);
     if (pending_ && r != FindReason::Suppressed && !full()) pending_text_ += fmt::format(" [{}]", reason_text(r));
   }
   // A hook's decision joins its ask's line, as P's does; one made in a
   // direct call, where no ask is open, is a line of its own.
   void hook_decide(const Engine& e, FinderId f, NameId name, HookReason r) override {
+    follow(e);
     if (pending_ && std::string_view(pending_kind_) == "ask") {
       if (!full()) pending_text_ += fmt::format(" [{}]", hook_reason_text(r));
       return;
@@ -156,11 +166,13 @@ class TextWriter : public TraceWriter {
                                  hook_reason_text(r)));
   }
   void hook_call(const Engine& e, FinderId caller, NameId name, HookCall c, FinderId called) override {
+    follow(e);
     if (full()) return line("call", {});
     line("call", fmt::format("{} {}", terminal_text(finder_id(e, caller)),
                              hook_call_text(c, text(name), terminal_text(finder_id(e, called)))));
   }
-  void ask_end(const Engine&, NameId name, FinderKind, AskAnswer a) override {
+  void ask_end(const Engine& e, NameId name, FinderKind, AskAnswer a) override {
+    follow(e);
     std::string who = asks_.back();
     asks_.pop_back();
     const char* r = a == AskAnswer::Spec         ? "spec"
@@ -171,23 +183,27 @@ class TextWriter : public TraceWriter {
     close(fmt::format(" -> {}", r), fmt::format("{} answers '{}' -> {}", who, text(name), r));
   }
 
-  void lookup_begin(const Engine&, NameId name, uint64_t depth, uint8_t mark) override {
+  void lookup_begin(const Engine& e, NameId name, uint64_t depth, uint8_t mark) override {
+    follow(e);
     const char* why = mark == kMarkDisabled ? "blocked" : "in scope";
     if (full()) return open("lookup", {});
     open("lookup", fmt::format("lookup '{}' (depth {}): {}, so P finds the real spec itself, with P disabled",
                                text(name), depth, why));
   }
-  void lookup_end(const Engine&, NameId name, uint64_t depth, bool found) override {
+  void lookup_end(const Engine& e, NameId name, uint64_t depth, bool found) override {
+    follow(e);
     const char* r = found ? "found (its loader is wrapped)" : "not found";
     if (full()) return close({}, {});
     close(fmt::format(" -> {}", r), fmt::format("lookup '{}' (depth {}) -> {}", text(name), depth, r));
   }
 
   void toggle_begin(const Engine& e, bool) override {
+    follow(e);
     size_before_ = e.sys_modules().size();
     cache_before_ = e.torch_cache().order().size();
   }
   void toggle(const Engine& e, bool enable, uint64_t walked, int64_t copies) override {
+    follow(e);
     start(e);
     clock_.walk(walked);
     if (full()) return line("toggle", {});
@@ -202,22 +218,26 @@ class TextWriter : public TraceWriter {
   }
 
   void guard_begin(const Engine& e, GuardSite site, bool enable, GuardAction a) override {
+    follow(e);
     start(e);
     if (full()) return line("guard", {});
     line("guard", fmt::format("guard: {} (enable={}) {}", guard_site_text(site), enable ? "True" : "False",
                               guard_action_text(a)));
   }
-  void guard_end(const Engine&, GuardSite site, GuardAction a) override {
+  void guard_end(const Engine& e, GuardSite site, GuardAction a) override {
+    follow(e);
     if (full()) return line("guard", {});
     line("guard", fmt::format("guard exit: {}: {}", guard_site_text(site), guard_exit_text(a)));
   }
 
   void body_begin(const Engine& e, NameId m, bool call) override {
+    follow(e);
     start(e);
     if (full()) return open("body", {});
     open("body", call ? fmt::format("a function of {} runs", text(m)) : fmt::format("body of {} runs", text(m)));
   }
-  void body_end(const Engine&, NameId m, bool call) override {
+  void body_end(const Engine& e, NameId m, bool call) override {
+    follow(e);
     if (full()) return close({}, {});
     close(" -> done", call ? fmt::format("function of {} returns", text(m)) : fmt::format("body of {} ends", text(m)));
   }
@@ -243,6 +263,21 @@ class TextWriter : public TraceWriter {
   // then skip formatting it (a trace stays a small factor of a run's time).
   bool full() const { return max_ != 0 && lines_ >= max_; }
 
+  // A threaded run: each thread's lines keep their own nesting, and each
+  // line says whose it is (a column of thread names). The run's own lines
+  // (its start and totals) have none.
+  void follow(const Engine& e) {
+    const PyThreadId t = e.threaded_run() ? e.running_thread() : kNoThread;
+    if (t == thread_) return;
+    flush_pending();
+    if (thread_ != kNoThread) others_[thread_] = {indent_, std::move(asks_)};
+    thread_ = t;
+    ThreadLines& next = others_[t];
+    indent_ = next.indent;
+    asks_ = std::move(next.asks);
+    if (t != kNoThread) thread_name_ = e.thread_names()[static_cast<size_t>(t)];
+  }
+
   // The state the run starts from, before its first event.
   void start(const Engine& e) {
     if (started_) return;
@@ -258,6 +293,7 @@ class TextWriter : public TraceWriter {
       return;
     }
     ++lines_;
+    if (thread_ != kNoThread) out_ << fmt::format("{:>6} | ", thread_name_);
     out_ << std::string(static_cast<size_t>(indent) * 2, ' ') << s << "\n";
   }
   void flush_pending() {
@@ -300,6 +336,13 @@ class TextWriter : public TraceWriter {
   bool started_ = false;
   SimClock clock_;
   std::vector<std::string> asks_;
+  struct ThreadLines {
+    int indent = 0;
+    std::vector<std::string> asks;
+  };
+  PyThreadId thread_ = kNoThread;  // whose lines are being written (kNoThread: a run without threads)
+  std::string thread_name_;
+  std::map<PyThreadId, ThreadLines> others_;  // the other threads' nesting, set aside
   uint64_t size_before_ = 0;
   size_t cache_before_ = 0;
 };

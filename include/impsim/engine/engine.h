@@ -122,8 +122,17 @@ class Engine {
   std::string outcome_line(const ScheduleOutcome& run) const;
   // By PyThreadId: the thread's name ("main" first) and what ended it.
   std::vector<std::string> thread_names() const;
+  // How each thread of the last threaded run ended ("main: ok", "w: waiting"
+  // in a hang, "w: never started"), and the hang's waits; empty in a run
+  // without threads.
+  std::vector<std::string> thread_results() const;
+  const std::vector<std::string>& hang_waits() const { return hang_waits_; }
   std::optional<PyError> thread_error(PyThreadId t) const;
   bool threaded_run() const { return threads_.scheduler != nullptr; }
+  // The schedule run() follows (Scheduler::replay's string); empty: each
+  // thread goes on until it blocks or ends. What went wrong following it.
+  void set_schedule(std::string schedule) { schedule_ = std::move(schedule); }
+  const std::optional<std::string>& bad_schedule() const { return bad_schedule_; }
   // Records, in `log`, every scheduling point each thread passes, in the
   // order they pass them (a schedule written out; tools/check/crosscheck
   // --threads forces the same order on real threads). nullptr: none.
@@ -602,6 +611,9 @@ class Engine {
     LockRules lock_rules;
   };
   ThreadRun threads_;
+  std::string schedule_;
+  std::optional<std::string> bad_schedule_;
+  std::vector<std::string> hang_waits_;
 
  public:
   // Each simulated thread's stack: as deep as the engine's own (the depth

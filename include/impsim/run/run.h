@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "impsim/scenario/counters.h"
 #include "impsim/engine/engine.h"
 #include "impsim/model/model.h"
+#include "impsim/scenario/counters.h"
 #include "impsim/scenario/scenario.h"
 
 namespace impsim {
@@ -23,8 +23,9 @@ struct RunOptions {
   EngineLimits limits;
   ModelLimits model_limits;
   EngineKind engine = EngineKind::Step;
-  std::optional<Revision> revision;   // --revision; unset: the scenario's, else b52ce17
-  std::optional<CPython> cpython;     // --cpython; unset: the scenario's, else 3.11
+  std::optional<Revision> revision;  // --revision; unset: the scenario's, else b52ce17
+  std::optional<CPython> cpython;    // --cpython; unset: the scenario's, else 3.11
+  std::string schedule;              // --schedule: a threaded scenario's schedule; empty: the default
   // Called before each sweep value compiles (index, count, value), so a
   // long sweep can show progress.
   std::function<void(size_t, size_t, int64_t)> progress;
@@ -51,7 +52,7 @@ struct UncheckedExpectation {
 
 struct ExpectationResult {
   std::string counter;
-  Count expected = 0;          // an exact expectation's value
+  Count expected = 0;  // an exact expectation's value
   Count actual = 0;
   bool ok = false;
   std::optional<Budget> budget;   // a budget instead of `expected`
@@ -61,13 +62,18 @@ struct ExpectationResult {
 
 // What a run left behind (docs/scenario-format.md, "Outcome").
 struct Outcome {
-  std::vector<std::string> modules;                // sys.modules, filler left out, in order
-  std::map<std::string, std::string> marks;        // name -> enabled | disabled | enabled+disabled
+  std::vector<std::string> modules;                      // sys.modules, filler left out, in order
+  std::map<std::string, std::string> marks;              // name -> enabled | disabled | enabled+disabled
   std::vector<std::pair<std::string, Results>> results;  // by label, in label order
   int64_t proxy_copies = 0;
   std::optional<PyError> error;
   // Hook scenarios: the final sys.meta_path, by finder id (empty otherwise).
   std::vector<std::string> meta_path;
+  // Threaded scenarios: how each thread ended ("w: ok", "w: RuntimeError:
+  // ...", "w: waiting" in a hang, "w: never started"), and a hang's waits
+  // (empty otherwise).
+  std::vector<std::string> threads;
+  std::vector<std::string> hang;
 
   // Provenance (not compared): which step created each module, set its
   // mark, last changed the number of copies ("before the program" if none).
@@ -81,7 +87,7 @@ struct Outcome {
 struct VariantRun {
   Variant variant = Variant::Before;
   Params params;
-  size_t sweep_index = 0;      // which sweep value (0 without a sweep)
+  size_t sweep_index = 0;              // which sweep value (0 without a sweep)
   std::optional<size_t> expect_index;  // where its expectations sit, if anywhere
   Counters counters;
   std::vector<std::pair<std::string, Counters>> labels;
@@ -103,10 +109,10 @@ struct VariantRun {
   std::string verdict;
   std::optional<LimitReached> limit;
   Count events = 0;
-  uint64_t memo_hits = 0;      // fast engine: asks answered from memory
-  uint64_t peak_modules = 0;   // largest len(sys.modules) a walk saw
-  double seconds = 0;          // engine time (wall)
-  double cpu_seconds = 0;      // CPU time of the process during the run
+  uint64_t memo_hits = 0;     // fast engine: asks answered from memory
+  uint64_t peak_modules = 0;  // largest len(sys.modules) a walk saw
+  double seconds = 0;         // engine time (wall)
+  double cpu_seconds = 0;     // CPU time of the process during the run
 };
 
 // What the reports say of the scenario a run came from, copied into the
@@ -117,10 +123,10 @@ struct ScenarioFacts {
   std::string description;
   std::string file;
   std::vector<std::string> labels;
-  std::optional<Sweep> sweep;       // as run: sweep --param replaces the file's
-  std::vector<ReportRow> rows;      // report_rows(): the table's, the chart's and --bless's
+  std::optional<Sweep> sweep;         // as run: sweep --param replaces the file's
+  std::vector<ReportRow> rows;        // report_rows(): the table's, the chart's and --bless's
   std::vector<std::string> counters;  // --counters: the table's rows, in order (empty: `rows`, or every counter)
-  std::vector<Expectation> expect;  // as run: a sweep re-aligns them to its values
+  std::vector<Expectation> expect;    // as run: a sweep re-aligns them to its values
   bool allow_error = false;
   std::shared_ptr<const std::string> source;  // the file's text (Scenario::source), when it was read from one
 
@@ -131,13 +137,13 @@ struct ScenarioRun {
   ScenarioFacts scenario;
   std::vector<int64_t> sweep_values;  // empty without a sweep
   std::vector<Variant> variants;
-  Axes axes;                          // the run's revision and CPython (a variant may name its own revision)
-  std::vector<VariantRun> runs;       // sweep values outer, variants inner: use at()
-  std::vector<bool> equivalent_at;    // per sweep value (true when not compared)
+  Axes axes;                        // the run's revision and CPython (a variant may name its own revision)
+  std::vector<VariantRun> runs;     // sweep values outer, variants inner: use at()
+  std::vector<bool> equivalent_at;  // per sweep value (true when not compared)
   // Per sweep value: false when a variant was stopped by a limit, so its
   // outcome (guards never exited, say) says nothing and is not compared.
   std::vector<bool> compared_at;
-  bool equivalent = true;             // no compared sweep value differs
+  bool equivalent = true;  // no compared sweep value differs
   // The counters the reports show (CounterGroup): the core ones, plus
   // those of any finder kind the scenario uses.
   unsigned counter_groups = kCoreCounters;
@@ -162,7 +168,7 @@ struct ScenarioRun {
 // flag checks and the sweep/expectation alignment exist once.
 struct RunPlan {
   const Scenario* scenario = nullptr;
-  std::vector<int64_t> sweep_values;             // empty without a sweep
+  std::vector<int64_t> sweep_values;  // empty without a sweep
   std::vector<Variant> variants;
   std::vector<Params> params;                    // per point: what compile_model gets
   std::vector<std::optional<size_t>> expect_at;  // per point: where its expectations sit

@@ -4,6 +4,7 @@
 // interpreters (tests/data/threads/); here they are checked on the engine.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "impsim/engine/engine.h"
@@ -149,4 +150,42 @@ TEST_CASE("threads: the reader refuses unknown threads, main, and names that are
                        doctest::Contains("letters, digits and \"_\""), InputError);
   CHECK_THROWS_WITH_AS(scenario(R"({"impsim": 1, "tree": {}, "threads": {"w": [{"start": 3}]}, "program": []})"),
                        doctest::Contains("at /threads/w/0/start: expected a thread's name"), InputError);
+}
+
+namespace {
+
+// The points of the run-until-blocked schedule, one "thread point what" a line.
+std::vector<std::string> default_points(const std::string& text) {
+  Scenario sc = scenario(text);
+  Model model = compile_model(sc, {});
+  RunOptions options;
+  options.cpython = parse_cpython("3.11");
+  std::vector<std::string> out;
+  for (const PointText& p : schedule_points(model, *parse_variant("before"), options, ""))
+    out.push_back(p.thread + " " + p.point + " " + p.module + p.target + p.site);
+  return out;
+}
+
+bool follows(const std::vector<std::string>& points, const std::string& first, const std::string& then) {
+  for (size_t i = 0; i + 1 < points.size(); ++i)
+    if (points[i] == first) return points[i + 1] == then;
+  return false;
+}
+
+}  // namespace
+
+// Where the real threads pass them (tools/check/crosscheck --threads): the
+// return of exec_module by an exception is exec_end, and a join that
+// Thread.join refuses has passed its point first.
+TEST_CASE("threads: exec_end is passed when the body raises, the join point before join's check") {
+  const std::vector<std::string> raised = default_points(R"({"impsim": 1,
+    "tree": {"a": {"body": [{"import": "missing"}]}},
+    "threads": {"w": []}, "program": [{"import": "a"}]})");
+  CHECK(follows(raised, "main exec_begin a", "main step "));
+  CHECK(std::find(raised.begin(), raised.end(), "main exec_end a") != raised.end());
+  CHECK(follows(raised, "main exec_end a", "main module_release a"));
+  const std::vector<std::string> self_join = default_points(R"({"impsim": 1,
+    "tree": {"a": {"body": [{"join": "w"}]}},
+    "threads": {"w": [{"import": "a"}]}, "program": [{"start": "w"}, {"join": "w"}]})");
+  CHECK(std::find(self_join.begin(), self_join.end(), "w join w") != self_join.end());
 }

@@ -4,6 +4,7 @@
 // interpreters (tests/data/threads/); here they are checked on the engine.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "impsim/engine/engine.h"
@@ -156,6 +157,41 @@ TEST_CASE("threads: the reader refuses unknown threads, main, and names that are
 
 namespace {
 const std::string kThreads = impsim::test::kSource + "/tests/data/threads/";
+
+// The points of the run-until-blocked schedule, one "thread point what" a line.
+std::vector<std::string> default_points(const std::string& text) {
+  Scenario sc = scenario(text);
+  Model model = compile_model(sc, {});
+  RunOptions options;
+  options.cpython = parse_cpython("3.11");
+  std::vector<std::string> out;
+  for (const PointText& p : schedule_points(model, *parse_variant("before"), options, ""))
+    out.push_back(p.thread + " " + p.point + " " + p.module + p.target + p.site);
+  return out;
+}
+
+bool follows(const std::vector<std::string>& points, const std::string& first, const std::string& then) {
+  for (size_t i = 0; i + 1 < points.size(); ++i)
+    if (points[i] == first) return points[i + 1] == then;
+  return false;
+}
+
+}  // namespace
+
+// Where the real threads pass them (tools/check/crosscheck --threads): the
+// return of exec_module by an exception is exec_end, and a join that
+// Thread.join refuses has passed its point first.
+TEST_CASE("threads: exec_end is passed when the body raises, the join point before join's check") {
+  const std::vector<std::string> raised = default_points(R"({"impsim": 1,
+    "tree": {"a": {"body": [{"import": "missing"}]}},
+    "threads": {"w": []}, "program": [{"import": "a"}]})");
+  CHECK(follows(raised, "main exec_begin a", "main step "));
+  CHECK(std::find(raised.begin(), raised.end(), "main exec_end a") != raised.end());
+  CHECK(follows(raised, "main exec_end a", "main module_release a"));
+  const std::vector<std::string> self_join = default_points(R"({"impsim": 1,
+    "tree": {"a": {"body": [{"join": "w"}]}},
+    "threads": {"w": [{"import": "a"}]}, "program": [{"start": "w"}, {"join": "w"}]})");
+  CHECK(std::find(self_join.begin(), self_join.end(), "w join w") != self_join.end());
 }
 
 TEST_CASE("threads on the command line: schedules, trace --schedule, and a hang's exit status") {
@@ -194,4 +230,24 @@ TEST_CASE("threads on the command line: schedules, trace --schedule, and a hang'
     CHECK(r.out.find("before: hangs: thread w waits for the module lock of a, held by thread main") !=
           std::string::npos);
   }
+}
+
+// A release in a finally is a scheduling point: were it passed inside the
+// catch block, the other thread's exception could be the one rethrown (the
+// C++ runtime keeps the exceptions being handled per OS thread, not per
+// fiber). Each thread must end with its own error in every schedule.
+TEST_CASE("threads: each thread's exception stays its own across switches in cleanups") {
+  const ScheduleSearch s = search(R"({"impsim": 1,
+    "tree": {"a": {"body": [{"import": "missing_a"}]}, "b": {"body": [{"import": "missing_b"}]}},
+    "threads": {"w": [{"import": "b"}]},
+    "program": [{"start": "w"}, {"import": "a"}, {"join": "w"}]})",
+                                  3);
+  REQUIRE(s.outcomes.size() >= 1);
+  for (const OutcomeClass& c : s.outcomes) {
+    CAPTURE(c.outcome);
+    CHECK(
+        c.outcome.starts_with("main: ModuleNotFoundError: No module named 'missing_a'; w: ModuleNotFoundError: No "
+                              "module named 'missing_b'"));
+  }
+  CHECK(s.schedules > 100);
 }

@@ -269,7 +269,7 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
       if (threaded<M>()) [[unlikely]] {
         // `with _ImportLockContext(): ... find_spec(name, path, target)`
         acquire_import_lock(LockSite::FindSpec);
-        spec = try_finally([&] { return ask_at(i, stop); }, [&] { release_import_lock(LockSite::FindSpec); });
+        spec = try_finally_switching([&] { return ask_at(i, stop); }, [&] { release_import_lock(LockSite::FindSpec); });
       } else {
         spec = ask_at(i, stop);
       }

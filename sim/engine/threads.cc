@@ -246,7 +246,7 @@ ModuleId Engine::_find_and_load_threaded(NameId name) {
   if (!interp_.sys_modules.contains(name)) {
     auto load = [&] { return _find_and_load_unlocked<AnyRun>(name); };
     if (book_.trace) book_.trace->import_begin(*this, name);
-    return try_finally(load, [&](bool raised) {
+    return try_finally_switching(load, [&](bool raised) {
       if (book_.trace) book_.trace->import_end(*this, name, !raised);
       module_lock_exit(name);
     });
@@ -268,13 +268,21 @@ ModuleId Engine::_load_unlocked_threaded(SpecId spec, ModuleId module) {
   return try_finally(
       [&] {
         interp_.sys_modules.set(name, module);
+        schedule_point(PointKind::ExecBegin, name);
+        // exec_module's return, by an exception too, is a point; it is
+        // passed outside the handler, as no fiber may switch inside one
+        // (the C++ runtime's record of the exceptions being handled is
+        // per OS thread, not per fiber).
+        std::optional<PyError> raised;
         try {
-          schedule_point(PointKind::ExecBegin, name);
           exec_module<AnyRun>(interp_.records.spec(spec).loader, module);
-          schedule_point(PointKind::ExecEnd, name);
-        } catch (PyError&) {
+        } catch (PyError& e) {
+          raised = std::move(e);
+        }
+        schedule_point(PointKind::ExecEnd, name);
+        if (raised) {
           interp_.sys_modules.erase(name);
-          throw;
+          throw std::move(*raised);
         }
         if (!interp_.sys_modules.contains(name)) raise("KeyError", "'" + names_.text(name) + "'");
         interp_.sys_modules.move_to_end(name);
@@ -301,8 +309,9 @@ void Engine::thread_start(const CStep& step) {
 void Engine::thread_join(const CStep& step) {
   const PyThreadId t = threads_.of_model[static_cast<size_t>(step.at)];
   if (t == kNoThread) raise("RuntimeError", "cannot join thread before it is started");
-  if (t == threads_.running) raise("RuntimeError", "cannot join current thread");
+  // The point is the call of Thread.join, before its own check.
   schedule_point(PointKind::Join, kNoName, nullptr, t);
+  if (t == threads_.running) raise("RuntimeError", "cannot join current thread");
   threads_.scheduler->join(t);
   resumed();
 }

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <exception>
 #include <map>
 #include <optional>
 #include <string>
@@ -104,6 +105,39 @@ struct SchedulePoint {
   PyThreadId target = kNoThread;         // start, join
   const std::string* pointer = nullptr;  // step: the step's JSON pointer
 };
+
+// try_finally for a threaded run, whose cleanup may switch threads (a
+// lock release is a scheduling point): the cleanup runs outside the catch
+// block. No fiber may switch inside one: the C++ runtime keeps the
+// exceptions being handled per OS thread, so a `throw;` after another
+// fiber caught its own exception would rethrow that one.
+template <class Body, class Cleanup>
+decltype(auto) try_finally_switching(Body&& body, Cleanup&& cleanup) {
+  auto finally = [&](bool raised) {
+    if constexpr (std::is_invocable_v<Cleanup&, bool>)
+      cleanup(raised);
+    else
+      cleanup();
+  };
+  std::exception_ptr raised;
+  if constexpr (std::is_void_v<decltype(body())>) {
+    try {
+      body();
+    } catch (PyError&) {
+      raised = std::current_exception();
+    } finally(raised != nullptr);
+    if (raised) std::rethrow_exception(raised);
+  } else {
+    std::optional<std::decay_t<decltype(body())>> result;
+    try {
+      result.emplace(body());
+    } catch (PyError&) {
+      raised = std::current_exception();
+    } finally(raised != nullptr);
+    if (raised) std::rethrow_exception(raised);
+    return std::move(*result);
+  }
+}
 
 class Engine {
  public:

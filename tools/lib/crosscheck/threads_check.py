@@ -44,6 +44,183 @@ def run_real(python, scenario_path, log, options=None, timeout=60):
     return json.loads(lines[-1])
 
 
+# -- tools/check/crosscheck --threads ------------------------------------------
+
+def impsim_classes(impsim, path, minor, bound, variant, random, seed, timeout):
+    """impsim's outcome classes of one scenario as CPython X.Y: the
+    exhaustive search within `bound`, and `random` seeded random schedules
+    when asked; one entry per distinct (outcome, point log), as (class,
+    searches' schedule count)."""
+    searches = [["--preemption-bound", str(bound)]]
+    if random:
+        searches.append(["--search", "random", "--seed", str(seed), "--max-schedules", str(random)])
+    classes, counted = {}, 0
+    for extra in searches:
+        cmd = [impsim, "schedules", path, "--cpython", minor, "--format", "json", "--points"] + extra
+        if variant:
+            cmd += ["--variant", variant]
+        try:
+            out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise SystemExit("crosscheck --threads: %s timed out after %g s" % (" ".join(cmd), timeout))
+        try:
+            report = json.loads(out.stdout)
+        except ValueError:
+            raise SystemExit("crosscheck --threads: %s exited %d without a report:\n%s"
+                             % (" ".join(cmd), out.returncode, out.stderr))
+        for search in report["searches"]:
+            counted += search["schedules"]
+            for o in search["outcomes"]:
+                key = (o["outcome"], json.dumps(o["points"]))
+                if key not in classes:
+                    classes[key] = dict(o, search=search["search"], variant=search["variant"])
+    return list(classes.values()), counted
+
+
+def parse_outcome(line, names):
+    """impsim's outcome line as {"threads": {name: "ok" | "Type: message" |
+    None (waiting) }, "hang": [waits], "sys_modules": [names], "limit": bool};
+    a thread never started is left out, as the real report does."""
+    threads, waits, modules, limit = {}, [], None, False
+    section = None
+    for part in line.split("; "):
+        head, _, rest = part.partition(": ")
+        if section != "sys.modules" and head in names:
+            section = "threads"
+            if rest == "waiting":
+                threads[head] = None
+            elif rest != "never started":
+                threads[head] = rest
+        elif head == "hang":
+            section = "hang"
+            waits.append(rest)
+        elif head == "stopped":
+            limit = True
+        elif head == "sys.modules":
+            section = "sys.modules"
+            modules = [] if rest == "(none)" else rest.split(" ")
+        elif section == "hang" and part.startswith("thread "):
+            waits.append(part)
+        elif section == "threads" and threads:
+            last = list(threads)[-1]  # a message holding "; "
+            threads[last] += "; " + part
+    return {"threads": threads, "hang": sorted(waits), "sys_modules": modules or [], "limit": limit}
+
+
+def wait_text(w):
+    """A real report's wait, in impsim's words."""
+    if w.get("waits") == "join":
+        return "thread %s waits for thread %s to finish (join)" % (w["thread"], w["target"])
+    if w.get("waits") == "global":
+        return "thread %s waits for the global import lock, held by thread %s" % (w["thread"], w["holder"])
+    if w.get("waits") == "module":
+        return "thread %s waits for the module lock of %s, held by thread %s" % (w["thread"], w["module"], w["holder"])
+    return "thread %s waits somewhere unknown (%s)" % (w.get("thread"), w.get("at", "?"))
+
+
+def differences(scenario, want, got):
+    """What the real run of one outcome class's log did otherwise than
+    impsim said, one text per difference ([] when it matches)."""
+    if "error" in got:
+        return ["the real run gave no report: " + got["error"]]
+    out = []
+    if got.get("mismatch"):
+        out.append("the real threads left the log at " + got["mismatch"])
+    if got.get("past_log"):
+        out.append("the real threads passed %d points after the log's end" % got["past_log"])
+    if got.get("stray_lock_gc"):
+        out.append("a module lock died in the harness's own thread (%s)" % ", ".join(got["stray_lock_gc"]))
+    real_threads = got.get("threads", {})
+    def result(threads, name):
+        if name not in threads:
+            return "never started"
+        return "waiting" if threads[name] is None else threads[name]
+    for name in sorted(set(want["threads"]) | set(real_threads)):
+        w, r = result(want["threads"], name), result(real_threads, name)
+        if w != r:
+            out.append("thread %s: impsim %s, real %s" % (name, json.dumps(w), json.dumps(r)))
+    real_waits = sorted(wait_text(w) for w in got.get("waits", []))
+    if bool(want["hang"]) != bool(got.get("hang")):
+        out.append("hang: impsim %s, real %s" % ("; ".join(want["hang"]) or "no", "; ".join(real_waits) or
+                                                  ("yes" if got.get("hang") else "no")))
+    elif want["hang"] != real_waits:
+        out.append("waits: impsim %s; real %s" % ("; ".join(want["hang"]), "; ".join(real_waits)))
+    # The real report lists the names the run added and the tree's; the
+    # scenario's preloaded names outside the tree are not the run's.
+    tree = set(scenario.get("tree", {}))
+    preloaded = set(scenario.get("sys_modules", {}).get("preloaded", [])) - tree
+    engine_modules = [n for n in want["sys_modules"] if n not in preloaded]
+    if engine_modules != got.get("sys_modules"):
+        out.append("sys.modules: impsim %s, real %s" % (" ".join(engine_modules) or "(none)",
+                                                       " ".join(got.get("sys_modules", [])) or "(none)"))
+    return out
+
+
+def crosscheck(args, files, pythons, is_hook_scenario):
+    """tools/check/crosscheck --threads: every outcome class impsim finds
+    for each scenario as each interpreter's X.Y, its point log forced on
+    that interpreter (args: impsim, jobs, timeout, preemption_bound,
+    random, seed, verbose).  Returns the exit status."""
+    from concurrent.futures import ThreadPoolExecutor
+    import time
+    sys.stdout.reconfigure(line_buffering=True)
+    started = time.monotonic()
+    versions = {py: _version(py) for py in pythons}
+    minors = list(dict.fromkeys(".".join(v.split(".")[:2]) for v in versions.values()))
+    scenarios = {}
+    for path in files:
+        with open(path) as f:
+            scenarios[path] = json.load(f)
+    files = [p for p in files if scenarios[p].get("threads")]
+    schedules = compared = bad = 0
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        engine = {(path, minor): pool.submit(impsim_classes, args.impsim, path, minor, args.preemption_bound,
+                                             "as_is" if is_hook_scenario(scenarios[path]) else "before",
+                                             args.random, args.seed, args.timeout)
+                  for path in files for minor in minors}
+        real = {}
+        for path in files:
+            for py in pythons:
+                minor = ".".join(versions[py].split(".")[:2])
+                classes, _ = engine[path, minor].result()
+                for i, cls in enumerate(classes):
+                    real[path, py, i] = pool.submit(run_real, py, os.path.abspath(path),
+                                                    cls["points"], None, args.timeout)
+        for path, minor in engine:
+            schedules += engine[path, minor].result()[1]
+        for path in files:
+            names = ["main"] + list(scenarios[path]["threads"])
+            for py in pythons:
+                minor = ".".join(versions[py].split(".")[:2])
+                for i, cls in enumerate(engine[path, minor].result()[0]):
+                    want = parse_outcome(cls["outcome"], names)
+                    where = "%s %s (impsim --cpython %s) schedule %s" % (path, versions[py], minor, cls["schedule"])
+                    if want["limit"]:
+                        print("SKIP %s: impsim stopped at a limit (%s)" % (where, cls["outcome"]))
+                        continue
+                    compared += 1
+                    diffs = differences(scenarios[path], want, real[path, py, i].result())
+                    if diffs:
+                        bad += 1
+                        print("FAIL %s: %s" % (where, diffs[0]))
+                        for d in diffs[1:]:
+                            print("     " + d)
+                    elif args.verbose:
+                        print("ok   %s: %s" % (where, cls["outcome"]))
+    print("crosscheck --threads: %d/%d outcome classes match CPython (%d schedules searched; %d scenarios, "
+          "%d interpreters, preemption bound %d%s; %.1f s)"
+          % (compared - bad, compared, schedules, len(files), len(pythons), args.preemption_bound,
+             ", %d random schedules from seed %s" % (args.random, args.seed) if args.random else "",
+             time.monotonic() - started))
+    return 0 if compared and not bad else 1
+
+
+def _version(python):
+    out = subprocess.run([python, "-S", "-I", "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"],
+                         capture_output=True, text=True, timeout=60)
+    return out.stdout.strip() or "?"
+
+
 def main(argv=None):
     import argparse
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -52,9 +52,10 @@ _BOOT_FILE = _B._ModuleLock.acquire.__code__.co_filename
 
 
 def _line_of(func, text, after=0):
-    """The line of `func` (in _bootstrap.py, whose frozen code keeps its
-    line numbers) that reads `text`, the first one past line `after`."""
-    code = func.__code__
+    """The line of `func` (a function or its code, in _bootstrap.py, whose
+    frozen code keeps its line numbers) that reads `text`, the first one
+    past line `after`."""
+    code = getattr(func, "__code__", func)
     path = _os.path.join(_os.path.dirname(_importlib.__file__), "_bootstrap.py")
     with open(path) as f:
         lines = f.read().splitlines()
@@ -64,7 +65,15 @@ def _line_of(func, text, after=0):
             return i + 1
         if i > code.co_firstlineno and lines[i] and not lines[i][0].isspace():
             break
-    raise SystemExit("threads harness: no line %r in %s" % (text, func.__qualname__))
+    raise SystemExit("threads harness: no line %r in %s" % (text, code.co_name))
+
+
+def _nested(code, name):
+    """The code of the function `name` defined inside `code`."""
+    for const in code.co_consts:
+        if getattr(const, "co_name", None) == name:
+            return const
+    raise SystemExit("threads harness: no function %r inside %s" % (name, code.co_name))
 
 
 _ACQUIRE = _B._ModuleLock.acquire.__code__
@@ -72,12 +81,27 @@ _RELEASE = _B._ModuleLock.release.__code__
 _ENTER = _B._ImportLockContext.__enter__.__code__
 _EXIT = _B._ImportLockContext.__exit__.__code__
 _GET_LOCK = _B._get_module_lock.__code__
+# The weak reference callback _get_module_lock gives each new lock: it runs
+# when the lock's last reference goes, and takes the global lock.
+_LOCK_GC = _nested(_GET_LOCK, "cb")
 _EXEC_CALLERS = (_B._load_unlocked.__code__, _B._exec.__code__)
 # Where a thread waits: for a module lock's release, for the global lock.
 _WAKEUP_LINE = _line_of(_B._ModuleLock.acquire, "self.wakeup.acquire()")
 _WOKEN_LINE = _line_of(_B._ModuleLock.acquire, "self.wakeup.release()", _WAKEUP_LINE)
 _ENTER_LINE = _line_of(_B._ImportLockContext.__enter__, "_imp.acquire_lock()")
 _GET_LOCK_LINE = _line_of(_B._get_module_lock, "_imp.acquire_lock()")
+_LOCK_GC_LINE = _line_of(_LOCK_GC, "_imp.acquire_lock()")
+
+
+class _Forget(dict):
+    """StepLoop.where for this harness: a dict that keeps nothing.  The
+    step loop records each exception there (where it was raised); kept, an
+    exception keeps its traceback's frames alive, and with them the module
+    lock a _DeadlockError was raised by, whose death (a point) must come
+    when CPython's would."""
+
+    def __setitem__(self, key, value):
+        pass
 
 
 class _Thread:
@@ -163,7 +187,8 @@ class _Runtime(_hooks.Runtime):
             self.threads[name] = _Thread(name)
         self.by_ident = {}
         self.gowner, self.gcount = None, 0  # the global import lock, as the trace sees it
-        self.locks = []                     # every module lock (see "Locks kept alive")
+        self.stray = []  # lock callbacks run by a thread that is not the scenario's
+        self.where = _Forget()
         self.objects["PathFinder"] = _TreeFinder(self)
         self.ids[id(self.objects["PathFinder"])] = "PathFinder"
 
@@ -219,7 +244,10 @@ class _Runtime(_hooks.Runtime):
             return self.exit_local
         if code is _GET_LOCK:
             self.point({"point": "global_acquire", "site": "module_lock"})
-            return self.get_lock_local()
+            return self.held_local(_GET_LOCK_LINE, "module_lock")
+        if code is _LOCK_GC:
+            self.point({"point": "global_acquire", "site": "lock_gc"})
+            return self.held_local(_LOCK_GC_LINE, "lock_gc")
         if code is _ACQUIRE:
             self.point({"point": "module_acquire", "module": frame.f_locals["self"].name})
             return self.acquire_local()
@@ -247,21 +275,30 @@ class _Runtime(_hooks.Runtime):
             self.point({"point": "global_release", "site": "find_spec"})
         return self.exit_local
 
-    def get_lock_local(self):
+    def held_local(self, acquire_line, site):
+        """_get_module_lock or a lock's callback: `_imp.acquire_lock()` on
+        `acquire_line` (the global lock is held from the next line on),
+        `_imp.release_lock()` in the `finally` before the return."""
         state = {"held": False}
 
         def local(frame, event, arg):
-            if event == "line" and not state["held"] and frame.f_lineno != _GET_LOCK_LINE:
+            if event == "line" and not state["held"] and frame.f_lineno != acquire_line:
                 state["held"] = True
                 self.took_global()
             elif event == "return":
-                if arg is not None:
-                    self.locks.append(arg)
                 if state["held"]:
                     self.gave_global()
-                self.point({"point": "global_release", "site": "module_lock"})
+                self.point({"point": "global_release", "site": site})
             return local
         return local
+
+    def stray_tracer(self, frame, event, arg):
+        """The controller's trace: a lock callback run there (the last
+        reference to a lock dropped by the controller, not by the thread
+        CPython would drop it in) is the harness's fault, reported."""
+        if frame.f_code is _LOCK_GC:
+            self.stray.append(_threading.current_thread().name)
+        return None
 
     def acquire_local(self):
         state = {"woken": False}
@@ -353,7 +390,8 @@ class _Runtime(_hooks.Runtime):
             if owner is not None and owner != ident:
                 return "blocked", {"thread": th.name, "waits": "module", "module": lock.name,
                                    "holder": self.name_of(owner)}
-        if (code is _ENTER and f.f_lineno == _ENTER_LINE) or (code is _GET_LOCK and f.f_lineno == _GET_LOCK_LINE):
+        if ((code is _ENTER and f.f_lineno == _ENTER_LINE) or (code is _GET_LOCK and f.f_lineno == _GET_LOCK_LINE)
+                or (code is _LOCK_GC and f.f_lineno == _LOCK_GC_LINE)):
             owner = self.gowner
             if owner is not None and owner != ident:
                 return "blocked", {"thread": th.name, "waits": "global", "holder": self.name_of(owner)}
@@ -367,8 +405,18 @@ class _Runtime(_hooks.Runtime):
     def snapshot(self):
         """Each thread's (state, what it waits for, the point it is at)."""
         frames = _sys._current_frames()
-        with self.cv:
-            return {name: self.situation(th, frames) + (th.event,) for name, th in self.threads.items()}
+        try:
+            out = {}
+            with self.cv:
+                for name, th in self.threads.items():
+                    out[name] = self.situation(th, frames) + (th.event,)
+            return out
+        finally:
+            # The dict holds this very frame, whose locals hold the dict: a
+            # cycle that would keep every thread's frames, and the module
+            # locks in their locals, alive until the garbage collector
+            # runs, at a time and in a thread of its choosing.
+            frames.clear()
 
     def settle(self):
         """Waits until every thread is paused, blocked or finished, seen
@@ -477,6 +525,7 @@ class _Runtime(_hooks.Runtime):
             _time.sleep(0.002)
 
     def control(self, before):
+        _sys.settrace(self.stray_tracer)
         try:
             mismatch, stuck = self.force()
             waits = self.run_free()
@@ -492,6 +541,8 @@ class _Runtime(_hooks.Runtime):
             }
             if self.extend:
                 report["passed"] = self.passed
+            if self.stray:
+                report["stray_lock_gc"] = self.stray
             _sys.stdout.write(_json.dumps(report, sort_keys=True) + "\n")
         except BaseException as exc:  # the harness's own failure
             _sys.stderr.write("threads harness: %s\n%s" % (_describe(exc), _traceback.format_exc()))

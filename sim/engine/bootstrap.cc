@@ -10,6 +10,7 @@
 namespace impsim {
 
 namespace {
+constexpr const char* kCallSuffix = " while calling a Python object";
 std::string repr(const std::string& s) { return "'" + s + "'"; }
 }  // namespace
 
@@ -283,7 +284,8 @@ const MetaPath& Engine::begin_search() {
         entry == SearchEntry::ImportStatement ? recursion_.search_via_import : recursion_.search_via_find_spec;
     // An import chain runs out of room on its module lock's C calls or on
     // its own frames, alternately (3.9 to 3.11 name only the first).
-    if (depth > bound) recursion_error(entry != SearchEntry::ImportStatement || (depth - bound) % 2 == 1);
+    const bool names_call = entry != SearchEntry::ImportStatement || (depth - bound) % 2 == 1;
+    if (depth > bound) recursion_error(recursion_.call_suffix && names_call ? kCallSuffix : "");
   }
   ++thread_.hook_counters.searches;
   ++thread_.search_depth;
@@ -296,7 +298,7 @@ const MetaPath& Engine::begin_search() {
     // The search is counted; its first finder call finds no room.
     if (depth > recursion_.finder_after_search && interp_.meta_path.size() > 0) {
       end_search();
-      recursion_error(recursion_.call_suffix);
+      recursion_error(recursion_.call_suffix ? kCallSuffix : "");
     }
   } else if (thread_.search_depth > static_cast<uint64_t>(book_.limits.max_lookup_depth)) {
     throw LimitReached{"lookup-depth",
@@ -315,9 +317,8 @@ void Engine::end_search() {
   if (snapshot_meta_path_) thread_.meta_path_snapshots.pop_back();
 }
 
-void Engine::recursion_error(bool call_suffix) {
-  raise("RecursionError", call_suffix ? "maximum recursion depth exceeded while calling a Python object"
-                                      : "maximum recursion depth exceeded");
+void Engine::recursion_error(const char* suffix) {
+  raise("RecursionError", std::string("maximum recursion depth exceeded") + suffix);
 }
 
 // PathFinder.find_spec's search of the tree, once path_finder_find_spec's

@@ -22,6 +22,7 @@ RecursionRule recursion_rule(CPython v) {
            .hook_from_hook = 1000,
            .body_frames = 7,
            .call_suffix = true};
+      if (v != CPython::V3_11) r.hook_suffix = " in comparison";
       break;
     case CPython::V3_12:
       r = {.modelled = true,

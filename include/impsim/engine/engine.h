@@ -299,7 +299,7 @@ class Engine {
   void end_search();
   // CPython's RecursionError where the real interpreter runs out of frames
   // (recursion.h).
-  [[noreturn]] void recursion_error(bool call_suffix);
+  [[noreturn]] void recursion_error(const char* suffix);
 
   // Steps (program.cc).
   template <class M>

@@ -40,6 +40,9 @@ struct RecursionRule {
   // 3.9 to 3.11 name the C call that ran out of room: " while calling a
   // Python object" (but a Python frame pushed by an import chain says nothing).
   bool call_suffix = false;
+  // What a hook called by a hook says when it finds no room: 3.9 and 3.10
+  // name the comparison its claims test makes first (" in comparison").
+  const char* hook_suffix = "";
 };
 
 // Frames of each entry chain, _find_spec excluded.

@@ -18,7 +18,7 @@ SpecId Engine::hook_find_spec(FinderId finder, NameId name, PathRef path) {
   // above its caller's, and CPython may have no room left (recursion.h).
   const int64_t depth = thread_.py_depth + 1;
   const bool bounded = recursion_.modelled && recursion_.hook_from_hook > 0;
-  if (bounded && thread_.py_in_hook && depth > recursion_.hook_from_hook) recursion_error(false);
+  if (bounded && thread_.py_in_hook && depth > recursion_.hook_from_hook) recursion_error(recursion_.hook_suffix);
   ++thread_.hook_counters.finder_calls;
   count_object_call(finder);
   count_event();

@@ -229,16 +229,52 @@ TEST_CASE("the command line on a hook scenario: trace names finder objects, fast
   CHECK(j.out.find("\"finder_calls_by_object\"") != std::string::npos);
 }
 
-TEST_CASE("unbounded hook recursion stops at a limit, never a crash") {
-  // A hook that re-enters with no guard, and one that calls itself directly.
-  for (const char* action : {R"({"reenter": "find_spec"})", R"({"call": "f"})"}) {
-    CAPTURE(action);
-    auto r = run_json(std::string(R"({"impsim": 1, "tree": {"a": {}}, "hooks": {"h": {"find_spec": [)") + action +
+// Measured by tools/check/recursion_depth (a minimal hook, the step at the
+// program's top level): where the real interpreter raises RecursionError,
+// the searches open, the hook's calls and the message. 3.14 is not
+// measured: the run stops at --max-lookup-depth, never a crash.
+TEST_CASE("unbounded hook recursion raises RecursionError where CPython does") {
+  struct Case {
+    const char* action;
+    const char* cpython;
+    int64_t max_depth, calls;
+    const char* message;  // empty: the run stops at a limit
+  };
+  const Case cases[] = {
+      {R"({"reenter": "find_spec"})", "3.11", 333, 332,
+       "maximum recursion depth exceeded while calling a Python object"},
+      {R"({"reenter": "find_spec"})", "3.12", 333, 332, "maximum recursion depth exceeded"},
+      {R"({"import": "a"})", "3.11", 249, 249, "maximum recursion depth exceeded while calling a Python object"},
+      {R"({"import": "a"})", "3.13", 249, 249, "maximum recursion depth exceeded"},
+      {R"({"call": "f"})", "3.10", 1, 996, "maximum recursion depth exceeded in comparison"},
+      {R"({"call": "f"})", "3.12", 1, 996, "maximum recursion depth exceeded"},
+      {R"({"reenter": "find_spec"})", "3.14", 201, 200, ""},
+      {R"({"call": "f"})", "3.13", 1, 201, ""},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.action);
+    CAPTURE(c.cpython);
+    auto r = run_json(std::string(R"({"impsim": 1, "cpython": ")") + c.cpython +
+                      R"(", "tree": {"a": {}}, "hooks": {"h": {"claims": {"names": ["a"]}, "find_spec": [)" + c.action +
                       R"(]}}, "finders": {"f": {"hook": "h"}}, "program": [{"install": "f"}, {"import": "a"}]})");
-    REQUIRE(r->run.runs[0].limit.has_value());
-    CHECK(r->run.runs[0].limit->limit == "lookup-depth");
-    CHECK(r->run.exit_status() == kExitLimit);
+    const VariantRun& v = r->run.runs[0];
+    CHECK(counter_of(v, "max_depth") == c.max_depth);
+    CHECK(counter_of(v, "finder_calls:f") == c.calls);
+    if (*c.message == 0) {
+      REQUIRE(v.limit.has_value());
+      CHECK(v.limit->limit == "lookup-depth");
+      CHECK(r->run.exit_status() == kExitLimit);
+      continue;
+    }
+    REQUIRE(v.outcome.error.has_value());
+    CHECK(v.outcome.error->type == "RecursionError");
+    CHECK(v.outcome.error->message == c.message);
   }
+  // Not an ImportError: an optional step does not swallow it.
+  auto r = run_json(R"({"impsim": 1, "tree": {"a": {}}, "hooks": {"h": {"find_spec": [{"reenter": "find_spec"}]}},
+    "finders": {"f": {"hook": "h"}}, "program": [{"install": "f"}, {"import": "a", "optional": true}]})");
+  REQUIRE(r->run.runs[0].outcome.error.has_value());
+  CHECK(r->run.runs[0].outcome.error->type == "RecursionError");
 }
 
 // Measured by tools/lib/crosscheck/hooks_real.py on Debian's 3.11.2 and

@@ -2,12 +2,15 @@
 // Each function names the one it mirrors; read them side by side.
 #include <fmt/format.h>
 
+#include <tuple>
+
 #include "impsim/engine/engine.h"
 #include "impsim/engine/finders/proxy_hot_path.h"
 
 namespace impsim {
 
 namespace {
+constexpr const char* kCallSuffix = " while calling a Python object";
 std::string repr(const std::string& s) { return "'" + s + "'"; }
 }  // namespace
 
@@ -18,6 +21,7 @@ Engine::Engine(const Model& model, Variant variant, EngineLimits limits, EngineK
       design_(design_of(variant)),
       rules_(rules_of(variant.revision.value_or(model.axes.revision))),
       snapshot_meta_path_(find_spec_iterates_snapshot(model.axes.cpython)),
+      recursion_(recursion_rule(model.axes.cpython)),
       fast_(kind == EngineKind::Fast) {
   book_.limits = limits;
   finder_.sets = model.sets;
@@ -285,26 +289,58 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
 }
 
 // What _find_spec does besides its loop in some runs: a hook scenario's
-// search is counted and bounded by --max-lookup-depth (each nesting is a
-// C++ frame here); CPython 3.14 walks a snapshot of sys.meta_path, kept on
-// the thread until the search ends. Returns the list to walk.
+// search is counted, and bounded where CPython raises RecursionError
+// (recursion.h), or by --max-lookup-depth where that is not modelled (each
+// nesting is a C++ frame here); CPython 3.14 walks a snapshot of
+// sys.meta_path, kept on the thread until the search ends. Returns the list
+// to walk.
 const MetaPath& Engine::begin_search() {
+  const SearchEntry entry = thread_.next_entry;
+  thread_.next_entry = SearchEntry::ImportStatement;
   if (snapshot_meta_path_) thread_.meta_path_snapshots.push_back(interp_.meta_path);
   if (!hooks_) return thread_.meta_path_snapshots.back();
+  // _find_spec's frame, above the frames of the way in.
+  const int64_t depth = thread_.py_depth + entry_frames(entry) + 1;
+  if (recursion_.modelled) {
+    const int64_t bound =
+        entry == SearchEntry::ImportStatement ? recursion_.search_via_import : recursion_.search_via_find_spec;
+    // An import chain runs out of room on its module lock's C calls or on
+    // its own frames, alternately (3.9 to 3.11 name only the first).
+    const bool names_call = entry != SearchEntry::ImportStatement || (depth - bound) % 2 == 1;
+    if (depth > bound) recursion_error(recursion_.call_suffix && names_call ? kCallSuffix : "");
+  }
   ++thread_.hook_counters.searches;
   ++thread_.search_depth;
   if (thread_.search_depth > thread_.hook_counters.max_depth) thread_.hook_counters.max_depth = thread_.search_depth;
   if (thread_.search_depth > thread_.label_search_high) thread_.label_search_high = thread_.search_depth;
-  if (thread_.search_depth > static_cast<uint64_t>(book_.limits.max_lookup_depth))
+  thread_.py_outer.emplace_back(thread_.py_depth, thread_.py_in_hook);
+  thread_.py_depth = depth;
+  thread_.py_in_hook = false;
+  if (recursion_.modelled) {
+    // The search is counted; its first finder call finds no room.
+    if (depth > recursion_.finder_after_search && interp_.meta_path.size() > 0) {
+      end_search();
+      recursion_error(recursion_.call_suffix ? kCallSuffix : "");
+    }
+  } else if (thread_.search_depth > static_cast<uint64_t>(book_.limits.max_lookup_depth)) {
     throw LimitReached{"lookup-depth",
                        fmt::format("_find_spec nested {} deep; raise it with --max-lookup-depth", thread_.search_depth),
                        {}};
+  }
   return snapshot_meta_path_ ? thread_.meta_path_snapshots.back() : interp_.meta_path;
 }
 
 void Engine::end_search() {
-  if (hooks_) --thread_.search_depth;
+  if (hooks_) {
+    --thread_.search_depth;
+    std::tie(thread_.py_depth, thread_.py_in_hook) = thread_.py_outer.back();
+    thread_.py_outer.pop_back();
+  }
   if (snapshot_meta_path_) thread_.meta_path_snapshots.pop_back();
+}
+
+void Engine::recursion_error(const char* suffix) {
+  raise("RecursionError", std::string("maximum recursion depth exceeded") + suffix);
 }
 
 // PathFinder.find_spec's search of the tree, once path_finder_find_spec's
@@ -440,6 +476,7 @@ SpecId Engine::find_spec(NameId name) {
       raise("ModuleNotFoundError", fmt::format("__path__ attribute not found on {} while trying to find {}",
                                                repr(names_.text(parent)), repr(names_.text(name))));
   }
+  thread_.next_entry = SearchEntry::FindSpec;
   return _find_spec<M>(name, path);
 }
 

@@ -52,12 +52,20 @@ void Engine::run_body(ModuleId frame, const std::vector<CStep>& body, bool is_ca
                        {}};
   }
   thread_.frames.push_back(frame);
+  // A call is one Python frame above its caller; a module body, the import
+  // machinery's frames above its importer (recursion.h).
+  const int64_t outer_depth = thread_.py_depth;
+  const bool outer_in_hook = thread_.py_in_hook;
+  thread_.py_depth += is_call ? 1 : recursion_.body_frames;
+  thread_.py_in_hook = false;
   const uint64_t outer_frames = book_.memo.enter_frame();
   NameId name = interp_.records.module(frame).name;
   if (traced<M>()) book_.trace->body_begin(*this, name, is_call);
   try_finally([&] { run_steps<M>(body); },
               [&] {
                 thread_.frames.pop_back();
+                thread_.py_depth = outer_depth;
+                thread_.py_in_hook = outer_in_hook;
                 book_.memo.leave_frame(outer_frames);
                 --thread_.body_depth;
                 if (traced<M>()) book_.trace->body_end(*this, name, is_call);

@@ -387,6 +387,9 @@ class Engine {
   void check_meta_path_room();
   const MetaPath& begin_search();
   void end_search();
+  // CPython's RecursionError where the real interpreter runs out of frames
+  // (recursion.h).
+  [[noreturn]] void recursion_error(const char* suffix);
 
   // Threads (threads.cc): CPython's import locks taken where _bootstrap
   // takes them, the scheduling points, start and join.
@@ -617,6 +620,7 @@ class Engine {
   Design design_;
   RevisionRules rules_;
   bool snapshot_meta_path_;  // _find_spec iterates list(sys.meta_path) (CPython 3.14)
+  RecursionRule recursion_;  // where this CPython raises RecursionError
   bool fast_;
   bool hooks_ = false;                            // a hook scenario (model.hooks.used): sys.meta_path as finder objects
   bool search_extras_ = false;                    // hooks_ or snapshot_meta_path_: _find_spec's begin_search

@@ -15,6 +15,7 @@
 
 #include "impsim/base/count.h"
 #include "impsim/engine/meta_path.h"
+#include "impsim/engine/recursion.h"
 #include "impsim/model/model.h"
 #include "impsim/scenario/counters.h"
 #include "impsim/scenario/hook_counters.h"
@@ -62,6 +63,12 @@ struct PyThread {
   uint64_t search_depth = 0;       // current _find_spec nesting (hook scenarios)
   uint64_t hook_call_depth = 0;    // current nesting of hook find_spec calls
   uint64_t label_search_high = 0;  // deepest _find_spec since the innermost label began
+  // The Python frames CPython would have open (recursion.h): the program's
+  // top level is 1; each open search keeps its caller's depth here.
+  int64_t py_depth = 1;
+  bool py_in_hook = false;                                // the innermost frame is a hook's find_spec
+  SearchEntry next_entry = SearchEntry::ImportStatement;  // how the next search is entered
+  std::vector<std::pair<int64_t, bool>> py_outer;         // py_depth, py_in_hook of each open search
 
   // threading.local state of the finders.
   std::vector<char> resolving;         // the fix's _resolving names, by NameId

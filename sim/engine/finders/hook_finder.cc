@@ -13,6 +13,12 @@ namespace impsim {
 // <hook>.find_spec(fullname, path, target=None): every call counts, a
 // suppressed one included; an unclaimed name is None at once.
 SpecId Engine::hook_find_spec(FinderId finder, NameId name, PathRef path) {
+  // The hook's frame. Called from _find_spec, begin_search made sure there
+  // is room for it; called by a hook (`call`, `call_next`), it is one frame
+  // above its caller's, and CPython may have no room left (recursion.h).
+  const int64_t depth = thread_.py_depth + 1;
+  const bool bounded = recursion_.modelled && recursion_.hook_from_hook > 0;
+  if (bounded && thread_.py_in_hook && depth > recursion_.hook_from_hook) recursion_error(recursion_.hook_suffix);
   ++thread_.hook_counters.finder_calls;
   count_object_call(finder);
   count_event();
@@ -26,14 +32,24 @@ SpecId Engine::hook_find_spec(FinderId finder, NameId name, PathRef path) {
     return kNoSpec;
   }
   // A hook calling itself directly (`call` of its own id) never walks
-  // sys.meta_path, so _find_spec's bound does not see it: this one does
-  // (where CPython would raise RecursionError).
-  if (++thread_.hook_call_depth > static_cast<uint64_t>(book_.limits.max_lookup_depth))
+  // sys.meta_path, so _find_spec's bound does not see it: where CPython's
+  // RecursionError is not modelled for it, this one does.
+  const bool unbounded = !recursion_.modelled || (!bounded && thread_.py_in_hook);
+  if (++thread_.hook_call_depth > static_cast<uint64_t>(book_.limits.max_lookup_depth) && unbounded)
     throw LimitReached{
         "lookup-depth",
         fmt::format("hook find_spec calls nested {} deep; raise it with --max-lookup-depth", thread_.hook_call_depth),
         {}};
-  SpecId spec = try_finally([&] { return hook_guarded(finder, hook, name, path); }, [&] { --thread_.hook_call_depth; });
+  const int64_t outer_depth = thread_.py_depth;
+  const bool outer_in_hook = thread_.py_in_hook;
+  thread_.py_depth = depth;
+  thread_.py_in_hook = true;
+  SpecId spec = try_finally([&] { return hook_guarded(finder, hook, name, path); },
+                            [&] {
+                              --thread_.hook_call_depth;
+                              thread_.py_depth = outer_depth;
+                              thread_.py_in_hook = outer_in_hook;
+                            });
   if (spec != kNoSpec && hook.loader != LoaderWrap::Unchanged) {
     // spec.loader = Wrapper(spec.loader)
     LoaderId inner = interp_.records.spec(spec).loader;

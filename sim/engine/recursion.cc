@@ -1,0 +1,51 @@
+#include "impsim/engine/recursion.h"
+
+namespace impsim {
+
+// Measured with the default recursion limit (1000) by
+// tools/check/recursion_depth on 3.9.18, 3.10.13, 3.11.2, 3.11.7, 3.12.1
+// and 3.13.0. Up to 3.11 a C call counts as a frame: _find_spec's lock
+// context (__enter__, then _imp.acquire_lock) needs two frames above it,
+// an import chain's module lock one more than the chain. 3.12 counts
+// Python frames only; 3.13 lets util.find_spec's call of _find_spec go
+// two frames past the limit.
+RecursionRule recursion_rule(CPython v) {
+  RecursionRule r;
+  switch (v) {
+    case CPython::V3_9:
+    case CPython::V3_10:
+    case CPython::V3_11:
+      r = {.modelled = true,
+           .search_via_import = 999,
+           .search_via_find_spec = 1000,
+           .finder_after_search = 998,
+           .hook_from_hook = 1000,
+           .body_frames = 7,
+           .call_suffix = true};
+      if (v != CPython::V3_11) r.hook_suffix = " in comparison";
+      break;
+    case CPython::V3_12:
+      r = {.modelled = true,
+           .search_via_import = 997,
+           .search_via_find_spec = 1000,
+           .finder_after_search = 999,
+           .hook_from_hook = 1000,
+           .body_frames = 6,
+           .call_suffix = false};
+      break;
+    case CPython::V3_13:
+      r = {.modelled = true,
+           .search_via_import = 997,
+           .search_via_find_spec = 1002,
+           .finder_after_search = 999,
+           .hook_from_hook = 0,
+           .body_frames = 6,
+           .call_suffix = false};
+      break;
+    case CPython::V3_14:
+      break;
+  }
+  return r;
+}
+
+}  // namespace impsim

@@ -135,7 +135,7 @@ decltype(auto) try_finally_switching(Body&& body, Cleanup&& cleanup) {
       raised = std::current_exception();
     } finally(raised != nullptr);
     if (raised) std::rethrow_exception(raised);
-    return std::move(*result);
+    return std::decay_t<decltype(body())>(std::move(*result));  // a value, not a reference to the local
   }
 }
 

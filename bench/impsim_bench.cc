@@ -4,8 +4,8 @@
 // benchmark, not a test, and asserts nothing about speed.
 // `impsim_bench ROOT memory`: peak RSS against simulated events instead.
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <sys/resource.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -16,10 +16,11 @@
 
 #include "impsim/base/engine_stack.h"
 #include "impsim/base/fiber.h"
-#include "impsim/engine/engine.h"
 #include "impsim/base/resources.h"
+#include "impsim/engine/engine.h"
 #include "impsim/reader/read_scenario.h"
 #include "impsim/report/report.h"
+#include "impsim/run/schedules.h"
 #include "replay_floor.h"
 
 using namespace impsim;
@@ -77,7 +78,8 @@ Result time_engine(const Model& model, Variant v, EngineKind kind, int reps) {
 void row(const std::string& name, const Result& r) {
   double lookups = r.lookups.to_double();
   fmt::print("{:<44} {:>12.6f} {:>10.6f} {:>26} {:>14.3g} {:>10.1f}\n", name, r.seconds * 1000, r.cpu_seconds * 1000,
-             grouped(r.lookups), r.seconds > 0 ? lookups / r.seconds : 0.0, lookups > 0 ? r.seconds * 1e9 / lookups : 0.0);
+             grouped(r.lookups), r.seconds > 0 ? lookups / r.seconds : 0.0,
+             lookups > 0 ? r.seconds * 1e9 / lookups : 0.0);
 }
 
 Model model_of(const Scenario& sc, Params p) { return compile_model(sc, p); }
@@ -158,9 +160,10 @@ std::string hook_objects(int n) {
     finders += fmt::format("{}\"f{}\": {{\"hook\": \"h\"}}", i ? ", " : "", i);
     installs += fmt::format("{}{{\"install\": \"f{}\"}}", i ? ", " : "", i);
   }
-  return fmt::format(R"({{"impsim": 1, "tree": {{}}, "hooks": {{"h": {{"claims": {{"names": ["x"]}}, "find_spec": [{}]}}}},
+  return fmt::format(
+      R"({{"impsim": 1, "tree": {{}}, "hooks": {{"h": {{"claims": {{"names": ["x"]}}, "find_spec": [{}]}}}},
     "finders": {{{}}}, "program": [{}]}})",
-                     calls, finders, installs);
+      calls, finders, installs);
 }
 
 int bench_hook_files() {
@@ -198,8 +201,7 @@ int bench_load() {
     const double t = median(times);
     fmt::print("{:<44} {:>12.3f} {:>12.1f}\n", name, t * 1000, static_cast<double>(text.size()) / t / 1e6);
   };
-  time(fmt::format("50,000-module tree ({} KB): load", text.size() / 1024),
-       [&] { parse_scenario(text, "tree.json"); });
+  time(fmt::format("50,000-module tree ({} KB): load", text.size() / 1024), [&] { parse_scenario(text, "tree.json"); });
   time("50,000-module tree: load + compile", [&] { compile_model(parse_scenario(text, "tree.json"), {}); });
   // What loading cost before the event reader, and costs still on a file
   // the event reader gives up: the DOM reader, and its two passes.
@@ -227,7 +229,8 @@ int bench_engine(const std::string& root) {
   long rss_before = peak_rss_kb();
   for (int k : {8, 9, 10}) {
     Model m = model_of(nested, {{"k", k}});
-    row(fmt::format("nested_guards k={}, before (step)", k), time_engine(m, Variant::Before, EngineKind::Step, k == 10 ? 5 : 9));
+    row(fmt::format("nested_guards k={}, before (step)", k),
+        time_engine(m, Variant::Before, EngineKind::Step, k == 10 ? 5 : 9));
     fmt::print("{:<44} peak RSS {} KB\n", "", peak_rss_kb());
   }
   long rss_after = peak_rss_kb();
@@ -310,14 +313,16 @@ struct FloorStop {
 void check_floor(const FloorCase& c, const Engine& e, const floor::Result& r) {
   stop_at_limit(e, c.name);
   std::string diff = floor_mismatch(e.counters(), r.total);
-  if (e.labels().size() != 1) diff += " the engine has no single label;";
-  else diff += floor_mismatch(e.labels()[0].counters, r.probe);
+  if (e.labels().size() != 1)
+    diff += " the engine has no single label;";
+  else
+    diff += floor_mismatch(e.labels()[0].counters, r.probe);
   if (!diff.empty()) throw FloorStop{fmt::format("{}: the floor's counters differ from the engine's:{}", c.name, diff)};
 }
 
 int bench_floor(const std::string& root) {
-  fmt::print("{:<28} {:>12} {:>11} {:>11} {:>11} {:>11} {:>8}\n", "case (median, interleaved)", "lookups",
-             "engine ms", "floor ms", "engine ns/l", "floor ns/l", "ratio");
+  fmt::print("{:<28} {:>12} {:>11} {:>11} {:>11} {:>11} {:>8}\n", "case (median, interleaved)", "lookups", "engine ms",
+             "floor ms", "engine ns/l", "floor ns/l", "ratio");
   for (const FloorCase& c : floor_cases()) {
     const Model m = floor_model(root, c);
     const int reps = c.k >= 10 ? 5 : c.k == 9 ? 9 : 21;
@@ -341,8 +346,9 @@ int bench_floor(const std::string& root) {
     fmt::print("{:<28} {:>12} {:>11.3f} {:>11.3f} {:>11.1f} {:>11.1f} {:>8}\n", c.name, grouped(lookups), te * 1000,
                tf * 1000, te * 1e9 / n, tf * 1e9 / n, ratio);
   }
-  fmt::print("\nCPU time per run (engine: Engine construction and run; floor: the replay), each the median of\n"
-             "runs taken in turn; the counters of every run checked equal (the run's and the probe's).\n");
+  fmt::print(
+      "\nCPU time per run (engine: Engine construction and run; floor: the replay), each the median of\n"
+      "runs taken in turn; the counters of every run checked equal (the run's and the probe's).\n");
   return 0;
 }
 
@@ -392,8 +398,10 @@ double cpu_ns_per_call(int n, F&& body) {
 }
 
 void row(const char* what, const std::optional<double>& ns, const char* why_not) {
-  if (ns) fmt::print("{:<41} {:10.1f}\n", what, *ns);
-  else fmt::print("{:<41} {:>10}  ({})\n", what, "-", why_not);
+  if (ns)
+    fmt::print("{:<41} {:10.1f}\n", what, *ns);
+  else
+    fmt::print("{:<41} {:>10}  ({})\n", what, "-", why_not);
 }
 }  // namespace switch_bench
 
@@ -418,19 +426,63 @@ int bench_switch() {
   return 0;
 }
 
+// `impsim_bench --schedules`: schedules searched a second by the
+// exhaustive search (bound 2) on the threaded scenarios, each search run
+// whole 3 times, the fastest kept (wall and CPU, and the kernel's share).
+int bench_schedules(const std::string& root) {
+  std::vector<std::string> files;
+  for (const char* dir : {"tests/data/threads", "bench/threads"})
+    for (const auto& e : std::filesystem::directory_iterator(root + "/" + dir))
+      if (e.path().extension() == ".json") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  fmt::print("{:<44} {:>10} {:>9} {:>12} {:>8}\n", "scenario (exhaustive, bound 2)", "schedules", "wall s",
+             "schedules/s", "system");
+  for (const std::string& f : files) {
+    Scenario sc = parse_scenario_file(f);
+    RunOptions options;
+    options.variants = {sc.hooks.used && !sc.hooks.proxy_used ? "as_is" : "before"};
+    SearchOptions search;
+    search.max_schedules = 1'000'000;
+    double best = 1e300, best_cpu = 0, best_sys = 0;
+    uint64_t schedules = 0;
+    for (int round = 0; round < 3; ++round) {
+      rusage r0{}, r1{};
+      getrusage(RUSAGE_SELF, &r0);
+      const auto t0 = std::chrono::steady_clock::now();
+      const std::vector<ThreadSearch> found = search_scenario_schedules(sc, options, search);
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      getrusage(RUSAGE_SELF, &r1);
+      auto secs = [](const timeval& a, const timeval& b) {
+        return (b.tv_sec - a.tv_sec) + (b.tv_usec - a.tv_usec) / 1e6;
+      };
+      schedules = found.at(0).search.schedules;
+      if (wall < best) {
+        best = wall;
+        best_cpu = secs(r0.ru_utime, r1.ru_utime) + secs(r0.ru_stime, r1.ru_stime);
+        best_sys = secs(r0.ru_stime, r1.ru_stime);
+      }
+    }
+    fmt::print("{:<44} {:>10} {:>9.3f} {:>12.0f} {:>7.0f}%\n", std::filesystem::path(f).filename().string(), schedules,
+               best, static_cast<double>(schedules) / best, best_cpu > 0 ? 100 * best_sys / best_cpu : 0);
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const char* usage =
-      "usage: impsim_bench [--load | --memory | --floor | --floor-side engine|floor CASE | --switch] [ROOT]\n"
+      "usage: impsim_bench [--load | --memory | --floor | --floor-side engine|floor CASE | --switch | --schedules] "
+      "[ROOT]\n"
       "  Times the engine alone on the scenarios docs/performance.md records (ROOT: the repository, default .).\n"
       "  --load: times loading (and compiling) a generated 50,000-module tree instead.\n"
       "  --memory (or ROOT memory): peak memory against events on bench/scenarios/found_lookups.json.\n"
       "  --floor: the step engine beside the bare replay floor (bench/replay_floor.cc), counters checked equal.\n"
       "  --floor-side engine|floor CASE: one run of one side of one --floor case, for callgrind.\n"
       "  --switch: what a switch between stacks costs (base/fiber.h), and a run's trip to the engine's stack.\n"
+      "  --schedules: schedules searched a second on the threaded scenarios (tests/data/threads, bench/threads).\n"
       "  ROOT's files are run with impsim's default limits (those of `impsim run` without flags): a run that\n"
       "  reaches one stops the bench with exit status 3.\n";
   std::string root = ".";
-  bool load = false, memory = false, floor_table = false;
+  bool load = false, memory = false, floor_table = false, schedules = false;
   std::string side, side_case;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -439,8 +491,12 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (a == "--switch") return bench_switch();
-    if (a == "--load") load = true;
-    else if (a == "--floor") floor_table = true;
+    if (a == "--load")
+      load = true;
+    else if (a == "--schedules")
+      schedules = true;
+    else if (a == "--floor")
+      floor_table = true;
     else if (a == "--floor-side") {
       if (i + 2 >= argc) {
         fmt::print(stderr, "impsim_bench: --floor-side needs a side (engine or floor) and a case\n{}", usage);
@@ -452,21 +508,26 @@ int main(int argc, char** argv) {
         fmt::print(stderr, "impsim_bench: --floor-side takes engine or floor, not \"{}\"\n{}", side, usage);
         return kExitInvalid;
       }
-    }
-    else if (a == "--memory" || (a == "memory" && i > 1)) memory = true;
+    } else if (a == "--memory" || (a == "memory" && i > 1))
+      memory = true;
     else if (a.starts_with("-")) {
       fmt::print(stderr, "impsim_bench: unknown option {}\n{}", a, usage);
       return kExitInvalid;
-    } else root = a;
+    } else
+      root = a;
   }
   try {
     if (load) return bench_load();
     fmt::print(stderr, "impsim_bench: {}'s scenarios run with impsim's default limits\n", root);
     if (memory) return memory_mode(root);
     if (floor_table) return bench_floor(root);
+    if (schedules) return bench_schedules(root);
     if (!side.empty()) return bench_floor_side(root, side, side_case);
     if (argc < 2 && !std::filesystem::exists(root + "/scenarios/seed_incident.json")) {
-      fmt::print(stderr, "impsim_bench: no scenarios/seed_incident.json here; run it from the repository root, or give the root\n{}", usage);
+      fmt::print(
+          stderr,
+          "impsim_bench: no scenarios/seed_incident.json here; run it from the repository root, or give the root\n{}",
+          usage);
       return kExitInvalid;
     }
     return bench_engine(root);

@@ -22,6 +22,8 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <utility>
+#include <vector>
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
@@ -111,6 +113,51 @@ void before_switch(void**, const void*, size_t) {}
 void after_switch(void*, const void**, size_t*) {}
 #endif
 
+// Stacks kept for the next fiber of the same size: a schedule search runs
+// its program thousands of times, each run on fresh fibers, and a fresh
+// 1 GiB mapping with its guard page, faulted in and unmapped again, cost
+// more than the run itself (two thirds of a search's time was the
+// kernel's). A kept stack keeps its top pages (where every fiber runs);
+// deeper ones are given back, so what stays resident is small.
+constexpr size_t kPooledStacks = 16;
+constexpr size_t kKeptTop = size_t{256} << 10;
+
+struct Mapping {
+  void* base;
+  size_t mapped;
+};
+
+std::vector<Mapping>& pool() {
+  static thread_local std::vector<Mapping> stacks;
+  return stacks;
+}
+
+void* take_pooled(size_t mapped) {
+  std::vector<Mapping>& p = pool();
+  for (size_t i = 0; i < p.size(); ++i)
+    if (p[i].mapped == mapped) {
+      void* base = p[i].base;
+      p[i] = p.back();
+      p.pop_back();
+      return base;
+    }
+  return nullptr;
+}
+
+void release_stack(void* base, size_t mapped, size_t page) {
+#if defined(__SANITIZE_ADDRESS__)
+  const bool keep = false;  // the sanitizer's view of a stack is its own: map afresh
+#else
+  const bool keep = pool().size() < kPooledStacks;
+#endif
+  if (!keep) {
+    munmap(base, mapped);
+    return;
+  }
+  if (mapped > page + kKeptTop) madvise(static_cast<char*>(base) + page, mapped - page - kKeptTop, MADV_DONTNEED);
+  pool().push_back(Mapping{base, mapped});
+}
+
 }  // namespace
 
 Fiber::Switch Fiber::fastest() { return IMPSIM_FIBER_REGISTERS ? Switch::Registers : Switch::Ucontext; }
@@ -118,19 +165,22 @@ Fiber::Switch Fiber::fastest() { return IMPSIM_FIBER_REGISTERS ? Switch::Registe
 Fiber::~Fiber() {
   if (!base_) return;
   forget_stack(stack_bottom_, stack_size_);
-  munmap(base_, mapped_);
+  release_stack(base_, mapped_, static_cast<size_t>(sysconf(_SC_PAGESIZE)));
 }
 
 bool Fiber::start(size_t size, Entry entry, void* arg, Switch how) {
   if (base_ || (how == Switch::Registers && !IMPSIM_FIBER_REGISTERS)) return false;
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   size = (size + page - 1) / page * page;
-  void* base = mmap(nullptr, size + page, PROT_READ | PROT_WRITE,
-                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
-  if (base == MAP_FAILED) return false;
-  if (mprotect(base, page, PROT_NONE) != 0) {
-    munmap(base, size + page);
-    return false;
+  void* base = take_pooled(size + page);  // its guard page is in place
+  if (!base) {
+    base = mmap(nullptr, size + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK,
+                -1, 0);
+    if (base == MAP_FAILED) return false;
+    if (mprotect(base, page, PROT_NONE) != 0) {
+      munmap(base, size + page);
+      return false;
+    }
   }
   char* const bottom = static_cast<char*>(base) + page;
   stack_bottom_ = bottom;

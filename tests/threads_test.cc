@@ -3,6 +3,7 @@
 // reach are those tools/check/threads_real_selftest forces on the real
 // interpreters (tests/data/threads/); here they are checked on the engine.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <string>
@@ -250,4 +251,24 @@ TEST_CASE("threads: each thread's exception stays its own across switches in cle
                               "module named 'missing_b'"));
   }
   CHECK(s.schedules > 100);
+}
+
+TEST_CASE("threads: shards of a search merge into the unsplit search; a missing or repeated shard is refused") {
+  using impsim::test::impsim;
+  const std::string file = kThreads + "two_waiters.json --variant before";
+  const std::string dir = impsim::test::scratch_subdir("shards");
+  for (int i = 1; i <= 3; ++i)
+    REQUIRE(impsim(fmt::format("schedules {} --shard {}/3 --format json -o {}/s{}.json", file, i, dir, i)).status == 0);
+  const auto whole = impsim("schedules " + file + " --format json");
+  const auto merged = impsim(fmt::format("schedules --merge {0}/s1.json {0}/s2.json {0}/s3.json --format json", dir));
+  REQUIRE(merged.status == 0);
+  CHECK(merged.out == whole.out);
+  const auto missing = impsim(fmt::format("schedules --merge {0}/s1.json {0}/s3.json", dir));
+  CHECK(missing.status == 2);
+  CHECK(missing.out.find("shard 2/3 of the before search is missing") != std::string::npos);
+  const auto twice = impsim(fmt::format("schedules --merge {0}/s1.json {0}/s1.json {0}/s2.json {0}/s3.json", dir));
+  CHECK(twice.status == 2);
+  CHECK(twice.out.find("is given twice") != std::string::npos);
+  CHECK(impsim("schedules " + file + " --shard 1/3").status == 2);  // a shard is JSON, for --merge
+  CHECK(impsim("schedules " + file + " --shard 4/3 --format json").status == 2);
 }

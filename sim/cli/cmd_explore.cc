@@ -9,11 +9,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "scenario_command.h"
 #include "impsim/base/file_write.h"
+#include "impsim/base/version.h"
 #include "impsim/reader/read_scenario.h"
 #include "impsim/trace/trace_formats.h"
-#include "impsim/base/version.h"
+#include "scenario_command.h"
 
 namespace impsim::cli {
 
@@ -23,9 +23,9 @@ Action add_explore(CLI::App& app) {
     uint64_t max_bytes = TraceOptions{}.max_bytes;
     bool no_fold = false;
   };
-  auto st = std::make_shared<State>(app, "explore",
-                                    "Write an HTML page that steps through a run, event by event, with why",
-                                    /*one_file=*/true);
+  auto st =
+      std::make_shared<State>(app, "explore", "Write an HTML page that steps through a run, event by event, with why",
+                              /*one_file=*/true);
   CLI::App* cmd = st->cmd;
   cmd->add_option("--max-bytes", st->max_bytes,
                   "Cut a variant's events past N bytes of page data (repeated subtrees are folded first); 0: no limit")
@@ -53,17 +53,24 @@ Action add_explore(CLI::App& app) {
     // -o is checked before the scenario is read, and written once it has run.
     const CheckedOutput page = check_output(sink, "-o", st->output, {st->single_file});
     if (page.status) return page.status;
-    if (int status = page.target ? 0 : guarded("", [&] {
-          if (sink.format == Format::Json)
-            throw UsageError("<command line>",
-                             "--json prints the result on standard output, so the page needs a file: give -o "
-                             "FILE (such as -o page.html)");
-          if (isatty(STDOUT_FILENO))
-            throw UsageError("<command line>",
-                             "explore writes an HTML page, not text for a terminal: give -o FILE (such as -o "
-                             "page.html), or redirect standard output to a file");
-          return 0;
-        }, &sink)) {
+    if (int status = page.target
+                         ? 0
+                         : guarded(
+                               "",
+                               [&] {
+                                 if (sink.format == Format::Json)
+                                   throw UsageError(
+                                       "<command line>",
+                                       "--json prints the result on standard output, so the page needs a file: give -o "
+                                       "FILE (such as -o page.html)");
+                                 if (isatty(STDOUT_FILENO))
+                                   throw UsageError(
+                                       "<command line>",
+                                       "explore writes an HTML page, not text for a terminal: give -o FILE (such as -o "
+                                       "page.html), or redirect standard output to a file");
+                                 return 0;
+                               },
+                               &sink)) {
       sink.finish(status);
       return status;
     }
@@ -76,6 +83,11 @@ Action add_explore(CLI::App& app) {
         refuse_fast_engine("--engine fast: explore shows every event, so it always steps them; use `impsim run "
                            "--engine fast` for the counts"),
         [&](const std::string&, Scenario& sc, const RunOptions& options, Progress&) {
+          // The page has one stack of frames; a threaded run has one a thread.
+          if (!sc.threads.empty())
+            throw UsageError(sc.file,
+                             "explore does not show threads yet; watch a schedule with `impsim trace FILE --schedule "
+                             "S` (a thread column on every line)");
           TraceResult traced;
           if (page.target) {
             FileWriter file(*page.target);

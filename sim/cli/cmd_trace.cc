@@ -126,6 +126,12 @@ Action add_trace(CLI::App& app) {
                            "--engine fast` for the counts, or trace a smaller --set"),
         [&](const std::string&, Scenario& sc, const RunOptions& given, Progress&) {
           RunOptions options = given;
+          // Only the text trace keeps each thread's lines apart; the others
+          // would nest one thread's events in another's.
+          if (!sc.threads.empty() && topt.format != TraceFormat::Text)
+            throw UsageError(sc.file, fmt::format("--format {}: a threaded scenario is traced as text only (each line "
+                                                  "says whose thread it is); use --format text or markdown",
+                                                  format));
           if (!st->schedule.empty()) {
             if (sc.threads.empty())
               throw UsageError(sc.file, "--schedule: the scenario declares no threads, so it has one schedule only");

@@ -140,15 +140,9 @@ void Engine::set_up() {
 template <class M>
 void Engine::import_statement(NameId name) {
   if (threaded<M>()) [[unlikely]] {
-    // import.c: a module found in sys.modules is waited for while another
-    // thread initialises it; `import a.b` then does the same for `a`.
-    for (const NameId n : {name, names_.top(name)}) {
-      if (interp_.sys_modules.contains(n))
-        import_ensure_initialized(n);
-      else
-        _find_and_load<M>(n);
-      if (n == names_.top(name)) break;
-    }
+    // `import a.b` imports a.b, then `a` again as its own name.
+    import_name_threaded(name);
+    if (const NameId top = names_.top(name); top != name) import_name_threaded(top);
     return;
   }
   if (!interp_.sys_modules.contains(name)) _find_and_load<M>(name);
@@ -464,13 +458,7 @@ SpecId Engine::find_spec(NameId name) {
   PathRef path = kNoPath;
   if (parent != kNoName) {
     // `__import__(parent_name, fromlist=['__path__'])`
-    ModuleId parent_module;
-    if (threaded<M>() && interp_.sys_modules.contains(parent)) [[unlikely]] {
-      import_ensure_initialized(parent);
-      parent_module = interp_.sys_modules.get(parent);
-    } else {
-      parent_module = _find_and_load<M>(parent);
-    }
+    const ModuleId parent_module = threaded<M>() ? import_name_threaded(parent) : _find_and_load<M>(parent);
     path = interp_.records.module(parent_module).path;
     if (path == kNoPath)
       raise("ModuleNotFoundError", fmt::format("__path__ attribute not found on {} while trying to find {}",

@@ -9,14 +9,10 @@ namespace impsim {
 
 void Engine::run() {
   if (!model_.threads.empty()) {
-    // Each thread on a stack of its own, under the schedule asked for.
-    if (schedule_.empty()) {
-      Scheduler scheduler;
-      run_threads(scheduler);
-    } else {
-      Scheduler scheduler = Scheduler::replay(schedule_);
-      bad_schedule_ = run_threads(scheduler).bad_schedule;
-    }
+    // Each thread on a stack of its own, under the schedule asked for (an
+    // empty one: each thread goes on until it blocks or ends).
+    Scheduler scheduler = Scheduler::replay(schedule_);
+    bad_schedule_ = run_threads(scheduler).bad_schedule;
     return;
   }
   run_on_engine_stack([this] {

@@ -242,6 +242,4 @@ std::exception_ptr Scheduler::error(PyThreadId t) const { return threads_[static
 
 bool Scheduler::finished(PyThreadId t) const { return threads_[static_cast<size_t>(t)]->state == State::Done; }
 
-bool Scheduler::started(PyThreadId t) const { return threads_[static_cast<size_t>(t)]->started; }
-
 }  // namespace impsim

@@ -205,21 +205,29 @@ void Engine::drop_module_lock(NameId name) {
   release_import_lock(LockSite::LockGc);
 }
 
-void Engine::module_lock_enter(NameId name) {
-  _get_module_lock(name);
+LockResult Engine::acquire_module_lock(NameId name) {
   about_to_pass(PointKind::ModuleAcquire, name);
   const LockResult r = threads_.scheduler->acquire_module(name);
   resumed();
-  if (r == LockResult::Deadlock) {
+  return r;
+}
+
+void Engine::release_module_lock(NameId name) {
+  about_to_pass(PointKind::ModuleRelease, name);
+  threads_.scheduler->release_module(name);
+  resumed();
+}
+
+void Engine::module_lock_enter(NameId name) {
+  _get_module_lock(name);
+  if (acquire_module_lock(name) == LockResult::Deadlock) {
     drop_module_lock(name);
     raise("_DeadlockError", fmt::format("deadlock detected by _ModuleLock('{}')", names_.text(name)));
   }
 }
 
 void Engine::module_lock_exit(NameId name) {
-  about_to_pass(PointKind::ModuleRelease, name);
-  threads_.scheduler->release_module(name);
-  resumed();
+  release_module_lock(name);
   drop_module_lock(name);
 }
 
@@ -228,14 +236,7 @@ void Engine::module_lock_exit(NameId name) {
 // initialized module object").
 void Engine::_lock_unlock_module(NameId name) {
   _get_module_lock(name);
-  about_to_pass(PointKind::ModuleAcquire, name);
-  const LockResult r = threads_.scheduler->acquire_module(name);
-  resumed();
-  if (r == LockResult::Acquired) {
-    about_to_pass(PointKind::ModuleRelease, name);
-    threads_.scheduler->release_module(name);
-    resumed();
-  }
+  if (acquire_module_lock(name) == LockResult::Acquired) release_module_lock(name);
   drop_module_lock(name);
 }
 
@@ -291,8 +292,10 @@ ModuleId Engine::_load_unlocked_threaded(SpecId spec, ModuleId module) {
       initialized);
 }
 
-void Engine::import_ensure_initialized(NameId name) {
+ModuleId Engine::import_name_threaded(NameId name) {
+  if (!interp_.sys_modules.contains(name)) return _find_and_load_threaded(name);
   if (initializing(name)) _lock_unlock_module(name);
+  return interp_.sys_modules.get(name);
 }
 
 void Engine::thread_start(const CStep& step) {
@@ -330,17 +333,12 @@ std::vector<std::string> Engine::thread_results() const {
   return out;
 }
 
-std::string Engine::outcome_line(const ScheduleOutcome& run) const {
+std::string Engine::outcome_line() const {
   std::string out = fmt::format("{}", fmt::join(thread_results(), "; "));
   if (book_.limit) out += fmt::format("; stopped: limit {}", book_.limit->limit);
-  if (run.hang) {
-    out += "; hang:";
-    for (const std::string& w : run.waits) out += " " + w + ";";
-    out.pop_back();
-  }
+  if (!hang_waits_.empty()) out += fmt::format("; hang: {}", fmt::join(hang_waits_, "; "));
   std::vector<std::string> modules;
-  for (size_t n = 0; n < names_.size(); ++n)
-    if (interp_.sys_modules.contains(static_cast<NameId>(n))) modules.push_back(names_.text(static_cast<NameId>(n)));
+  for (NameId n : interp_.sys_modules.names()) modules.push_back(names_.text(n));
   std::sort(modules.begin(), modules.end());
   out += "; sys.modules: " + (modules.empty() ? std::string("(none)") : fmt::format("{}", fmt::join(modules, " ")));
   return out;

@@ -10,8 +10,8 @@ namespace impsim {
 
 std::string threaded_outcome(const Model& model, Variant variant, const RunOptions& options, Scheduler& scheduler) {
   Engine engine(model, variant, options.limits, EngineKind::Step);
-  const ScheduleOutcome run = engine.run_threads(scheduler);
-  std::string line = engine.outcome_line(run);
+  engine.run_threads(scheduler);
+  std::string line = engine.outcome_line();
   const Counters c = engine.counters();
   line += fmt::format("; asks {}, lookups {}, toggles {}", c.asks.text(), c.lookups.text(), c.toggles.text());
   if (engine.hooks_used()) line += fmt::format(", searches {}", engine.hook_counters().searches.text());

@@ -153,7 +153,7 @@ class Engine {
   // The line that tells one threaded run's outcome from another (what each
   // thread ended with, a hang's waits, sys.modules' names, the counters):
   // a schedule search groups runs by it.
-  std::string outcome_line(const ScheduleOutcome& run) const;
+  std::string outcome_line() const;
   // By PyThreadId: the thread's name ("main" first) and what ended it.
   std::vector<std::string> thread_names() const;
   // How each thread of the last threaded run ended ("main: ok", "w: waiting"
@@ -395,10 +395,11 @@ class Engine {
   // takes them, the scheduling points, start and join.
   // _find_and_load with its module lock (`with _ModuleLockManager(name)`).
   ModuleId _find_and_load_threaded(NameId name);
-  // The import statement's check of a module found in sys.modules
-  // (import.c's import_ensure_initialized): wait while another thread
-  // initialises it.
-  void import_ensure_initialized(NameId name);
+  // One absolute name as import.c imports it (the import statement, and
+  // `__import__`): a module found in sys.modules is waited for while
+  // another thread initialises it (import_ensure_initialized); a missing
+  // one goes to _find_and_load.
+  ModuleId import_name_threaded(NameId name);
   // _load_unlocked with the module's spec `_initializing` while it executes.
   ModuleId _load_unlocked_threaded(SpecId spec, ModuleId module);
   // _get_module_lock(name) (the global lock, briefly), and the lock's last
@@ -406,6 +407,9 @@ class Engine {
   void _get_module_lock(NameId name);
   void drop_module_lock(NameId name);
   // _ModuleLockManager.__enter__ / __exit__.
+  // `_ModuleLock.acquire` / `.release`, each a scheduling point.
+  LockResult acquire_module_lock(NameId name);
+  void release_module_lock(NameId name);
   void module_lock_enter(NameId name);
   void module_lock_exit(NameId name);
   void _lock_unlock_module(NameId name);

@@ -114,7 +114,6 @@ class Scheduler {
   // What a thread's body threw, if it did (it finished there).
   std::exception_ptr error(PyThreadId t) const;
   bool finished(PyThreadId t) const;
-  bool started(PyThreadId t) const;
   size_t threads() const { return threads_.size(); }
 
  private:

@@ -280,6 +280,28 @@ TEST_CASE("threads: shards of a search merge into the unsplit search; a missing 
   const auto twice = impsim(fmt::format("schedules --merge {0}/s1.json {0}/s1.json {0}/s2.json {0}/s3.json", dir));
   CHECK(twice.status == 2);
   CHECK(twice.out.find("is given twice") != std::string::npos);
+  // A shard document is input from another machine: a schedule that is not one is refused, not printed.
+  std::string doc = impsim::test::read_file(dir + "/s1.json");
+  const size_t at = doc.find("\"schedule\": \"");
+  REQUIRE(at != std::string::npos);
+  doc.insert(at + 13, "\\u001b]0;x\\u0007");
+  const std::string forged = impsim::test::write_temp("forged_shard.json", doc);
+  const auto refused = impsim(fmt::format("schedules --merge {} {}/s2.json {}/s3.json", forged, dir, dir));
+  CHECK(refused.status == 2);
+  CHECK(refused.out.find("an outcome's schedule that is not one") != std::string::npos);
   CHECK(impsim("schedules " + file + " --shard 1/3").status == 2);  // a shard is JSON, for --merge
   CHECK(impsim("schedules " + file + " --shard 4/3 --format json").status == 2);
+}
+
+TEST_CASE("threads: two runs that both hang, on different waits, are told apart as such") {
+  Outcome a, b;
+  a.hang = {"thread main waits for thread w to finish (join)"};
+  b.hang = {"thread w waits for the global import lock, held by thread main"};
+  const std::vector<std::string> d = describe_differences(a, b, "before", "after", 10);
+  REQUIRE(d.size() == 1);
+  CHECK(d[0] ==
+        "the program hangs (thread main waits for thread w to finish (join)) in before and hangs (thread w "
+        "waits for the global import lock, held by thread main) in after");
+  b.hang.clear();
+  CHECK(describe_differences(a, b, "before", "after", 10)[0].ends_with("in before and does not hang in after"));
 }

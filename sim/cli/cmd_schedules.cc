@@ -12,6 +12,7 @@
 #include "impsim/base/escape.h"
 #include "impsim/base/plural.h"
 #include "impsim/run/schedules.h"
+#include "impsim/scenario/names.h"
 #include "scenario_command.h"
 #include "usage_errors.h"
 
@@ -143,6 +144,9 @@ nlohmann::ordered_json search_json(const std::string& name, const std::string& f
   return j;
 }
 
+// What --shard takes, and --merge reads, at most.
+constexpr uint32_t kMaxShards = 100000;
+
 // --merge: the shards' JSON documents (a file each, or JSON lines), read
 // back into searches and merged as merge_shards merges them. The files
 // come from other machines (a CI matrix's artifacts): every field is
@@ -218,6 +222,8 @@ int merge_shard_files(Sink& sink, const std::vector<std::string>& files) {
         const auto params = field<nlohmann::ordered_json>(e, "params", f);  // kept: items() refers to it
         if (!params.is_object()) bad_shard(f, "\"params\" is not an object");
         for (const auto& [k, v] : params.items()) {
+          // Printed in the report: a name a scenario could have, as the reader checks it.
+          if (!is_dotted_name(k) || k.find('.') != std::string::npos) bad_shard(f, "a parameter name that is not one");
           if (!v.is_number_integer()) bad_shard(f, "a parameter that is not an integer");
           t.params[k] = v.get<int64_t>();
         }
@@ -233,7 +239,8 @@ int merge_shard_files(Sink& sink, const std::vector<std::string>& files) {
         o.max_schedules = field<uint64_t>(e, "max_schedules", f);
         const auto shards = e.contains("shards") ? field<uint32_t>(e, "shards", f) : 1u;
         const auto shard = e.contains("shard") ? field<uint32_t>(e, "shard", f) : 1u;
-        if (shards < 1 || shard < 1 || shard > shards) bad_shard(f, fmt::format("shard {} of {}", shard, shards));
+        if (shards < 1 || shards > kMaxShards || shard < 1 || shard > shards)
+          bad_shard(f, fmt::format("shard {} of {}", shard, shards));
         o.shards = shards;
         o.shard = shard - 1;
         t.search.schedules = field<uint64_t>(e, "schedules", f);
@@ -246,6 +253,8 @@ int merge_shard_files(Sink& sink, const std::vector<std::string>& files) {
         for (const auto& c : outcomes) {
           OutcomeClass oc{field<std::string>(c, "outcome", f), field<uint64_t>(c, "schedules", f),
                           field<std::string>(c, "schedule", f), field<int>(c, "preemptions", f)};
+          if (!oc.schedule.empty() && !Scheduler::parse_schedule(oc.schedule))
+            bad_shard(f, "an outcome's schedule that is not one");
           if (c.contains("points")) points[oc.schedule] = c["points"];
           t.search.outcomes.push_back(std::move(oc));
         }
@@ -278,8 +287,8 @@ int merge_shard_files(Sink& sink, const std::vector<std::string>& files) {
   int status = 0;
   for (const std::string& file : order) {
     std::vector<ThreadSearch> merged;
+    std::vector<const ShardGroup*> merged_from;  // by merged's index
     std::string name;
-    std::map<std::string, nlohmann::ordered_json> points;
     for (ShardGroup& g : groups) {
       if (g.file != file) continue;
       for (size_t i = 0; i < g.seen.size(); ++i)
@@ -290,17 +299,17 @@ int merge_shard_files(Sink& sink, const std::vector<std::string>& files) {
                                        i + 1, g.seen.size(), variant_name(g.first.variant)));
       name = g.name;
       merged.push_back(ThreadSearch{g.first.variant, g.first.params, merge_shards(g.shards)});
-      points.merge(g.points);
+      merged_from.push_back(&g);
     }
     for (const ThreadSearch& t : merged)
       if (t.search.error) status = 1;
     if (sink.format == Format::Json) {
-      PointsOf kept;
-      if (!points.empty())
-        kept = [&](const ThreadSearch&, const std::string& schedule) {
-          auto it = points.find(schedule);
-          return it == points.end() ? nlohmann::ordered_json() : it->second;
-        };
+      // Each representative's points, from the shard of its own search.
+      PointsOf kept = [&](const ThreadSearch& t, const std::string& schedule) {
+        const auto& points = merged_from[static_cast<size_t>(&t - merged.data())]->points;
+        auto it = points.find(schedule);
+        return it == points.end() ? nlohmann::ordered_json() : it->second;
+      };
       sink.json(search_json(name, file, merged, kept));
     } else {
       sink.text(search_text(name, merged));
@@ -374,7 +383,7 @@ Action add_schedules(CLI::App& app) {
             unsigned i = 0, n = 0;
             char slash = 0, extra = 0;
             if (std::sscanf(st->shard.c_str(), "%u%c%u%c", &i, &slash, &n, &extra) != 3 || slash != '/' || n < 1 ||
-                n > 100000 || i < 1 || i > n)
+                n > kMaxShards || i < 1 || i > n)
               throw UsageError(
                   "<command line>",
                   fmt::format("--shard {}: expected I/N with 1 <= I <= N <= 100000, such as 2/4", st->shard));

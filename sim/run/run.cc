@@ -1,6 +1,7 @@
 #include "impsim/run/run.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -190,9 +191,10 @@ std::vector<std::string> describe_differences(const Outcome& a, const Outcome& b
                     bn));
   if (a.threads != b.threads)
     add(fmt::format("the threads end as {} in {} and {} in {}", list_text(a.threads), an, list_text(b.threads), bn));
-  if (a.hang != b.hang)
-    add(fmt::format("{} hangs ({}) and {} {}", a.hang.empty() ? bn : an, list_text(a.hang.empty() ? b.hang : a.hang),
-                    a.hang.empty() ? an : bn, "does not"));
+  auto hang = [](const std::vector<std::string>& waits) {
+    return waits.empty() ? std::string("does not hang") : fmt::format("hangs ({})", fmt::join(waits, "; "));
+  };
+  if (a.hang != b.hang) add(fmt::format("the program {} in {} and {} in {}", hang(a.hang), an, hang(b.hang), bn));
   if (err(a.error) != err(b.error))
     add(fmt::format("the program ends with {} in {} and {} in {}", err(a.error), an, err(b.error), bn));
   return out;

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include "impsim/reader/read_scenario.h"
 #include "impsim/report/report.h"
@@ -132,6 +133,40 @@ TEST_CASE("a swept hook scenario without P and without report: the hook counters
                                    "inline.json");
   REQUIRE(report_rows(paddle).size() == 1);
   CHECK(report_rows(paddle)[0].counter == "lookups");
+}
+
+TEST_CASE("a parameter with one constant applied counts as the literal it stands for") {
+  // "install once, then N-1 more times", run side by side with the literal.
+  auto scenario = [](const std::string& repeat) {
+    return R"({"impsim": 1, "name": "copies", "tree": {"a": {}},
+      "hooks": {"w": {"claims": {"all": true}, "find_spec": [{"reenter": "find_spec"}], "guard": "global_set"}},
+      "finders": {"w1": {"hook": "w"}}, "params": {"N": 1},
+      "program": [{"install": "w1"}, {"install": "w1", "repeat": )" +
+           repeat + R"(}, {"import": "a"}, {"import": "b", "optional": true}]})";
+  };
+  auto runs = [](const std::string& file, int n) {
+    const auto r = test::impsim("run --format json " + file + " --set N=" + std::to_string(n));
+    REQUIRE(r.status == 0);
+    return r.out.substr(r.out.find("\"runs\""));
+  };
+  for (auto [field, n, literal] : {std::tuple{"\"$N-1\"", 1, 0},
+                                   {"\"$N-1\"", 2, 1},
+                                   {"\"$N-1\"", 5, 4},
+                                   {"\"$N+2\"", 1, 3},
+                                   {"\"$N*3\"", 2, 6},
+                                   {"\"$N-0\"", 4, 4}}) {
+    CAPTURE(field);
+    CAPTURE(n);
+    const std::string expr = test::write_temp("param_expr.json", scenario(field));
+    const std::string lit = test::write_temp("param_literal.json", scenario(std::to_string(literal)));
+    CHECK(runs(expr, n) == runs(lit, n));
+  }
+  // The copies count: a count read as another would not go unseen.
+  CHECK(runs(test::write_temp("param_0.json", scenario("0")), 1) !=
+        runs(test::write_temp("param_1.json", scenario("1")), 1));
+  // Past int64 is an error, not a wrapped count.
+  const std::string big = test::write_temp("param_big.json", scenario("\"$N*999999999\""));
+  test::impsim_says("run " + big + " --set N=9223372036854775807", 2, "reads $N*999999999 = out of range");
 }
 
 TEST_CASE("sweep --svg writes a well-formed, deterministic SVG chart") {

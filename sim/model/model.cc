@@ -92,10 +92,27 @@ class Compiler {
   int64_t resolve(const IntField& f, const char* what, int64_t max) {
     int64_t v = f.value;
     if (!f.param.empty()) {
-      v = m_.params.at(f.param);
-      if (v < 0)
+      const int64_t p = m_.params.at(f.param);
+      bool overflow = false;
+      switch (f.op) {
+        case '+':
+          overflow = __builtin_add_overflow(p, f.operand, &v);
+          break;
+        case '-':
+          overflow = __builtin_sub_overflow(p, f.operand, &v);
+          break;
+        case '*':
+          overflow = __builtin_mul_overflow(p, f.operand, &v);
+          break;
+        default:
+          v = p;
+      }
+      const std::string value =
+          f.op ? fmt::format("{} ({} = {})", overflow ? "out of range" : std::to_string(v), f.param, p)
+               : std::to_string(v);
+      if (overflow || v < 0)
         throw InputError(sc_.file, {}, f.pointer,
-                         fmt::format("{} reads ${} = {}; expected a count >= 0", what, f.param, v));
+                         fmt::format("{} reads {} = {}; expected a count >= 0", what, f.text(), value));
     }
     if (v > max)
       throw ModelLimitError{std::string(what), f.pointer,

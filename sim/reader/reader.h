@@ -15,10 +15,10 @@
 
 #include "impsim/base/did_you_mean.h"
 #include "impsim/base/errors.h"
+#include "impsim/base/unicode_names.h"
 #include "impsim/reader/read_scenario.h"
 #include "impsim/scenario/names.h"
 #include "impsim/scenario/scenario.h"
-#include "impsim/base/unicode_names.h"
 
 namespace impsim::reading {
 
@@ -90,8 +90,9 @@ class Reader {
         std::string list;
         for (auto& a : sorted) list += (list.empty() ? "" : ", ") + std::string(a);
         auto near = did_you_mean(k, std::vector<std::string>(sorted.begin(), sorted.end()));
-        fail(ptr + "/" + pointer_token(k), fmt::format("unknown key \"{}\" in {}{}; expected one of: {}", k, what,
-                                                       near ? fmt::format(" (did you mean \"{}\"?)", *near) : "", list));
+        fail(ptr + "/" + pointer_token(k),
+             fmt::format("unknown key \"{}\" in {}{}; expected one of: {}", k, what,
+                         near ? fmt::format(" (did you mean \"{}\"?)", *near) : "", list));
       }
     }
   }
@@ -140,13 +141,26 @@ class Reader {
     f.pointer = ptr;
     if (v.is_string()) {
       std::string s = v.get<std::string>();
-      if (s.size() < 2 || s[0] != '$' || !is_dotted_name(s.substr(1)) || s.find('.') != std::string::npos)
-        fail(ptr, fmt::format("expected {} (an integer or \"$param\"), found \"{}\"", what, s));
-      f.param = s.substr(1);
+      size_t at = s.find_first_of("+-*");
+      std::string param = s.substr(1, at == std::string::npos ? std::string::npos : at - 1);
+      if (s.size() < 2 || s[0] != '$' || !is_dotted_name(param) || param.find('.') != std::string::npos)
+        fail(ptr, fmt::format("expected {} (an integer, \"$param\" or \"$param-1\"), found \"{}\"", what, s));
+      f.param = param;
+      if (at != std::string::npos) {
+        // One constant, decimal digits only: "$N-1", "$N+2", "$k*3".
+        std::string digits = s.substr(at + 1);
+        bool ok = !digits.empty() && digits.size() <= 9 && digits.find_first_not_of("0123456789") == std::string::npos;
+        if (!ok)
+          fail(ptr, fmt::format("expected {} as \"$param\" with one constant applied (\"${}-1\", \"${}+1\", "
+                                "\"${}*2\": an operator, then 1 to 9 decimal digits), found \"{}\"",
+                                what, param, param, param, s));
+        f.op = s[at];
+        f.operand = std::stoll(digits);
+      }
       param_refs_.push_back({f.param, ptr});
       return f;
     }
-    f.value = integer(v, ptr, what + " (an integer or \"$param\")", 0);
+    f.value = integer(v, ptr, what + " (an integer, \"$param\" or \"$param-1\")", 0);
     return f;
   }
 

@@ -17,11 +17,17 @@
 
 namespace impsim {
 
-// An integer field that may read a parameter ("$k").
+// An integer field that may read a parameter ("$k"), or a parameter with
+// one constant applied ("$N-1", "$N+1", "$k*2"): what a sweep of N copies
+// needs to say "install once, then N-1 more times" without a second,
+// dependent parameter that a --set of one would silently desynchronise.
 struct IntField {
   int64_t value = 0;
   std::string param;    // empty when a literal
+  char op = 0;          // 0 (the parameter as it is), '+', '-' or '*'
+  int64_t operand = 0;  // the constant applied by op
   std::string pointer;  // where it was written, for error messages
+  std::string text() const { return "$" + param + (op ? op + std::to_string(operand) : std::string()); }
 };
 
 // One byte: the compiled step (model.h) holds it among its bools.

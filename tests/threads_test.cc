@@ -225,17 +225,6 @@ TEST_CASE("threads on the command line: schedules, trace --schedule, and a hang'
     CHECK(none.out.find("declares no threads") != std::string::npos);
     CHECK(impsim("schedules " + impsim::test::kNested).status == 2);
   }
-  SUBCASE("the formats that cannot keep threads apart refuse a threaded scenario rather than nest them wrongly") {
-    for (const char* format : {"chrome", "json", "dot", "importtime"}) {
-      CAPTURE(format);
-      auto r = impsim("trace " + kThreads + "cross_import.json --format " + format);
-      CHECK(r.status == 2);
-      CHECK(r.out.find("traced as text only") != std::string::npos);
-    }
-    auto page = impsim("explore " + kThreads + "cross_import.json -o " + impsim::test::scratch_dir() + "/t.html");
-    CHECK(page.status == 2);
-    CHECK(page.out.find("explore does not show threads yet") != std::string::npos);
-  }
   SUBCASE("a run that hangs fails, and says who waits for what") {
     auto r = impsim("run " + kThreads + "join_in_body.json --variant before");
     CHECK(r.status == 1);

@@ -22,6 +22,7 @@ Action add_explore(CLI::App& app) {
     using ScenarioCommand::ScenarioCommand;
     uint64_t max_bytes = TraceOptions{}.max_bytes;
     bool no_fold = false;
+    std::string schedule;
   };
   auto st =
       std::make_shared<State>(app, "explore", "Write an HTML page that steps through a run, event by event, with why",
@@ -31,6 +32,9 @@ Action add_explore(CLI::App& app) {
                   "Cut a variant's events past N bytes of page data (repeated subtrees are folded first); 0: no limit")
       ->capture_default_str();
   cmd->add_flag("--no-fold", st->no_fold, "Show every event, even in subtrees identical to one shown already");
+  cmd->add_option("--schedule", st->schedule,
+                  "A threaded scenario: follow this schedule (as `impsim schedules` prints it; default: the one "
+                  "`impsim run` follows); each row says whose thread it is, with a call stack per thread");
   // The page is the output: no --format; --json says what was written.
   st->add_shared({.format_help = "",
                   .big_as_strings = false,
@@ -48,7 +52,8 @@ Action add_explore(CLI::App& app) {
       "Examples:\n"
       "  impsim explore scenarios/seed_incident.json -o incident.html\n"
       "  impsim explore scenarios/nested_guards.json --set k=2 --variant before --variant after -o k2.html\n"
-      "  impsim explore scenarios/nested_guards.json --set k=2 > k2.html\n");
+      "  impsim explore scenarios/nested_guards.json --set k=2 > k2.html\n"
+      "  impsim explore tests/data/threads/cross_import.json --schedule 0.0.0.0.0.0.0.0.0.0.0.0.0.1 -o cross.html\n");
   return action_of(st, [st](Sink& sink) -> int {
     // -o is checked before the scenario is read, and written once it has run.
     const CheckedOutput page = check_output(sink, "-o", st->output, {st->single_file});
@@ -82,12 +87,9 @@ Action add_explore(CLI::App& app) {
         sink,
         refuse_fast_engine("--engine fast: explore shows every event, so it always steps them; use `impsim run "
                            "--engine fast` for the counts"),
-        [&](const std::string&, Scenario& sc, const RunOptions& options, Progress&) {
-          // The page has one stack of frames; a threaded run has one a thread.
-          if (!sc.threads.empty())
-            throw UsageError(sc.file,
-                             "explore does not show threads yet; watch a schedule with `impsim trace FILE --schedule "
-                             "S` (a thread column on every line)");
+        [&](const std::string&, Scenario& sc, const RunOptions& given, Progress&) {
+          RunOptions options = given;
+          use_schedule(sc, st->schedule, options);
           TraceResult traced;
           if (page.target) {
             FileWriter file(*page.target);

@@ -9,7 +9,6 @@
 
 #include "impsim/base/escape.h"
 #include "impsim/base/file_write.h"
-#include "impsim/engine/scheduler.h"
 #include "impsim/reader/read_scenario.h"
 #include "impsim/trace/trace_formats.h"
 #include "scenario_command.h"
@@ -61,7 +60,8 @@ Action add_trace(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--schedule", st->schedule,
                   "A threaded scenario: follow this schedule (as `impsim schedules` prints it: the thread chosen at "
-                  "each choice, joined by dots); each line says which thread's it is");
+                  "each choice, joined by dots; default: the one `impsim run` follows); each thread's events nest "
+                  "apart: a column of thread names (text), a track per thread (chrome), a cluster per thread (dot)");
   st->add_shared({.format_help = "text: an indented log; json or chrome: Trace Event JSON for Perfetto or "
                                  "chrome://tracing; markdown: the text log for a code review; dot: the lookup tree "
                                  "for Graphviz; importtime: `python -X importtime` lines (for tuna)",
@@ -126,20 +126,7 @@ Action add_trace(CLI::App& app) {
                            "--engine fast` for the counts, or trace a smaller --set"),
         [&](const std::string&, Scenario& sc, const RunOptions& given, Progress&) {
           RunOptions options = given;
-          // Only the text trace keeps each thread's lines apart; the others
-          // would nest one thread's events in another's.
-          if (!sc.threads.empty() && topt.format != TraceFormat::Text)
-            throw UsageError(sc.file, fmt::format("--format {}: a threaded scenario is traced as text only (each line "
-                                                  "says whose thread it is); use --format text or markdown",
-                                                  format));
-          if (!st->schedule.empty()) {
-            if (sc.threads.empty())
-              throw UsageError(sc.file, "--schedule: the scenario declares no threads, so it has one schedule only");
-            std::string why;
-            if (!Scheduler::parse_schedule(st->schedule, &why))
-              throw UsageError("<command line>", fmt::format("--schedule {}: {}", st->schedule, why));
-            options.schedule = st->schedule;
-          }
+          use_schedule(sc, st->schedule, options);
           TraceResult traced;
           auto trace_to = [&](std::ostream& to) {
             traced = write_trace(to, sc, options, topt);

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "impsim/base/file_write.h"
+#include "impsim/engine/scheduler.h"
 
 namespace impsim::cli {
 
@@ -153,6 +154,16 @@ ScenarioCommand::Check refuse_fast_engine(std::string message) {
   return [message = std::move(message)](const std::string&, const RunOptions& options) {
     if (options.engine == EngineKind::Fast) throw UsageError("<command line>", message);
   };
+}
+
+void use_schedule(const Scenario& sc, const std::string& schedule, RunOptions& options) {
+  if (schedule.empty()) return;
+  if (sc.threads.empty())
+    throw UsageError(sc.file, "--schedule: the scenario declares no threads, so it has one schedule only");
+  std::string why;
+  if (!Scheduler::parse_schedule(schedule, &why))
+    throw UsageError("<command line>", fmt::format("--schedule {}: {}", schedule, why));
+  options.schedule = schedule;
 }
 
 }  // namespace impsim::cli

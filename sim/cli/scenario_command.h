@@ -115,4 +115,10 @@ Action action_of(std::shared_ptr<const ScenarioCommand> command, std::function<i
 // step every one, so --engine fast is refused with `message`.
 ScenarioCommand::Check refuse_fast_engine(std::string message);
 
+// --schedule of the commands that show one run (trace, explore): a
+// threaded scenario follows `schedule` (empty: the one `impsim run`
+// follows); a scenario without threads, or a string that is not a
+// schedule, is a UsageError.
+void use_schedule(const Scenario& sc, const std::string& schedule, RunOptions& options);
+
 }  // namespace impsim::cli

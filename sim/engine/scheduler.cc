@@ -208,16 +208,19 @@ bool Scheduler::released(const std::optional<std::vector<PyThreadId>>& woken) {
 }
 
 // Parks the running thread until a release wakes it.
-void Scheduler::wait() {
+void Scheduler::wait(const Wait& what) {
   threads_[static_cast<size_t>(current_)]->state = State::Waiting;
+  if (on_wait_) on_wait_(what, true);
   switch_out();
+  if (on_wait_) on_wait_(what, false);
 }
 
 // Each acquire retries once woken, as _ModuleLock.acquire loops.
 LockResult Scheduler::acquire_module(int32_t m) {
   point();
   LockResult r;
-  while ((r = locks_.acquire_module(current_, m)) == LockResult::Wait) wait();
+  while ((r = locks_.acquire_module(current_, m)) == LockResult::Wait)
+    wait({Wait::Kind::ModuleLock, m, locks_.module_lock(m)->owner});
   return r;
 }
 
@@ -225,7 +228,7 @@ bool Scheduler::release_module(int32_t m) { return released(locks_.release_modul
 
 void Scheduler::acquire_global() {
   point();
-  while (locks_.acquire_global(current_) == LockResult::Wait) wait();
+  while (locks_.acquire_global(current_) == LockResult::Wait) wait({Wait::Kind::GlobalLock, -1, locks_.global_owner()});
 }
 
 bool Scheduler::release_global() { return released(locks_.release_global(current_)); }
@@ -234,7 +237,7 @@ void Scheduler::join(PyThreadId t) {
   Thread& me = *threads_[static_cast<size_t>(current_)];
   while (threads_[static_cast<size_t>(t)]->state != State::Done) {
     me.joining = t;
-    wait();
+    wait({Wait::Kind::Join, -1, t});
   }
 }
 

@@ -56,6 +56,18 @@ ScheduleOutcome Engine::run_threads(Scheduler& scheduler) {
   if (threads_.points)
     scheduler.on_point(
         [this] { threads_.points->push_back(threads_.next_point[static_cast<size_t>(threads_.running)]); });
+  if (book_.trace)
+    scheduler.on_wait([this](const Scheduler::Wait& w, bool waiting) {
+      const ThreadWait tw{w.kind == Scheduler::Wait::Kind::GlobalLock   ? WaitKind::GlobalLock
+                          : w.kind == Scheduler::Wait::Kind::ModuleLock ? WaitKind::ModuleLock
+                                                                        : WaitKind::Join,
+                          w.kind == Scheduler::Wait::Kind::ModuleLock ? static_cast<NameId>(w.module) : kNoName, w.on,
+                          w.kind == Scheduler::Wait::Kind::GlobalLock ? lock_site_name(threads_.global_site) : ""};
+      if (waiting)
+        book_.trace->wait_begin(*this, tw);
+      else
+        book_.trace->wait_end(*this, tw);
+    });
   scheduler.describe_with([this](PyThreadId t) { return "thread " + thread_names()[static_cast<size_t>(t)]; },
                           [this](int32_t m) { return names_.text(static_cast<NameId>(m)); });
   try {
@@ -75,6 +87,7 @@ ScheduleOutcome Engine::run_threads(Scheduler& scheduler) {
   install_thread(0);
   scheduler.on_resume(nullptr);
   scheduler.on_point(nullptr);
+  scheduler.on_wait(nullptr);
   threads_.scheduler = nullptr;
   return out;
 }
@@ -171,6 +184,7 @@ void Engine::schedule_point(PointKind kind, NameId module, const std::string* po
 
 void Engine::acquire_import_lock(LockSite site) {
   about_to_pass(PointKind::GlobalAcquire, kNoName, site);
+  threads_.global_site = site;
   threads_.scheduler->acquire_global();
   resumed();
 }
@@ -243,6 +257,14 @@ void Engine::_lock_unlock_module(NameId name) {
 ModuleId Engine::_find_and_load_threaded(NameId name) {
   if (!threads_.lock_rules.find_and_load_always_locks && interp_.sys_modules.contains(name) && !initializing(name))
     return interp_.sys_modules.get(name);
+  if (!book_.trace) return find_and_load_locked(name);
+  book_.trace->find_and_load_begin(*this, name);
+  return try_finally([&] { return find_and_load_locked(name); },
+                     [&](bool raised) { book_.trace->find_and_load_end(*this, name, !raised); });
+}
+
+// _find_and_load's `with _ModuleLockManager(name):` and what follows it.
+ModuleId Engine::find_and_load_locked(NameId name) {
   module_lock_enter(name);
   if (!interp_.sys_modules.contains(name)) {
     auto load = [&] { return _find_and_load_unlocked<AnyRun>(name); };

@@ -4,8 +4,15 @@
 // events (B/E) that nest; each walk of sys.modules is a complete event (X)
 // as long as the names it examines. One process per variant. Timestamps are
 // the simulated clock's ticks, shown as microseconds.
+//
+// A threaded run has one track (tid) per Python thread, named after it,
+// "main" first; a thread's lock waits are slices of its track ("lock"),
+// and a hang ends each waiting thread's track with a "hang" instant that
+// says who waits for what, held by whom (its open slices end a tick after
+// the last event).
 #include <fmt/format.h>
 
+#include <map>
 #include <optional>
 
 #include "impsim/base/escape.h"
@@ -22,6 +29,7 @@ class ChromeWriter : public TraceWriter {
   ChromeWriter(std::ostream& out, const TraceOptions& o) : out_(out), max_(o.max_lines.value_or(200'000)) {}
 
   void begin(const Scenario& sc, const Model& model, const std::vector<Variant>&) override {
+    threaded_ = !model.threads.empty();
     name_ = sc.name.empty() ? sc.file : sc.name;
     params_ = params_text(model.params);
     out_ << "{\"traceEvents\":[\n";
@@ -40,12 +48,23 @@ class ChromeWriter : public TraceWriter {
                     json_text(pname)));
     raw(fmt::format(R"({{"name":"process_sort_index","ph":"M","pid":{},"tid":1,"args":{{"sort_index":{}}}}})", pid_,
                     pid_));
-    raw(fmt::format(R"({{"name":"thread_name","ph":"M","pid":{},"tid":1,"args":{{"name":"import system"}}}})", pid_));
+    // A threaded run: one track per Python thread, "main" first; each
+    // other thread's is named when it first runs.
+    raw(fmt::format(R"({{"name":"thread_name","ph":"M","pid":{},"tid":1,"args":{{"name":"{}"}}}})", pid_,
+                    threaded_ ? "main" : "import system"));
     variant_ = variant_name(v);
+    tid_ = 1;
+    thread_ = 0;
+    tracks_.clear();
+    tracks_[0].named = true;
   }
 
   void end_variant(const Engine& e) override {
-    while (!open_.empty()) close("{}");  // a limit stopped the run mid-way
+    if (threaded_) {
+      end_threads(e);
+    } else {
+      while (!open_.empty()) close("{}");  // a limit stopped the run mid-way
+    }
     const Counters& c = e.counters();
     std::string counts;
     if (e.hooks_used()) {
@@ -60,8 +79,18 @@ class ChromeWriter : public TraceWriter {
       for (const CounterInfo* info : counters_of_groups(kCoreCounters))
         counts += fmt::format(R"("{}":{},)", info->name, c.*info->field);
     }
-    summaries_.push_back(
-        fmt::format(R"("{}":{{{}"ticks":{},"events_left_out":{}}})", variant_, counts, clock_.now, omitted_));
+    // A threaded run: how each thread ended and a hang's waits.
+    std::string threads;
+    if (threaded_) {
+      std::string ended, waits;
+      for (const std::string& r : e.thread_results())
+        ended += fmt::format("{}\"{}\"", ended.empty() ? "" : ",", json_text(r));
+      for (const std::string& w : e.hang_waits())
+        waits += fmt::format("{}\"{}\"", waits.empty() ? "" : ",", json_text(w));
+      threads = fmt::format(R"(,"threads":[{}],"hang":[{}])", ended, waits);
+    }
+    summaries_.push_back(fmt::format(R"("{}":{{{}"ticks":{},"events_left_out":{}{}}})", variant_, counts, clock_.now,
+                                     omitted_, threads));
   }
 
   void end() override {
@@ -73,23 +102,28 @@ class ChromeWriter : public TraceWriter {
     out_ << "}}}\n";
   }
 
-  void step_begin(const Engine&, const CStep& s) override {
+  void step_begin(const Engine& e, const CStep& s) override {
+    follow(e);
     if (full()) return open("step", {}, {});  // past --max-lines: counted, not formatted
     open("step", step_text(*model_, s), fmt::format(R"({{"step":"{}"}})", json_text(*s.pointer)));
   }
-  void step_end(const Engine&, const CStep&, const char* result) override {
+  void step_end(const Engine& e, const CStep&, const char* result) override {
+    follow(e);
     if (!open_.back()) return close({});  // its B was left out: so is its E
     close(fmt::format(R"({{"result":"{}"}})", json_text(result)));
   }
-  void import_begin(const Engine&, NameId name) override {
+  void import_begin(const Engine& e, NameId name) override {
+    follow(e);
     if (full()) return open("import", {}, {});
     open("import", "import " + text(name), fmt::format(R"({{"module":"{}"}})", json_text(text(name))));
   }
-  void import_end(const Engine&, NameId, bool ok) override {
+  void import_end(const Engine& e, NameId, bool ok) override {
+    follow(e);
     if (!open_.back()) return close({});  // its B was left out: so is its E
     close(fmt::format(R"({{"result":"{}"}})", ok ? "loaded" : "raised"));
   }
   void ask_begin(const Engine& e, NameId name, FinderKind k, int64_t index, int64_t copies) override {
+    follow(e);
     clock_.ask();
     reasons_.push_back(std::nullopt);
     hook_reasons_.push_back(std::nullopt);
@@ -107,10 +141,14 @@ class ChromeWriter : public TraceWriter {
          fmt::format(R"({{"name":"{}","index":{},"copies":{},"meta_path":"{}"}})", json_text(text(name)), index, copies,
                      meta_path_text(copies, index)));
   }
-  void decide(const Engine&, NameId, FindReason r) override { reasons_.back() = r; }
+  void decide(const Engine& e, NameId, FindReason r) override {
+    follow(e);
+    reasons_.back() = r;
+  }
   // A hook's decision goes with its ask's end, as P's; one made in a direct
   // call, where its ask has decided already, is an instant of its own.
   void hook_decide(const Engine& e, FinderId f, NameId name, HookReason r) override {
+    follow(e);
     if (!hook_reasons_.empty() && !hook_reasons_.back()) {
       hook_reasons_.back() = r;
       return;
@@ -122,6 +160,7 @@ class ChromeWriter : public TraceWriter {
             "hook");
   }
   void hook_call(const Engine& e, FinderId caller, NameId name, HookCall c, FinderId called) override {
+    follow(e);
     if (full()) return instant("hook call", {}, "hook");
     instant(
         "hook call",
@@ -130,7 +169,8 @@ class ChromeWriter : public TraceWriter {
                     json_text(finder_id(e, called)), json_text(hook_call_text(c, text(name), finder_id(e, called)))),
         "hook");
   }
-  void ask_end(const Engine&, NameId, FinderKind k, AskAnswer a) override {
+  void ask_end(const Engine& e, NameId, FinderKind k, AskAnswer a) override {
+    follow(e);
     const char* answer = a == AskAnswer::Spec         ? "spec"
                          : a == AskAnswer::Suppressed ? "None (suppressed)"
                          : a == AskAnswer::Raised     ? "raised"
@@ -152,43 +192,133 @@ class ChromeWriter : public TraceWriter {
     close(fmt::format(R"({{"answer":"{}","reason":"{}","why":"{}"}})", answer, reason_key(*r), reason_text(*r)));
   }
   // A guard's entry and exit are instants: what it did and why.
-  void guard_begin(const Engine&, GuardSite site, bool enable, GuardAction a) override {
+  void guard_begin(const Engine& e, GuardSite site, bool enable, GuardAction a) override {
+    follow(e);
     if (full()) return instant("guard", {});
     instant("guard", fmt::format(R"({{"site":"{}","enable":{},"action":"{}","why":"{}"}})", guard_site_key(site),
                                  enable ? "true" : "false", guard_action_key(a), guard_action_text(a)));
   }
-  void guard_end(const Engine&, GuardSite site, GuardAction a) override {
+  void guard_end(const Engine& e, GuardSite site, GuardAction a) override {
+    follow(e);
     if (full()) return instant("guard exit", {});
     instant("guard exit", fmt::format(R"({{"site":"{}","action":"{}","why":"{}"}})", guard_site_key(site),
                                       guard_action_key(a), guard_exit_text(a)));
   }
-  void lookup_begin(const Engine&, NameId name, uint64_t depth, uint8_t mark) override {
+  void lookup_begin(const Engine& e, NameId name, uint64_t depth, uint8_t mark) override {
+    follow(e);
     if (full()) return open("lookup", {}, {});
     open("lookup", fmt::format("lookup {}", text(name)),
          fmt::format(R"({{"name":"{}","depth":{},"mark":"{}"}})", json_text(text(name)), depth,
                      mark == kMarkDisabled ? "disabled" : "enabled"));
   }
-  void lookup_end(const Engine&, NameId, uint64_t, bool found) override {
+  void lookup_end(const Engine& e, NameId, uint64_t, bool found) override {
+    follow(e);
     if (!open_.back()) return close({});  // its B was left out: so is its E
     close(fmt::format(R"({{"found":{}}})", found ? "true" : "false"));
   }
   void toggle(const Engine& e, bool enable, uint64_t walked, int64_t copies) override {
+    follow(e);
     uint64_t ts = clock_.now;
     clock_.walk(walked);
     if (!room()) return;
-    event(fmt::format(R"({{"name":"{}","cat":"toggle","ph":"X","ts":{},"dur":{},"pid":{},"tid":1,)"
+    event(fmt::format(R"({{"name":"{}","cat":"toggle","ph":"X","ts":{},"dur":{},"pid":{},"tid":{},)"
                       R"("args":{{"walked":{},"copies_after":{},"meta_path":"{}"}}}})",
-                      enable ? "enable" : "disable", ts, walked, pid_, walked, copies,
+                      enable ? "enable" : "disable", ts, walked, pid_, tid_, walked, copies,
                       json_text(meta_path_now(e, copies))));
   }
-  void body_begin(const Engine&, NameId m, bool call) override {
+  void body_begin(const Engine& e, NameId m, bool call) override {
+    follow(e);
     if (full()) return open("body", {}, {});
     open("body", (call ? "call in " : "body of ") + text(m), fmt::format(R"({{"module":"{}"}})", json_text(text(m))));
   }
-  void body_end(const Engine&, NameId, bool) override { close("{}"); }
+  void body_end(const Engine& e, NameId, bool) override {
+    follow(e);
+    close("{}");
+  }
+
+  // A lock wait is a slice of the waiting thread's track, from the moment
+  // it parks to the moment it is woken: who it waits for and why.
+  void wait_begin(const Engine& e, const ThreadWait& w) override {
+    follow(e);
+    waiting_ = w;
+    if (full()) return open("lock", {}, {});
+    std::string args = fmt::format(R"({{"lock":"{}")", wait_key(w));
+    if (w.kind == WaitKind::ModuleLock) args += fmt::format(R"(,"module":"{}")", json_text(text(w.module)));
+    if (*w.site) args += fmt::format(R"(,"site":"{}")", w.site);
+    args += fmt::format(R"(,"{}":"{}","why":"{}"}})", w.kind == WaitKind::Join ? "joins" : "held_by",
+                        json_text(thread_name(e, w.on)), json_text(wait_text(e, w)));
+    open("lock", wait_text(e, w), args);
+  }
+  void wait_end(const Engine& e, const ThreadWait& w) override {
+    follow(e);
+    waiting_.reset();
+    if (!open_.back()) return close({});  // its B was left out: so is its E
+    close(fmt::format(R"({{"woken":"{}"}})", json_text(woken_text(e, w))));
+  }
 
  private:
   const std::string& text(NameId n) const { return model_->names.text(n); }
+
+  // A threaded run: each Python thread's events nest on a track of their
+  // own (tid 1 is main, then the threads as they start), so the open
+  // events of the thread that ran last are set aside when another runs.
+  struct Track {
+    std::vector<bool> open;
+    std::vector<std::optional<FindReason>> reasons;
+    std::vector<std::optional<HookReason>> hook_reasons;
+    std::optional<ThreadWait> waiting;
+    bool named = false;
+  };
+  void follow(const Engine& e) {
+    if (!e.threaded_run() || e.running_thread() == thread_) return;
+    park();
+    thread_ = e.running_thread();
+    Track& t = tracks_[thread_];
+    open_ = std::move(t.open);
+    reasons_ = std::move(t.reasons);
+    hook_reasons_ = std::move(t.hook_reasons);
+    waiting_ = t.waiting;
+    tid_ = thread_ + 1;
+    if (t.named) return;
+    t.named = true;
+    raw(fmt::format(R"({{"name":"thread_name","ph":"M","pid":{},"tid":{},"args":{{"name":"{}"}}}})", pid_, tid_,
+                    json_text(thread_name(e, thread_))));
+    raw(fmt::format(R"({{"name":"thread_sort_index","ph":"M","pid":{},"tid":{},"args":{{"sort_index":{}}}}})", pid_,
+                    tid_, tid_));
+  }
+  void park() {
+    Track& t = tracks_[thread_];
+    t.open = std::move(open_);
+    t.reasons = std::move(reasons_);
+    t.hook_reasons = std::move(hook_reasons_);
+    t.waiting = waiting_;
+    open_.clear();
+    reasons_.clear();
+    hook_reasons_.clear();
+  }
+  // The end of a threaded run: a thread still waiting is part of a hang,
+  // marked on its track where its wait never ends; every open event is
+  // closed there.
+  void end_threads(const Engine& e) {
+    park();
+    // A hang's slices end a tick past the last event, so that a viewer
+    // draws them (the totals keep the clock's own ticks).
+    const uint64_t now = clock_.now;
+    if (!e.hang_waits().empty()) clock_.now += 1;
+    for (auto& [thread, t] : tracks_) {
+      thread_ = thread;
+      tid_ = thread + 1;
+      open_ = std::move(t.open);
+      if (t.waiting && !full() && (open_.empty() || open_.back()))
+        instant("hang",
+                fmt::format(R"({{"why":"{} {}: the process never ends"}})", json_text(thread_name(e, thread)),
+                            json_text(wait_text(e, *t.waiting))),
+                "lock");
+      while (!open_.empty()) close(t.waiting ? R"({"hang":true})" : "{}");
+    }
+    tracks_.clear();
+    clock_.now = now;
+  }
 
   // Past --max-lines nothing more is written, only counted: the callbacks
   // then skip formatting (open, close and instant count as before).
@@ -213,8 +343,8 @@ class ChromeWriter : public TraceWriter {
       return;
     }
     if (!room()) return;
-    event(fmt::format(R"({{"name":"{}","cat":"{}","ph":"i","s":"t","ts":{},"pid":{},"tid":1,"args":{}}})", name, cat,
-                      clock_.now, pid_, args));
+    event(fmt::format(R"({{"name":"{}","cat":"{}","ph":"i","s":"t","ts":{},"pid":{},"tid":{},"args":{}}})", name, cat,
+                      clock_.now, pid_, tid_, args));
   }
   void open(const char* cat, const std::string& name, const std::string& args) {
     // Nothing inside an event that was left out is written either, so
@@ -223,14 +353,14 @@ class ChromeWriter : public TraceWriter {
     if (!shown && !(open_.empty() || open_.back())) ++omitted_;
     open_.push_back(shown);
     if (!shown) return;
-    event(fmt::format(R"({{"name":"{}","cat":"{}","ph":"B","ts":{},"pid":{},"tid":1,"args":{}}})", json_text(name), cat,
-                      clock_.now, pid_, args));
+    event(fmt::format(R"({{"name":"{}","cat":"{}","ph":"B","ts":{},"pid":{},"tid":{},"args":{}}})", json_text(name),
+                      cat, clock_.now, pid_, tid_, args));
   }
   void close(const std::string& args) {
     bool shown = open_.back();
     open_.pop_back();
     if (!shown) return;
-    event(fmt::format(R"({{"ph":"E","ts":{},"pid":{},"tid":1,"args":{}}})", clock_.now, pid_, args));
+    event(fmt::format(R"({{"ph":"E","ts":{},"pid":{},"tid":{},"args":{}}})", clock_.now, pid_, tid_, args));
   }
 
   std::ostream& out_;
@@ -245,6 +375,11 @@ class ChromeWriter : public TraceWriter {
   std::vector<std::optional<FindReason>> reasons_;       // one per open ask
   std::vector<std::optional<HookReason>> hook_reasons_;  // one per open ask
   std::vector<std::string> summaries_;
+  bool threaded_ = false;
+  int32_t thread_ = 0;  // the Python thread whose events are being written
+  int tid_ = 1;
+  std::optional<ThreadWait> waiting_;
+  std::map<int32_t, Track> tracks_;  // the other threads' open events, set aside
 };
 
 }  // namespace

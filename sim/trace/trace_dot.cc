@@ -20,9 +20,17 @@
 // siblings becomes one node marked "x N", a subtree identical to one drawn
 // already becomes one dashed node, and past --max-nodes the remaining
 // siblings become one dashed node; the graph's label says how much of each.
+//
+// A threaded run draws each Python thread's steps in a cluster of its own
+// ("thread main", then the others as they start), each thread's events
+// nested in its own frames. A lock wait is a red box under the frame it
+// happened in (who it waited for, held by whom), so a body or statement
+// that waited is drawn; a wait that never ended (a hang) is a bold red box,
+// and the variant's box says how each thread ended and the hang's waits.
 #include <fmt/format.h>
 
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "impsim/base/escape.h"
@@ -37,7 +45,7 @@ using namespace trace_detail;
 
 using NodeId = int32_t;
 
-enum class NodeKind : uint8_t { Lookup, Suppressed, Body, Statement, Ask };
+enum class NodeKind : uint8_t { Lookup, Suppressed, Body, Statement, Ask, Wait };
 
 struct Node {
   NodeKind kind = NodeKind::Lookup;
@@ -55,7 +63,8 @@ struct Node {
 };
 
 struct Group {
-  std::string step;  // the step's label, escaped for DOT
+  std::string step;     // the step's label, escaped for DOT
+  int32_t thread = -1;  // a threaded run: whose step
   std::vector<std::pair<NodeId, uint64_t>> children;
 };
 
@@ -64,6 +73,8 @@ struct VariantTree {
   std::string summary;  // hook scenarios: the counters under the title
   std::vector<Group> groups;
   uint64_t lookups = 0, max_depth = 0, suppressed = 0;
+  std::vector<std::string> threads;  // a threaded run: each thread's name, by id
+  std::string ended;                 // ... how each ended, and a hang's waits (escaped for DOT)
 };
 
 void add_run(std::vector<std::pair<NodeId, uint64_t>>& runs, NodeId id) {
@@ -78,6 +89,7 @@ class DotWriter : public TraceWriter {
   DotWriter(std::ostream& out, const TraceOptions& o) : out_(out), max_nodes_(o.max_nodes) {}
 
   void begin(const Scenario& sc, const Model& model, const std::vector<Variant>&) override {
+    threaded_ = !model.threads.empty();
     name_ = sc.name.empty() ? sc.file : sc.name;
     params_ = params_text(model.params);
     hooks_ = model.hooks.used;
@@ -94,13 +106,32 @@ class DotWriter : public TraceWriter {
     steps_.clear();
     asks_.clear();
     last_group_serial_ = -1;
+    last_group_ = -1;
+    thread_ = 0;
+    waiting_.reset();
+    others_.clear();
   }
 
   void end_variant(const Engine& e) override {
+    VariantTree& t = trees_.back();
+    if (threaded_) {
+      // Each thread's frames closed in turn; a wait that never ended is the hang.
+      park();
+      for (auto& [thread, state] : others_) {
+        thread_ = thread;
+        unpark(state);
+        if (waiting_) attach(wait_node(*waiting_, true));
+        while (!frames_.empty()) finish_frame(false);
+      }
+      t.threads = e.thread_names();
+      std::string ended;
+      for (const std::string& r : e.thread_results()) ended += (ended.empty() ? "" : "; ") + r;
+      t.ended = dot_text("threads: " + ended);
+      for (const std::string& w : e.hang_waits()) t.ended += "\\n" + dot_text("hang: " + w);
+    }
     // A limit may stop the run with lookups open: close them as not found.
     while (!frames_.empty()) finish_frame(false);
     step_nested_.clear();
-    VariantTree& t = trees_.back();
     // A trace steps every event (no --engine fast), so its counts stay in 64 bits.
     t.lookups = e.counters().lookups.u64();
     t.max_depth = e.counters().max_depth.u64();
@@ -115,7 +146,8 @@ class DotWriter : public TraceWriter {
 
   // A step outside any module body or lookup groups the tree's top level;
   // one inside them is a statement node.
-  void step_begin(const Engine&, const CStep& s) override {
+  void step_begin(const Engine& e, const CStep& s) override {
+    follow(e);
     const bool nested = !frames_.empty();
     step_nested_.push_back(nested);
     if (!nested) {
@@ -127,7 +159,8 @@ class DotWriter : public TraceWriter {
     n.label = dot_text(*s.pointer) + "\\n" + dot_text(step_text(*model_, s));
     frames_.push_back(std::move(n));
   }
-  void step_end(const Engine&, const CStep&, const char*) override {
+  void step_end(const Engine& e, const CStep&, const char*) override {
+    follow(e);
     const bool nested = step_nested_.back();
     step_nested_.pop_back();
     if (nested)
@@ -135,15 +168,20 @@ class DotWriter : public TraceWriter {
     else
       steps_.pop_back();
   }
-  void body_begin(const Engine&, NameId m, bool call) override {
+  void body_begin(const Engine& e, NameId m, bool call) override {
+    follow(e);
     Node n;
     n.kind = NodeKind::Body;
     n.label = dot_text((call ? "a function of " : "body of ") + model_->names.text(m));
     frames_.push_back(std::move(n));
   }
-  void body_end(const Engine&, NameId, bool) override { finish_frame(false); }
+  void body_end(const Engine& e, NameId, bool) override {
+    follow(e);
+    finish_frame(false);
+  }
 
   void ask_begin(const Engine& e, NameId name, FinderKind, int64_t index, int64_t len) override {
+    follow(e);
     asks_.push_back(index);
     if (!hooks_) return;
     Node n;
@@ -159,6 +197,7 @@ class DotWriter : public TraceWriter {
   // A hook's decision under its ask's label; one made in a direct call
   // (its ask has decided already) and what an action asks, lines below it.
   void hook_decide(const Engine& e, FinderId f, NameId, HookReason r) override {
+    follow(e);
     if (!hooks_ || frames_.empty() || frames_.back().kind != NodeKind::Ask) return;
     Node& n = frames_.back();
     if (!n.decided) {
@@ -169,11 +208,13 @@ class DotWriter : public TraceWriter {
     n.label += "\\n" + dot_text(fmt::format("{}: {}", finder_id(e, f), hook_reason_text(r)));
   }
   void hook_call(const Engine& e, FinderId caller, NameId name, HookCall c, FinderId called) override {
+    follow(e);
     if (!hooks_ || frames_.empty() || frames_.back().kind != NodeKind::Ask) return;
     frames_.back().label += "\\n" + dot_text(finder_id(e, caller) + " " +
                                              hook_call_text(c, model_->names.text(name), finder_id(e, called)));
   }
-  void ask_end(const Engine&, NameId name, FinderKind, AskAnswer a) override {
+  void ask_end(const Engine& e, NameId name, FinderKind, AskAnswer a) override {
+    follow(e);
     int64_t index = asks_.back();
     asks_.pop_back();
     if (hooks_) {
@@ -194,14 +235,29 @@ class DotWriter : public TraceWriter {
     attach(intern(std::move(n)));
   }
 
-  void lookup_begin(const Engine&, NameId name, uint64_t depth, uint8_t) override {
+  void lookup_begin(const Engine& e, NameId name, uint64_t depth, uint8_t) override {
+    follow(e);
     Node n;
     n.name = name;
     n.depth = depth;
     frames_.push_back(std::move(n));
     ++open_lookups_;
   }
-  void lookup_end(const Engine&, NameId, uint64_t, bool found) override { finish_frame(found); }
+  void lookup_end(const Engine& e, NameId, uint64_t, bool found) override {
+    follow(e);
+    finish_frame(found);
+  }
+
+  // A wait is drawn once it ends (or, never ending, at the run's end).
+  void wait_begin(const Engine& e, const ThreadWait& w) override {
+    follow(e);
+    waiting_ = wait_text(e, w);
+  }
+  void wait_end(const Engine& e, const ThreadWait&) override {
+    follow(e);
+    attach(wait_node(*waiting_, false));
+    waiting_.reset();
+  }
 
   void end() override {
     out_ << "digraph lookups {\n";
@@ -233,11 +289,60 @@ class DotWriter : public TraceWriter {
   }
 
  private:
+  // A threaded run: each thread's open frames and steps, set aside while
+  // another thread runs.
+  struct ThreadState {
+    std::vector<Node> frames;
+    std::vector<std::pair<int64_t, const CStep*>> steps;
+    std::vector<int64_t> asks;
+    std::vector<bool> step_nested;
+    uint64_t open_lookups = 0, open_asks = 0;
+    int64_t last_group_serial = -1, last_group = -1;
+    std::optional<std::string> waiting;
+  };
+  void follow(const Engine& e) {
+    if (!e.threaded_run() || e.running_thread() == thread_) return;
+    park();
+    thread_ = e.running_thread();
+    unpark(others_[thread_]);
+  }
+  void park() {
+    others_[thread_] =
+        ThreadState{std::move(frames_), std::move(steps_),  std::move(asks_), std::move(step_nested_), open_lookups_,
+                    open_asks_,         last_group_serial_, last_group_,      std::move(waiting_)};
+    frames_.clear();
+    steps_.clear();
+    asks_.clear();
+    step_nested_.clear();
+    waiting_.reset();
+  }
+  void unpark(ThreadState& t) {
+    frames_ = std::move(t.frames);
+    steps_ = std::move(t.steps);
+    asks_ = std::move(t.asks);
+    step_nested_ = std::move(t.step_nested);
+    open_lookups_ = t.open_lookups;
+    open_asks_ = t.open_asks;
+    last_group_serial_ = t.last_group_serial;
+    last_group_ = t.last_group;
+    waiting_ = std::move(t.waiting);
+  }
+  // A lock wait's leaf; `hang`: it never ended.
+  NodeId wait_node(const std::string& what, bool hang) {
+    Node n;
+    n.kind = NodeKind::Wait;
+    n.found = hang;
+    n.label = dot_text(hang ? "hang: " + what + ", forever" : what);
+    n.size = 1;
+    return intern(std::move(n));
+  }
+
   NodeId intern(Node n) {
     std::string key = n.kind == NodeKind::Suppressed ? fmt::format("S{}/{}/{}", n.name, n.depth, n.copy)
                       : n.kind == NodeKind::Lookup   ? fmt::format("L{}/{}/{}", n.name, n.depth, n.found ? 1 : 0)
                       : n.kind == NodeKind::Ask      ? fmt::format("A{}/{}", n.hook ? 1 : 0, n.label)
-                                                : fmt::format("{}{}", n.kind == NodeKind::Body ? 'B' : 'T', n.label);
+                      : n.kind == NodeKind::Wait     ? fmt::format("W{}/{}", n.found ? 1 : 0, n.label)
+                                                 : fmt::format("{}{}", n.kind == NodeKind::Body ? 'B' : 'T', n.label);
     for (auto& [id, count] : n.children) key += fmt::format(":{}x{}", id, count);
     auto it = index_.find(key);
     if (it != index_.end()) return it->second;
@@ -254,14 +359,16 @@ class DotWriter : public TraceWriter {
     }
     VariantTree& t = trees_.back();
     int64_t serial = steps_.empty() ? 0 : steps_.back().first;
-    if (t.groups.empty() || serial != last_group_serial_) {
+    if (last_group_ < 0 || serial != last_group_serial_) {
       t.groups.push_back({steps_.empty() ? std::string("(outside any step)")
                                          : dot_text(*steps_.back().second->pointer) + "\\n" +
                                                dot_text(step_text(*model_, *steps_.back().second)),
+                          threaded_ ? thread_ : -1,
                           {}});
       last_group_serial_ = serial;
+      last_group_ = static_cast<int64_t>(t.groups.size()) - 1;
     }
-    add_run(t.groups.back().children, id);
+    add_run(t.groups[static_cast<size_t>(last_group_)].children, id);
   }
 
   // Closes the innermost frame. A body or statement with nothing below it
@@ -292,13 +399,19 @@ class DotWriter : public TraceWriter {
   std::string new_id() { return fmt::format("n{}", ++drawn_total_); }
 
   std::string node_label(const Node& n) const {
-    if (n.kind == NodeKind::Body || n.kind == NodeKind::Statement || n.kind == NodeKind::Ask) return n.label;
+    if (n.kind == NodeKind::Body || n.kind == NodeKind::Statement || n.kind == NodeKind::Ask ||
+        n.kind == NodeKind::Wait)
+      return n.label;
     const std::string& name = model_->names.text(n.name);
     if (n.suppressed) return fmt::format("{}\\nsuppressed ask (P copy {})", dot_text(name), n.copy);
     return fmt::format("{}\\ndepth {}\\n{}", dot_text(name), n.depth, n.found ? "found" : "not found");
   }
 
   std::string node_attrs(const Node& n) const {
+    // found: a wait that never ended (the hang)
+    if (n.kind == NodeKind::Wait)
+      return n.found ? "shape=box, style=\"filled,bold\", color=\"#b00000\", fillcolor=\"#f6a0a0\", penwidth=2"
+                     : "shape=box, fillcolor=\"#f6dada\", color=\"#b04040\"";
     if (n.kind == NodeKind::Body) return "shape=folder, fillcolor=\"#fff3cc\"";
     if (n.kind == NodeKind::Statement) return "shape=box, fillcolor=\"#e6e6fa\"";
     if (n.kind == NodeKind::Ask)
@@ -363,6 +476,51 @@ class DotWriter : public TraceWriter {
     draw_children(me, n.children);
   }
 
+  // Draws the groups `which` (indices into t.groups) below the variant's box.
+  void draw_groups(const VariantTree& t, const std::string& root, const std::vector<size_t>& which) {
+    for (size_t k = 0; k < which.size(); ++k) {
+      if (compress_ && drawn_ >= max_nodes_) {
+        std::string id = new_id();
+        node(id, fmt::format("{} more {} not drawn", which.size() - k, plural(which.size() - k, "step", "steps")),
+             "shape=box, style=dashed");
+        root_edge(root, id);
+        cut_limit_ += which.size() - k;
+        break;
+      }
+      std::string sid = new_id();
+      node(sid, t.groups[which[k]].step, "shape=box, fillcolor=\"#e6e6fa\"");
+      root_edge(root, sid);
+      draw_children(sid, t.groups[which[k]].children);
+    }
+  }
+
+  // A threaded run: each thread's steps in a cluster of its own, named
+  // after the thread; the edges from the variant's box come after the
+  // clusters (an edge written inside one would pull the box into it).
+  void draw_threads(const VariantTree& t, const std::string& root) {
+    std::string outer = std::move(body_);
+    root_edges_.clear();
+    for (size_t k = 0; k < t.threads.size(); ++k) {
+      std::vector<size_t> which;
+      for (size_t g = 0; g < t.groups.size(); ++g)
+        if (t.groups[g].thread == static_cast<int32_t>(k)) which.push_back(g);
+      body_.clear();
+      draw_groups(t, root, which);
+      outer += fmt::format(
+          "    subgraph \"cluster_{}_thread{}\" {{\n      label=\"thread {}\";\n      style=dashed;\n"
+          "      color=\"#7a7ab8\";\n{}    }}\n",
+          t.title, k, dot_text(t.threads[k]), body_);
+    }
+    body_ = std::move(outer) + root_edges_;
+  }
+
+  void root_edge(const std::string& root, const std::string& to) {
+    if (threaded_)
+      root_edges_ += fmt::format("    {} -> {};\n", root, to);
+    else
+      edge(root, to);
+  }
+
   std::string draw_variant(size_t v) {
     const VariantTree& t = trees_[v];
     uint64_t full = 1;
@@ -382,21 +540,15 @@ class DotWriter : public TraceWriter {
              (hooks_ ? "\\n" + dot_text(t.summary)
                      : fmt::format("\\n{} {}, deepest {}, {} suppressed {}", grouped(t.lookups),
                                    plural(t.lookups, "lookup", "lookups"), t.max_depth, grouped(t.suppressed),
-                                   plural(t.suppressed, "ask", "asks"))),
+                                   plural(t.suppressed, "ask", "asks"))) +
+             (t.ended.empty() ? "" : "\\n" + t.ended),
          "shape=box, style=\"filled,bold\", fillcolor=\"#eeeeee\"");
-    for (size_t g = 0; g < t.groups.size(); ++g) {
-      if (compress_ && drawn_ >= max_nodes_) {
-        std::string id = new_id();
-        node(id, fmt::format("{} more {} not drawn", t.groups.size() - g, plural(t.groups.size() - g, "step", "steps")),
-             "shape=box, style=dashed");
-        edge(root, id);
-        cut_limit_ += t.groups.size() - g;
-        break;
-      }
-      std::string sid = new_id();
-      node(sid, t.groups[g].step, "shape=box, fillcolor=\"#e6e6fa\"");
-      edge(root, sid);
-      draw_children(sid, t.groups[g].children);
+    if (t.threads.empty()) {
+      std::vector<size_t> all(t.groups.size());
+      for (size_t g = 0; g < all.size(); ++g) all[g] = g;
+      draw_groups(t, root, all);
+    } else {
+      draw_threads(t, root);
     }
     out_ << fmt::format("  subgraph \"cluster_{}\" {{\n    label=\"{}\";\n    color=\"#bbbbbb\";\n", t.title, t.title);
     out_ << body_;
@@ -430,11 +582,17 @@ class DotWriter : public TraceWriter {
   bool hooks_ = false;
   const char* unit_ = "lookups";  // what a collapsed subtree counts
   int64_t serial_ = 0, last_group_serial_ = -1;
+  int64_t last_group_ = -1;  // the index of the group the thread's top-level step draws into
+  bool threaded_ = false;
+  int32_t thread_ = 0;                     // whose events are being read
+  std::optional<std::string> waiting_;     // what the thread waits for now
+  std::map<int32_t, ThreadState> others_;  // the other threads' state, set aside
 
   bool compress_ = false;
   uint64_t drawn_ = 0, drawn_total_ = 0, merged_runs_ = 0, cut_identical_ = 0, cut_limit_ = 0;
   std::map<NodeId, bool> drawn_subtrees_;
   std::string body_;
+  std::string root_edges_;  // a threaded run: the edges from the variant's box
 };
 
 }  // namespace

@@ -19,6 +19,16 @@
 // nesting) and the state of the hooks' reentrancy guards; the page draws
 // those in place of the proxy's copies, scope and cache. A Paddle page's
 // data is as before, byte for byte.
+//
+// A threaded run's rows are its threads' events in the order they ran: a
+// "T" row says which thread runs from there on (the page keeps a call
+// stack per thread), a "w" row opens a lock wait and a "W" row ends it; a
+// hang leaves its waits open at the end, and each variant's totals say how
+// the threads ended and what the hang's threads wait for. The page's
+// thread code sits between the template's threads markers, which a page
+// without threads leaves out, so that page keeps its bytes; repeated
+// subtrees are not folded (a subtree's rows may interleave with another
+// thread's).
 #include <fmt/format.h>
 
 #include <map>
@@ -99,6 +109,8 @@ class ExploreWriter : public TraceWriter {
   ExploreWriter(std::ostream& out, const TraceOptions& o) : out_(out), max_bytes_(o.max_bytes), fold_(o.fold) {}
 
   void begin(const Scenario& sc, const Model& model, const std::vector<Variant>&) override {
+    threaded_ = !model.threads.empty();
+    if (threaded_) fold_ = false;
     name_ = sc.name.empty() ? sc.file : sc.name;
     description_ = sc.description;
     params_ = params_text(model.params);
@@ -131,6 +143,8 @@ class ExploreWriter : public TraceWriter {
     cut_ = false;
     data_bytes_ = 0;
     omitted_ = 0;
+    thread_ = 0;
+    others_.clear();
   }
 
   void end_variant(const Engine& e) override {
@@ -153,6 +167,18 @@ class ExploreWriter : public TraceWriter {
       t += fmt::format("{}\"{}\":\"{}\"", t.empty() ? "" : ",", ci.name, (c.*ci.field).text());
     Outcome o = outcome_of(e);
     if (hooks_) t = hook_totals(e);
+    if (threaded_) {
+      // The threads' names by id (the "T" rows' numbers), how each thread
+      // ended, and a hang's waits.
+      std::string names, ended, waits;
+      for (const std::string& n : e.thread_names())
+        names += fmt::format("{}\"{}\"", names.empty() ? "" : ",", json_text(n));
+      for (const std::string& r : e.thread_results())
+        ended += fmt::format("{}\"{}\"", ended.empty() ? "" : ",", json_text(r));
+      for (const std::string& w : e.hang_waits())
+        waits += fmt::format("{}\"{}\"", waits.empty() ? "" : ",", json_text(w));
+      t += fmt::format(",\"thread_names\":[{}],\"threads\":[{}],\"hang\":[{}]", names, ended, waits);
+    }
     v.totals = fmt::format("{{{},\"proxy_copies\":{},\"error\":{},\"limit\":{}}}", t, o.proxy_copies,
                            e.error() ? "\"" + json_text(e.error()->type + ": " + e.error()->message) + "\"" : "null",
                            e.limit() ? "\"" + json_text(e.limit()->limit + ": " + e.limit()->detail) + "\"" : "null");
@@ -195,6 +221,7 @@ class ExploreWriter : public TraceWriter {
       data += fmt::format("{}\"{}\":\"{}\"", s ? "," : "", guard_site_key(GuardSite(s)),
                           json_text(guard_site_text(GuardSite(s))));
     data += "},";
+    if (threaded_) data += "\"threaded\":true,";
     const size_t finders_at = data.size();
     if (hooks_) {
       // The finder objects by FinderId: their ids, which are hooks, and which
@@ -228,30 +255,36 @@ class ExploreWriter : public TraceWriter {
     // it (a description holding "<!--<script>" or "</script>") from ending
     // the element or merging it with the viewer's script after it.
     const std::string safe = script_json(data);
-    std::string_view page = kExplorePage;
+    const std::string template_page = threaded_ ? std::string(kExplorePage) : without_threads(kExplorePage);
+    std::string_view page = template_page;
     const std::string_view marker = "/*IMPSIM_DATA*/null";
     size_t at = page.find(marker);
     out_ << page.substr(0, at) << safe << page.substr(at + marker.size());
   }
 
   void step_begin(const Engine& e, const CStep& s) override {
+    follow(e);
     if (cut_) return open(e, {});  // past --max-bytes: counted, not formatted
     open(e, fmt::format("\"s\",\"{}\",\"{}\",{}", json_text(*s.pointer), json_text(step_text(*model_, s)),
                         s.label >= 0 ? s.label : -1));
   }
   void step_end(const Engine& e, const CStep&, const char* result) override {
+    follow(e);
     if (cut_) return close(e, {});  // past --max-bytes: counted, not formatted
     close(e, fmt::format("\"S\",\"{}\"", json_text(result)));
   }
   void import_begin(const Engine& e, NameId name) override {
+    follow(e);
     if (cut_) return open(e, {});
     open(e, fmt::format("\"i\",{}", name_id(name)));
   }
   void import_end(const Engine& e, NameId, bool ok) override {
+    follow(e);
     if (cut_) return close(e, {});
     close(e, fmt::format("\"I\",{}", ok ? 1 : 0));
   }
   void ask_begin(const Engine& e, NameId name, FinderKind k, int64_t index, int64_t len) override {
+    follow(e);
     if (cut_) return open(e, {});  // past --max-bytes: counted, not formatted
     // Hook scenarios: the object's id, and the length of the list the loop walks.
     if (hooks_) {
@@ -261,12 +294,14 @@ class ExploreWriter : public TraceWriter {
       open(e, fmt::format("\"a\",{},\"{}\",{}", name_id(name), finder_name(k), index));
   }
   void decide(const Engine& e, NameId, FindReason r) override {
+    follow(e);
     if (cut_) return leaf(e, {});
     leaf(e, fmt::format("\"r\",\"{}\"", reason_key(r)));
   }
   // A hook's decision is its ask's "r" row, as P's; one made in a direct
   // call (its ask has decided already) is a "d" row naming the object.
   void hook_decide(const Engine& e, FinderId f, NameId name, HookReason r) override {
+    follow(e);
     if (cut_) return leaf(e, {});
     if (!ask_decided_.empty() && !ask_decided_.back()) {
       ask_decided_.back() = true;
@@ -276,11 +311,13 @@ class ExploreWriter : public TraceWriter {
   }
   // What a hook's action asks: a "c" row (the caller, the call, the name, the object called).
   void hook_call(const Engine& e, FinderId caller, NameId name, HookCall c, FinderId called) override {
+    follow(e);
     if (cut_) return leaf(e, {});
     leaf(e, fmt::format("\"c\",\"{}\",\"{}\",{},\"{}\"", json_text(finder_id(e, caller)), hook_call_key(c),
                         name_id(name), json_text(finder_id(e, called))));
   }
   void ask_end(const Engine& e, NameId, FinderKind, AskAnswer a) override {
+    follow(e);
     if (hooks_ && !ask_decided_.empty()) ask_decided_.pop_back();
     if (cut_) return close(e, {});  // past --max-bytes: counted, not formatted
     close(e, fmt::format("\"A\",\"{}\"", a == AskAnswer::Spec         ? "spec"
@@ -289,29 +326,89 @@ class ExploreWriter : public TraceWriter {
                                                                       : "none"));
   }
   void lookup_begin(const Engine& e, NameId name, uint64_t depth, uint8_t mark) override {
+    follow(e);
     if (cut_) return open(e, {});  // past --max-bytes: counted, not formatted
     open(e, fmt::format("\"l\",{},{},\"{}\"", name_id(name), depth, mark == kMarkDisabled ? "disabled" : "enabled"));
   }
   void lookup_end(const Engine& e, NameId, uint64_t, bool found) override {
+    follow(e);
     if (cut_) return close(e, {});  // past --max-bytes: counted, not formatted
     close(e, fmt::format("\"L\",{}", found ? 1 : 0));
   }
   void toggle(const Engine& e, bool enable, uint64_t walked, int64_t) override {
+    follow(e);
     if (cut_) return leaf(e, {});  // past --max-bytes: counted, not formatted
     leaf(e, fmt::format("\"t\",{},{}", enable ? 1 : 0, walked));
   }
   void guard_begin(const Engine& e, GuardSite site, bool enable, GuardAction a) override {
+    follow(e);
     if (cut_) return open(e, {});  // past --max-bytes: counted, not formatted
     open(e, fmt::format("\"g\",\"{}\",{},\"{}\"", guard_site_key(site), enable ? 1 : 0, guard_action_key(a)));
   }
-  void guard_end(const Engine& e, GuardSite, GuardAction) override { close(e, "\"G\""); }
+  void guard_end(const Engine& e, GuardSite, GuardAction) override {
+    follow(e);
+    close(e, "\"G\"");
+  }
   void body_begin(const Engine& e, NameId m, bool call) override {
+    follow(e);
     if (cut_) return open(e, {});  // past --max-bytes: counted, not formatted
     open(e, fmt::format("\"b\",{},{}", name_id(m), call ? 1 : 0));
   }
-  void body_end(const Engine& e, NameId, bool) override { close(e, "\"B\""); }
+  void body_end(const Engine& e, NameId, bool) override {
+    follow(e);
+    close(e, "\"B\"");
+  }
+
+  // A lock wait: a "w" row (what for: "global", "module" or "join"; the
+  // module's name id or -1; the thread holding it or joined; where the
+  // global lock is taken), its end a "W" row.
+  void wait_begin(const Engine& e, const ThreadWait& w) override {
+    follow(e);
+    if (cut_) return open(e, {});
+    open(e, fmt::format("\"w\",\"{}\",{},{},\"{}\"", wait_key(w),
+                        w.kind == WaitKind::ModuleLock ? name_id(w.module) : -1, w.on, w.site));
+  }
+  void wait_end(const Engine& e, const ThreadWait&) override {
+    follow(e);
+    close(e, "\"W\"");
+  }
 
  private:
+  // A threaded run: the thread whose events come next gets a "T" row, and
+  // its own open frames back.
+  struct ThreadFrames {
+    std::vector<Frame> frames;
+    std::vector<bool> ask_decided;
+  };
+  void follow(const Engine& e) {
+    if (!e.threaded_run() || e.running_thread() == thread_) return;
+    others_[thread_] = ThreadFrames{std::move(frames_), std::move(ask_decided_)};
+    thread_ = e.running_thread();
+    ThreadFrames& next = others_[thread_];
+    frames_ = std::move(next.frames);
+    ask_decided_ = std::move(next.ask_decided);
+    emit(e, fmt::format("\"T\",{}", thread_), nullptr);
+  }
+
+  // The page for a run without threads: the template without its threads
+  // parts (each between the markers), byte for byte the page as it was
+  // before threads.
+  static std::string without_threads(std::string_view page) {
+    constexpr std::string_view open = "/*threads:*/", close = "/*:threads*/";
+    std::string out;
+    size_t at = 0;
+    for (size_t from; (from = page.find(open, at)) != std::string_view::npos;) {
+      const size_t to = page.find(close, from);
+      if (to == std::string_view::npos) break;
+      out += page.substr(at, from - at);
+      at = to + close.size();
+      // A part on lines of its own goes with its last line's end.
+      if ((from == 0 || page[from - 1] == '\n') && at < page.size() && page[at] == '\n') ++at;
+    }
+    out += page.substr(at);
+    return out;
+  }
+
   int name_id(NameId n) {
     auto [it, fresh] = name_index_.emplace(n, static_cast<int>(names_.size()));
     if (fresh) {
@@ -574,6 +671,9 @@ class ExploreWriter : public TraceWriter {
   std::vector<FinderId> last_meta_path_;
   std::vector<FinderObject> finders_;  // every variant's finder objects, by FinderId
   int last_meta_path_text_ = -1;
+  bool threaded_ = false;
+  int32_t thread_ = 0;                      // whose rows come now
+  std::map<int32_t, ThreadFrames> others_;  // the other threads' open frames
 };
 
 }  // namespace

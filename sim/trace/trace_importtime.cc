@@ -17,11 +17,27 @@
 // ran, so a module body run inside find_spec shows under the object
 // that ran it. Paddle scenarios keep CPython's lines only.
 //
+// A threaded run's profile is what CPython writes when threads import at
+// once, measured on 3.9-3.13: import_find_and_load keeps its nesting level
+// and the time its children took (`import_level`, `accumulated`) once per
+// process, not per thread, so each thread's lines come as its imports
+// finish, interleaved with the others', indented by how many imports of
+// any thread are open then, and an import's self time subtracts whatever
+// finished below the level meanwhile, another thread's too (it can be
+// negative). A line spans `_find_and_load`, the module lock's waits
+// included (find_and_load_begin); a thread that never finishes (a hang)
+// writes no line for the imports it still has open, as CPython, and
+// standard error says so.
+//
 // A variant's profile stops at --max-lines lines (200,000 unless set; 0:
 // no limit): a scenario can ask a thousand finders a million times, and
 // each call is a line. Past it lines are counted, and standard error says
 // how many were left out; the profile itself stays lines tuna reads.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
 
 #include "impsim/base/escape.h"
 #include "impsim/base/text.h"
@@ -36,7 +52,8 @@ class ImportTimeWriter : public TraceWriter {
  public:
   ImportTimeWriter(std::ostream& out, uint64_t max) : out_(out), max_(max) {}
 
-  void begin(const Scenario&, const Model&, const std::vector<Variant>&) override {
+  void begin(const Scenario&, const Model& model, const std::vector<Variant>&) override {
+    threaded_ = !model.threads.empty();
     out_ << "import time: self [us] | cumulative | imported package\n";
   }
   void begin_variant(const Model& model, Variant v, size_t) override {
@@ -46,8 +63,27 @@ class ImportTimeWriter : public TraceWriter {
     variant_ = variant_name(v);
     lines_ = omitted_ = 0;
     stack_.push_back({"[" + variant_ + "]", 0, 0});
+    if (threaded_) {
+      stacks_.clear();
+      level_ = accumulated_ = 0;
+      root_ = begin_line("[" + variant_ + "]");
+    }
   }
-  void end_variant(const Engine&) override {
+  void end_variant(const Engine& e) override {
+    if (threaded_) {
+      stack_.clear();
+      // The run's own line stays at level 0, even past a hang's open imports.
+      level_ = 1;
+      end_line(root_);
+      if (!e.hang_waits().empty()) {
+        uint64_t open = 0;
+        for (const auto& [t, opened] : stacks_) open += opened.size();
+        fmt::print(stderr, "impsim: trace: {} hangs ({}): its {} unfinished {} no line, as CPython would not\n",
+                   terminal_text(variant_), terminal_text(fmt::format("{}", fmt::join(e.hang_waits(), "; "))),
+                   grouped(open),
+                   open == 1 ? "import (or find_spec call) writes" : "imports (or find_spec calls) write");
+      }
+    }
     while (!stack_.empty()) pop();  // the root, and any import a limit left open
     // Not in the profile: a line that is not `import time:` would not parse.
     if (omitted_ != 0)
@@ -56,18 +92,32 @@ class ImportTimeWriter : public TraceWriter {
   }
 
   void import_begin(const Engine&, NameId name) override {
-    stack_.push_back({model_->names.text(name), clock_.now, 0});
+    if (!threaded_) stack_.push_back({model_->names.text(name), clock_.now, 0});
   }
-  void import_end(const Engine&, NameId, bool) override { pop(); }
+  void import_end(const Engine&, NameId, bool) override {
+    if (!threaded_) pop();
+  }
+  void find_and_load_begin(const Engine& e, NameId name) override {
+    stacks_[e.running_thread()].push_back(begin_line(model_->names.text(name)));
+  }
+  void find_and_load_end(const Engine& e, NameId, bool) override { end_of(e); }
   void ask_begin(const Engine& e, NameId name, FinderKind, int64_t index, int64_t) override {
-    if (e.hooks_used())
-      stack_.push_back({fmt::format("{}.{}('{}')", trace_detail::finder_id_at(e, index),
-                                    trace_detail::finder_method_at(e, index), model_->names.text(name)),
-                        clock_.now, 0});
+    if (e.hooks_used()) {
+      std::string line = fmt::format("{}.{}('{}')", trace_detail::finder_id_at(e, index),
+                                     trace_detail::finder_method_at(e, index), model_->names.text(name));
+      if (threaded_)
+        stacks_[e.running_thread()].push_back(begin_line(std::move(line)));
+      else
+        stack_.push_back({std::move(line), clock_.now, 0});
+    }
     clock_.ask();
   }
   void ask_end(const Engine& e, NameId, FinderKind, AskAnswer) override {
-    if (e.hooks_used()) pop();
+    if (!e.hooks_used()) return;
+    if (threaded_)
+      end_of(e);
+    else
+      pop();
   }
   void toggle(const Engine&, bool, uint64_t walked, int64_t) override { clock_.walk(walked); }
 
@@ -83,18 +133,51 @@ class ImportTimeWriter : public TraceWriter {
     uint64_t cum = clock_.now - o.start;
     size_t level = stack_.size();
     if (!stack_.empty()) stack_.back().children += cum;
+    write(cum - o.children, cum, level, o.name);
+  }
+  template <class Int>
+  void write(Int self, Int cum, size_t level, const std::string& name) {
     if (max_ != 0 && lines_ >= max_) {
       ++omitted_;
       return;
     }
     ++lines_;
     // Module names are identifiers, but Unicode ones: a Hangul filler prints as nothing.
-    out_ << fmt::format("import time: {:>9} | {:>10} | {}{}\n", cum - o.children, cum, std::string(level * 2, ' '),
-                        terminal_text(o.name));
+    out_ << fmt::format("import time: {:>9} | {:>10} | {}{}\n", self, cum, std::string(level * 2, ' '),
+                        terminal_text(name));
+  }
+
+  // import.c's import_find_and_load, with its two process-wide counters.
+  struct Timed {
+    std::string name;
+    uint64_t start;
+    int64_t accumulated_copy;
+  };
+  Timed begin_line(std::string name) {
+    Timed t{std::move(name), clock_.now, accumulated_};
+    ++level_;
+    accumulated_ = 0;
+    return t;
+  }
+  void end_line(const Timed& t) {
+    const auto cum = static_cast<int64_t>(clock_.now - t.start);
+    --level_;
+    write(cum - accumulated_, cum, static_cast<size_t>(std::max<int64_t>(level_, 0)), t.name);
+    accumulated_ = t.accumulated_copy + cum;
+  }
+  void end_of(const Engine& e) {
+    std::vector<Timed>& opened = stacks_[e.running_thread()];
+    const Timed t = std::move(opened.back());
+    opened.pop_back();
+    end_line(t);
   }
 
   std::ostream& out_;
   uint64_t max_;
+  bool threaded_ = false;
+  std::map<int32_t, std::vector<Timed>> stacks_;  // by thread: its imports (and asks) open
+  Timed root_;
+  int64_t level_ = 0, accumulated_ = 0;
   const Model* model_ = nullptr;
   SimClock clock_;
   std::vector<Open> stack_;

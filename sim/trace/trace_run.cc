@@ -24,6 +24,41 @@ std::string finder_id(const Engine& e, FinderId f) {
   return e.finder_objects()[static_cast<size_t>(f)].id;
 }
 
+std::string thread_name(const Engine& e, int32_t thread) {
+  const std::vector<std::string> names = e.thread_names();
+  return thread >= 0 && static_cast<size_t>(thread) < names.size() ? names[static_cast<size_t>(thread)] : "?";
+}
+
+std::string wait_text(const Engine& e, const ThreadWait& w) {
+  const std::string on = thread_name(e, w.on);
+  switch (w.kind) {
+    case WaitKind::GlobalLock: {
+      const std::string_view site = w.site;
+      const char* where = site == "find_spec"     ? " (to call a finder's find_spec)"
+                          : site == "module_lock" ? " (in _get_module_lock)"
+                          : site == "lock_gc"     ? " (in a dead module lock's weakref callback)"
+                                                  : "";
+      return fmt::format("waits for the global import lock{}, held by {}", where, on);
+    }
+    case WaitKind::ModuleLock:
+      return fmt::format("waits for _ModuleLock('{}'), held by {}", e.model().names.text(w.module), on);
+    case WaitKind::Join:
+      return fmt::format("waits for {} to finish ({}.join())", on, on);
+  }
+  return "waits";
+}
+
+const char* wait_key(const ThreadWait& w) {
+  return w.kind == WaitKind::GlobalLock ? "global" : w.kind == WaitKind::ModuleLock ? "module" : "join";
+}
+
+std::string woken_text(const Engine& e, const ThreadWait& w) {
+  if (w.kind == WaitKind::Join) return fmt::format("{} has finished: join returns", thread_name(e, w.on));
+  return w.kind == WaitKind::GlobalLock ? "woken: the global import lock was released; acquire tries again"
+                                        : fmt::format("woken: _ModuleLock('{}') was released; acquire tries again",
+                                                      e.model().names.text(w.module));
+}
+
 std::string finder_id_at(const Engine& e, int64_t at) {
   const MetaPath& mp = e.meta_path();
   if (at < 0 || at >= mp.size()) return "?";

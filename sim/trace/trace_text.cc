@@ -59,7 +59,7 @@ class TextWriter : public TraceWriter {
     flush_pending();
     if (omitted_ > 0) {
       std::string kinds;
-      for (const char* k : {"step", "import", "body", "ask", "lookup", "toggle", "guard"})
+      for (const char* k : {"step", "import", "body", "ask", "lookup", "toggle", "guard", "wait"})
         if (auto it = omitted_kinds_.find(k); it != omitted_kinds_.end())
           kinds +=
               fmt::format("{}{} {}{}", kinds.empty() ? "" : ", ", grouped(it->second), k, it->second == 1 ? "" : "s");
@@ -92,6 +92,14 @@ class TextWriter : public TraceWriter {
     else
       out_ << fmt::format("end: {} {} of P left in sys.meta_path; marked: {}\n", o.proxy_copies,
                           plural(o.proxy_copies, "copy", "copies"), marks.empty() ? "none" : marks);
+    // A threaded run: how each thread ended, and a hang's waits (the
+    // process would never end: who waits for what, held by whom).
+    if (const std::vector<std::string> threads = e.thread_results(); !threads.empty()) {
+      std::string t;
+      for (const std::string& r : threads) t += (t.empty() ? "" : "; ") + terminal_text(r);
+      out_ << fmt::format("threads: {}\n", t);
+      for (const std::string& w : e.hang_waits()) out_ << fmt::format("hang: {}\n", terminal_text(w));
+    }
     if (e.error())
       out_ << fmt::format("raised {}: {} (at {})\n", terminal_text(e.error()->type), terminal_text(e.error()->message),
                           terminal_text(e.error()->traceback.empty() ? "?" : e.error()->traceback.back()));
@@ -240,6 +248,18 @@ class TextWriter : public TraceWriter {
     follow(e);
     if (full()) return close({}, {});
     close(" -> done", call ? fmt::format("function of {} returns", text(m)) : fmt::format("body of {} ends", text(m)));
+  }
+
+  // A thread's lock waits, each a line of its own (other threads' lines come between).
+  void wait_begin(const Engine& e, const ThreadWait& w) override {
+    follow(e);
+    if (full()) return line("wait", {});
+    line("wait", terminal_text(wait_text(e, w)));
+  }
+  void wait_end(const Engine& e, const ThreadWait& w) override {
+    follow(e);
+    if (full()) return line("wait", {});
+    line("wait", terminal_text(woken_text(e, w)));
   }
 
  private:

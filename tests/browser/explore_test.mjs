@@ -6,7 +6,8 @@
 // and `impsim run --json` at the same points; for a hook scenario (the
 // zoo's distutils_hack_nested), sys.meta_path as finder objects and the
 // object asked at every ask, and a reentrancy guard's state (ddtrace's
-// watchdogs); and that hostile names and descriptions neither break the
+// watchdogs); a threaded scenario's rows, each thread's call stack and a
+// hang's waits; and that hostile names and descriptions neither break the
 // page nor run as script. Saves screenshots.
 // Load time and page size of the seed incident are measured and printed,
 // never asserted (noisy machines).
@@ -443,6 +444,66 @@ async function press(key, times = 1) {
     check(lines.length > 8 && lines.every((n) => n === 1), `${w} at 1400 px: every counter value on one line (${lines})`);
   }
   await page.setViewportSize({ width: 1500, height: 980 });
+}
+
+// --- 7. a threaded scenario that hangs (a module body joins a thread that waits for that module's lock):
+// every row says whose thread it is (a step of /threads/w/ is w's, of /program/ main's), the stack shown is
+// that thread's with the others' beside it, each with what it waits for, and the page says the program
+// hangs and on what. A thread named by the scenario is shown as named; a hostile description
+// runs nothing.
+{
+  const scenario = path.join(work, "threads.json");
+  const data = JSON.parse(fs.readFileSync(path.join(root, "tests/data/threads/join_in_body.json"), "utf8"));
+  const worker = "worker_2";
+  data.threads = { [worker]: data.threads.w };
+  data.program = data.program.map((s) => (s.start ? { start: worker } : s));
+  data.tree.a.body = [{ join: worker }];
+  data.description = "</script><script>window.pwned = 1</script>";
+  fs.writeFileSync(scenario, JSON.stringify(data));
+  const file = path.join(work, "threads.html");
+  try { run("explore", scenario, "--variant", "before", "-o", file); } catch (e) { /* exit 1 or 3 is a page too */ }
+  await open(file);
+  eq(await page.evaluate(() => typeof window.pwned), "undefined", "threads: a script of the scenario's ran");
+  const v = "before";
+  await focus(v);
+  await press("Home");
+  let last = -1, rows = 0, steps = 0;
+  for (;;) {
+    const p = pane(v);
+    const r = num(await p.getAttribute("data-row"));
+    if (r === last) break;
+    last = r;
+    rows++;
+    const thread = await p.getAttribute("data-thread");
+    check((await p.locator("[data-field=thread]").innerText()).startsWith("thread " + thread),
+          `threads row ${r}: the thread line names ${thread}`);
+    const event = await p.locator("[data-field=event]").innerText();
+    const m = event.match(/^step \/(program|threads\/([^/]+))\//);
+    if (m) {
+      steps++;
+      eq(thread, m[2] || "main", `threads row ${r} (${event}): whose step`);
+    }
+    eq(await p.locator(".box h3").first().innerText(), `CALL STACK OF THREAD ${thread.toUpperCase()} (OUTERMOST FIRST)`,
+       `threads row ${r}: the stack's title`);
+    await press("ArrowRight");
+  }
+  check(rows > 10 && steps >= 3, `threads: walked ${rows} rows, ${steps} steps`);
+  // At the end: the hang, each thread's wait on top of its stack or in the others' list.
+  const p = pane(v);
+  const notes = await p.locator("[data-field=notes]").innerText();
+  check(notes.includes("the program hangs (it would never end): thread main waits for thread " + worker + " to finish (join)"),
+        `threads: the notes say the program hangs and on what (${notes})`);
+  const others = await p.locator("[data-field=other-threads] summary").allInnerTexts();
+  const top = await p.locator("[data-field=stack] li.top").innerText();
+  const thread = await p.getAttribute("data-thread");
+  const waits = [top.replace(/^\d+\./, "thread " + thread + ": "), ...others].join("\n");
+  check(waits.includes("thread main: waits for " + worker + " to finish (" + worker + ".join())"),
+        `threads: main's wait is shown (${waits})`);
+  check(waits.includes("thread " + worker + ": waits for _ModuleLock('a'), held by main"),
+        `threads: ${worker}'s wait is shown (${waits})`);
+  const totals = await p.locator("[data-field=totals]").innerText();
+  check(totals.includes("threads: main: waiting, " + worker + ": waiting"), `threads: the totals say how each ended (${totals})`);
+  await page.screenshot({ path: path.join(shots, "explore_threads_hang.png") });
 }
 
 check(network === 0, `the pages made ${network} network requests`);

@@ -395,6 +395,7 @@ class Engine {
   // takes them, the scheduling points, start and join.
   // _find_and_load with its module lock (`with _ModuleLockManager(name)`).
   ModuleId _find_and_load_threaded(NameId name);
+  ModuleId find_and_load_locked(NameId name);
   // One absolute name as import.c imports it (the import statement, and
   // `__import__`): a module found in sys.modules is waited for while
   // another thread initialises it (import_ensure_initialized); a missing
@@ -651,6 +652,7 @@ class Engine {
     std::vector<SchedulePoint>* points = nullptr;
     std::vector<SchedulePoint> next_point;  // by PyThreadId: the point it waits to pass
     LockRules lock_rules;
+    LockSite global_site = LockSite::None;  // where the global lock is being taken (a trace's waits)
   };
   ThreadRun threads_;
   std::string schedule_;

@@ -45,6 +45,14 @@ struct ScheduleOutcome {
 
 class Scheduler {
  public:
+  // What a waiting thread waits for: the global import lock or a module's
+  // lock (`module`), held by `on`, or the end of thread `on` (a join).
+  struct Wait {
+    enum class Kind : uint8_t { GlobalLock, ModuleLock, Join };
+    Kind kind = Kind::GlobalLock;
+    int32_t module = -1;
+    PyThreadId on = kNoThread;
+  };
   // Which thread goes on at a scheduling point: an index into `runnable`
   // (the threads able to run, by id), given the thread that reached the
   // point (kNoThread when it finished or waits).
@@ -87,6 +95,10 @@ class Scheduler {
   // Called each time a thread passes a scheduling point (resumed there, or
   // let go on at once): a program that records the schedule's points.
   void on_point(std::function<void()> f) { on_point_ = std::move(f); }
+  // Called in the running thread as it starts to wait (`waiting` true) and
+  // once it is woken (false), with what it waits for: a trace shows the
+  // waits. Unset, a wait costs nothing more.
+  void on_wait(std::function<void(const Wait&, bool waiting)> f) { on_wait_ = std::move(f); }
   // What a hang's description calls a thread and a module lock (default:
   // "thread 1", "the module lock of 3").
   void describe_with(std::function<std::string(PyThreadId)> thread, std::function<std::string(int32_t)> module) {
@@ -123,7 +135,7 @@ class Scheduler {
   static void entry(void* arg);
   // Back to run(): the thread stays as its state says.
   void switch_out();
-  void wait();
+  void wait(const Wait& what);
   bool released(const std::optional<std::vector<PyThreadId>>& woken);
   std::string describe_wait(PyThreadId t) const;
   std::string thread_text(PyThreadId t) const;
@@ -139,6 +151,7 @@ class Scheduler {
   bool cancelling_ = false;
   std::function<void(PyThreadId)> on_resume_;
   std::function<void()> on_point_;
+  std::function<void(const Wait&, bool)> on_wait_;
   std::function<std::string(PyThreadId)> thread_name_;
   std::function<std::string(int32_t)> module_name_;
 };

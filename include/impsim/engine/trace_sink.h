@@ -74,6 +74,18 @@ enum class HookCall : uint8_t {
   CallNext,  // each finder after this one in sys.meta_path, first spec wins
 };
 
+// What a thread of a threaded run waits for: the global import lock (taken
+// around a finder's find_spec, in _get_module_lock or in a dead module
+// lock's callback: `site`), a module's `_ModuleLock`, or a thread it joins.
+// `on` is the thread holding the lock, or the thread joined (a PyThreadId).
+enum class WaitKind : uint8_t { GlobalLock, ModuleLock, Join };
+struct ThreadWait {
+  WaitKind kind = WaitKind::GlobalLock;
+  NameId module = kNoName;
+  int32_t on = -1;
+  const char* site = "";  // GlobalLock: "find_spec", "module_lock" or "lock_gc"
+};
+
 class TraceSink {
  public:
   virtual ~TraceSink() = default;
@@ -110,6 +122,18 @@ class TraceSink {
   // A module body (exec of a tree file) or a `call` function starts / ends.
   virtual void body_begin(const Engine&, NameId /*module*/, bool /*call*/) {}
   virtual void body_end(const Engine&, NameId /*module*/, bool /*call*/) {}
+  // Threaded runs only. The running thread starts to wait / is woken and
+  // goes on (a lock's acquire then tries again, as `_ModuleLock.acquire`
+  // loops). A wait that never ends is part of a hang (Engine::hang_waits).
+  virtual void wait_begin(const Engine&, const ThreadWait&) {}
+  virtual void wait_end(const Engine&, const ThreadWait&) {}
+  // Threaded runs only: `_find_and_load` of a module missing from
+  // sys.modules, its lock waits included, where import.c's
+  // import_find_and_load times it for `python -X importtime` (import_begin
+  // comes once the module's lock is held, and only if the module is still
+  // missing then).
+  virtual void find_and_load_begin(const Engine&, NameId /*name*/) {}
+  virtual void find_and_load_end(const Engine&, NameId /*name*/, bool /*ok*/) {}
 };
 
 }  // namespace impsim

@@ -117,6 +117,14 @@ const char* hook_call_key(HookCall c);
 std::string hook_call_text(HookCall c, const std::string& name, const std::string& called);
 // The id of a finder object ("" for kNoFinder).
 std::string finder_id(const Engine& e, FinderId f);
+// A threaded run: a thread's name ("main" first; the scenario's names
+// otherwise, unescaped), and what a waiting thread waits for: "waits for
+// _ModuleLock('a'), held by main".
+std::string thread_name(const Engine& e, int32_t thread);
+std::string wait_text(const Engine& e, const ThreadWait& w);
+// Which lock a wait is for ("global", "module", "join"), and the words of its end.
+const char* wait_key(const ThreadWait& w);
+std::string woken_text(const Engine& e, const ThreadWait& w);
 }  // namespace trace_detail
 
 }  // namespace impsim

@@ -4,14 +4,16 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "scenario_command.h"
 #include "github.h"
-#include "usage_errors.h"
-#include "impsim/report/compare.h"
 #include "impsim/base/did_you_mean.h"
 #include "impsim/reader/read_scenario.h"
+#include "impsim/report/compare.h"
+#include "impsim/report/compare_schedules.h"
 #include "impsim/report/report.h"
 #include "impsim/run/sweep.h"
+#include "scenario_command.h"
+#include "search_flags.h"
+#include "usage_errors.h"
 
 namespace impsim::cli {
 
@@ -20,6 +22,7 @@ Action add_compare(CLI::App& app) {
     using ScenarioCommand::ScenarioCommand;
     std::vector<std::string> revisions;
     std::string baseline = "before";
+    SearchFlags search;
   };
   auto st = std::make_shared<State>(app, "compare",
                                     "Compare finder designs on scenarios: counters, ratios, outcome verdicts");
@@ -33,25 +36,61 @@ Action add_compare(CLI::App& app) {
                                 "default: before, or as_is for a scenario with hooks)"),
                 design_names())
       ->capture_default_str();
-  st->add_shared({.format_help = "text, markdown (for a code review) or json",
-                  .variant_help = "Designs to compare (repeatable, or comma-separated; default: all of them): " +
-                                  variant_list() + "; for a scenario with hooks: " + hook_variant_list() +
-                                  ", against as_is",
-                  .counters_default = "every counter, a labelled step's when not all zero"});
+  st->search.add(cmd, "; only for a scenario with threads");
+  st->add_shared(
+      {.format_help = "text, markdown (for a code review) or json",
+       .variant_help = "Designs to compare (repeatable, or comma-separated; default: all of them): " + variant_list() +
+                       "; for a scenario with hooks: " + hook_variant_list() + ", against as_is",
+       .counters_default = "every counter, a labelled step's when not all zero"});
   cmd->footer(
       "The scenario's expectations are checked as `impsim run` checks them (exit 1 when one fails); those not "
       "checked (a --set off their parameters, a design left out) are listed with why.\n"
-      "A table wider than 80 columns is printed in blocks of designs, each with the counter column.\n\n"
+      "A table wider than 80 columns is printed in blocks of designs, each with the counter column.\n"
+      "A scenario with threads: its expectations are of one schedule (`impsim run` checks them), and each design's "
+      "schedules are searched as `impsim schedules --variant DESIGN` "
+      "searches them (--search and its flags), and every end its threads reach is listed with the designs that "
+      "reach it, how many schedules did and one that replays it, and the designs that never do within their search; "
+      "a design is identical to the baseline when it reaches the same ends. Each design's search is made whole: "
+      "--shard and --merge are schedules' own.\n\n"
       "Examples:\n"
       "  impsim compare scenarios/seed_incident.json\n"
       "  impsim compare scenarios/seed_incident.json --variants before,after,idempotent-enable --format markdown\n"
       "  impsim compare scenarios/nested_guards.json --set k=6 --baseline after\n"
       "  impsim compare scenarios/nested_guards.json --counters lookups,probe.lookups\n"
       "  impsim compare scenarios/revisions/guard_saves_scope_object.json --variants before,after --revisions "
-      "b52ce17,04efefd\n");
-  return action_of(st, [st, cmd](Sink& sink) -> int {
+      "b52ce17,04efefd\n"
+      "  impsim compare tests/data/threads/proxy_guards.json --variants before,after\n");
+  // The search flags mean a search of a threaded scenario's schedules, and
+  // --counters the rows of an unthreaded one's table: each is refused
+  // where it would mean nothing, never ignored.
+  auto refuse_flags_of_the_other_kind = [st, cmd](const Scenario& sc) {
+    if (sc.threads.empty()) {
+      if (const std::vector<std::string> given = st->search.given(cmd); !given.empty())
+        throw UsageError(sc.file, fmt::format("{} searches a threaded scenario's schedules, and this one declares no "
+                                              "threads: it has one schedule, which compare runs without the flag",
+                                              given.front()));
+    } else if (!st->counters.empty()) {
+      throw UsageError(sc.file,
+                       "--counters picks rows of the counters table, which compare of a threaded scenario does not "
+                       "print: each outcome lists its own counters");
+    }
+  };
+  // Each design's schedules searched as `impsim schedules --variant` searches
+  // them, and the designs compared end by end.
+  auto compare_schedules = [st](Sink& sink, const Scenario& sc, const RunOptions& options) {
+    const ScheduleComparison c{&sc, compare_scenario_schedules(sc, options, st->search.options())};
+    if (sink.format == Format::Json)
+      sink.json(compare_schedules_json(c));
+    else
+      sink.text(
+          compare_schedules_text(c, sink.format == Format::Markdown ? CompareFormat::Markdown : CompareFormat::Text));
+    github_step_summary(compare_schedules_text(c, CompareFormat::Markdown));
+    return compare_schedules_exit_status(c);
+  };
+  return action_of(st, [st, cmd, refuse_flags_of_the_other_kind, compare_schedules](Sink& sink) -> int {
     return st->for_each_scenario(
         sink, nullptr, [&](const std::string&, Scenario& sc, const RunOptions& given, Progress&) {
+          refuse_flags_of_the_other_kind(sc);
           check_counter_flags(sc, st->counters, "--counters");
           // A hook scenario's designs are the hook designs, measured against as_is.
           std::vector<std::string> names = given.variants;
@@ -80,10 +119,13 @@ Action add_compare(CLI::App& app) {
             names.insert(names.begin(), baseline_name);
           RunOptions options = given;
           options.variants = names;
+          if (!sc.threads.empty()) return compare_schedules(sink, sc, options);
           ScenarioRun result = run_scenario(sc, options);
           Comparison c{&result, *baseline, st->counters};
-          if (sink.format == Format::Json) sink.json(compare_json(c));
-          else sink.text(compare_text(c, sink.format == Format::Markdown ? CompareFormat::Markdown : CompareFormat::Text));
+          if (sink.format == Format::Json)
+            sink.json(compare_json(c));
+          else
+            sink.text(compare_text(c, sink.format == Format::Markdown ? CompareFormat::Markdown : CompareFormat::Text));
           sink.failures(result.scenario.name, run_failures(result, /*raised=*/false));
           github_step_summary(compare_text(c, CompareFormat::Markdown));
           if (st->flags.stats) print_stats(result.runs, options.engine);

@@ -14,44 +14,17 @@
 #include "impsim/run/schedules.h"
 #include "impsim/scenario/names.h"
 #include "scenario_command.h"
+#include "search_flags.h"
 #include "usage_errors.h"
 
 namespace impsim::cli {
 
 namespace {
 
-const char* search_name(SearchKind k) {
-  switch (k) {
-    case SearchKind::Exhaustive:
-      return "exhaustive";
-    case SearchKind::Random:
-      return "random";
-    case SearchKind::Pct:
-      return "pct";
-  }
-  return "exhaustive";
-}
-
 std::string params_text(const Params& params) {
   std::string out;
   for (const auto& [k, v] : params) out += fmt::format("{}{}={}", out.empty() ? "" : ", ", k, v);
   return out;
-}
-
-// What the search covered, said beside every outcome list: a search that
-// found no deadlock says how far it looked.
-std::string coverage(const ScheduleSearch& s) {
-  const SearchOptions& o = s.options;
-  std::string how = o.kind == SearchKind::Exhaustive
-                        ? fmt::format("exhaustive within {} {}", o.preemption_bound,
-                                      plural(static_cast<uint64_t>(o.preemption_bound), "preemption", "preemptions"))
-                    : o.kind == SearchKind::Random ? fmt::format("random, seed {}", o.seed)
-                                                   : fmt::format("PCT depth {}, seed {}", o.pct_depth, o.seed);
-  std::string of = fmt::format("{} {}", s.schedules, plural(s.schedules, "schedule", "schedules"));
-  if (o.kind == SearchKind::Exhaustive)
-    of +=
-        s.complete ? ", every one within the bound" : fmt::format(", cut short at --max-schedules {}", o.max_schedules);
-  return how + ": " + of;
 }
 
 bool any_outcome_has(const ScheduleSearch& s, std::string_view what) {
@@ -65,7 +38,7 @@ std::string search_text(const std::string& name, const std::vector<ThreadSearch>
   for (const ThreadSearch& t : searches) {
     const ScheduleSearch& s = t.search;
     out += fmt::format("{}, {}{}: {}\n", terminal_text(name), variant_name(t.variant),
-                       t.params.empty() ? "" : " (" + params_text(t.params) + ")", coverage(s));
+                       t.params.empty() ? "" : " (" + params_text(t.params) + ")", search_coverage(s));
     if (s.error) {
       out += "  " + terminal_text(*s.error) + "\n";
       continue;
@@ -78,7 +51,7 @@ std::string search_text(const std::string& name, const std::vector<ThreadSearch>
                          c.preemptions, plural(static_cast<uint64_t>(c.preemptions), "preemption", "preemptions"),
                          terminal_text(c.outcome));
     }
-    const std::string within = fmt::format(" ({})", coverage(s));
+    const std::string within = fmt::format(" ({})", search_coverage(s));
     if (!any_outcome_has(s, "hang:")) out += "  no hang found" + within + "\n";
     if (!any_outcome_has(s, "_DeadlockError")) out += "  no _DeadlockError found" + within + "\n";
   }
@@ -116,7 +89,7 @@ nlohmann::ordered_json search_json(const std::string& name, const std::string& f
     e["variant"] = variant_name(t.variant);
     e["params"] = nlohmann::ordered_json::object();
     for (const auto& [k, v] : t.params) e["params"][k] = v;
-    e["search"] = search_name(s.options.kind);
+    e["search"] = search_kind_name(s.options.kind);
     if (s.options.kind == SearchKind::Exhaustive)
       e["preemption_bound"] = s.options.preemption_bound;
     else
@@ -323,11 +296,7 @@ int merge_shard_files(Sink& sink, const std::vector<std::string>& files) {
 Action add_schedules(CLI::App& app) {
   struct State : ScenarioCommand {
     using ScenarioCommand::ScenarioCommand;
-    std::string search = "exhaustive";
-    int preemption_bound = 2;
-    uint64_t seed = 0;
-    int pct_depth = 3;
-    uint64_t max_schedules = 10000;
+    SearchFlags search;
     bool points = false;
     std::string shard;  // "I/N"
     bool merge = false;
@@ -336,25 +305,7 @@ Action add_schedules(CLI::App& app) {
       app, "schedules",
       "Search a threaded scenario's schedules: every outcome its threads reach under CPython's import locks");
   CLI::App* cmd = st->cmd;
-  cmd->add_option("--search", st->search,
-                  "exhaustive (every schedule within --preemption-bound), random (--seed) or pct (--seed, "
-                  "--pct-depth)")
-      ->check(CLI::IsMember({"exhaustive", "random", "pct"}))
-      ->capture_default_str();
-  cmd->add_option("--preemption-bound", st->preemption_bound,
-                  "Exhaustive: switches away from a thread that could go on, at most, per schedule")
-      ->check(CLI::Range(0, 16))
-      ->capture_default_str();
-  cmd->add_option("--seed", st->seed, "Random and pct: the seed (the same schedules on every machine)")
-      ->capture_default_str();
-  cmd->add_option("--pct-depth", st->pct_depth, "Pct: the depth of the bug aimed at (priority changes + 1)")
-      ->check(CLI::Range(1, 64))
-      ->capture_default_str();
-  cmd->add_option("--max-schedules", st->max_schedules,
-                  "Runs of the search, at most (an exhaustive one cut short "
-                  "says so)")
-      ->check(CLI::Range(uint64_t{1}, uint64_t{100'000'000}))
-      ->capture_default_str();
+  st->search.add(cmd);
   cmd->add_flag("--points", st->points,
                 "With --format json: each outcome's schedule written out point by point (thread, point, module), "
                 "as tools/check/crosscheck --threads forces it on real threads");
@@ -411,14 +362,7 @@ Action add_schedules(CLI::App& app) {
     }
     return st->for_each_scenario(
         sink, nullptr, [&](const std::string&, Scenario& sc, const RunOptions& options, Progress&) {
-          SearchOptions search;
-          search.kind = st->search == "random" ? SearchKind::Random
-                        : st->search == "pct"  ? SearchKind::Pct
-                                               : SearchKind::Exhaustive;
-          search.preemption_bound = st->preemption_bound;
-          search.seed = st->seed;
-          search.pct_depth = st->pct_depth;
-          search.max_schedules = st->max_schedules;
+          SearchOptions search = st->search.options();
           search.shard = shard;
           search.shards = shards;
           const std::vector<ThreadSearch> found = search_scenario_schedules(sc, options, search);

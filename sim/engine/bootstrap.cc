@@ -219,11 +219,10 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
     }
     return found(path_finder_find_spec(name, path));
   }
-  // One turn of the loop: the finder at i asked; `stop` when the rest of
-  // the list need not be.
-  auto ask_at = [&](int64_t i, bool& stop) -> SpecId {
-    if (meta_path.proxy_at(i)) return traced_proxy_find_spec<M>(name, i, meta_path);
-    const FinderId finder = meta_path.at(i);
+  // One turn of the loop: `finder`, read at i, asked; `stop` when the rest
+  // of the list need not be.
+  auto ask_at = [&](int64_t i, FinderId finder, bool& stop) -> SpecId {
+    if (finder == kProxyFinder) return traced_proxy_find_spec<M>(name, i, meta_path);
     const FinderClass cls = class_of(finder);
     if (!hooks<M>()) {
       // BuiltinImporter and FrozenImporter answer None without touching
@@ -264,12 +263,16 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
   try {
     for (int64_t i = 0; i < meta_path.size(); ++i) {
       bool stop = false;
+      // `for finder in meta_path:` reads the list before the lock is taken:
+      // another thread may change it while this one waits for the lock.
+      const FinderId finder = meta_path.at(i);
       if (threaded<M>()) [[unlikely]] {
         // `with _ImportLockContext(): ... find_spec(name, path, target)`
         acquire_import_lock(LockSite::FindSpec);
-        spec = try_finally_switching([&] { return ask_at(i, stop); }, [&] { release_import_lock(LockSite::FindSpec); });
+        spec = try_finally_switching([&] { return ask_at(i, finder, stop); },
+                                     [&] { release_import_lock(LockSite::FindSpec); });
       } else {
-        spec = ask_at(i, stop);
+        spec = ask_at(i, finder, stop);
       }
       if (spec != kNoSpec || stop) break;
     }

@@ -82,13 +82,15 @@ std::vector<PyThreadId> picked_ids(const Run& run) {
   return ids;
 }
 
-// The order in which a representative is preferred: fewer preemptions,
-// then shorter, then first by text; total, so that merging shards picks
-// what one search would.
-bool better(int preemptions, const std::string& schedule, const OutcomeClass& than) {
+}  // namespace
+
+// Total, so that merging shards picks what one search would.
+bool better_representative(int preemptions, const std::string& schedule, const OutcomeClass& than) {
   return std::make_tuple(preemptions, schedule.size(), std::string_view(schedule)) <
          std::make_tuple(than.preemptions, than.schedule.size(), std::string_view(than.schedule));
 }
+
+namespace {
 
 class Tally {
  public:
@@ -100,7 +102,7 @@ class Tally {
     auto [it, fresh] = classes_.try_emplace(o.outcome, o);
     if (fresh) return;
     OutcomeClass& c = it->second;
-    if (better(o.preemptions, o.schedule, c)) {
+    if (better_representative(o.preemptions, o.schedule, c)) {
       c.schedule = o.schedule;
       c.preemptions = o.preemptions;
     }
@@ -266,7 +268,7 @@ void shrink(const ScheduledProgram& program, OutcomeClass& c, uint64_t& runs) {
       }
     }
   }
-  if (best.outcome == c.outcome && better(best.preemptions, best.schedule, c)) {
+  if (best.outcome == c.outcome && better_representative(best.preemptions, best.schedule, c)) {
     c.schedule = best.schedule;
     c.preemptions = best.preemptions;
   }

@@ -4,18 +4,69 @@
 #include <fmt/format.h>
 
 #include "impsim/base/errors.h"
+#include "impsim/base/plural.h"
 #include "impsim/engine/engine.h"
 
 namespace impsim {
 
+namespace {
+
+// The engine's outcome line, plus what Paddle's finder and a hook's
+// loader leave on the modules (their marks) and the copies of P left in
+// sys.meta_path: what the designs of the finder change. Each is said only
+// where there is one, so a scenario without P or marks reads as before.
+std::string end_line(const Engine& engine) {
+  std::string line = engine.outcome_line();
+  const Outcome o = outcome_of(engine);
+  std::string marks;
+  for (const auto& [name, mark] : o.marks) marks += fmt::format("{}{}={}", marks.empty() ? "" : " ", name, mark);
+  if (!marks.empty()) line += "; marks: " + marks;
+  if (o.proxy_copies != 0) line += fmt::format("; copies of P: {}", o.proxy_copies);
+  return line;
+}
+
+}  // namespace
+
 std::string threaded_outcome(const Model& model, Variant variant, const RunOptions& options, Scheduler& scheduler) {
   Engine engine(model, variant, options.limits, EngineKind::Step);
   engine.run_threads(scheduler);
-  std::string line = engine.outcome_line();
+  std::string line = end_line(engine);
   const Counters c = engine.counters();
   line += fmt::format("; asks {}, lookups {}, toggles {}", c.asks.text(), c.lookups.text(), c.toggles.text());
   if (engine.hooks_used()) line += fmt::format(", searches {}", engine.hook_counters().searches.text());
   return line;
+}
+
+std::string threaded_end(const Model& model, Variant variant, const RunOptions& options, Scheduler& scheduler) {
+  Engine engine(model, variant, options.limits, EngineKind::Step);
+  engine.run_threads(scheduler);
+  return end_line(engine);
+}
+
+const char* search_kind_name(SearchKind kind) {
+  switch (kind) {
+    case SearchKind::Exhaustive:
+      return "exhaustive";
+    case SearchKind::Random:
+      return "random";
+    case SearchKind::Pct:
+      return "pct";
+  }
+  return "exhaustive";
+}
+
+std::string search_coverage(const ScheduleSearch& s) {
+  const SearchOptions& o = s.options;
+  std::string how = o.kind == SearchKind::Exhaustive
+                        ? fmt::format("exhaustive within {} {}", o.preemption_bound,
+                                      plural(static_cast<uint64_t>(o.preemption_bound), "preemption", "preemptions"))
+                    : o.kind == SearchKind::Random ? fmt::format("random, seed {}", o.seed)
+                                                   : fmt::format("PCT depth {}, seed {}", o.pct_depth, o.seed);
+  std::string of = fmt::format("{} {}", s.schedules, plural(s.schedules, "schedule", "schedules"));
+  if (o.kind == SearchKind::Exhaustive)
+    of +=
+        s.complete ? ", every one within the bound" : fmt::format(", cut short at --max-schedules {}", o.max_schedules);
+  return how + ": " + of;
 }
 
 std::vector<PointText> schedule_points(const Model& model, Variant variant, const RunOptions& options,

@@ -122,6 +122,25 @@ def main():
                 fail(f"sweep {path} --format markdown: no heading")
             checked += 1
 
+    # compare of a threaded scenario (its own report: the designs across
+    # the schedules), in each format.
+    for path in sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "tests", "data", "threads", "*.json"))):
+        statuses = set()
+        for fmt in ["text", "json", "markdown"]:
+            status, out, _ = impsim(["compare", path, "--max-schedules", "200", "--format", fmt])
+            statuses.add(status)
+            if fmt == "json":
+                doc = check_json(f"compare {path} --format json", out)
+                if doc is not None and doc.get("exit_status") != status:
+                    fail(f"compare {path} --format json: exit_status {doc.get('exit_status')} but the exit status is {status}")
+            elif fmt == "markdown" and not out.startswith("### impsim compare: "):
+                fail(f"compare {path} --format markdown: no heading")
+            elif not out.strip():
+                fail(f"compare {path} --format {fmt}: printed nothing")
+            checked += 1
+        if len(statuses) != 1:
+            fail(f"compare {path}: exit statuses differ between formats: {statuses}")
+
     # Several files: one object, each file's report in it, the worst status.
     for argv in (["run"], ["compare", "--variants", "before,after"], ["validate"], ["trace", "--max-lines", "20"]):
         status, out, _ = impsim(argv + shipped[:3] + ["--format", "json"])

@@ -69,6 +69,11 @@ struct OutcomeClass {
   int preemptions = 0;     // that one's
 };
 
+// Whether a schedule with `preemptions` is preferred to `than`'s as an
+// outcome's representative: fewer preemptions, then shorter, then first
+// by text.
+bool better_representative(int preemptions, const std::string& schedule, const OutcomeClass& than);
+
 struct ScheduleSearch {
   SearchOptions options;
   std::vector<OutcomeClass> outcomes;  // by outcome text

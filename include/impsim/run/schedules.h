@@ -27,6 +27,19 @@ std::vector<ThreadSearch> search_scenario_schedules(const Scenario& sc, const Ru
 // outcome line).
 std::string threaded_outcome(const Model& model, Variant variant, const RunOptions& options, Scheduler& scheduler);
 
+// What a run's threads end with: threaded_outcome without the counters,
+// which differ from design to design by design (the fix suppresses asks);
+// compare groups the designs' outcomes by it.
+std::string threaded_end(const Model& model, Variant variant, const RunOptions& options, Scheduler& scheduler);
+
+// "exhaustive", "random", "pct": the --search value.
+const char* search_kind_name(SearchKind kind);
+
+// What a search covered ("exhaustive within 2 preemptions: 554 schedules,
+// every one within the bound"), said beside every "not found" and "never":
+// they hold only within it.
+std::string search_coverage(const ScheduleSearch& search);
+
 // One point of a schedule written out, by name (what
 // tools/lib/crosscheck/threads_real.py forces on real threads).
 struct PointText {

@@ -9,7 +9,8 @@
 # ...} with "pointer" (step), "site" (global_acquire, global_release),
 # "module" (module_acquire, module_release, exec_begin, exec_end) or
 # "target" (start, join).  OPTIONS: {"settle": s, "free": s, "hang": s}, the
-# bounded waits, and "extend": "run_until_blocked" to go on forcing past the
+# bounded waits, "variant": a hook design (default as_is) applied to the
+# hooks as impsim applies it, and "extend": "run_until_blocked" to go on forcing past the
 # log's end and report the events forced as "passed" (docs/crosscheck.md,
 # "Threads: forcing a schedule in real CPython").
 #
@@ -172,7 +173,8 @@ class _Runtime(_hooks.Runtime):
     join, run by real threads that pause at every scheduling point."""
 
     def __init__(self, scenario, log, options):
-        super().__init__(scenario, "as_is", scenario.get("params", {}))
+        # "variant": a hook design, applied to the hooks as impsim applies it.
+        super().__init__(scenario, options.get("variant", "as_is"), scenario.get("params", {}))
         self.log = log
         self.settle_wait = float(options.get("settle", 5.0))
         self.free_wait = float(options.get("free", 5.0))

@@ -1,0 +1,29 @@
+// `impsim compare` on a threaded scenario: each design's outcome classes,
+// with how many schedules reached each, and per end of the threads a
+// verdict across the designs (reached by every design, or by some and
+// never by the others within their searches), as text, Markdown (for a
+// code review) or JSON.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "impsim/report/compare.h"
+#include "impsim/run/schedule_comparison.h"
+
+namespace impsim {
+
+struct ScheduleComparison {
+  const Scenario* scenario = nullptr;
+  std::vector<SchedulesCompared> points;  // the baseline is each point's first design
+};
+
+// 1 when a design's search means nothing (its program did not repeat itself
+// under the same choices), else 0, as `impsim schedules` says it.
+int compare_schedules_exit_status(const ScheduleComparison& c);
+
+std::string compare_schedules_text(const ScheduleComparison& c, CompareFormat format);
+nlohmann::ordered_json compare_schedules_json(const ScheduleComparison& c);
+
+}  // namespace impsim

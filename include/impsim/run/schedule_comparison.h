@@ -1,0 +1,45 @@
+// Designs compared over the whole explored space of a threaded scenario
+// (`impsim compare` on a scenario with threads): each design's schedules
+// searched exactly as `impsim schedules --variant DESIGN` searches them,
+// and the designs' outcome classes grouped by what the threads end with,
+// so that each end says which designs reach it, with how many schedules
+// and a schedule that replays it, and which never do within the search.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "impsim/run/schedules.h"
+
+namespace impsim {
+
+// One design's share of an end: its outcome classes that end so (they
+// differ in their counters only), their schedules summed, and the one
+// whose representative schedule is preferred.
+struct DesignReach {
+  std::vector<size_t> outcomes;  // indexes into the design's search's outcomes
+  uint64_t schedules = 0;
+  size_t representative = 0;  // one of `outcomes`
+};
+
+// What the threads end with (threaded_end), across the designs.
+struct ThreadedEnd {
+  std::string end;
+  std::vector<std::optional<DesignReach>> designs;  // by design; nullopt: never, within its search
+};
+
+// The designs at one parameter point.
+struct SchedulesCompared {
+  Params params;
+  Axes axes;                           // the model's revision and CPython
+  std::vector<ThreadSearch> searches;  // one per design, in the order asked
+  std::vector<ThreadedEnd> ends;       // by end text
+};
+
+// `options.variants` are the designs, the first the baseline. Throws
+// UsageError as search_scenario_schedules does.
+std::vector<SchedulesCompared> compare_scenario_schedules(const Scenario& sc, const RunOptions& options,
+                                                          const SearchOptions& search);
+
+}  // namespace impsim

@@ -1,0 +1,338 @@
+// compare on a threaded scenario (include/impsim/report/compare_schedules.h).
+#include "impsim/report/compare_schedules.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "impsim/base/errors.h"
+#include "impsim/base/escape.h"
+#include "impsim/base/plural.h"
+#include "impsim/base/text_layout.h"
+#include "impsim/base/version.h"
+#include "impsim/report/report.h"
+
+namespace impsim {
+
+using nlohmann::ordered_json;
+
+namespace {
+
+// An outcome class's counters: its outcome line past the end it shares
+// with the other designs' classes.
+std::string counters_of(const OutcomeClass& c, const std::string& end) {
+  const std::string head = end + "; ";
+  return c.outcome.starts_with(head) ? c.outcome.substr(head.size()) : std::string();
+}
+
+std::string preemptions_text(int n) {
+  return fmt::format("{} {}", n, plural(static_cast<uint64_t>(n), "preemption", "preemptions"));
+}
+
+std::string schedules_text(uint64_t n) { return fmt::format("{} {}", n, plural(n, "schedule", "schedules")); }
+
+// "1, 3 and 4": ends by their number in the list.
+std::string numbers_text(const std::vector<size_t>& ends) {
+  std::string out;
+  for (size_t i = 0; i < ends.size(); ++i)
+    out += fmt::format("{}{}", i == 0 ? "" : i + 1 == ends.size() ? " and " : ", ", ends[i] + 1);
+  return out;
+}
+
+std::string names_text(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  return out;
+}
+
+// Which designs reach an end: every one, or those that do and, each with
+// what its search covered, those that never do (only within the search).
+struct Reach {
+  std::vector<std::string> by, never, unsearched;
+  std::string text;
+};
+
+Reach reach_of(const SchedulesCompared& point, const ThreadedEnd& e) {
+  Reach r;
+  std::vector<std::string> never_within;
+  for (size_t v = 0; v < point.searches.size(); ++v) {
+    const ThreadSearch& t = point.searches[v];
+    const std::string name = variant_name(t.variant);
+    if (t.search.error)
+      r.unsearched.push_back(name);
+    else if (e.designs[v])
+      r.by.push_back(name);
+    else {
+      r.never.push_back(name);
+      never_within.push_back(fmt::format("{} ({})", name, search_coverage(t.search)));
+    }
+  }
+  if (r.never.empty() && r.unsearched.empty())
+    r.text = "reached by every design";
+  else {
+    r.text = fmt::format("reached by {}{}", names_text(r.by), r.by.size() == 1 ? " only" : "");
+    if (!never_within.empty()) r.text += "; never by " + names_text(never_within);
+    if (!r.unsearched.empty()) r.text += "; not searched: " + names_text(r.unsearched);
+  }
+  return r;
+}
+
+// A design against the baseline: the same ends, or which differ.
+struct DesignVerdict {
+  std::optional<bool> identical;  // nullopt: not compared, a search meant nothing
+  std::vector<size_t> only_this, only_baseline;
+  std::string text;
+};
+
+DesignVerdict verdict_of(const SchedulesCompared& point, size_t v) {
+  DesignVerdict d;
+  const std::string base = variant_name(point.searches[0].variant);
+  for (size_t s : {size_t{0}, v})
+    if (point.searches[s].search.error) {
+      d.text = fmt::format("not compared: {}'s search means nothing", variant_name(point.searches[s].variant));
+      return d;
+    }
+  for (size_t i = 0; i < point.ends.size(); ++i) {
+    const ThreadedEnd& e = point.ends[i];
+    if (e.designs[v] && !e.designs[0]) d.only_this.push_back(i);
+    if (!e.designs[v] && e.designs[0]) d.only_baseline.push_back(i);
+  }
+  d.identical = d.only_this.empty() && d.only_baseline.empty();
+  size_t reached = 0;
+  for (const ThreadedEnd& e : point.ends) reached += e.designs[0] ? 1 : 0;
+  if (*d.identical) {
+    d.text = fmt::format("identical: the same {} {}", reached, plural(reached, "end", "ends"));
+    return d;
+  }
+  std::vector<std::string> parts;
+  if (!d.only_this.empty())
+    parts.push_back(fmt::format("reaches {} {}, which {} never does", plural(d.only_this.size(), "end", "ends"),
+                                numbers_text(d.only_this), base));
+  if (!d.only_baseline.empty())
+    parts.push_back(fmt::format("never reaches {} {}, which {} does", plural(d.only_baseline.size(), "end", "ends"),
+                                numbers_text(d.only_baseline), base));
+  d.text = "differs: " + parts.front() + (parts.size() > 1 ? "; " + parts.back() : "");
+  return d;
+}
+
+std::string search_line(const ThreadSearch& t) {
+  std::string line = fmt::format("{}: {}", variant_name(t.variant), search_coverage(t.search));
+  if (t.search.error) return line + "; " + *t.search.error;
+  return line +
+         fmt::format("; {} {}", t.search.outcomes.size(), plural(t.search.outcomes.size(), "outcome", "outcomes"));
+}
+
+std::string point_text(const SchedulesCompared& point, bool md) {
+  std::string out;
+  const std::string base = variant_name(point.searches[0].variant);
+  if (md) {
+    out += "Each design's schedules, searched as `impsim schedules --variant DESIGN` searches them:\n\n";
+    for (const ThreadSearch& t : point.searches) out += "- " + markdown_text(search_line(t)) + "\n";
+    out += "\n";
+    std::vector<std::vector<std::string>> table;
+    std::vector<std::string> head{"the threads end with"};
+    for (const ThreadSearch& t : point.searches) head.push_back(variant_name(t.variant));
+    head.emplace_back("verdict");
+    table.push_back(head);
+    for (size_t i = 0; i < point.ends.size(); ++i) {
+      const ThreadedEnd& e = point.ends[i];
+      std::vector<std::string> row{fmt::format("{}. {}", i + 1, e.end)};
+      for (size_t v = 0; v < point.searches.size(); ++v) {
+        const ThreadSearch& t = point.searches[v];
+        if (t.search.error)
+          row.emplace_back("not searched");
+        else if (!e.designs[v])
+          row.emplace_back("never");
+        else {
+          const OutcomeClass& c = t.search.outcomes[e.designs[v]->representative];
+          row.push_back(fmt::format("{}, --schedule {} ({})", schedules_text(e.designs[v]->schedules),
+                                    c.schedule.empty() ? "''" : c.schedule, preemptions_text(c.preemptions)));
+        }
+      }
+      const Reach r = reach_of(point, e);
+      row.push_back(r.never.empty() && r.unsearched.empty() ? "every design"
+                    : r.by.size() == 1                      ? "only " + r.by.front()
+                                                            : names_text(r.by));
+      table.push_back(row);
+    }
+    out += markdown_table(table) + "\n";
+    out += "A \"never\" holds within the design's search, listed above.\n\n";
+    out += "**Against `" + base + "`:**\n\n";
+    for (size_t v = 1; v < point.searches.size(); ++v)
+      out += fmt::format("- `{}`: {}\n", variant_name(point.searches[v].variant),
+                         markdown_text(verdict_of(point, v).text));
+    return out + "\n";
+  }
+  out += "each design's schedules, as `impsim schedules --variant DESIGN` searches them:\n";
+  for (const ThreadSearch& t : point.searches) out += "  " + terminal_text(search_line(t)) + "\n";
+  out += fmt::format("\n{} {} of the threads, against {}:\n", point.ends.size(),
+                     plural(point.ends.size(), "end", "ends"), base);
+  for (size_t i = 0; i < point.ends.size(); ++i) {
+    const ThreadedEnd& e = point.ends[i];
+    out += fmt::format("{}. {}\n", i + 1, terminal_text(e.end));
+    out += wrap_paragraph(terminal_text(reach_of(point, e).text), "   ", "     ");
+    for (size_t v = 0; v < point.searches.size(); ++v) {
+      if (!e.designs[v]) continue;
+      const DesignReach& d = *e.designs[v];
+      const std::vector<OutcomeClass>& classes = point.searches[v].search.outcomes;
+      const OutcomeClass& c = classes[d.representative];
+      out += fmt::format("   {}: {}, replay with --schedule {} ({})", variant_name(point.searches[v].variant),
+                         schedules_text(d.schedules), c.schedule.empty() ? "''" : c.schedule,
+                         preemptions_text(c.preemptions));
+      if (d.outcomes.size() == 1) {
+        out += "\n     " + terminal_text(counters_of(c, e.end)) + "\n";
+        continue;
+      }
+      out += fmt::format(", in {} outcomes by their counters:\n", d.outcomes.size());
+      for (size_t k : d.outcomes)
+        out += fmt::format("     {}: {}\n", schedules_text(classes[k].schedules),
+                           terminal_text(counters_of(classes[k], e.end)));
+    }
+  }
+  out += fmt::format("\nverdict against {}:\n", base);
+  for (size_t v = 1; v < point.searches.size(); ++v)
+    out += wrap_paragraph(
+        terminal_text(fmt::format("{}: {}", variant_name(point.searches[v].variant), verdict_of(point, v).text)), "  ",
+        "    ");
+  return out + "\n";
+}
+
+// A threaded scenario's expectations are of the one schedule `impsim run`
+// follows: said, not checked against every schedule.
+std::string unchecked_expectations(const Scenario& sc) {
+  if (sc.expect.empty() && sc.expect_outcome.empty() && !sc.expect_equivalent) return "";
+  return "the scenario's expectations are of the schedule `impsim run` follows, which checks them; compare across "
+         "schedules does not";
+}
+
+ordered_json classes_json(const std::vector<OutcomeClass>& classes) {
+  ordered_json out = ordered_json::array();
+  for (const OutcomeClass& c : classes)
+    out.push_back(
+        {{"outcome", c.outcome}, {"schedules", c.schedules}, {"schedule", c.schedule}, {"preemptions", c.preemptions}});
+  return out;
+}
+
+}  // namespace
+
+int compare_schedules_exit_status(const ScheduleComparison& c) {
+  for (const SchedulesCompared& p : c.points)
+    for (const ThreadSearch& t : p.searches)
+      if (t.search.error) return kExitFailed;
+  return kExitOk;
+}
+
+std::string compare_schedules_text(const ScheduleComparison& c, CompareFormat format) {
+  const Scenario& sc = *c.scenario;
+  const bool md = format == CompareFormat::Markdown;
+  std::string out;
+  if (md) {
+    out += fmt::format("### impsim compare: {}\n\n", markdown_text(sc.name));
+    if (!sc.description.empty()) out += markdown_text(sc.description, Markdown::Paragraph) + "\n\n";
+  } else {
+    std::string head = terminal_text(sc.name);
+    if (!sc.description.empty()) head += ": " + terminal_text(sc.description);
+    out += wrap_paragraph(head) + "\n";
+  }
+  for (const SchedulesCompared& point : c.points) {
+    if (!point.params.empty())
+      out += md ? fmt::format("Parameters: {}.\n\n", params_text(point.params))
+                : fmt::format("at {}\n", params_text(point.params));
+    out += point_text(point, md);
+  }
+  if (const std::string why = unchecked_expectations(sc); !why.empty())
+    out += md ? "Not checked: " + markdown_text(why) + ".\n" : wrap_paragraph("not checked: " + why + ".") + "\n";
+  return out;
+}
+
+ordered_json compare_schedules_json(const ScheduleComparison& c) {
+  const Scenario& sc = *c.scenario;
+  const SchedulesCompared& first = c.points.front();
+  ordered_json j;
+  j["impsim"] = 1;
+  j["version"] = impsim_version();
+  j["axes"] = {{"revision", revision_name(first.axes.revision)}, {"cpython", cpython_name(first.axes.cpython)}};
+  j["scenario"] = sc.name;
+  j["file"] = sc.file;
+  j["baseline"] = variant_name(first.searches.front().variant);
+  ordered_json vs = ordered_json::array();
+  for (const ThreadSearch& t : first.searches) vs.push_back(variant_name(t.variant));
+  j["variants"] = vs;
+  const SearchOptions& o = first.searches.front().search.options;
+  ordered_json search;
+  search["search"] = search_kind_name(o.kind);
+  if (o.kind == SearchKind::Exhaustive)
+    search["preemption_bound"] = o.preemption_bound;
+  else
+    search["seed"] = o.seed;
+  if (o.kind == SearchKind::Pct) search["pct_depth"] = o.pct_depth;
+  search["max_schedules"] = o.max_schedules;
+  j["search"] = search;
+  ordered_json points = ordered_json::array();
+  for (const SchedulesCompared& point : c.points) {
+    ordered_json p;
+    ordered_json params = ordered_json::object();
+    for (auto& [k, v] : point.params) params[k] = v;
+    p["params"] = params;
+    // Each design's search as `impsim schedules --format json` writes it.
+    ordered_json searches = ordered_json::object();
+    for (const ThreadSearch& t : point.searches) {
+      ordered_json s;
+      s["schedules"] = t.search.schedules;
+      s["complete"] = t.search.complete;
+      s["shrink_runs"] = t.search.shrink_runs;
+      s["coverage"] = search_coverage(t.search);
+      if (t.search.error) s["error"] = *t.search.error;
+      s["outcomes"] = classes_json(t.search.outcomes);
+      searches[variant_name(t.variant)] = s;
+    }
+    p["searches"] = searches;
+    ordered_json ends = ordered_json::array();
+    for (const ThreadedEnd& e : point.ends) {
+      const Reach r = reach_of(point, e);
+      ordered_json je;
+      je["end"] = e.end;
+      je["reached_by"] = r.by;
+      je["never"] = r.never;
+      je["verdict"] = r.text;
+      ordered_json designs = ordered_json::object();
+      for (size_t v = 0; v < point.searches.size(); ++v) {
+        if (!e.designs[v]) continue;
+        const DesignReach& d = *e.designs[v];
+        const OutcomeClass& best = point.searches[v].search.outcomes[d.representative];
+        ordered_json jd;
+        jd["schedules"] = d.schedules;
+        jd["schedule"] = best.schedule;
+        jd["preemptions"] = best.preemptions;
+        ordered_json outcomes = ordered_json::array();
+        for (size_t k : d.outcomes) outcomes.push_back(point.searches[v].search.outcomes[k].outcome);
+        jd["outcomes"] = outcomes;
+        designs[variant_name(point.searches[v].variant)] = jd;
+      }
+      je["designs"] = designs;
+      ends.push_back(je);
+    }
+    p["ends"] = ends;
+    ordered_json verdicts = ordered_json::object();
+    for (size_t v = 1; v < point.searches.size(); ++v) {
+      const DesignVerdict d = verdict_of(point, v);
+      ordered_json jv;
+      jv["identical"] = d.identical ? ordered_json(*d.identical) : ordered_json(nullptr);
+      ordered_json only_this = ordered_json::array(), only_baseline = ordered_json::array();
+      for (size_t i : d.only_this) only_this.push_back(i + 1);
+      for (size_t i : d.only_baseline) only_baseline.push_back(i + 1);
+      jv["ends_only_here"] = only_this;
+      jv["ends_only_in_baseline"] = only_baseline;
+      jv["text"] = d.text;
+      verdicts[variant_name(point.searches[v].variant)] = jv;
+    }
+    p["verdicts"] = verdicts;
+    points.push_back(p);
+  }
+  j["points"] = points;
+  if (const std::string why = unchecked_expectations(sc); !why.empty()) j["expectations_not_checked"] = why;
+  j["exit_status"] = compare_schedules_exit_status(c);
+  return j;
+}
+
+}  // namespace impsim

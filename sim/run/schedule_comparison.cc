@@ -1,0 +1,52 @@
+// Designs across schedules (include/impsim/run/schedule_comparison.h).
+#include "impsim/run/schedule_comparison.h"
+
+#include <map>
+
+#include "impsim/base/errors.h"
+
+namespace impsim {
+
+std::vector<SchedulesCompared> compare_scenario_schedules(const Scenario& sc, const RunOptions& options,
+                                                          const SearchOptions& search) {
+  const std::vector<ThreadSearch> found = search_scenario_schedules(sc, options, search);
+  const RunPlan plan = plan_runs(sc, options);
+  const size_t designs = plan.variants.size();
+  std::vector<SchedulesCompared> out;
+  for (size_t p = 0; p < plan.params.size(); ++p) {
+    SchedulesCompared point;
+    point.searches.assign(found.begin() + static_cast<ptrdiff_t>(p * designs),
+                          found.begin() + static_cast<ptrdiff_t>((p + 1) * designs));
+    point.params = point.searches.front().params;
+    Model model = compile_model(sc, plan.params[p], options.model_limits);
+    apply_axes(model, options);
+    point.axes = model.axes;
+    std::map<std::string, std::vector<std::optional<DesignReach>>> ends;
+    for (size_t v = 0; v < designs; ++v) {
+      const ThreadSearch& t = point.searches[v];
+      if (t.search.error) continue;  // a search that means nothing reaches nothing
+      const ScheduledProgram program = [&](Scheduler& s) { return threaded_end(model, t.variant, options, s); };
+      for (size_t i = 0; i < t.search.outcomes.size(); ++i) {
+        const OutcomeClass& c = t.search.outcomes[i];
+        // The class's end, from its own schedule run again: every schedule
+        // of a class ends alike (the end is the start of its outcome line).
+        const std::optional<ScheduleReplay> r = replay_schedule(program, c.schedule);
+        if (!r || !c.outcome.starts_with(r->outcome))
+          throw std::logic_error("an outcome's schedule does not replay to it: " + c.schedule);
+        auto& by_design = ends[r->outcome];
+        by_design.resize(designs);
+        std::optional<DesignReach>& reach = by_design[v];
+        if (!reach) reach = DesignReach{{}, 0, i};
+        const OutcomeClass& best = t.search.outcomes[reach->representative];
+        if (better_representative(c.preemptions, c.schedule, best)) reach->representative = i;
+        reach->outcomes.push_back(i);
+        reach->schedules += c.schedules;
+      }
+    }
+    for (auto& [end, by_design] : ends) point.ends.push_back(ThreadedEnd{end, std::move(by_design)});
+    out.push_back(std::move(point));
+  }
+  return out;
+}
+
+}  // namespace impsim

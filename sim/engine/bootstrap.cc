@@ -219,11 +219,10 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
     }
     return found(path_finder_find_spec(name, path));
   }
-  // One turn of the loop: the finder at i asked; `stop` when the rest of
-  // the list need not be.
-  auto ask_at = [&](int64_t i, bool& stop) -> SpecId {
-    if (meta_path.proxy_at(i)) return traced_proxy_find_spec<M>(name, i, meta_path);
-    const FinderId finder = meta_path.at(i);
+  // One turn of the loop: `finder`, read at i, asked; `stop` when the rest
+  // of the list need not be.
+  auto ask_at = [&](int64_t i, FinderId finder, bool& stop) -> SpecId {
+    if (finder == kProxyFinder) return traced_proxy_find_spec<M>(name, i, meta_path);
     const FinderClass cls = class_of(finder);
     if (!hooks<M>()) {
       // BuiltinImporter and FrozenImporter answer None without touching
@@ -265,11 +264,15 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
     for (int64_t i = 0; i < meta_path.size(); ++i) {
       bool stop = false;
       if (threaded<M>()) [[unlikely]] {
-        // `with _ImportLockContext(): ... find_spec(name, path, target)`
+        // `for finder in meta_path: with _ImportLockContext(): ...
+        // finder.find_spec(...)`: the finder is taken before the lock,
+        // which another thread may hold while it edits the list.
+        const FinderId finder = meta_path.at(i);
         acquire_import_lock(LockSite::FindSpec);
-        spec = try_finally_switching([&] { return ask_at(i, stop); }, [&] { release_import_lock(LockSite::FindSpec); });
+        spec = try_finally_switching([&] { return ask_at(i, finder, stop); },
+                                     [&] { release_import_lock(LockSite::FindSpec); });
       } else {
-        spec = ask_at(i, stop);
+        spec = ask_at(i, meta_path.at(i), stop);
       }
       if (spec != kNoSpec || stop) break;
     }

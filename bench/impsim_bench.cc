@@ -427,11 +427,12 @@ int bench_switch() {
 }
 
 // `impsim_bench --schedules`: schedules searched a second by the
-// exhaustive search (bound 2) on the threaded scenarios, each search run
-// whole 3 times, the fastest kept (wall and CPU, and the kernel's share).
+// exhaustive search (bound 2) on the threaded scenarios (the zoo's too),
+// each search run whole 3 times, the fastest kept (wall and CPU, and the
+// kernel's share).
 int bench_schedules(const std::string& root) {
   std::vector<std::string> files;
-  for (const char* dir : {"tests/data/threads", "bench/threads"})
+  for (const char* dir : {"tests/data/threads", "bench/threads", "scenarios/zoo"})
     for (const auto& e : std::filesystem::directory_iterator(root + "/" + dir))
       if (e.path().extension() == ".json") files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
@@ -439,6 +440,7 @@ int bench_schedules(const std::string& root) {
              "schedules/s", "system");
   for (const std::string& f : files) {
     Scenario sc = parse_scenario_file(f);
+    if (sc.threads.empty()) continue;  // the zoo's single-threaded scenarios
     RunOptions options;
     options.variants = {sc.hooks.used && !sc.hooks.proxy_used ? "as_is" : "before"};
     SearchOptions search;
@@ -478,7 +480,8 @@ int main(int argc, char** argv) {
       "  --floor: the step engine beside the bare replay floor (bench/replay_floor.cc), counters checked equal.\n"
       "  --floor-side engine|floor CASE: one run of one side of one --floor case, for callgrind.\n"
       "  --switch: what a switch between stacks costs (base/fiber.h), and a run's trip to the engine's stack.\n"
-      "  --schedules: schedules searched a second on the threaded scenarios (tests/data/threads, bench/threads).\n"
+      "  --schedules: schedules searched a second on the threaded scenarios (tests/data/threads, bench/threads,\n"
+      "               the zoo's).\n"
       "  ROOT's files are run with impsim's default limits (those of `impsim run` without flags): a run that\n"
       "  reaches one stops the bench with exit status 3.\n";
   std::string root = ".";

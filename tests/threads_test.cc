@@ -193,6 +193,10 @@ TEST_CASE("threads: exec_end is passed when the body raises, the join point befo
     "tree": {"a": {"body": [{"join": "w"}]}},
     "threads": {"w": [{"import": "a"}]}, "program": [{"start": "w"}, {"join": "w"}]})");
   CHECK(std::find(self_join.begin(), self_join.end(), "w join w") != self_join.end());
+  // Thread.join of a thread never started refuses after its call too.
+  const std::vector<std::string> early_join = default_points(R"({"impsim": 1,
+    "tree": {}, "threads": {"w": []}, "program": [{"join": "w"}]})");
+  CHECK(early_join == std::vector<std::string>{"main step ", "main join w"});
 }
 
 TEST_CASE("threads on the command line: schedules, trace --schedule, and a hang's exit status") {

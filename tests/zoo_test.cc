@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -40,6 +41,7 @@ TEST_CASE("every zoo scenario runs and meets its pinned counts and verdicts") {
   for (const std::string& path : zoo_files()) {
     CAPTURE(path);
     nlohmann::json scenario = read_json(path);
+    if (scenario.contains("threads")) continue;  // outcome classes, not counts: below
     test::Command r = test::impsim("run " + path + " --json");
     CHECK(r.status == 0);
     nlohmann::json report = nlohmann::json::parse(r.out, nullptr, false);
@@ -99,4 +101,74 @@ TEST_CASE("six_moves: the re-import leaves the second importer object and queue 
   CHECK(run["labels"]["import_queue"]["max_depth"] == 2);
   const auto& modules = run["outcome"]["modules"];
   CHECK(std::find(modules.begin(), modules.end(), "queue") != modules.end());
+}
+
+namespace {
+
+// `impsim schedules FILE --cpython X.Y --format json` (exhaustive, bound 2):
+// each variant's outcomes, as {outcome line: schedules reaching it}.
+std::map<std::string, std::map<std::string, int64_t>> outcome_classes(const std::string& file,
+                                                                      const std::string& cpython) {
+  test::Command r = test::impsim("schedules " + std::string(IMPSIM_SOURCE_DIR) + "/scenarios/zoo/" + file +
+                                 " --cpython " + cpython + " --format json");
+  REQUIRE(r.status == 0);
+  std::map<std::string, std::map<std::string, int64_t>> out;
+  const nlohmann::json report = nlohmann::json::parse(r.out);
+  for (const auto& search : report["searches"]) {
+    CHECK(search["complete"] == true);
+    for (const auto& o : search["outcomes"])
+      out[search["variant"].get<std::string>()][o["outcome"].get<std::string>()] = o["schedules"].get<int64_t>();
+  }
+  return out;
+}
+
+// The outcome line up to the counters: each thread's result, a hang, sys.modules.
+std::string results(const std::string& outcome) { return outcome.substr(0, outcome.find("; asks ")); }
+
+}  // namespace
+
+// The zoo's threaded scenarios (docs/threads.md, "The zoo's threaded
+// scenarios"): what every schedule within the bound comes to, each outcome
+// class forced on real threads of CPython 3.9-3.13 by
+// tools/check/crosscheck --threads.
+TEST_CASE("ddtrace_thread_join: every schedule hangs on the join, none once the watchdog calls the next finders") {
+  for (const std::string v : {"3.9", "3.11", "3.13"}) {
+    CAPTURE(v);
+    auto classes = outcome_classes("ddtrace_thread_join.json", v);
+    REQUIRE(classes["as_is"].size() == 1);
+    CHECK(results(classes["as_is"].begin()->first) ==
+          "main: waiting; loader: waiting; hang: thread main waits for thread loader to finish (join); thread loader "
+          "waits for the module lock of snowflake.connector, held by thread main; sys.modules: snowflake "
+          "snowflake.connector");
+    REQUIRE(classes["call_next"].size() == 1);
+    CHECK(results(classes["call_next"].begin()->first) ==
+          "main: ok; loader: ok; sys.modules: snowflake snowflake.connector snowflake.connector.vendored");
+  }
+}
+
+TEST_CASE("circular_import_threads: _DeadlockError in either thread, or neither, in every version") {
+  for (const std::string v : {"3.9", "3.10", "3.11", "3.12", "3.13"}) {
+    CAPTURE(v);
+    const auto classes = outcome_classes("circular_import_threads.json", v).at("before");
+    std::set<std::string> seen;
+    for (const auto& [outcome, n] : classes) seen.insert(results(outcome));
+    CHECK(seen == std::set<std::string>{
+                      "main: _DeadlockError: deadlock detected by _ModuleLock('bar'); w: ok; sys.modules: bar foo",
+                      "main: ok; w: _DeadlockError: deadlock detected by _ModuleLock('foo'); sys.modules: bar foo",
+                      "main: ok; w: ok; sys.modules: bar foo"});
+  }
+}
+
+// Both designs search (the `after` one crashed while _find_spec read the
+// finder after taking the global lock), and the per-thread set changes no
+// thread's result: the races are in the toggles.
+TEST_CASE("paddle_proxy_threads: one thread's toggles fail the other's import, with or without the fix") {
+  auto classes = outcome_classes("paddle_proxy_threads.json", "3.11");
+  std::map<std::string, std::map<std::string, int64_t>> by_results;
+  for (const char* design : {"before", "after"})
+    for (const auto& [outcome, n] : classes[design]) by_results[design][results(outcome)] += n;
+  CHECK(by_results["before"] == by_results["after"]);
+  CHECK(by_results["before"].size() == 13);
+  CHECK(by_results["before"]["main: ok; w: ok; sys.modules: app app.a app.b paddle paddle.nn"] == 1611);
+  CHECK(by_results["before"]["main: KeyError: 'torch'; w: ok; sys.modules: app app.b paddle paddle.nn"] == 22);
 }

@@ -263,16 +263,16 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
   try {
     for (int64_t i = 0; i < meta_path.size(); ++i) {
       bool stop = false;
-      // `for finder in meta_path:` reads the list before the lock is taken:
-      // another thread may change it while this one waits for the lock.
-      const FinderId finder = meta_path.at(i);
       if (threaded<M>()) [[unlikely]] {
-        // `with _ImportLockContext(): ... find_spec(name, path, target)`
+        // `for finder in meta_path: with _ImportLockContext(): ...
+        // finder.find_spec(...)`: the finder is taken before the lock,
+        // which another thread may hold while it edits the list.
+        const FinderId finder = meta_path.at(i);
         acquire_import_lock(LockSite::FindSpec);
         spec = try_finally_switching([&] { return ask_at(i, finder, stop); },
                                      [&] { release_import_lock(LockSite::FindSpec); });
       } else {
-        spec = ask_at(i, finder, stop);
+        spec = ask_at(i, meta_path.at(i), stop);
       }
       if (spec != kNoSpec || stop) break;
     }

@@ -145,6 +145,11 @@ void Engine::run_step_once(const CStep& step) {
       case StepKind::FindSpec:
         result = find_spec<M>(step.target) == kNoSpec ? "none" : "found";
         break;
+      case StepKind::ImportModule:
+        // _gcd_import: no check of a module another thread initialises
+        // before _find_and_load's module lock, as the statement has.
+        _find_and_load<M>(step.target);
+        break;
       case StepKind::Enable:
         // b52ce17: extend_torch_proxy_blocked_modules(blocked_modules) first.
         if (step.has_blocked) {

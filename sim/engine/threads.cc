@@ -176,7 +176,7 @@ const char* lock_site_name(LockSite s) {
   return "";
 }
 
-void Engine::schedule_point(PointKind kind, NameId module, const std::string* pointer, PyThreadId target) {
+void Engine::schedule_point(PointKind kind, NameId module, const std::string* pointer, int32_t target) {
   about_to_pass(kind, module, LockSite::None, pointer, target);
   threads_.scheduler->point();
   resumed();
@@ -328,14 +328,15 @@ void Engine::thread_start(const CStep& step) {
   const PyThreadId id = threads_.scheduler->spawn([this, k] { run_thread_program(model_.threads[k].program); });
   threads_.of_model[k] = id;
   threads_.model_of.push_back(static_cast<int>(k));
-  schedule_point(PointKind::Start, kNoName, nullptr, id);
+  schedule_point(PointKind::Start, kNoName, nullptr, static_cast<int32_t>(step.at));
 }
 
 void Engine::thread_join(const CStep& step) {
+  // The point is the call of Thread.join, before its own checks: another
+  // thread may start the target in between.
+  schedule_point(PointKind::Join, kNoName, nullptr, static_cast<int32_t>(step.at));
   const PyThreadId t = threads_.of_model[static_cast<size_t>(step.at)];
   if (t == kNoThread) raise("RuntimeError", "cannot join thread before it is started");
-  // The point is the call of Thread.join, before its own check.
-  schedule_point(PointKind::Join, kNoName, nullptr, t);
   if (t == threads_.running) raise("RuntimeError", "cannot join current thread");
   threads_.scheduler->join(t);
   resumed();

@@ -36,6 +36,9 @@ std::string describe_step(const CStep& step, const Model& m) {
     case StepKind::FindSpec:
       what = "find_spec('" + m.names.text(step.target) + "')";
       break;
+    case StepKind::ImportModule:
+      what = "import_module('" + m.names.text(step.target) + "')";
+      break;
     case StepKind::Enable: {
       what = "enable_torch_proxy(scope=" + scope(0);
       if (step.has_blocked) {

@@ -9,8 +9,8 @@ namespace impsim::reading {
 
 namespace {
 
-const std::set<std::string> kStepKinds = {"import", "find_spec", "enable", "disable", "guard",
-                                          "block",  "call",      "start",  "join"};
+const std::set<std::string> kStepKinds = {"import", "find_spec", "import_module", "enable", "disable",
+                                          "guard",  "block",     "call",          "start",  "join"};
 
 // What a misspelt step kind may have meant: every kind, the sys.meta_path
 // steps' too.
@@ -29,7 +29,8 @@ std::vector<std::string> step_words() {
 // too, so that a hook scenario's author sees the steps it is written with.
 const std::string& step_kind_list() {
   static const std::string list =
-      "import, find_spec, enable, disable, guard, block, call, start, join, or a sys.meta_path step: " +
+      "import, find_spec, import_module, enable, disable, guard, block, call, start, join, or a sys.meta_path "
+      "step: " +
       std::string(meta_path_step_list());
   return list;
 }
@@ -106,8 +107,8 @@ Step Reader::step(const json& v, const std::string& ptr) {
   std::vector<std::string_view> allowed = {kind, "label", "repeat"};
   const std::string kp = ptr + "/" + kind;
   const json& body = v[kind];
-  if (kind == "import" || kind == "find_spec") {
-    st.kind = kind == "import" ? StepKind::Import : StepKind::FindSpec;
+  if (kind == "import" || kind == "find_spec" || kind == "import_module") {
+    st.kind = kind == "import" ? StepKind::Import : kind == "find_spec" ? StepKind::FindSpec : StepKind::ImportModule;
     st.target = name(body, kp, "a module name");
     allowed.push_back("optional");
     if (v.contains("optional")) st.optional = boolean(v["optional"], ptr + "/optional", "\"optional\"");

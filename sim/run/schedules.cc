@@ -84,7 +84,8 @@ std::vector<PointText> schedule_points(const Model& model, Variant variant, cons
   auto thread = [&](PyThreadId t) { return t == kNoThread ? std::string() : names[static_cast<size_t>(t)]; };
   for (const SchedulePoint& p : points)
     out.push_back(PointText{thread(p.thread), point_name(p.kind), lock_site_name(p.site),
-                            p.module == kNoName ? std::string() : model.names.text(p.module), thread(p.target),
+                            p.module == kNoName ? std::string() : model.names.text(p.module),
+                            p.target < 0 ? std::string() : model.threads[static_cast<size_t>(p.target)].name,
                             p.pointer ? *p.pointer : std::string()});
   return out;
 }

@@ -23,7 +23,7 @@ void may_import(Names& names, const std::string& name, bool itself) {
 }
 
 void step_imports(Names& names, const Step& s) {
-  if (s.kind == StepKind::Import) may_import(names, s.target, true);
+  if (s.kind == StepKind::Import || s.kind == StepKind::ImportModule) may_import(names, s.target, true);
   if (s.kind == StepKind::FindSpec) may_import(names, s.target, false);
 }
 

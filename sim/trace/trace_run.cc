@@ -176,6 +176,9 @@ std::string step_text(const Model& model, const CStep& step) {
     case StepKind::FindSpec:
       s = "importlib.util.find_spec('" + model.names.text(step.target) + "')";
       break;
+    case StepKind::ImportModule:
+      s = "importlib.import_module('" + model.names.text(step.target) + "')";
+      break;
     case StepKind::Enable:
       s = step.has_scope ? "enable_torch_proxy(scope=" + set_text(model, step.scopes[0]) + ")" : "enable_torch_proxy()";
       break;

@@ -64,24 +64,36 @@ def main():
         return doc
 
     shipped = sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "scenarios", "**", "*.json"), recursive=True))
+
+    def threaded(path):
+        with open(os.path.join(ROOT, path)) as f:
+            return bool(json.load(f).get("threads"))
+
+    # trace's JSON refuses a threaded scenario (docs/threads.md): the zoo's
+    # threaded ones are left out of its command lines.
+    untraced = {p for p in shipped if threaded(p)}
     # Each subcommand's command line over some files.
     commands = {
         "run": lambda files: ["run", *files],
         "compare": lambda files: ["compare", *files],
-        "trace": lambda files: ["trace", *files, "--max-lines", "50"],
+        "trace": lambda files: ["trace", *[f for f in files if f not in untraced], "--max-lines", "50"],
         "validate": lambda files: ["validate", *files],
     }
     flags = (["--format", "text"], ["--format", "json"], ["--format", "markdown"], ["--json"])
     # What one check covers: a file, or with --batched every file at once.
     groups = [shipped] if batched else [[path] for path in shipped]
 
-    every = [commands[name](group) + flag for group in groups for name in commands for flag in flags]
+    def names(group):
+        return [n for n in commands if n != "trace" or set(group) - untraced]
+
+    every = [commands[name](group) + flag for group in groups for name in names(group) for flag in flags]
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         made.update(zip(map(tuple, every), pool.map(run, every)))
     checked = 0
     for group in groups:
-        for name in commands:
+        for name in names(group):
             argv = commands[name](group)
+            files = [a for a in argv if a in group]
             statuses = {}
             for fmt in ["text", "json", "markdown"]:
                 status, out, err = impsim(argv + ["--format", fmt])
@@ -91,19 +103,19 @@ def main():
                     doc = check_json(what, out)
                     if doc is not None and "exit_status" in doc and doc["exit_status"] != status:
                         fail(f"{what}: exit_status {doc['exit_status']} but the exit status is {status}")
-                    if doc is not None and len(group) > 1 and len(doc.get("reports", [])) != len(group):
-                        fail(f"{what}: {len(doc.get('reports', []))} reports for {len(group)} files")
+                    if doc is not None and len(files) > 1 and len(doc.get("reports", [])) != len(files):
+                        fail(f"{what}: {len(doc.get('reports', []))} reports for {len(files)} files")
                 elif not out.strip():
                     fail(f"{what}: printed nothing")
                 if fmt == "markdown" and name in ("run", "compare", "trace"):
                     # One file's report starts with its heading; several
                     # files' each follow the file's name.
                     headings = out.count("\n### impsim ") + out.startswith("### impsim ")
-                    if len(group) == 1 and not out.startswith("### impsim "):
+                    if len(files) == 1 and not out.startswith("### impsim "):
                         fail(f"{what}: markdown does not start with a heading")
-                    elif headings != len(group):
-                        fail(f"{what}: {headings} markdown headings for {len(group)} files")
-                checked += len(group)
+                    elif headings != len(files):
+                        fail(f"{what}: {headings} markdown headings for {len(files)} files")
+                checked += len(files)
             status, out, _ = impsim(argv + ["--json"])
             if out != impsim(argv + ["--format", "json"])[1]:
                 fail(f"{' '.join(argv)}: --json differs from --format json")

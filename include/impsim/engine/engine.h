@@ -102,7 +102,7 @@ struct SchedulePoint {
   PointKind kind = PointKind::Step;
   LockSite site = LockSite::None;
   NameId module = kNoName;
-  PyThreadId target = kNoThread;         // start, join
+  int32_t target = -1;                   // start, join: the thread's index in model.threads
   const std::string* pointer = nullptr;  // step: the step's JSON pointer
 };
 
@@ -420,9 +420,9 @@ class Engine {
   // A scheduling point: another thread may run here. `kind` and the rest
   // say which, for record_points.
   void schedule_point(PointKind kind, NameId module = kNoName, const std::string* pointer = nullptr,
-                      PyThreadId target = kNoThread);
+                      int32_t target = -1);
   void about_to_pass(PointKind kind, NameId module = kNoName, LockSite site = LockSite::None,
-                     const std::string* pointer = nullptr, PyThreadId target = kNoThread) {
+                     const std::string* pointer = nullptr, int32_t target = -1) {
     if (threads_.points)
       threads_.next_point[static_cast<size_t>(threads_.running)] =
           SchedulePoint{threads_.running, kind, site, module, target, pointer};

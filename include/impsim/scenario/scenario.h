@@ -34,6 +34,7 @@ struct IntField {
 enum class StepKind : uint8_t {
   Import,
   FindSpec,
+  ImportModule,  // importlib.import_module(NAME): _gcd_import, straight to _find_and_load
   Enable,
   Disable,
   Guard,

@@ -521,6 +521,15 @@ class _Runtime(_common.StepLoop):
             else:
                 exec(code, g)
             return "ok"
+        if "import_module" in step:
+            if step.get("optional"):
+                try:
+                    _importlib.import_module(step["import_module"])
+                except ImportError as exc:
+                    return type(exc).__name__
+            else:
+                _importlib.import_module(step["import_module"])
+            return "ok"
         if "find_spec" in step:
             name = step["find_spec"]
             if step.get("optional"):

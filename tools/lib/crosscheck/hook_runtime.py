@@ -17,6 +17,7 @@
 # >= 3.9.
 
 import sys as _sys
+import importlib as _importlib
 import importlib.abc as _abc
 import importlib.util as _util
 import importlib.machinery as _machinery
@@ -417,10 +418,13 @@ class Runtime(common.StepLoop):
 
     def action(self, step, ptr, g):
         optional = step.get("optional", False)
-        if "import" in step or "find_spec" in step:
+        if "import" in step or "find_spec" in step or "import_module" in step:
             try:
                 if "import" in step:
                     exec(compile("import " + step["import"], "<impsim import>", "exec"), g)
+                    return "ok"
+                if "import_module" in step:
+                    _importlib.import_module(step["import_module"])
                     return "ok"
                 return "none" if _util.find_spec(step["find_spec"]) is None else "found"
             except ImportError as exc:

@@ -9,8 +9,9 @@
 # ...} with "pointer" (step), "site" (global_acquire, global_release),
 # "module" (module_acquire, module_release, exec_begin, exec_end) or
 # "target" (start, join).  OPTIONS: {"settle": s, "free": s, "hang": s}, the
-# bounded waits, "variant": a hook design (default as_is) applied to the
-# hooks as impsim applies it, and "extend": "run_until_blocked" to go on forcing past the
+# bounded waits, "variant": a hook design (default "as_is"), "finder_source":
+# the path of a real proxy.py for a Paddle scenario (threads_paddle.py), and
+# "extend": "run_until_blocked" to go on forcing past the
 # log's end and report the events forced as "passed" (docs/crosscheck.md,
 # "Threads: forcing a schedule in real CPython").
 #
@@ -28,6 +29,10 @@
 #   {"threads": {"main": "ok" | "TypeName: message" | null, ...},
 #    "hang": bool, "waits": [...], "sys_modules": [...],
 #    "mismatch": null | "text", "past_log": N, "python": "X.Y.Z"}
+#
+# and, when the log could not be followed because a thread woken from the
+# global import lock ran on to the point the log gives it next (see
+# early_after_global), "early_after_global": "THREAD at POINT".
 #
 # Standard library only, Python >= 3.9.
 
@@ -173,7 +178,6 @@ class _Runtime(_hooks.Runtime):
     join, run by real threads that pause at every scheduling point."""
 
     def __init__(self, scenario, log, options):
-        # "variant": a hook design, applied to the hooks as impsim applies it.
         super().__init__(scenario, options.get("variant", "as_is"), scenario.get("params", {}))
         self.log = log
         self.settle_wait = float(options.get("settle", 5.0))
@@ -181,6 +185,7 @@ class _Runtime(_hooks.Runtime):
         self.hang_wait = float(options.get("hang", 0.25))
         self.extend = options.get("extend") == "run_until_blocked"
         self.passed = []  # the events forced, in order
+        self.early = None  # at a mismatch: a thread woken from the global lock, run ahead (early_after_global)
         self.past_log = 0  # the points passed after the log's end (unforced)
         self.cv = _threading.Condition()
         self.free = False
@@ -398,7 +403,7 @@ class _Runtime(_hooks.Runtime):
             if owner is not None and owner != ident:
                 return "blocked", {"thread": th.name, "waits": "global", "holder": self.name_of(owner)}
         return "running", {"thread": th.name, "waits": "unknown",
-                           "at": "%s:%d %s" % (code.co_filename, f.f_lineno, code.co_name)}
+                           "at": "%s:%s %s" % (code.co_filename, f.f_lineno, code.co_name)}
 
     def name_of(self, ident):
         th = self.by_ident.get(ident)
@@ -447,8 +452,10 @@ class _Runtime(_hooks.Runtime):
         (the mismatch or None, whether a thread got stuck running)."""
         i = 0
         last = "main"
+        waited_global = set()  # threads seen waiting for the global import lock
         while True:
             snap, quiet = self.settle()
+            waited_global.update(n for n, s in snap.items() if s[0] == "blocked" and s[1]["waits"] == "global")
             if not quiet:
                 return None, True  # a thread neither pauses nor blocks: reported as a hang
             if i >= len(self.log):
@@ -480,10 +487,26 @@ class _Runtime(_hooks.Runtime):
                 now = "has finished (%s)" % th.outcome
             else:
                 now = "has not started"
+            self.early = self.early_after_global(snap, i, waited_global)
             others = "; ".join("%s %s" % (n, s[0] if s[0] != "point" else _text(s[2]))
                                for n, s in sorted(snap.items()) if n != th.name and s[0] != "new")
             return "event %d (%s): %s %s%s" % (i, _text(want), th.name, now,
                                                  " (others: %s)" % others if others else ""), False
+
+    def early_after_global(self, snap, i, waited_global):
+        """A thread that waited for the global import lock (`_imp.acquire_lock`,
+        in C: no trace event until it holds the lock) runs on, once woken,
+        to its next point; a schedule that keeps it waiting longer is one
+        CPython may follow (the lock lets the releasing thread take it again
+        first) but this harness cannot force.  The thread, when it is paused
+        at the very point the log gives it next: "main at global_release
+        site=module_lock"; else None."""
+        for name in sorted(waited_global):
+            state, _, event = snap[name]
+            ahead = next((e for e in self.log[i:] if e.get("thread") == name), None)
+            if state == "point" and ahead is not None and _same(ahead, event):
+                return "%s at %s" % (name, _text(event))
+        return None
 
     def pick(self, snap, last):
         """Past the log's end with "extend": run until blocked (the thread
@@ -545,6 +568,8 @@ class _Runtime(_hooks.Runtime):
                 report["passed"] = self.passed
             if self.stray:
                 report["stray_lock_gc"] = self.stray
+            if mismatch and self.early:
+                report["early_after_global"] = self.early
             _sys.stdout.write(_json.dumps(report, sort_keys=True) + "\n")
         except BaseException as exc:  # the harness's own failure
             _sys.stderr.write("threads harness: %s\n%s" % (_describe(exc), _traceback.format_exc()))
@@ -562,7 +587,13 @@ def main(argv):
     if not isinstance(log, list) or not all(isinstance(e, dict) and "thread" in e and "point" in e for e in log):
         raise SystemExit("threads harness: %s is not a point log (a list of {\"thread\", \"point\", ...})" % argv[2])
     options = _json.loads(argv[3]) if len(argv) > 3 else {}
-    rt = _Runtime(scenario, log, options)
+    if "finder_source" in options:  # Paddle's finder, the real one (threads_paddle.py)
+        spec = _util.spec_from_file_location("_impsim_threads_paddle", _HERE + "/threads_paddle.py")
+        paddle = _util.module_from_spec(spec)
+        spec.loader.exec_module(paddle)
+        rt = paddle.runtime(_Runtime, _TreeLoader, scenario, log, options)
+    else:
+        rt = _Runtime(scenario, log, options)
     _builtins.__impsim__ = rt
     _sys.path_importer_cache.clear()
     rt.make_hooks()

@@ -122,8 +122,13 @@ std::map<std::string, std::map<std::string, int64_t>> outcome_classes(const std:
   return out;
 }
 
-// The outcome line up to the counters: each thread's result, a hang, sys.modules.
-std::string results(const std::string& outcome) { return outcome.substr(0, outcome.find("; asks ")); }
+// The outcome line up to the marks, copies of P and counters: each thread's
+// result, a hang, sys.modules.
+std::string results(const std::string& outcome) {
+  size_t end = outcome.find("; asks ");
+  for (const char* tail : {"; marks: ", "; copies of P: "}) end = std::min(end, outcome.find(tail));
+  return outcome.substr(0, end);
+}
 
 }  // namespace
 

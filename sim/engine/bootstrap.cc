@@ -219,11 +219,13 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
     }
     return found(path_finder_find_spec(name, path));
   }
-  // One turn of the loop: the finder at i asked; `stop` when the rest of
-  // the list need not be.
-  auto ask_at = [&](int64_t i, bool& stop) -> SpecId {
-    if (meta_path.proxy_at(i)) return traced_proxy_find_spec<M>(name, i, meta_path);
-    const FinderId finder = meta_path.at(i);
+  // One turn of the loop: the finder at i asked (or `fetched`, the one the
+  // loop read there before waiting for the global lock); `stop` when the
+  // rest of the list need not be.
+  auto ask_at = [&](int64_t i, bool& stop, FinderId fetched = kNoFinder) -> SpecId {
+    if (fetched == kNoFinder ? meta_path.proxy_at(i) : fetched == kProxyFinder)
+      return traced_proxy_find_spec<M>(name, i, meta_path);
+    const FinderId finder = fetched == kNoFinder ? meta_path.at(i) : fetched;
     const FinderClass cls = class_of(finder);
     if (!hooks<M>()) {
       // BuiltinImporter and FrozenImporter answer None without touching
@@ -265,9 +267,14 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
     for (int64_t i = 0; i < meta_path.size(); ++i) {
       bool stop = false;
       if (threaded<M>()) [[unlikely]] {
-        // `with _ImportLockContext(): ... find_spec(name, path, target)`
+        // `for finder in meta_path: with _ImportLockContext(): ...
+        // find_spec(name, path, target)`: the loop reads the finder before
+        // the lock, so one another thread puts at i while this one waits
+        // for it is not the one asked.
+        const FinderId fetched = meta_path.at(i);
         acquire_import_lock(LockSite::FindSpec);
-        spec = try_finally_switching([&] { return ask_at(i, stop); }, [&] { release_import_lock(LockSite::FindSpec); });
+        spec = try_finally_switching([&] { return ask_at(i, stop, fetched); },
+                                     [&] { release_import_lock(LockSite::FindSpec); });
       } else {
         spec = ask_at(i, stop);
       }

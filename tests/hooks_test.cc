@@ -343,3 +343,78 @@ TEST_CASE("legacy find_module finders: what cannot be modelled exactly is refuse
   CHECK(counter_of(v, "finder_calls:o") == 0);
   CHECK(counter_of(v, "finder_calls:PathFinder") == 0);
 }
+
+namespace {
+// Two objects of one hook class holding `lock` across a re-entry, behind a
+// flag on the object (virtualenv's _Finder); the second made by `new_step`.
+std::string two_objects(const std::string& lock, const std::string& new_step, bool allow_error = true) {
+  return std::string(R"({"impsim": 1, "tree": {"a": {}},)") + (allow_error ? R"("allow_error": true,)" : "") +
+         R"("hooks": {"h": {"claims": {"names": ["a"]}, "find_spec": [{"reenter": "find_spec"}], "guard": "flag",
+                      "lock": )" +
+         lock + R"(}}, "finders": {"f": {"hook": "h"}},
+    "program": [{"install": "f"}, )" +
+         new_step + R"(, {"install": "f"}, {"import": "a", "label": "imp"}]})";
+}
+
+const VariantRun& only_run(const ScenarioRun& run) {
+  REQUIRE(run.runs.size() == 1);
+  return run.runs[0];
+}
+}  // namespace
+
+// Counts measured on the real importlib by tools/lib/crosscheck/hooks_real.py
+// (tests/data/hooks/lock_same_class.json, extra = 1): the third call waits
+// for the lock its own thread holds, and the run stops there.
+TEST_CASE("hook locks: a Lock of one class hangs its own thread; an RLock, a lock per object or a new class does not") {
+  const std::string same = R"({"new": "f", "same_class": true})";
+  ScenarioRun hung = run_scenario(parse_scenario(two_objects(R"({"type": "Lock"})", same), "inline.json"), {});
+  const VariantRun& r = only_run(hung);
+  CHECK(r.outcome.hang ==
+        std::vector<std::string>{"thread main waits for the threading.Lock of class h, held by thread main"});
+  CHECK(r.outcome.threads == std::vector<std::string>{"main: waiting"});
+  CHECK(r.hooks.finder_calls == 3);
+  CHECK(r.outcome.modules.empty());
+  CHECK(hung.exit_status() == kExitOk);  // allow_error: the hang is the expected end
+  ScenarioRun failed = run_scenario(parse_scenario(two_objects(R"({"type": "Lock"})", same, false), "inline.json"), {});
+  CHECK(failed.exit_status() == kExitFailed);
+  for (const auto& [lock, step] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"type": "RLock"})", same},
+           {R"({"type": "Lock", "per": "object"})", same},
+           {R"({"type": "Lock"})", R"({"new": "f"})"}}) {  // a re-run module body: a new class, a new lock
+    CAPTURE(lock);
+    CAPTURE(step);
+    const ScenarioRun run = run_scenario(parse_scenario(two_objects(lock, step), "inline.json"), {});
+    const VariantRun& ok = only_run(run);
+    CHECK(ok.outcome.hang.empty());
+    CHECK(ok.outcome.threads.empty());
+    CHECK(ok.outcome.modules == std::vector<std::string>{"a"});
+  }
+}
+
+TEST_CASE("hook locks: the trace shows each acquire and release, and ends with the hang") {
+  const std::string f = std::string(IMPSIM_SOURCE_DIR) + "/tests/data/hooks/lock_same_class.json";
+  Command t = test::impsim("trace " + f);
+  CHECK(t.status == 0);
+  CHECK(t.out.find("f#1 acquires the threading.Lock of class locked ('a')") != std::string::npos);
+  CHECK(t.out.find("f acquires the threading.Lock of class locked ('a')") != std::string::npos);
+  CHECK(t.out.find("releases") == std::string::npos);  // the hang comes first
+  CHECK(t.out.find("hangs: thread main waits for the threading.Lock of class locked, held by thread main\n") !=
+        std::string::npos);
+  Command ok = test::impsim("trace " + f + " --set extra=0");
+  CHECK(ok.out.find("f releases the threading.Lock of class locked ('a')") != std::string::npos);
+  CHECK(ok.out.find("hangs:") == std::string::npos);
+}
+
+TEST_CASE("hook locks: the loader's errors") {
+  auto hook = [](const std::string& lock) {
+    return R"({"impsim": 1, "tree": {"a": {}}, "hooks": {"h": {"lock": )" + lock +
+           R"(}}, "finders": {"f": {"hook": "h"}}, "program": []})";
+  };
+  CHECK(load_error(hook(R"({"type": "Lock", "per": "module"})"))
+            .find("at /hooks/h/lock/per: unknown lock owner \"module\"") != std::string::npos);
+  CHECK(load_error(hook(R"({"type": "Lock", "taken": "never"})"))
+            .find("at /hooks/h/lock/taken: unknown place the lock is taken \"never\"") != std::string::npos);
+  CHECK(load_error(hook(R"({"type": "Lock", "timeout": 1})")).find("at /hooks/h/lock/timeout: unknown key") !=
+        std::string::npos);
+  CHECK(load_error(hook(R"("Lock")")).find("at /hooks/h/lock: expected the hook's own lock") != std::string::npos);
+}

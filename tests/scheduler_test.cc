@@ -145,6 +145,71 @@ TEST_CASE("a cycle through the global import lock is a hang, with who waits for 
                                               "thread 1 waits for the global import lock, held by thread 0"});
 }
 
+// A hook's own lock (virtualenv's threading.Lock) is outside _blocking_on:
+// a cycle through it and a module lock is no _DeadlockError but a hang.
+TEST_CASE("a cycle through a hook's lock and a module lock is a hang, which the deadlock check does not see") {
+  Scheduler s(round_robin());
+  s.describe_hook_locks_with([](int32_t l) { return "the threading.Lock of class h" + std::to_string(l); });
+  std::vector<LockResult> module_results;
+  s.spawn([&] {
+    s.acquire_hook_lock(7, false);
+    module_results.push_back(s.acquire_module(5));  // held by thread 1, which waits for the hook lock
+  });
+  s.spawn([&] {
+    module_results.push_back(s.acquire_module(5));
+    s.acquire_hook_lock(7, false);
+  });
+  const ScheduleOutcome out = s.run();
+  CHECK(out.hang);
+  CHECK(module_results == std::vector<LockResult>{LockResult::Acquired});  // thread 1's; thread 0 waits
+  CHECK(out.waits == std::vector<std::string>{"thread 0 waits for the module lock of 5, held by thread 1",
+                                              "thread 1 waits for the threading.Lock of class h7, held by thread 0"});
+}
+
+TEST_CASE("a hook's Lock taken again by its owner waits for ever; an RLock does not; a release wakes a waiter") {
+  {
+    Scheduler s;
+    s.spawn([&] {
+      s.acquire_hook_lock(0, false);
+      s.acquire_hook_lock(0, false);
+    });
+    const ScheduleOutcome out = s.run();
+    CHECK(out.hang);
+    CHECK(out.waits == std::vector<std::string>{"thread 0 waits for hook lock 0, held by thread 0"});
+  }
+  {
+    Scheduler s;
+    bool done = false;
+    s.spawn([&] {
+      s.acquire_hook_lock(0, true);
+      s.acquire_hook_lock(0, true);
+      CHECK(s.release_hook_lock(0));
+      CHECK(s.release_hook_lock(0));
+      CHECK_FALSE(s.release_hook_lock(0));  // not held: RuntimeError in Python
+      done = true;
+    });
+    CHECK_FALSE(s.run().hang);
+    CHECK(done);
+  }
+  {
+    Scheduler s(round_robin());
+    std::string order;
+    s.spawn([&] {
+      s.acquire_hook_lock(0, false);
+      order += "0 took;";
+      s.point();  // thread 1 asks for it now, and waits
+      s.release_hook_lock(0);
+    });
+    s.spawn([&] {
+      s.acquire_hook_lock(0, false);
+      order += "1 took;";
+      s.release_hook_lock(0);
+    });
+    CHECK_FALSE(s.run().hang);
+    CHECK(order == "0 took;1 took;");
+  }
+}
+
 TEST_CASE("what a thread's body throws stays with that thread") {
   Scheduler s;
   s.spawn([] { throw std::runtime_error("boom"); });

@@ -177,3 +177,23 @@ TEST_CASE("paddle_proxy_threads: one thread's toggles fail the other's import, w
   CHECK(by_results["before"]["main: ok; w: ok; sys.modules: app app.a app.b paddle paddle.nn"] == 1611);
   CHECK(by_results["before"]["main: KeyError: 'torch'; w: ok; sys.modules: app app.b paddle paddle.nn"] == 22);
 }
+
+// virtualenv 20.17.1 (measured on the real package by tools/check/crosscheck
+// --zoo, the hang read from the stuck frame): one _Finder object does not
+// hang; two or more of one class deadlock on the class's threading.Lock at
+// the third hook call of `import distutils.dist`.
+TEST_CASE("virtualenv_same_class: two objects of one class hang on the class's lock, one does not") {
+  const std::string path = std::string(IMPSIM_SOURCE_DIR) + "/scenarios/zoo/virtualenv_same_class.json";
+  test::Command r = test::impsim("run " + path + " --json");
+  REQUIRE(r.status == 0);  // allow_error: the hang is the documented end
+  const nlohmann::json runs = nlohmann::json::parse(r.out)["runs"];
+  REQUIRE(runs.size() == 3);
+  CHECK_FALSE(runs[0]["outcome"].contains("hang"));
+  for (size_t i = 1; i < 3; ++i) {
+    CAPTURE(i);
+    CHECK(runs[i]["outcome"]["hang"] ==
+          nlohmann::json::array({"thread main waits for the threading.Lock of class virtualenv, held by thread main"}));
+    CHECK(runs[i]["outcome"]["threads"] == nlohmann::json::array({"main: waiting"}));
+    CHECK(runs[i]["outcome"]["results"]["import_dist"] == nlohmann::json::array());
+  }
+}

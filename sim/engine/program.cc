@@ -27,6 +27,8 @@ void Engine::run() {
       thread_.error = std::move(e);
     } catch (LimitReached& l) {
       book_.limit = std::move(l);
+    } catch (Hang& h) {
+      hang_waits_ = {std::move(h.wait)};
     }
   });
 }

@@ -181,6 +181,10 @@ ScheduleOutcome Scheduler::run() {
 std::string Scheduler::describe_wait(PyThreadId id) const {
   if (const PyThreadId j = threads_[static_cast<size_t>(id)]->joining; j != kNoThread)
     return fmt::format("{} waits for {} to finish (join)", thread_text(id), thread_text(j));
+  if (const auto h = hook_lock_wanted_.find(id); h != hook_lock_wanted_.end())
+    return fmt::format("{} waits for {}, held by {}", thread_text(id),
+                       hook_lock_name_ ? hook_lock_name_(h->second) : fmt::format("hook lock {}", h->second),
+                       thread_text(hook_locks_.at(h->second).owner));
   const std::optional<int32_t> m = locks_.blocking_on(id);
   if (!m)
     return fmt::format("{} waits for the global import lock, held by {}", thread_text(id),
@@ -232,6 +236,35 @@ void Scheduler::acquire_global() {
 }
 
 bool Scheduler::release_global() { return released(locks_.release_global(current_)); }
+
+// threading.Lock.acquire() (RLock: taken again by its owner): free, or wait
+// for a release and try again.
+void Scheduler::acquire_hook_lock(int32_t lock, bool reentrant) {
+  point();
+  while (true) {
+    ModuleLock& l = hook_locks_[lock];
+    if (l.count == 0 || (reentrant && l.owner == current_)) {
+      l.owner = current_;
+      ++l.count;
+      hook_lock_wanted_.erase(current_);
+      return;
+    }
+    if (std::find(l.waiters.begin(), l.waiters.end(), current_) == l.waiters.end()) l.waiters.push_back(current_);
+    hook_lock_wanted_[current_] = lock;
+    wait();
+  }
+}
+
+bool Scheduler::release_hook_lock(int32_t lock) {
+  const auto it = hook_locks_.find(lock);
+  if (it == hook_locks_.end() || it->second.owner != current_ || it->second.count == 0) return false;
+  std::vector<PyThreadId> woken;
+  if (--it->second.count == 0) {
+    it->second.owner = kNoThread;
+    woken.swap(it->second.waiters);
+  }
+  return released(woken);
+}
 
 void Scheduler::join(PyThreadId t) {
   Thread& me = *threads_[static_cast<size_t>(current_)];

@@ -70,6 +70,7 @@ ScheduleOutcome Engine::run_threads(Scheduler& scheduler) {
     });
   scheduler.describe_with([this](PyThreadId t) { return "thread " + thread_names()[static_cast<size_t>(t)]; },
                           [this](int32_t m) { return names_.text(static_cast<NameId>(m)); });
+  scheduler.describe_hook_locks_with([this](int32_t l) { return hook_finders_.locks[static_cast<size_t>(l)].name; });
   try {
     set_up();  // a scenario past --max-objects stops here
   } catch (LimitReached& l) {
@@ -158,6 +159,10 @@ const char* point_name(PointKind k) {
       return "start";
     case PointKind::Join:
       return "join";
+    case PointKind::HookAcquire:
+      return "hook_acquire";
+    case PointKind::HookRelease:
+      return "hook_release";
   }
   return "step";
 }
@@ -344,7 +349,11 @@ void Engine::thread_join(const CStep& step) {
 
 std::vector<std::string> Engine::thread_results() const {
   std::vector<std::string> out;
-  if (threads_.model_of.empty()) return out;
+  // A run without threads: the main thread alone, reported only when it hangs.
+  if (threads_.model_of.empty()) {
+    if (!hang_waits_.empty()) out.push_back("main: waiting");
+    return out;
+  }
   const std::vector<std::string> names = thread_names();
   for (size_t t = 0; t < names.size(); ++t) {
     const std::optional<PyError> e = thread_error(static_cast<PyThreadId>(t));

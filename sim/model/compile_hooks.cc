@@ -40,6 +40,7 @@ HookModel compile_hooks(const HooksText& text, NameTable& names) {
     c.install = h.install;
     c.uninstall = h.uninstall;
     c.legacy = h.legacy;
+    c.lock = h.lock;
     m.hooks.push_back(std::move(c));
   }
   std::unordered_map<std::string, int32_t> hook_index;
@@ -123,6 +124,7 @@ std::string describe_meta_path_step(const CStep& step, const Model& m) {
       return step.all_copies ? fmt::format("while {0} in sys.meta_path: sys.meta_path.remove({0})", id)
                              : fmt::format("sys.meta_path.remove({})", id);
     case StepKind::New:
+      if (step.same_class) return fmt::format("{0} = type({0})()", id);
       return fmt::format("{} = {}()", id, m.hooks.hooks[static_cast<size_t>(m.hooks.objects[static_cast<size_t>(step.finder)].hook)].name);
     case StepKind::Unload: {
       std::string names;

@@ -196,6 +196,7 @@ class Compiler {
     c.all_copies = d.all_copies;
     for (auto& u : d.unload) c.unload.push_back(m_.names.intern(u));
     c.submodules = d.submodules;
+    c.same_class = d.same_class;
   }
 
  private:

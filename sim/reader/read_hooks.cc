@@ -90,6 +90,7 @@ class HookReader : public reading::Reader {
 
   HookText hook(const json& v, const std::string& ptr, const std::string& hook_name) const;
   HookActionText action(const json& v, const std::string& ptr) const;
+  HookLock lock(const json& v, const std::string& ptr) const;
 };
 
 // hook_claims (compile_hooks.cc) on the text, for the reader's checks: a
@@ -184,9 +185,29 @@ HookActionText HookReader::action(const json& v, const std::string& ptr) const {
   return a;
 }
 
+// "lock": {"type": "Lock" | "RLock", "per": "class" | "object", "taken": ...}.
+HookLock HookReader::lock(const json& v, const std::string& ptr) const {
+  object(v, ptr, "the hook's own lock {\"type\": \"Lock\" or \"RLock\", \"per\": ..., \"taken\": ...}");
+  expect_keys(v, ptr, {"type", "per", "taken"}, "a hook lock");
+  if (!v.contains("type"))
+    fail(ptr, "a hook lock needs \"type\": \"Lock\" (threading.Lock) or \"RLock\" (threading.RLock)");
+  HookLock l;
+  l.kind = choice<HookLockKind>(v["type"], ptr + "/type", "lock type",
+                                {{"Lock", HookLockKind::Lock}, {"RLock", HookLockKind::RLock}});
+  if (v.contains("per"))
+    l.per = choice<HookLockScope>(v["per"], ptr + "/per", "lock owner",
+                                  {{"class", HookLockScope::Class}, {"object", HookLockScope::Object}});
+  if (v.contains("taken"))
+    l.taken = choice<HookLockTaken>(
+        v["taken"], ptr + "/taken", "place the lock is taken",
+        {{"after_guard_test", HookLockTaken::AfterGuardTest}, {"before_guard_test", HookLockTaken::BeforeGuardTest}});
+  return l;
+}
+
 HookText HookReader::hook(const json& v, const std::string& ptr, const std::string& hook_name) const {
   object(v, ptr, "a hook definition");
-  expect_keys(v, ptr, {"claims", "find_spec", "guard", "loader", "install", "uninstall", "api"}, "a hook definition");
+  expect_keys(v, ptr, {"claims", "find_spec", "guard", "loader", "install", "uninstall", "api", "lock"},
+              "a hook definition");
   HookText h;
   h.name = hook_name;
   h.pointer = ptr;
@@ -279,6 +300,7 @@ HookText HookReader::hook(const json& v, const std::string& ptr, const std::stri
   if (v.contains("api")) {
     h.legacy = choice<bool>(v["api"], ptr + "/api", "finder API", {{"find_spec", false}, {"find_module", true}});
   }
+  if (v.contains("lock")) h.lock = lock(v["lock"], ptr + "/lock");
   if (h.legacy) {
     // A legacy finder's find_module returns a loader, which _find_spec_legacy
     // turns into spec_from_loader(name, loader): exact for a served loader
@@ -375,6 +397,10 @@ void read_meta_path_step(const reading::Reader& in, const json& v, const std::st
       st.mutable_detail().all_copies =
           r.choice<bool>(v["copies"], ptr + "/copies", "\"copies\"", {{"first", false}, {"all", true}});
     if (v.contains("optional")) st.optional = r.boolean(v["optional"], ptr + "/optional", "\"optional\"");
+  } else if (kind == "new") {
+    allowed.push_back("same_class");
+    if (v.contains("same_class"))
+      st.mutable_detail().same_class = r.boolean(v["same_class"], ptr + "/same_class", "\"same_class\"");
   } else if (!names_finder) {
     st.kind = StepKind::Unload;
     st.mutable_detail().unload = r.names(x, kp, "the module names deleted from sys.modules");

@@ -54,15 +54,17 @@ std::string run_problem(const VariantRun& r, const FilePlaces& places, bool allo
                        grouped(c.toggles), plural(c.toggles, "toggle", "toggles"), grouped(c.comparisons),
                        plural(c.comparisons, "comparison", "comparisons"));
   }
-  if (!r.outcome.threads.empty()) {
+  // A scenario without threads lists its main thread only when it hangs:
+  // the hang's line says it all.
+  if (r.outcome.threads.size() > 1) {
     out += fmt::format(
         "  {}: threads (one schedule: each runs until it blocks or ends; `impsim schedules` searches "
         "them all): {}\n",
         variant_name(r.variant), terminal_text(fmt::format("{}", fmt::join(r.outcome.threads, "; "))));
-    for (const std::string& w : r.outcome.hang)
-      out += problem_line(allow_error ? "" : terminal_text(places.prefix("")),
-                          fmt::format("{}: hangs: {}", variant_name(r.variant), terminal_text(w)));
   }
+  for (const std::string& w : r.outcome.hang)
+    out += problem_line(allow_error ? "" : terminal_text(places.prefix("")),
+                        fmt::format("{}: hangs: {}", variant_name(r.variant), terminal_text(w)));
   if (r.outcome.error) {
     const PyError& e = *r.outcome.error;
     const std::string step = e.traceback.empty() ? "" : e.traceback.back();

@@ -103,6 +103,7 @@ class TextWriter : public TraceWriter {
     if (e.error())
       out_ << fmt::format("raised {}: {} (at {})\n", terminal_text(e.error()->type), terminal_text(e.error()->message),
                           terminal_text(e.error()->traceback.empty() ? "?" : e.error()->traceback.back()));
+    for (const std::string& w : e.hang_waits()) out_ << fmt::format("hangs: {}\n", terminal_text(w));
     if (e.limit())
       out_ << fmt::format("stopped: limit {} reached at {}: {}\n", e.limit()->limit,
                           terminal_text(e.limit()->traceback.empty() ? "?" : e.limit()->traceback.back()),
@@ -178,6 +179,12 @@ class TextWriter : public TraceWriter {
     if (full()) return line("call", {});
     line("call", fmt::format("{} {}", terminal_text(finder_id(e, caller)),
                              hook_call_text(c, text(name), terminal_text(finder_id(e, called)))));
+  }
+  void hook_lock(const Engine& e, FinderId f, NameId name, bool acquire) override {
+    follow(e);
+    if (full()) return line("lock", {});
+    line("lock", fmt::format("{} {} {} ('{}')", terminal_text(finder_id(e, f)), acquire ? "acquires" : "releases",
+                             terminal_text(e.hook_lock_name(f)), text(name)));
   }
   void ask_end(const Engine& e, NameId name, FinderKind, AskAnswer a) override {
     follow(e);

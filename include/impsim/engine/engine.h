@@ -78,6 +78,14 @@ template <class Body, class Cleanup>
   }
 }
 
+// A run without threads whose only thread waits for a lock it holds itself
+// (a hook's `threading.Lock` acquired again by its owner): the process
+// never ends. Thrown past every `finally`, as LimitReached is, so the state
+// is reported as the hang left it; `wait` says who waits for what.
+struct Hang {
+  std::string wait;
+};
+
 // The scheduling points a threaded run has (threads.cc), as the real
 // interpreter's are named by tools/lib/crosscheck/threads_real.py.
 enum class PointKind : uint8_t {
@@ -89,7 +97,9 @@ enum class PointKind : uint8_t {
   ExecBegin,
   ExecEnd,
   Start,
-  Join
+  Join,
+  HookAcquire,  // a hook's own lock (HookClass::lock)
+  HookRelease
 };
 const char* point_name(PointKind k);
 // Where the global import lock is taken: around a finder's find_spec, in
@@ -277,6 +287,10 @@ class Engine {
     return hook_finders_.state[static_cast<size_t>(f)].in_progress;
   }
   bool object_flag(FinderId f) const { return hook_finders_.state[static_cast<size_t>(f)].flag; }
+  // What a hang calls the lock object `f` takes ("the threading.Lock of class virtualenv").
+  const std::string& hook_lock_name(FinderId f) const {
+    return hook_finders_.locks[static_cast<size_t>(hook_finders_.lock_of[static_cast<size_t>(f)])].name;
+  }
   // Every finder object of the run, by FinderId: the model's, then those `new` steps made.
   const std::vector<FinderObject>& finder_objects() const { return interp_.objects; }
   // Attributes set on a module by a hook's wrapped loader (outcome marks).
@@ -300,8 +314,12 @@ class Engine {
   // The hook's install() and uninstall(), by its policies.
   void install_hook(FinderId finder);
   void uninstall_hook(FinderId finder);
-  // `ID = Hook()` run again: a new object of ID's hook, fresh state, named ID#k.
-  void new_hook_object(FinderId declared);
+  // `ID = Hook()` run again: a new object of ID's hook, fresh state, named
+  // ID#k; of a new class (a re-run module body defines it again) unless
+  // `same_class`.
+  void new_hook_object(FinderId declared, bool same_class = false);
+  // A hook's own lock for `object` (empty: the class declared), made anew.
+  int32_t new_hook_lock(int32_t hook, const std::string& object);
   // The object a scenario's finder id names now: the newest `new` made, or the declared one.
   FinderId bound_object(FinderId declared) const {
     return declared >= 0 && static_cast<size_t>(declared) < hook_finders_.newest.size()
@@ -371,6 +389,19 @@ class Engine {
   void run_meta_path_step(const CStep& step);
   SpecId run_hook_actions(FinderId finder, const HookClass& hook, NameId name, PathRef path);
   SpecId hook_guarded(FinderId finder, const HookClass& hook, NameId name, PathRef path);
+  SpecId hook_guard_test(FinderId finder, const HookClass& hook, NameId name, PathRef path, bool lock_after_test);
+  // `with lock:` of the object's own lock (HookClass::lock) around `body`.
+  template <class Body>
+  SpecId with_hook_lock(FinderId finder, NameId name, Body&& body) {
+    hook_lock_acquire(finder, name);
+    return try_finally_switching(body, [&] { hook_lock_release(finder, name); });
+  }
+  // `lock.acquire()` / `lock.release()`: in a run with threads, each a
+  // scheduling point, and an acquire waits while another thread (or, for a
+  // Lock, its owner) holds it; in a run without, an owner acquiring its
+  // Lock again hangs (Hang).
+  void hook_lock_acquire(FinderId finder, NameId name);
+  void hook_lock_release(FinderId finder, NameId name);
   void hook_exec_module(LoaderId loader, ModuleId module);
   ModuleId hook_create_module(LoaderId loader, SpecId spec);
   // One call of finder object `f` counted (finder_calls:ID), and in every

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -121,6 +122,16 @@ class Scheduler {
   // `_imp.acquire_lock()` / `_imp.release_lock()`.
   void acquire_global();
   bool release_global();
+  // A lock of a hook's own (a `threading.Lock`; `reentrant`: an RLock):
+  // returns once taken; in between the thread waits and others run. Its
+  // owner asking again for a Lock waits for ever, and nothing checks for a
+  // deadlock (`_blocking_on` holds module locks only), so a cycle through
+  // one is a hang.
+  void acquire_hook_lock(int32_t lock, bool reentrant);
+  // `lock.release()`; false where Python raises RuntimeError.
+  bool release_hook_lock(int32_t lock);
+  // What a hang's description calls a hook lock (default: "hook lock 0").
+  void describe_hook_locks_with(std::function<std::string(int32_t)> lock) { hook_lock_name_ = std::move(lock); }
 
   const ImportLocks& locks() const { return locks_; }
   // What a thread's body threw, if it did (it finished there).
@@ -143,6 +154,8 @@ class Scheduler {
   Policy policy_;
   size_t stack_bytes_;
   ImportLocks locks_;
+  std::map<int32_t, ModuleLock> hook_locks_;        // a hook's own locks: owner, count, waiters
+  std::map<PyThreadId, int32_t> hook_lock_wanted_;  // the hook lock each waiting thread waits for
   std::vector<std::unique_ptr<Thread>> threads_;
   PyThreadId current_ = kNoThread;
   std::string schedule_;
@@ -154,6 +167,7 @@ class Scheduler {
   std::function<void(const Wait&, bool)> on_wait_;
   std::function<std::string(PyThreadId)> thread_name_;
   std::function<std::string(int32_t)> module_name_;
+  std::function<std::string(int32_t)> hook_lock_name_;
 };
 
 }  // namespace impsim

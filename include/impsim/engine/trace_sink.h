@@ -107,6 +107,9 @@ class TraceSink {
   // `caller`'s action is about to ask the import system again (`called`:
   // the object a Direct call asks).
   virtual void hook_call(const Engine&, FinderId /*caller*/, NameId /*name*/, HookCall, FinderId /*called*/) {}
+  // A hook object is about to acquire (or release) its own lock
+  // (HookClass::lock) around the actions for `name`.
+  virtual void hook_lock(const Engine&, FinderId /*finder*/, NameId /*name*/, bool /*acquire*/) {}
   // _find_spec_for_specific_module begins / ends at lookup depth `depth`.
   virtual void lookup_begin(const Engine&, NameId /*name*/, uint64_t /*depth*/, uint8_t /*mark*/) {}
   virtual void lookup_end(const Engine&, NameId /*name*/, uint64_t /*depth*/, bool /*found*/) {}

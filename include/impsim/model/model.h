@@ -56,6 +56,7 @@ struct CStep {
   bool has_blocked = false;  // enable: blocked_modules was passed (None or a set)
   bool all_copies = false;   // remove
   bool submodules = false;   // unload
+  bool same_class = false;   // new: another object of the class the id names now
 };
 
 struct CTree {

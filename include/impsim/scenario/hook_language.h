@@ -38,6 +38,26 @@ enum class ActionKind : uint8_t {
 // The reentrancy guard around a claimed name's actions.
 enum class GuardKind : uint8_t { None, GlobalSet, ObjectSet, ThreadSet, Flag, SkipSelf, RemoveSelf };
 
+// A lock of the hook's own held across a claimed name's actions
+// (virtualenv's class-level `threading.Lock`): none, a `threading.Lock`
+// (its owner acquiring it again waits forever) or a `threading.RLock`.
+enum class HookLockKind : uint8_t { None, Lock, RLock };
+// Whose lock: one per class (shared by every object of the hook
+// declaration; a `new` step makes a new class, and a new lock, unless it
+// says "same_class") or one per object.
+enum class HookLockScope : uint8_t { Class, Object };
+// Where find_spec takes it: after the guard's test and before the guard's
+// set-up (virtualenv: `if ... self.fullname is None:`, then `with lock:`,
+// then `self.fullname = fullname`), or before the test (`with lock:` around
+// the whole guard).
+enum class HookLockTaken : uint8_t { AfterGuardTest, BeforeGuardTest };
+
+struct HookLock {
+  HookLockKind kind = HookLockKind::None;
+  HookLockScope per = HookLockScope::Class;
+  HookLockTaken taken = HookLockTaken::AfterGuardTest;
+};
+
 enum class LoaderWrap : uint8_t { Unchanged, SetAttribute, Toggle };
 enum class InstallPolicy : uint8_t { Insert0, Insert0IfAbsent, Append, AppendIfAbsent };
 enum class UninstallPolicy : uint8_t { First, All };
@@ -70,6 +90,7 @@ struct HookText {
   InstallPolicy install = InstallPolicy::Insert0;
   UninstallPolicy uninstall = UninstallPolicy::First;
   bool legacy = false;  // "api": "find_module": no find_spec at all
+  HookLock lock;
 };
 
 struct FinderText {
@@ -129,6 +150,7 @@ struct HookClass {
   // Only find_module (a pre-3.4 finder): _find_spec reaches it through
   // _find_spec_legacy up to 3.11 and skips it from 3.12 (docs/model.md).
   bool legacy = false;
+  HookLock lock;
 };
 
 struct FinderObject {

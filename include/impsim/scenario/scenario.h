@@ -73,6 +73,7 @@ struct StepDetail {
   bool has_blocked_modules = false;  // enable: blocked_modules was passed (null: None)
   bool all_copies = false;           // remove: "copies": "all"
   bool submodules = false;           // unload: their submodules too
+  bool same_class = false;           // new: "same_class": true
   std::string thread;                // start, join: the thread's name
 };
 

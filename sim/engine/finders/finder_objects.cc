@@ -32,6 +32,20 @@ void Engine::set_up_hooks() {
   for (size_t i = 0; i < hook_finders_.newest.size(); ++i) hook_finders_.newest[i] = static_cast<FinderId>(i);
   hook_finders_.made.assign(hm.objects.size(), 0);
   hook_finders_.global_finding.clear();
+  hook_finders_.locks.clear();
+  hook_finders_.lock_of.assign(hm.objects.size(), -1);
+  // One lock per class (every object of a hook declaration) or per object.
+  std::vector<int32_t> class_lock(hm.hooks.size(), -1);
+  for (size_t f = kProxyFinder + 1; f < hm.objects.size(); ++f) {
+    const int32_t h = hm.objects[f].hook;
+    const HookLock& lock = hm.hooks[static_cast<size_t>(h)].lock;
+    int32_t& shared = class_lock[static_cast<size_t>(h)];
+    if (lock.kind == HookLockKind::None) continue;
+    if (lock.per == HookLockScope::Object)
+      hook_finders_.lock_of[f] = new_hook_lock(h, hm.objects[f].id);
+    else
+      hook_finders_.lock_of[f] = shared >= 0 ? shared : (shared = new_hook_lock(h, ""));
+  }
   thread_.thread_finding.clear();
   hook_finders_.loaders.clear();
   hook_finders_.attributes.clear();
@@ -196,7 +210,20 @@ void Engine::unload_modules(const std::vector<NameId>& names, bool submodules) {
     if (targeted(n)) interp_.sys_modules.erase(n);
 }
 
-void Engine::new_hook_object(FinderId declared) {
+// A hook's lock: `threading.Lock()` or `threading.RLock()` made for object
+// `object`, or for the class (`object` empty: the class declared; else the
+// class a `new` step made along with that object).
+int32_t Engine::new_hook_lock(int32_t hook, const std::string& object) {
+  const HookClass& h = model_.hooks.hooks[static_cast<size_t>(hook)];
+  const char* type = h.lock.kind == HookLockKind::RLock ? "threading.RLock" : "threading.Lock";
+  std::string name = h.lock.per == HookLockScope::Object ? fmt::format("the {} of {}", type, object)
+                     : object.empty()                    ? fmt::format("the {} of class {}", type, h.name)
+                                                         : fmt::format("the {} of {}'s class", type, object);
+  hook_finders_.locks.push_back(HookFinders::Lock{std::move(name), h.lock.kind == HookLockKind::RLock, 0});
+  return static_cast<int32_t>(hook_finders_.locks.size() - 1);
+}
+
+void Engine::new_hook_object(FinderId declared, bool same_class) {
   const size_t d = static_cast<size_t>(declared);
   // Each object is a row of every report (and of every label's counters).
   if (interp_.objects.size() - (kProxyFinder + 1) >= book_.limits.max_objects)
@@ -210,7 +237,17 @@ void Engine::new_hook_object(FinderId declared) {
   thread_.hook_counters.by_object.push_back(Count(0));
   hook_finders_.state.push_back(HookFinders::ObjectState{});
   thread_.region_mark.push_back(0);
+  const FinderId before = hook_finders_.newest[d];
   hook_finders_.newest[d] = static_cast<FinderId>(interp_.objects.size() - 1);
+  // Its lock: its own, its class's (the class of the object the id named
+  // so far), or that of the new class the re-run module body defined.
+  const int32_t h = interp_.objects[d].hook;
+  const HookLock& lock = model_.hooks.hooks[static_cast<size_t>(h)].lock;
+  int32_t l = -1;
+  if (lock.kind != HookLockKind::None)
+    l = lock.per == HookLockScope::Class && same_class ? hook_finders_.lock_of[static_cast<size_t>(before)]
+                                                       : new_hook_lock(h, interp_.objects.back().id);
+  hook_finders_.lock_of.push_back(l);
 }
 
 void Engine::run_meta_path_step(const CStep& step) {
@@ -237,7 +274,7 @@ void Engine::run_meta_path_step(const CStep& step) {
       if (!meta_path_remove(f) && !step.optional) raise("ValueError", "list.remove(x): x not in list");
       return;
     case StepKind::New:
-      new_hook_object(step.finder);
+      new_hook_object(step.finder, step.same_class);
       return;
     case StepKind::Unload:
       unload_modules(step.unload, step.submodules);

@@ -61,27 +61,49 @@ SpecId Engine::hook_find_spec(FinderId finder, NameId name, PathRef path) {
 }
 
 // The guard around the actions. A guarded re-entry returns None (it still
-// counted as a call in hook_find_spec).
+// counted as a call in hook_find_spec). A hook with a lock of its own takes
+// it before the guard's test, or after it, around the guard's set-up, the
+// actions and the guard's clean-up (virtualenv: `if self.fullname is None:`,
+// `with self.lock[0]:`, `self.fullname = fullname`, `try: ... finally:`).
 SpecId Engine::hook_guarded(FinderId finder, const HookClass& hook, NameId name, PathRef path) {
+  if (hook.lock.kind == HookLockKind::None) return hook_guard_test(finder, hook, name, path, false);
+  if (hook.lock.taken == HookLockTaken::BeforeGuardTest)
+    return with_hook_lock(finder, name, [&] { return hook_guard_test(finder, hook, name, path, false); });
+  return hook_guard_test(finder, hook, name, path, true);
+}
+
+SpecId Engine::hook_guard_test(FinderId finder, const HookClass& hook, NameId name, PathRef path,
+                               bool lock_after_test) {
+  // The guard's test let the name through: said before a lock taken after
+  // the test, whose acquire may never return.
   auto run = [&] {
-    if (book_.trace) book_.trace->hook_decide(*this, finder, name, HookReason::Claimed);
+    if (book_.trace && !lock_after_test) book_.trace->hook_decide(*this, finder, name, HookReason::Claimed);
     return run_hook_actions(finder, hook, name, path);
   };
   auto turned_away = [&](HookReason why) {
     if (book_.trace) book_.trace->hook_decide(*this, finder, name, why);
     return kNoSpec;
   };
+  // What follows a passed test, under the lock when it is taken there.
+  auto locked = [&](auto body) -> SpecId {
+    if (!lock_after_test) return body();
+    if (book_.trace) book_.trace->hook_decide(*this, finder, name, HookReason::Claimed);
+    return with_hook_lock(finder, name, body);
+  };
   // `if fullname in S: return None; S.add(fullname); try: ... finally: S.discard(fullname)`.
   // The actions can run a `new` step, which grows hook_finders_.state and moves
   // every object's set: the set is found again for the `finally`, never
-  // held across the actions.
+  // held across the actions (nor across a lock's acquire, where another
+  // thread may run one).
   auto with_set = [&](auto set_now) -> SpecId {
-    std::vector<NameId>& set = set_now();
+    const std::vector<NameId>& set = set_now();
     if (std::find(set.begin(), set.end(), name) != set.end()) return turned_away(HookReason::InGuardSet);
-    set.push_back(name);
-    return try_finally(run, [&] {
-      std::vector<NameId>& after = set_now();
-      after.erase(std::find(after.begin(), after.end(), name));
+    return locked([&] {
+      set_now().push_back(name);
+      return try_finally(run, [&] {
+        std::vector<NameId>& after = set_now();
+        after.erase(std::find(after.begin(), after.end(), name));
+      });
     });
   };
   auto state = [this, finder]() -> HookFinders::ObjectState& {
@@ -89,7 +111,7 @@ SpecId Engine::hook_guarded(FinderId finder, const HookClass& hook, NameId name,
   };
   switch (hook.guard) {
     case GuardKind::None:
-      return run();
+      return locked(run);
     case GuardKind::GlobalSet:  // ddtrace's module-level _finding
       return with_set([this]() -> std::vector<NameId>& { return hook_finders_.global_finding; });
     case GuardKind::ThreadSet:  // a threading.local: the running thread's own set
@@ -99,19 +121,52 @@ SpecId Engine::hook_guarded(FinderId finder, const HookClass& hook, NameId name,
     case GuardKind::Flag:        // virtualenv's fullname slot, pytest's _writing_pyc
     case GuardKind::SkipSelf: {  // "skip me while I run": the same test on the object
       if (state().flag) return turned_away(HookReason::GuardFlag);
-      state().flag = true;
-      return try_finally(run, [&] { state().flag = false; });
+      return locked([&] {
+        state().flag = true;
+        return try_finally(run, [&] { state().flag = false; });
+      });
     }
-    case GuardKind::RemoveSelf: {
-      // i = sys.meta_path.index(self); sys.meta_path.remove(self); try: ...
-      // finally: sys.meta_path.insert(i, self)   (a direct call finds no self: nothing moves)
-      const int64_t index = interp_.meta_path.index(finder);
-      if (index < 0) return run();
-      meta_path_remove(finder);
-      return try_finally(run, [&] { meta_path_insert(index, finder); });
-    }
+    case GuardKind::RemoveSelf:
+      return locked([&] {
+        // i = sys.meta_path.index(self); sys.meta_path.remove(self); try: ...
+        // finally: sys.meta_path.insert(i, self)   (a direct call finds no self: nothing moves)
+        const int64_t index = interp_.meta_path.index(finder);
+        if (index < 0) return run();
+        meta_path_remove(finder);
+        return try_finally(run, [&] { meta_path_insert(index, finder); });
+      });
   }
   return run();
+}
+
+// `lock.acquire()`: in a run without threads the main thread holds every
+// lock taken, so a Lock held already is its own, and the process hangs.
+void Engine::hook_lock_acquire(FinderId finder, NameId name) {
+  const int32_t l = hook_finders_.lock_of[static_cast<size_t>(finder)];
+  HookFinders::Lock& lock = hook_finders_.locks[static_cast<size_t>(l)];
+  if (book_.trace) book_.trace->hook_lock(*this, finder, name, true);
+  if (threads_.scheduler) {
+    about_to_pass(PointKind::HookAcquire, name);
+    threads_.scheduler->acquire_hook_lock(l, lock.reentrant);
+    resumed();
+    return;
+  }
+  if (lock.count > 0 && !lock.reentrant)
+    throw Hang{fmt::format("thread main waits for {}, held by thread main", lock.name)};
+  ++lock.count;
+}
+
+// `lock.release()`, in the `finally` of `with lock:`.
+void Engine::hook_lock_release(FinderId finder, NameId name) {
+  const int32_t l = hook_finders_.lock_of[static_cast<size_t>(finder)];
+  if (book_.trace) book_.trace->hook_lock(*this, finder, name, false);
+  if (threads_.scheduler) {
+    about_to_pass(PointKind::HookRelease, name);
+    threads_.scheduler->release_hook_lock(l);
+    resumed();
+    return;
+  }
+  --hook_finders_.locks[static_cast<size_t>(l)].count;
 }
 
 // The actions of a claimed name, in order; the last one that yields a

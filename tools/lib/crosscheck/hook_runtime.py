@@ -22,6 +22,7 @@ import importlib.abc as _abc
 import importlib.util as _util
 import importlib.machinery as _machinery
 import threading as _threading
+import time as _time
 import warnings as _warnings
 
 try:
@@ -149,10 +150,12 @@ _THREAD_FINDING = _threading.local()  # guard thread_set
 class Hook:
     """A finder object generated from a hook's declaration."""
 
-    def __init__(self, rt, fid, definition):
+    def __init__(self, rt, fid, definition, same_class_as=None):
         self._rt, self._fid, self._d = rt, fid, definition
         self._in_progress = set()
         self._flag = False
+        # "lock": the lock object and what impsim calls it (rt.hook_lock)
+        self._lock, self._lock_name = rt.hook_lock(fid, definition, same_class_as)
         # A legacy hook has no find_spec at all (CPython 3.11 then calls
         # find_module through _find_spec_legacy, with an ImportWarning).
         if definition.get("api") == "find_module":
@@ -180,6 +183,30 @@ class Hook:
         return spec
 
     def _guarded(self, fullname, path):
+        lock = self._d.get("lock")
+        if lock is None:
+            return self._guard(fullname, path, False)
+        if lock.get("taken", "after_guard_test") == "before_guard_test":
+            return self._locked(lambda: self._guard(fullname, path, False), fullname)
+        return self._guard(fullname, path, True)
+
+    def _locked(self, body, fullname):
+        """`with lock:` around body, each side a point of the runtime's
+        (threads_real.py forces them); the runtime knows who holds it."""
+        rt = self._rt
+        rt.hook_point("hook_acquire", fullname)
+        self._lock.acquire()  # a hang waits here (Runtime.hang_of reads this line)
+        rt.hook_lock_taken(self._lock)
+        try:
+            return body()
+        finally:
+            rt.hook_lock_given(self._lock)
+            self._lock.release()
+            rt.hook_point("hook_release", fullname)
+
+    def _guard(self, fullname, path, lock_after_test):
+        def locked(body):
+            return self._locked(body, fullname) if lock_after_test else body()
         guard = self._d.get("guard", "none")
         if guard in ("global_set", "thread_set", "object_set"):
             if guard == "global_set":
@@ -192,27 +219,36 @@ class Hook:
                 names = _THREAD_FINDING.names
             if fullname in names:
                 return None
-            names.add(fullname)
-            try:
-                return self._actions(fullname, path)
-            finally:
-                names.discard(fullname)
+
+            def with_name():
+                names.add(fullname)
+                try:
+                    return self._actions(fullname, path)
+                finally:
+                    names.discard(fullname)
+            return locked(with_name)
         if guard in ("flag", "skip_self"):
             if self._flag:
                 return None
-            self._flag = True
+
+            def with_flag():
+                self._flag = True
+                try:
+                    return self._actions(fullname, path)
+                finally:
+                    self._flag = False
+            return locked(with_flag)
+
+        def stepped_aside():
+            index = index_of(self) if guard == "remove_self" else None
+            if index is None:
+                return self._actions(fullname, path)
+            del _sys.meta_path[index]
             try:
                 return self._actions(fullname, path)
             finally:
-                self._flag = False
-        index = index_of(self) if guard == "remove_self" else None
-        if index is None:
-            return self._actions(fullname, path)
-        del _sys.meta_path[index]
-        try:
-            return self._actions(fullname, path)
-        finally:
-            _sys.meta_path.insert(index, self)
+                _sys.meta_path.insert(index, self)
+        return locked(stepped_aside)
 
     def _actions(self, fullname, path):
         spec = None
@@ -304,6 +340,8 @@ class Runtime(common.StepLoop):
         self.order = []         # hook object ids, declared then made (impsim's order)
         self.keep = []          # every object named (so ids stay valid)
         self.made = {}          # finder id -> objects `new` made for it
+        self.class_locks = {}   # hook name -> (its class's lock, impsim's name for it)
+        self.lock_owner = {}    # id(hook lock) -> (thread ident, count) while held
         self.attributes = {}    # module name -> attributes wrappers set, in order
         self.stack, self.where, self.active = [], {}, []
         self.labels, self.results = {}, {}
@@ -313,6 +351,53 @@ class Runtime(common.StepLoop):
         for name, obj in PREDEFINED.items():
             self.objects[name] = obj
             self.ids[id(obj)] = name
+
+    # -- the hooks' own locks ("lock") ------------------------------------------
+    def hook_lock(self, fid, definition, same_class_as=None):
+        """The lock a new Hook object takes and impsim's name for it
+        (Engine::new_hook_lock): its own, its class's (every object of the
+        declaration; a `new` step's object has a new class unless
+        "same_class"), or (None, None) for a hook without one."""
+        spec = definition.get("lock")
+        if spec is None:
+            return None, None
+        if spec.get("per", "class") == "class" and same_class_as is not None:
+            return same_class_as._lock, same_class_as._lock_name
+        kind = "threading.RLock" if spec["type"] == "RLock" else "threading.Lock"
+        make = _threading.RLock if spec["type"] == "RLock" else _threading.Lock
+        if spec.get("per", "class") == "object":
+            return make(), "the %s of %s" % (kind, fid)
+        if "#" in fid:
+            return make(), "the %s of %s's class" % (kind, fid)
+        hook = self.finders[fid]["hook"]
+        if hook not in self.class_locks:
+            self.class_locks[hook] = (make(), "the %s of class %s" % (kind, hook))
+        return self.class_locks[hook]
+
+    def hook_point(self, kind, fullname):
+        """A hook lock's acquire or release: a scheduling point of
+        threads_real.py's; nothing here."""
+
+    def hook_lock_taken(self, lock):
+        ident, count = self.lock_owner.get(id(lock), (None, 0))
+        self.lock_owner[id(lock)] = (_threading.get_ident(), count + 1)
+
+    def hook_lock_given(self, lock):
+        ident, count = self.lock_owner[id(lock)]
+        if count == 1:
+            del self.lock_owner[id(lock)]
+        else:
+            self.lock_owner[id(lock)] = (ident, count - 1)
+
+    def lock_wait(self, frame):
+        """What a thread whose innermost frame is `frame` waits for, if it
+        waits in a Hook's lock.acquire(): (the lock's name, the holder's
+        thread ident); else None."""
+        if frame.f_code is not _LOCKED_CODE or frame.f_lineno != _ACQUIRE_LINE:
+            return None
+        hook = frame.f_locals.get("self")
+        holder = self.lock_owner.get(id(hook._lock), (None, 0))[0]
+        return hook._lock_name, holder
 
     # -- finder objects -----------------------------------------------------
     def hook_of(self, fid):
@@ -342,11 +427,13 @@ class Runtime(common.StepLoop):
         # classmethod is replaced by a counting static function
         setattr(obj, attr, staticmethod(counted) if isinstance(obj, type) else counted)
 
-    def new(self, fid):
-        """`ID = Hook()` run again: a fresh object named ID#k."""
+    def new(self, fid, same_class=False):
+        """`ID = Hook()` run again: a fresh object named ID#k (of the class
+        of the object ID names now with same_class, else of a new class)."""
         k = self.made[fid] = self.made.get(fid, 0) + 1
         name = "%s#%d" % (fid, k)
-        self.name_object(name, Hook(self, name, self.hook_of(fid)))
+        self.name_object(name, Hook(self, name, self.hook_of(fid),
+                                    self.objects[fid] if same_class else None))
 
     def object(self, fid):
         return self.objects[fid]
@@ -439,7 +526,7 @@ class Runtime(common.StepLoop):
         elif "uninstall" in step:
             self.uninstall(step["uninstall"])
         elif "new" in step:
-            self.new(step["new"])
+            self.new(step["new"], step.get("same_class", False))
         elif "insert" in step:
             _sys.meta_path.insert(self.num(step.get("at", 0)), self.object(step["insert"]))
         elif "append" in step:
@@ -465,10 +552,15 @@ class Runtime(common.StepLoop):
         raised (3.10, 3.11), each one."""
         stop = self.start_counting()
         error = None
+        self.hang = []
         with _warnings.catch_warnings(record=True) as warned:
             _warnings.simplefilter("always")
+            program = self.scenario.get("program", [])
             try:
-                self.block(self.scenario.get("program", []), "/program", g)
+                if any("lock" in h for h in self.hooks.values()):
+                    self.hang = self.run_watched(lambda: self.block(program, "/program", g))
+                else:
+                    self.block(program, "/program", g)
             except BaseException as exc:  # the run's uncaught exception
                 where = self.where.get(id(exc))
                 trace = list(where[1]) if where is not None else []
@@ -479,3 +571,50 @@ class Runtime(common.StepLoop):
         self.legacy_warnings = sum(1 for w in warned if issubclass(w.category, ImportWarning)
                                    and "falling back to find_module()" in str(w.message))
         return error
+
+    def run_watched(self, program, settle=0.3, give_up=60.0):
+        """Runs `program` in a worker thread (daemon: a hung one is left
+        where it waits) and watches its innermost frame: one that waits in a
+        hook lock's acquire for `settle` seconds, the lock held, is a hang.
+        Returns the hang's waits in impsim's words ([]: it ended; its
+        exception is raised here).  While the worker hangs it holds the
+        global import lock (it is inside a find_spec): nothing may be
+        imported from here on, and the process must end with os._exit."""
+        outcome = []
+
+        def work():
+            try:
+                program()
+            except BaseException as exc:
+                outcome.append(exc)
+        worker = _threading.Thread(target=work, name="impsim-program", daemon=True)
+        worker.start()
+        start = _time.monotonic()
+        since, seen = None, None
+        while True:
+            worker.join(0.005)
+            if not worker.is_alive():
+                if outcome:
+                    raise outcome[0]
+                return []
+            frames = _sys._current_frames()
+            frame = frames.get(worker.ident)
+            frames.clear()
+            wait = self.lock_wait(frame) if frame is not None else None
+            now = _time.monotonic()
+            if wait is None or wait != seen:
+                since, seen = (now if wait is not None else None), wait
+            elif now - since >= settle:
+                name, holder = wait
+                # The program's thread is impsim's main thread.
+                who = "main" if holder in (None, worker.ident) else "?"
+                return ["thread main waits for %s, held by thread %s" % (name, who)]
+            if now - start > give_up:
+                return ["thread main waits somewhere unknown (at %s:%d)" % (
+                    frame.f_code.co_filename, frame.f_lineno) if frame is not None else "thread main: no frame"]
+
+
+with open(__file__, encoding="utf-8") as _source:
+    _ACQUIRE_LINE = 1 + [i for i, line in enumerate(_source)
+                         if line.strip().startswith("self._lock.acquire()  # a hang waits here")][0]
+_LOCKED_CODE = Hook._locked.__code__

@@ -35,6 +35,7 @@ def view_of(r):
         "results": r["outcome"]["results"], "meta_path": r["outcome"]["meta_path"],
         "modules": r["outcome"]["modules"], "marks": r["outcome"]["marks"],
         "error": r["outcome"]["error"]["type"] if r["outcome"]["error"] else None,
+        "hang": r["outcome"].get("hang", []),
     }
 
 

@@ -26,6 +26,7 @@
 # steps (enable, disable, guard, block) prints {"skip": reason}.
 # Standard library only, Python >= 3.9.
 
+import os as _os
 import sys as _sys
 import json as _json
 import tempfile as _tempfile
@@ -89,7 +90,12 @@ def _run(sc, variant, root):
         "finder_calls_by_object": {f: c.by_object.get(f, 0) for f in ids},
         "labels": labels, "results": rt.results, "meta_path": meta_path,
         "modules": modules, "marks": marks, "error": error["type"] if error else None,
+        "hang": rt.hang,
     }, sort_keys=True))
+    if rt.hang:
+        _sys.stdout.flush()
+        _shutil.rmtree(root, ignore_errors=True)
+        _os._exit(0)  # the hung program holds the import lock: no shutdown
 
 
 if __name__ == "__main__":

@@ -115,6 +115,8 @@ def wait_text(w):
         return "thread %s waits for the global import lock, held by thread %s" % (w["thread"], w["holder"])
     if w.get("waits") == "module":
         return "thread %s waits for the module lock of %s, held by thread %s" % (w["thread"], w["module"], w["holder"])
+    if w.get("waits") == "hook_lock":
+        return "thread %s waits for %s, held by thread %s" % (w["thread"], w["lock"], w["holder"])
     return "thread %s waits somewhere unknown (%s)" % (w.get("thread"), w.get("at", "?"))
 
 

@@ -7,7 +7,8 @@
 #
 # LOG: a JSON list of events in global order, each {"thread": T, "point": P,
 # ...} with "pointer" (step), "site" (global_acquire, global_release),
-# "module" (module_acquire, module_release, exec_begin, exec_end) or
+# "module" (module_acquire, module_release, exec_begin, exec_end; hook_acquire,
+# hook_release: the name a hook holds its own lock for) or
 # "target" (start, join).  OPTIONS: {"settle": s, "free": s, "hang": s}, the
 # bounded waits, "variant": a hook design (default "as_is"), "finder_source":
 # the path of a real proxy.py for a Paddle scenario (threads_paddle.py), and
@@ -218,6 +219,10 @@ class _Runtime(_hooks.Runtime):
             while th.state == "point":
                 self.cv.wait()
 
+    def hook_point(self, kind, fullname):
+        """A hook lock's acquire (before it) or release (after it)."""
+        self.point({"point": kind, "module": fullname})
+
     def gate(self):
         """A thread woken from a module lock's wait, before it tries again:
         held until the log's next event is its own."""
@@ -402,6 +407,10 @@ class _Runtime(_hooks.Runtime):
             owner = self.gowner
             if owner is not None and owner != ident:
                 return "blocked", {"thread": th.name, "waits": "global", "holder": self.name_of(owner)}
+        wait = self.lock_wait(f)  # a hook's own lock, held (by this thread too: a Lock)
+        if wait is not None and wait[1] is not None:
+            return "blocked", {"thread": th.name, "waits": "hook_lock", "lock": wait[0],
+                               "holder": self.name_of(wait[1])}
         return "running", {"thread": th.name, "waits": "unknown",
                            "at": "%s:%s %s" % (code.co_filename, f.f_lineno, code.co_name)}
 

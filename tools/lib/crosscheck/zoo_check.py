@@ -65,6 +65,7 @@ def differences(impsim, real):
     check("outcome.meta_path", iout.get("meta_path"), rout["meta_path"])
     check("outcome.error.type", (iout.get("error") or {}).get("type"),
           (rout["error"] or {}).get("type"))
+    check("outcome.hang", iout.get("hang") or [], rout.get("hang") or [])
     return diffs
 
 

@@ -31,6 +31,7 @@
 #
 # Must run on Python >= 3.9, standard library only.
 
+import os as _os
 import sys as _sys
 import types as _types
 import builtins as _builtins
@@ -122,11 +123,41 @@ class _Runtime(_hooks.Runtime):
                                "yet (bind it by expression)" % fid)
         return self.objects[fid]
 
-    def new(self, fid):
+    def new(self, fid, same_class=False):
+        if fid in self.bind_finders and same_class:
+            # `type(obj)()`: the package's class, already defined, called again
+            k = self.made[fid] = self.made.get(fid, 0) + 1
+            self.name_object("%s#%d" % (fid, k), type(self.object(fid))())
+            return
         if fid in self.bind_finders:
             raise RuntimeError("zoo harness: a new step for %r, which the package's own "
                                "code makes (bind its objects as %r#k)" % (fid, fid))
-        super().new(fid)
+        super().new(fid, same_class)
+
+    def lock_wait(self, frame):
+        """A bound object of a hook declaring "lock" waiting on a line of its
+        own that takes a lock (virtualenv's `with self.lock[0]:`), named as
+        impsim names the declared lock."""
+        found = super().lock_wait(frame)
+        obj = frame.f_locals.get("self")
+        fid = self.ids.get(id(obj))
+        if found is not None or fid is None or fid in _PREDEFINED:
+            return found
+        spec = self.hook_of(fid).get("lock")
+        try:
+            with open(frame.f_code.co_filename, encoding="utf-8") as f:
+                line = f.read().splitlines()[frame.f_lineno - 1]
+        except (OSError, IndexError):
+            return None
+        if spec is None or "lock" not in line:
+            return None
+        kind = "threading.RLock" if spec["type"] == "RLock" else "threading.Lock"
+        if spec.get("per", "class") == "object":
+            return "the %s of %s" % (kind, fid), None
+        first = [f for f in self.order if type(self.objects[f]) is type(obj)][0]
+        if "#" in first:
+            return "the %s of %s's class" % (kind, first), None
+        return "the %s of class %s" % (kind, self.finders[first]["hook"]), None
 
     def install(self, fid):
         if fid in self.bind_install:
@@ -205,7 +236,7 @@ def _report(rt, error):
         "predefined_calls": predefined,
         "labels": labels,
         "outcome": {"modules": modules, "marks": marks, "results": rt.results,
-                    "meta_path": meta_path, "error": error},
+                    "meta_path": meta_path, "error": error, "hang": rt.hang},
     }
 
 
@@ -256,6 +287,8 @@ def _main(argv):
     report["python"] = "%d.%d.%d" % _sys.version_info[:3]
     _sys.stdout.write(_json.dumps(report) + "\n")
     _sys.stdout.flush()
+    if rt.hang:
+        _os._exit(0)  # the hung program holds the import lock: no shutdown
 
 
 if __name__ == "__main__":

@@ -24,10 +24,21 @@ struct HookFinders {
   // state and the interpreter's objects grow when a `new` step runs, which
   // can happen inside any find_spec (a module body): no reference into
   // them is held across a call.
-  std::vector<ObjectState> state;   // by FinderId
-  std::vector<FinderId> newest;     // by declared FinderId: what the id names now
-  std::vector<int32_t> made;        // by declared FinderId: objects `new` made for it
+  std::vector<ObjectState> state;      // by FinderId
+  std::vector<FinderId> newest;        // by declared FinderId: what the id names now
+  std::vector<int32_t> made;           // by declared FinderId: objects `new` made for it
   std::vector<NameId> global_finding;  // global_set guard: one set for every hook and thread
+  // The hooks' own locks (HookClass::lock). lock_of, by FinderId: the lock
+  // the object takes, -1 for none. A run with threads keeps who holds each
+  // in the scheduler; a run without holds them all in the main thread,
+  // `count` times.
+  struct Lock {
+    std::string name;  // what a hang calls it: "the threading.Lock of class virtualenv"
+    bool reentrant = false;
+    int64_t count = 0;
+  };
+  std::vector<int32_t> lock_of;
+  std::vector<Lock> locks;
   struct Loader {
     LoaderId inner;   // HookWrapped: the loader it wraps
     int32_t hook;     // the hook class

@@ -398,11 +398,11 @@ TEST_CASE("hook locks: the trace shows each acquire and release, and ends with t
   CHECK(t.out.find("f#1 acquires the threading.Lock of class locked ('a')") != std::string::npos);
   CHECK(t.out.find("f acquires the threading.Lock of class locked ('a')") != std::string::npos);
   CHECK(t.out.find("releases") == std::string::npos);  // the hang comes first
-  CHECK(t.out.find("hangs: thread main waits for the threading.Lock of class locked, held by thread main\n") !=
+  CHECK(t.out.find("hang: thread main waits for the threading.Lock of class locked, held by thread main\n") !=
         std::string::npos);
   Command ok = test::impsim("trace " + f + " --set extra=0");
   CHECK(ok.out.find("f releases the threading.Lock of class locked ('a')") != std::string::npos);
-  CHECK(ok.out.find("hangs:") == std::string::npos);
+  CHECK(ok.out.find("hang:") == std::string::npos);
 }
 
 TEST_CASE("hook locks: the loader's errors") {

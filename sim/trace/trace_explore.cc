@@ -359,14 +359,16 @@ class ExploreWriter : public TraceWriter {
     close(e, "\"B\"");
   }
 
-  // A lock wait: a "w" row (what for: "global", "module" or "join"; the
-  // module's name id or -1; the thread holding it or joined; where the
-  // global lock is taken), its end a "W" row.
+  // A lock wait: a "w" row (what for: "global", "module", "join" or
+  // "hook_lock"; the module's name id or -1; the thread holding it or
+  // joined; where the global lock is taken, or which hook lock), its end a
+  // "W" row.
   void wait_begin(const Engine& e, const ThreadWait& w) override {
     follow(e);
     if (cut_) return open(e, {});
-    open(e, fmt::format("\"w\",\"{}\",{},{},\"{}\"", wait_key(w),
-                        w.kind == WaitKind::ModuleLock ? name_id(w.module) : -1, w.on, w.site));
+    open(e,
+         fmt::format("\"w\",\"{}\",{},{},\"{}\"", wait_key(w), w.kind == WaitKind::ModuleLock ? name_id(w.module) : -1,
+                     w.on, w.kind == WaitKind::HookLock ? json_text(e.hook_lock_text(w.lock)) : std::string(w.site)));
   }
   void wait_end(const Engine& e, const ThreadWait&) override {
     follow(e);

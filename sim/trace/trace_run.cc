@@ -44,12 +44,17 @@ std::string wait_text(const Engine& e, const ThreadWait& w) {
       return fmt::format("waits for _ModuleLock('{}'), held by {}", e.model().names.text(w.module), on);
     case WaitKind::Join:
       return fmt::format("waits for {} to finish ({}.join())", on, on);
+    case WaitKind::HookLock:
+      return fmt::format("waits for {}, held by {}", e.hook_lock_text(w.lock), on);
   }
   return "waits";
 }
 
 const char* wait_key(const ThreadWait& w) {
-  return w.kind == WaitKind::GlobalLock ? "global" : w.kind == WaitKind::ModuleLock ? "module" : "join";
+  return w.kind == WaitKind::GlobalLock   ? "global"
+         : w.kind == WaitKind::ModuleLock ? "module"
+         : w.kind == WaitKind::HookLock   ? "hook_lock"
+                                          : "join";
 }
 
 std::string woken_text(const Engine& e, const ThreadWait& w) {

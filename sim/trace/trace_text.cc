@@ -103,7 +103,6 @@ class TextWriter : public TraceWriter {
     if (e.error())
       out_ << fmt::format("raised {}: {} (at {})\n", terminal_text(e.error()->type), terminal_text(e.error()->message),
                           terminal_text(e.error()->traceback.empty() ? "?" : e.error()->traceback.back()));
-    for (const std::string& w : e.hang_waits()) out_ << fmt::format("hangs: {}\n", terminal_text(w));
     if (e.limit())
       out_ << fmt::format("stopped: limit {} reached at {}: {}\n", e.limit()->limit,
                           terminal_text(e.limit()->traceback.empty() ? "?" : e.limit()->traceback.back()),

@@ -78,12 +78,13 @@ enum class HookCall : uint8_t {
 // around a finder's find_spec, in _get_module_lock or in a dead module
 // lock's callback: `site`), a module's `_ModuleLock`, or a thread it joins.
 // `on` is the thread holding the lock, or the thread joined (a PyThreadId).
-enum class WaitKind : uint8_t { GlobalLock, ModuleLock, Join };
+enum class WaitKind : uint8_t { GlobalLock, ModuleLock, Join, HookLock };
 struct ThreadWait {
   WaitKind kind = WaitKind::GlobalLock;
   NameId module = kNoName;
   int32_t on = -1;
   const char* site = "";  // GlobalLock: "find_spec", "module_lock" or "lock_gc"
+  int32_t lock = -1;      // HookLock: which (Engine::hook_lock_text)
 };
 
 class TraceSink {

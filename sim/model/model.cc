@@ -191,6 +191,7 @@ class Compiler {
     }
     steps_into(s.body, c.body);
     if (!d.finder.empty()) c.finder = m_.hooks.find(d.finder);
+    c.instance = static_cast<int32_t>(d.instance);
     c.at = d.at;
     if (s.kind == StepKind::Start || s.kind == StepKind::Join) c.at = thread_index(d.thread);
     c.all_copies = d.all_copies;

@@ -383,7 +383,21 @@ void read_meta_path_step(const reading::Reader& in, const json& v, const std::st
   for (const auto& s : kFinderSteps)
     if (kind == s.key) {
       st.kind = s.kind;
-      st.mutable_detail().finder = r.string(x, kp, s.what);
+      std::string id = r.string(x, kp, s.what);
+      // "ID#k": the k-th object `new` made for ID, named after a newer one exists.
+      if (const size_t hash = id.find('#'); hash != std::string::npos) {
+        const std::string k = id.substr(hash + 1);
+        if (k.empty() || k.size() > 9 || k[0] == '0' || k.find_first_not_of("0123456789") != std::string::npos)
+          r.fail(kp, fmt::format("expected {} (\"ID\", or \"ID#k\" for the k-th object a \"new\" step makes "
+                                 "for ID, k from 1), found \"{}\"",
+                                 s.what, id));
+        if (s.kind == StepKind::New)
+          r.fail(kp, fmt::format("new takes the declared id (\"{}\"): each new step makes the next \"{}#k\"",
+                                 id.substr(0, hash), id.substr(0, hash)));
+        st.mutable_detail().instance = std::stoll(k);
+        id.resize(hash);
+      }
+      st.mutable_detail().finder = std::move(id);
       names_finder = true;
     }
   if (kind == "insert") {
@@ -480,6 +494,7 @@ void read_hooks(const reading::Reader& in, const json& root, Scenario& sc, bool 
     }
     if (!hook.toggle_finder.empty()) known(hook.toggle_finder, hook.toggle_pointer);
   }
+  std::vector<const Step*> numbered;  // steps that name "ID#k"
   for (const Step* step : steps.meta_path) {
     const Step& s = *step;
     h.used = true;
@@ -494,12 +509,19 @@ void read_hooks(const reading::Reader& in, const json& root, Scenario& sc, bool 
     const std::string& finder = s.detail().finder;
     known(finder, ptr);
     if (s.kind == StepKind::New) h.renewed_ids.insert(finder);
+    if (s.detail().instance != 0) numbered.push_back(&s);
     const bool hook_only = s.kind == StepKind::Install || s.kind == StepKind::Uninstall || s.kind == StepKind::New;
     if (hook_only && !hook_ids.count(finder))
       r.fail(ptr, fmt::format("{} takes a hook finder object (one of \"finders\"), found \"{}\"; use insert, "
                               "append or remove for the interpreter's finders{}",
                               key, finder, h.proxy_used ? " and P" : ""));
   }
+  for (const Step* s : numbered)
+    if (!h.renewed_ids.count(s->detail().finder))
+      r.fail(s->pointer, fmt::format("\"{}#{}\" names an object a \"new\" step makes for \"{}\", and no step makes "
+                                     "one; name \"{}\" itself, or add {{\"new\": \"{}\"}} where the package makes it",
+                                     s->detail().finder, s->detail().instance, s->detail().finder, s->detail().finder,
+                                     s->detail().finder));
   if (h.used && !variants_given) sc.variants = {"as_is"};
   for (size_t i = 0; i < sc.variants.size(); ++i) {
     std::optional<Variant> v = parse_variant(sc.variants[i]);

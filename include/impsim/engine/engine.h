@@ -328,6 +328,9 @@ class Engine {
                ? hook_finders_.newest[static_cast<size_t>(declared)]
                : declared;
   }
+  // A step's "ID#k": the k-th object `new` made for ID (KeyError, as the
+  // crosscheck's table of objects raises, before it is made).
+  FinderId numbered_object(FinderId declared, int32_t k);
   // del sys.modules[name] (and its submodules).
   void unload_modules(const std::vector<NameId>& names, bool submodules);
 

@@ -49,6 +49,7 @@ struct CStep {
   SetId block = kEmptySet;  // block; enable: blocked_modules
   int label = -1;
   FinderId finder = kNoFinder;  // install, uninstall, insert, append, remove
+  int32_t instance = 0;         // the same: "ID#k"'s k (0: the newest object of the id)
   StepKind kind = StepKind::Import;
   bool optional = false;
   bool guard_enable = true;

@@ -65,8 +65,11 @@ struct StepDetail {
   std::vector<std::string> block;  // block: names to add; enable: blocked_modules
   std::optional<IntField> repeat;
   std::optional<IntField> nest;
-  // install, uninstall, insert, append, remove: the finder object's id.
+  // install, uninstall, insert, append, remove: the finder object's id,
+  // and for "ID#k" the k-th object a `new` step made for ID (0: the
+  // object the id names when the step runs, the newest).
   std::string finder;
+  int64_t instance = 0;
   std::vector<std::string> unload;  // unload: the names
   int64_t at = 0;                   // insert: the index (Python's list.insert rules)
   bool guard_enable = true;

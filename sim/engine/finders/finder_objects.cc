@@ -250,8 +250,18 @@ void Engine::new_hook_object(FinderId declared, bool same_class) {
   hook_finders_.lock_of.push_back(l);
 }
 
+FinderId Engine::numbered_object(FinderId declared, int32_t k) {
+  const FinderObject& d = interp_.objects[static_cast<size_t>(declared)];
+  if (k <= hook_finders_.made[static_cast<size_t>(declared)]) {
+    const std::string id = d.id + "#" + std::to_string(k);
+    for (size_t f = interp_.objects.size(); f-- > static_cast<size_t>(declared);)
+      if (interp_.objects[f].id == id) return static_cast<FinderId>(f);
+  }
+  raise("KeyError", "'" + d.id + "#" + std::to_string(k) + "'");
+}
+
 void Engine::run_meta_path_step(const CStep& step) {
-  const FinderId f = bound_object(step.finder);
+  const FinderId f = step.instance ? numbered_object(step.finder, step.instance) : bound_object(step.finder);
   switch (step.kind) {
     case StepKind::Install:
       install_hook(f);

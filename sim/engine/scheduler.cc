@@ -251,7 +251,7 @@ void Scheduler::acquire_hook_lock(int32_t lock, bool reentrant) {
     }
     if (std::find(l.waiters.begin(), l.waiters.end(), current_) == l.waiters.end()) l.waiters.push_back(current_);
     hook_lock_wanted_[current_] = lock;
-    wait();
+    wait({Wait::Kind::HookLock, lock, l.owner});
   }
 }
 

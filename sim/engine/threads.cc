@@ -60,9 +60,11 @@ ScheduleOutcome Engine::run_threads(Scheduler& scheduler) {
     scheduler.on_wait([this](const Scheduler::Wait& w, bool waiting) {
       const ThreadWait tw{w.kind == Scheduler::Wait::Kind::GlobalLock   ? WaitKind::GlobalLock
                           : w.kind == Scheduler::Wait::Kind::ModuleLock ? WaitKind::ModuleLock
+                          : w.kind == Scheduler::Wait::Kind::HookLock   ? WaitKind::HookLock
                                                                         : WaitKind::Join,
                           w.kind == Scheduler::Wait::Kind::ModuleLock ? static_cast<NameId>(w.module) : kNoName, w.on,
-                          w.kind == Scheduler::Wait::Kind::GlobalLock ? lock_site_name(threads_.global_site) : ""};
+                          w.kind == Scheduler::Wait::Kind::GlobalLock ? lock_site_name(threads_.global_site) : "",
+                          w.kind == Scheduler::Wait::Kind::HookLock ? w.module : -1};
       if (waiting)
         book_.trace->wait_begin(*this, tw);
       else

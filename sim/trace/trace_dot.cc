@@ -128,6 +128,11 @@ class DotWriter : public TraceWriter {
       for (const std::string& r : e.thread_results()) ended += (ended.empty() ? "" : "; ") + r;
       t.ended = dot_text("threads: " + ended);
       for (const std::string& w : e.hang_waits()) t.ended += "\\n" + dot_text("hang: " + w);
+    } else if (waiting_) {
+      // A run without threads hung on a hook's Lock its main thread holds.
+      attach(wait_node(*waiting_, true));
+      t.ended = dot_text("threads: main: waiting");
+      for (const std::string& w : e.hang_waits()) t.ended += "\\n" + dot_text("hang: " + w);
     }
     // A limit may stop the run with lookups open: close them as not found.
     while (!frames_.empty()) finish_frame(false);
@@ -212,6 +217,14 @@ class DotWriter : public TraceWriter {
     if (!hooks_ || frames_.empty() || frames_.back().kind != NodeKind::Ask) return;
     frames_.back().label += "\\n" + dot_text(finder_id(e, caller) + " " +
                                              hook_call_text(c, model_->names.text(name), finder_id(e, called)));
+  }
+  // A hook's own lock, taken and given back around its actions: lines of the ask.
+  void hook_lock(const Engine& e, FinderId f, NameId name, bool acquire) override {
+    follow(e);
+    if (!hooks_ || frames_.empty() || frames_.back().kind != NodeKind::Ask) return;
+    frames_.back().label +=
+        "\\n" + dot_text(fmt::format("{} {} {} ('{}')", finder_id(e, f), acquire ? "acquires" : "releases",
+                                     e.hook_lock_name(f), model_->names.text(name)));
   }
   void ask_end(const Engine& e, NameId name, FinderKind, AskAnswer a) override {
     follow(e);

@@ -49,9 +49,9 @@ class Scheduler {
   // What a waiting thread waits for: the global import lock or a module's
   // lock (`module`), held by `on`, or the end of thread `on` (a join).
   struct Wait {
-    enum class Kind : uint8_t { GlobalLock, ModuleLock, Join };
+    enum class Kind : uint8_t { GlobalLock, ModuleLock, Join, HookLock };
     Kind kind = Kind::GlobalLock;
-    int32_t module = -1;
+    int32_t module = -1;  // ModuleLock: the module; HookLock: the hook lock
     PyThreadId on = kNoThread;
   };
   // Which thread goes on at a scheduling point: an index into `runnable`

@@ -553,6 +553,24 @@ async function press(key, times = 1) {
   const totals = await p.locator("[data-field=totals]").innerText();
   check(totals.includes("threads: main: waiting"), `venv: the totals say main waits (${totals})`);
   await page.screenshot({ path: path.join(shots, "explore_virtualenv_hang.png") });
+  // The threaded tests/data/threads/hook_lock.json on its hanging schedule: main waits for the class's Lock
+  // it holds (f2's re-entry asks f1) while w, done, runs no step.
+  const threaded = path.join(work, "hook_lock.html");
+  output("explore", "tests/data/threads/hook_lock.json", "--schedule", "1.1", "-o", threaded);
+  await open(threaded);
+  await focus("as_is");
+  await press("End");
+  const q = pane("as_is");
+  eq(await q.locator("[data-field=event]").innerText(), "main waits for the threading.Lock of class locked, held by main",
+     "hook_lock: the last row");
+  const qstack = await q.locator("[data-field=stack] li").allInnerTexts();
+  check((qstack[qstack.length - 1] || "").endsWith("waits for the threading.Lock of class locked, held by main"),
+        `hook_lock: the stack's top (${qstack.join(" | ")})`);
+  eq((await q.locator("[data-field=other-threads] summary").allInnerTexts()).join("; "), "thread w: not running a step",
+     "hook_lock: w's state");
+  check((await q.locator("[data-field=notes]").innerText()).includes(
+          "the program hangs (it would never end): thread main waits for the threading.Lock of class locked, held by thread main"),
+        "hook_lock: the notes say the hang");
 }
 
 check(network === 0, `the pages made ${network} network requests`);

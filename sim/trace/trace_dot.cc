@@ -27,6 +27,8 @@
 // happened in (who it waited for, held by whom), so a body or statement
 // that waited is drawn; a wait that never ended (a hang) is a bold red box,
 // and the variant's box says how each thread ended and the hang's waits.
+// A hook's own lock, taken and given back, is a line of the object's ask; a
+// run without threads that hangs on one draws its wait as a threaded hang.
 #include <fmt/format.h>
 
 #include <map>

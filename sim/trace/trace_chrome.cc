@@ -9,7 +9,10 @@
 // "main" first; a thread's lock waits are slices of its track ("lock"),
 // and a hang ends each waiting thread's track with a "hang" instant that
 // says who waits for what, held by whom (its open slices end a tick after
-// the last event).
+// the last event). A hook's own lock (a threading.Lock or RLock around its
+// actions) is an "acquire" and a "release" instant of cat "lock" on the
+// thread's track; a run without threads that acquires a Lock its main thread
+// holds already ends as a threaded run's hang does, on track 1.
 #include <fmt/format.h>
 
 #include <map>
@@ -57,10 +60,11 @@ class ChromeWriter : public TraceWriter {
     thread_ = 0;
     tracks_.clear();
     tracks_[0].named = true;
+    waiting_.reset();
   }
 
   void end_variant(const Engine& e) override {
-    if (threaded_) {
+    if (threaded_ || waiting_) {
       end_threads(e);
     } else {
       while (!open_.empty()) close("{}");  // a limit stopped the run mid-way
@@ -81,7 +85,7 @@ class ChromeWriter : public TraceWriter {
     }
     // A threaded run: how each thread ended and a hang's waits.
     std::string threads;
-    if (threaded_) {
+    if (threaded_ || !e.hang_waits().empty()) {
       std::string ended, waits;
       for (const std::string& r : e.thread_results())
         ended += fmt::format("{}\"{}\"", ended.empty() ? "" : ",", json_text(r));
@@ -169,6 +173,16 @@ class ChromeWriter : public TraceWriter {
                     json_text(finder_id(e, called)), json_text(hook_call_text(c, text(name), finder_id(e, called)))),
         "hook");
   }
+  void hook_lock(const Engine& e, FinderId f, NameId name, bool acquire) override {
+    follow(e);
+    const char* what = acquire ? "acquire" : "release";
+    if (full()) return instant(what, {}, "lock");
+    instant(what,
+            fmt::format(R"x({{"lock":"hook","hook_lock":"{}","finder":"{}","name":"{}","why":"{} {}s {} ('{}')"}})x",
+                        json_text(e.hook_lock_name(f)), json_text(finder_id(e, f)), json_text(text(name)),
+                        json_text(finder_id(e, f)), what, json_text(e.hook_lock_name(f)), json_text(text(name))),
+            "lock");
+  }
   void ask_end(const Engine& e, NameId, FinderKind k, AskAnswer a) override {
     follow(e);
     const char* answer = a == AskAnswer::Spec         ? "spec"
@@ -244,6 +258,7 @@ class ChromeWriter : public TraceWriter {
     if (full()) return open("lock", {}, {});
     std::string args = fmt::format(R"({{"lock":"{}")", wait_key(w));
     if (w.kind == WaitKind::ModuleLock) args += fmt::format(R"(,"module":"{}")", json_text(text(w.module)));
+    if (w.kind == WaitKind::HookLock) args += fmt::format(R"(,"hook_lock":"{}")", json_text(e.hook_lock_text(w.lock)));
     if (*w.site) args += fmt::format(R"(,"site":"{}")", w.site);
     args += fmt::format(R"(,"{}":"{}","why":"{}"}})", w.kind == WaitKind::Join ? "joins" : "held_by",
                         json_text(thread_name(e, w.on)), json_text(wait_text(e, w)));

@@ -27,6 +27,8 @@
 // happened in (who it waited for, held by whom), so a body or statement
 // that waited is drawn; a wait that never ended (a hang) is a bold red box,
 // and the variant's box says how each thread ended and the hang's waits.
+// A hook's own lock, taken and given back, is a line of the object's ask; a
+// run without threads that hangs on one draws its wait as a threaded hang.
 #include <fmt/format.h>
 
 #include <map>
@@ -128,6 +130,11 @@ class DotWriter : public TraceWriter {
       for (const std::string& r : e.thread_results()) ended += (ended.empty() ? "" : "; ") + r;
       t.ended = dot_text("threads: " + ended);
       for (const std::string& w : e.hang_waits()) t.ended += "\\n" + dot_text("hang: " + w);
+    } else if (waiting_) {
+      // A run without threads hung on a hook's Lock its main thread holds.
+      attach(wait_node(*waiting_, true));
+      t.ended = dot_text("threads: main: waiting");
+      for (const std::string& w : e.hang_waits()) t.ended += "\\n" + dot_text("hang: " + w);
     }
     // A limit may stop the run with lookups open: close them as not found.
     while (!frames_.empty()) finish_frame(false);
@@ -212,6 +219,14 @@ class DotWriter : public TraceWriter {
     if (!hooks_ || frames_.empty() || frames_.back().kind != NodeKind::Ask) return;
     frames_.back().label += "\\n" + dot_text(finder_id(e, caller) + " " +
                                              hook_call_text(c, model_->names.text(name), finder_id(e, called)));
+  }
+  // A hook's own lock, taken and given back around its actions: lines of the ask.
+  void hook_lock(const Engine& e, FinderId f, NameId name, bool acquire) override {
+    follow(e);
+    if (!hooks_ || frames_.empty() || frames_.back().kind != NodeKind::Ask) return;
+    frames_.back().label +=
+        "\\n" + dot_text(fmt::format("{} {} {} ('{}')", finder_id(e, f), acquire ? "acquires" : "releases",
+                                     e.hook_lock_name(f), model_->names.text(name)));
   }
   void ask_end(const Engine& e, NameId name, FinderKind, AskAnswer a) override {
     follow(e);

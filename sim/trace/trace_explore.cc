@@ -29,8 +29,16 @@
 // without threads leaves out, so that page keeps its bytes; repeated
 // subtrees are not folded (a subtree's rows may interleave with another
 // thread's).
+//
+// A hook's own lock (HookClass::lock) is a "k" row where an object acquires
+// or releases it; a wait for it a "w" row of kind "hook". A scenario with
+// hook locks keeps the template's locks parts (between its locks markers),
+// and its threads parts too, threads or not: a run without threads that
+// acquires a Lock its main thread holds already hangs, and its page shows
+// that hang as a threaded page does, on thread main.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <unordered_map>
 
@@ -111,6 +119,8 @@ class ExploreWriter : public TraceWriter {
   void begin(const Scenario& sc, const Model& model, const std::vector<Variant>&) override {
     threaded_ = !model.threads.empty();
     if (threaded_) fold_ = false;
+    locks_ = std::any_of(model.hooks.hooks.begin(), model.hooks.hooks.end(),
+                         [](const HookClass& h) { return h.lock.kind != HookLockKind::None; });
     name_ = sc.name.empty() ? sc.file : sc.name;
     description_ = sc.description;
     params_ = params_text(model.params);
@@ -167,14 +177,17 @@ class ExploreWriter : public TraceWriter {
       t += fmt::format("{}\"{}\":\"{}\"", t.empty() ? "" : ",", ci.name, (c.*ci.field).text());
     Outcome o = outcome_of(e);
     if (hooks_) t = hook_totals(e);
-    if (threaded_) {
+    if (threaded_ || locks_) {
       // The threads' names by id (the "T" rows' numbers), how each thread
-      // ended, and a hang's waits.
+      // ended, and a hang's waits. A run without threads has main alone.
       std::string names, ended, waits;
-      for (const std::string& n : e.thread_names())
+      std::vector<std::string> thread_names = e.thread_names(), results = e.thread_results();
+      if (thread_names.empty()) thread_names = {"main"};
+      if (results.empty())
+        results = {e.error() ? "main: " + e.error()->type + ": " + e.error()->message : std::string("main: ok")};
+      for (const std::string& n : thread_names)
         names += fmt::format("{}\"{}\"", names.empty() ? "" : ",", json_text(n));
-      for (const std::string& r : e.thread_results())
-        ended += fmt::format("{}\"{}\"", ended.empty() ? "" : ",", json_text(r));
+      for (const std::string& r : results) ended += fmt::format("{}\"{}\"", ended.empty() ? "" : ",", json_text(r));
       for (const std::string& w : e.hang_waits())
         waits += fmt::format("{}\"{}\"", waits.empty() ? "" : ",", json_text(w));
       t += fmt::format(",\"thread_names\":[{}],\"threads\":[{}],\"hang\":[{}]", names, ended, waits);
@@ -221,7 +234,7 @@ class ExploreWriter : public TraceWriter {
       data += fmt::format("{}\"{}\":\"{}\"", s ? "," : "", guard_site_key(GuardSite(s)),
                           json_text(guard_site_text(GuardSite(s))));
     data += "},";
-    if (threaded_) data += "\"threaded\":true,";
+    if (threaded_ || locks_) data += "\"threaded\":true,";
     const size_t finders_at = data.size();
     if (hooks_) {
       // The finder objects by FinderId: their ids, which are hooks, and which
@@ -255,7 +268,10 @@ class ExploreWriter : public TraceWriter {
     // it (a description holding "<!--<script>" or "</script>") from ending
     // the element or merging it with the viewer's script after it.
     const std::string safe = script_json(data);
-    const std::string template_page = threaded_ ? std::string(kExplorePage) : without_threads(kExplorePage);
+    const std::string template_page =
+        locks_      ? std::string(kExplorePage)
+        : threaded_ ? without(kExplorePage, "/*locks:*/", "/*:locks*/")
+                    : without(without(kExplorePage, "/*locks:*/", "/*:locks*/"), "/*threads:*/", "/*:threads*/");
     std::string_view page = template_page;
     const std::string_view marker = "/*IMPSIM_DATA*/null";
     size_t at = page.find(marker);
@@ -359,16 +375,24 @@ class ExploreWriter : public TraceWriter {
     close(e, "\"B\"");
   }
 
-  // A lock wait: a "w" row (what for: "global", "module", "join" or
-  // "hook_lock"; the module's name id or -1; the thread holding it or
-  // joined; where the global lock is taken, or which hook lock), its end a
-  // "W" row.
+  // A lock wait: a "w" row (what for: "global", "module" or "join"; the
+  // module's name id or -1; the thread holding it or joined; where the
+  // global lock is taken; a hook lock's wait adds the lock's name), its end
+  // a "W" row.
   void wait_begin(const Engine& e, const ThreadWait& w) override {
     follow(e);
     if (cut_) return open(e, {});
-    open(e,
-         fmt::format("\"w\",\"{}\",{},{},\"{}\"", wait_key(w), w.kind == WaitKind::ModuleLock ? name_id(w.module) : -1,
-                     w.on, w.kind == WaitKind::HookLock ? json_text(e.hook_lock_text(w.lock)) : std::string(w.site)));
+    open(e, fmt::format("\"w\",\"{}\",{},{},\"{}\"{}", wait_key(w),
+                        w.kind == WaitKind::ModuleLock ? name_id(w.module) : -1, w.on, w.site,
+                        w.kind == WaitKind::HookLock ? ",\"" + json_text(e.hook_lock_text(w.lock)) + "\"" : ""));
+  }
+  // A hook object acquires or releases its own lock: a "k" row (the object,
+  // 1 for acquire, the name, the lock).
+  void hook_lock(const Engine& e, FinderId f, NameId name, bool acquire) override {
+    follow(e);
+    if (cut_) return leaf(e, {});
+    leaf(e, fmt::format("\"k\",\"{}\",{},{},\"{}\"", json_text(finder_id(e, f)), acquire ? 1 : 0, name_id(name),
+                        json_text(e.hook_lock_name(f))));
   }
   void wait_end(const Engine& e, const ThreadWait&) override {
     follow(e);
@@ -392,11 +416,10 @@ class ExploreWriter : public TraceWriter {
     emit(e, fmt::format("\"T\",{}", thread_), nullptr);
   }
 
-  // The page for a run without threads: the template without its threads
-  // parts (each between the markers), byte for byte the page as it was
-  // before threads.
-  static std::string without_threads(std::string_view page) {
-    constexpr std::string_view open = "/*threads:*/", close = "/*:threads*/";
+  // The page for a run without threads (or hook locks): the template
+  // without those parts (each between its markers), byte for byte the page
+  // as it was before them.
+  static std::string without(std::string_view page, std::string_view open, std::string_view close) {
     std::string out;
     size_t at = 0;
     for (size_t from; (from = page.find(open, at)) != std::string_view::npos;) {
@@ -674,6 +697,7 @@ class ExploreWriter : public TraceWriter {
   std::vector<FinderObject> finders_;  // every variant's finder objects, by FinderId
   int last_meta_path_text_ = -1;
   bool threaded_ = false;
+  bool locks_ = false;                      // a hook has a lock of its own
   int32_t thread_ = 0;                      // whose rows come now
   std::map<int32_t, ThreadFrames> others_;  // the other threads' open frames
 };

@@ -26,6 +26,7 @@ std::string finder_id(const Engine& e, FinderId f) {
 
 std::string thread_name(const Engine& e, int32_t thread) {
   const std::vector<std::string> names = e.thread_names();
+  if (names.empty() && thread == 0) return "main";  // a run without threads (a hook lock's hang)
   return thread >= 0 && static_cast<size_t>(thread) < names.size() ? names[static_cast<size_t>(thread)] : "?";
 }
 
@@ -53,12 +54,14 @@ std::string wait_text(const Engine& e, const ThreadWait& w) {
 const char* wait_key(const ThreadWait& w) {
   return w.kind == WaitKind::GlobalLock   ? "global"
          : w.kind == WaitKind::ModuleLock ? "module"
-         : w.kind == WaitKind::HookLock   ? "hook_lock"
+         : w.kind == WaitKind::HookLock   ? "hook"
                                           : "join";
 }
 
 std::string woken_text(const Engine& e, const ThreadWait& w) {
   if (w.kind == WaitKind::Join) return fmt::format("{} has finished: join returns", thread_name(e, w.on));
+  if (w.kind == WaitKind::HookLock)
+    return fmt::format("woken: {} was released; acquire tries again", e.hook_lock_text(w.lock));
   return w.kind == WaitKind::GlobalLock ? "woken: the global import lock was released; acquire tries again"
                                         : fmt::format("woken: _ModuleLock('{}') was released; acquire tries again",
                                                       e.model().names.text(w.module));

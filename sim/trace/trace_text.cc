@@ -258,6 +258,7 @@ class TextWriter : public TraceWriter {
 
   // A thread's lock waits, each a line of its own (other threads' lines come between).
   void wait_begin(const Engine& e, const ThreadWait& w) override {
+    if (!e.threaded_run()) return;  // a hook lock's hang without threads: the `hangs:` line says it
     follow(e);
     if (full()) return line("wait", {});
     line("wait", terminal_text(wait_text(e, w)));

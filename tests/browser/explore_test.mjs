@@ -7,7 +7,8 @@
 // zoo's distutils_hack_nested), sys.meta_path as finder objects and the
 // object asked at every ask, and a reentrancy guard's state (ddtrace's
 // watchdogs); a threaded scenario's rows, each thread's call stack and a
-// hang's waits; and that hostile names and descriptions neither break the
+// hang's waits; virtualenv's deadlock without threads (its hook lock's rows
+// and the hang); and that hostile names and descriptions neither break the
 // page nor run as script. Saves screenshots.
 // Load time and page size of the seed incident are measured and printed,
 // never asserted (noisy machines).
@@ -506,13 +507,80 @@ async function press(key, times = 1) {
   await page.screenshot({ path: path.join(shots, "explore_threads_hang.png") });
 }
 
+// --- 8. virtualenv's deadlock, no threads (the zoo's virtualenv_same_class): stepping to the end passes each
+// acquire and release of the hook's lock, in `impsim trace`'s order and words, and stops on main's wait for
+// the lock it holds: the event, the why, the stack (both objects' asks, the wait on top) and the notes.
+{
+  const scenario = "scenarios/zoo/virtualenv_same_class.json";
+  const file = path.join(work, "venv.html");
+  const output = (...args) => { try { return run(...args); } catch (e) { return e.stdout.toString(); } };
+  output("explore", scenario, "-o", file);  // a hang exits 1; the page is written
+  const locks = output("trace", scenario, "--max-lines", "0").split("\n")
+    .map((l) => l.trim()).filter((l) => / (acquires|releases) the threading\.Lock /.test(l));
+  // run sweeps `extra` (0 objects added: no hang); explore and trace take its default, 1.
+  const ran = JSON.parse(output("run", scenario, "--json")).runs.find((r) => r.params.extra === 1);
+  const v = ran.variant;
+  await open(file);
+  await focus(v);
+  await press("Home");
+  const seen = [];
+  let last = -1, event = "";
+  for (;;) {
+    const r = num(await pane(v).getAttribute("data-row"));
+    if (r === last) break;
+    last = r;
+    event = await pane(v).locator("[data-field=event]").innerText();
+    if (/ (acquires|releases) the threading\.Lock /.test(event)) seen.push(event);
+    await press("ArrowRight");
+  }
+  check(locks.length >= 2, `venv: the trace lists ${locks.length} lock lines`);
+  eq(seen.join("\n"), locks.join("\n"), "venv: the page's acquire and release rows against the trace's");
+  const p = pane(v);
+  eq(event, "main waits for the threading.Lock of class virtualenv, held by main", "venv: the last row");
+  const reason = await p.locator("[data-field=reason]").innerText();
+  check(reason.includes("held already (by this very thread)"), `venv: the why of the wait (${reason})`);
+  const stack = await p.locator("[data-field=stack] li").allInnerTexts();
+  const top = stack[stack.length - 1] || "";
+  check(top.endsWith("waits for the threading.Lock of class virtualenv, held by main"), `venv: the stack's top (${top})`);
+  const asks = stack.filter((f) => f.includes(".find_spec('distutils.dist')"));
+  check(asks.length === 2 && asks[0].includes("i=0 \u2192 venv#1.find_spec") && asks[1].includes("i=1 \u2192 venv.find_spec"),
+        `venv: the stack holds venv#1's ask and, inside it, venv's (${asks.join(" | ")})`);
+  eq(await p.getAttribute("data-thread"), "main", "venv: the thread");
+  const notes = await p.locator("[data-field=notes]").innerText();
+  const hang = "thread main waits for the threading.Lock of class virtualenv, held by thread main";
+  eq(ran.outcome.hang.join("; "), hang, "venv: run --json's hang");
+  check(notes.includes("the program hangs (it would never end): " + hang), `venv: the notes say the hang (${notes})`);
+  const totals = await p.locator("[data-field=totals]").innerText();
+  check(totals.includes("threads: main: waiting"), `venv: the totals say main waits (${totals})`);
+  await page.screenshot({ path: path.join(shots, "explore_virtualenv_hang.png") });
+  // The threaded tests/data/threads/hook_lock.json on its hanging schedule: main waits for the class's Lock
+  // it holds (f2's re-entry asks f1) while w, done, runs no step.
+  const threaded = path.join(work, "hook_lock.html");
+  output("explore", "tests/data/threads/hook_lock.json", "--schedule", "1.1", "-o", threaded);
+  await open(threaded);
+  await focus("as_is");
+  await press("End");
+  const q = pane("as_is");
+  eq(await q.locator("[data-field=event]").innerText(), "main waits for the threading.Lock of class locked, held by main",
+     "hook_lock: the last row");
+  const qstack = await q.locator("[data-field=stack] li").allInnerTexts();
+  check((qstack[qstack.length - 1] || "").endsWith("waits for the threading.Lock of class locked, held by main"),
+        `hook_lock: the stack's top (${qstack.join(" | ")})`);
+  eq((await q.locator("[data-field=other-threads] summary").allInnerTexts()).join("; "), "thread w: not running a step",
+     "hook_lock: w's state");
+  check((await q.locator("[data-field=notes]").innerText()).includes(
+          "the program hangs (it would never end): thread main waits for the threading.Lock of class locked, held by thread main"),
+        "hook_lock: the notes say the hang");
+}
+
 check(network === 0, `the pages made ${network} network requests`);
 await context.close();
 fs.rmSync(work, { recursive: true, force: true });
 fs.rmSync(profile, { recursive: true, force: true });
 if (figures) {
   const dest = path.resolve(process.env.FIGURES || path.join(root, "docs", "figures"));
-  for (const f of ["explore_decision.png", "explore_incident_probe.png", "explore_incident_fold.png", "explore_hooks_nested.png"])
+  for (const f of ["explore_decision.png", "explore_incident_probe.png", "explore_incident_fold.png", "explore_hooks_nested.png",
+                   "explore_virtualenv_hang.png"])
     if (fs.existsSync(path.join(shots, f))) fs.copyFileSync(path.join(shots, f), path.join(dest, f));
 }
 console.log(`${checks - failures}/${checks} checks passed; screenshots in ${shots}`);

@@ -292,7 +292,7 @@ class Engine {
     return hook_finders_.locks[static_cast<size_t>(hook_finders_.lock_of[static_cast<size_t>(f)])].name;
   }
   // The same by the lock's index (ThreadWait::lock).
-  const std::string& hook_lock_text(int32_t lock) const { return hook_finders_.locks[static_cast<size_t>(lock)].name; }
+  const std::string& hook_lock_text(int32_t l) const { return hook_finders_.locks[static_cast<size_t>(l)].name; }
   // Every finder object of the run, by FinderId: the model's, then those `new` steps made.
   const std::vector<FinderObject>& finder_objects() const { return interp_.objects; }
   // Attributes set on a module by a hook's wrapped loader (outcome marks).

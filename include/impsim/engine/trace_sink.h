@@ -76,15 +76,18 @@ enum class HookCall : uint8_t {
 
 // What a thread of a threaded run waits for: the global import lock (taken
 // around a finder's find_spec, in _get_module_lock or in a dead module
-// lock's callback: `site`), a module's `_ModuleLock`, or a thread it joins.
-// `on` is the thread holding the lock, or the thread joined (a PyThreadId).
+// lock's callback: `site`), a module's `_ModuleLock`, a thread it joins, or
+// a hook's own threading.Lock / RLock (`lock`: Engine::hook_lock_text). `on`
+// is the thread holding the lock, or the thread joined (a PyThreadId). A run
+// without threads reports one wait only: its main thread acquiring a hook's
+// Lock it holds already, the hang that stops it.
 enum class WaitKind : uint8_t { GlobalLock, ModuleLock, Join, HookLock };
 struct ThreadWait {
   WaitKind kind = WaitKind::GlobalLock;
   NameId module = kNoName;
   int32_t on = -1;
   const char* site = "";  // GlobalLock: "find_spec", "module_lock" or "lock_gc"
-  int32_t lock = -1;      // HookLock: which (Engine::hook_lock_text)
+  int32_t lock = -1;      // HookLock: which hook lock
 };
 
 class TraceSink {
@@ -126,9 +129,11 @@ class TraceSink {
   // A module body (exec of a tree file) or a `call` function starts / ends.
   virtual void body_begin(const Engine&, NameId /*module*/, bool /*call*/) {}
   virtual void body_end(const Engine&, NameId /*module*/, bool /*call*/) {}
-  // Threaded runs only. The running thread starts to wait / is woken and
-  // goes on (a lock's acquire then tries again, as `_ModuleLock.acquire`
-  // loops). A wait that never ends is part of a hang (Engine::hang_waits).
+  // The running thread starts to wait / is woken and goes on (a lock's
+  // acquire then tries again, as `_ModuleLock.acquire` loops). A wait that
+  // never ends is part of a hang (Engine::hang_waits). Threaded runs, and a
+  // run without threads whose main thread hangs on a hook's Lock (its
+  // wait_begin only).
   virtual void wait_begin(const Engine&, const ThreadWait&) {}
   virtual void wait_end(const Engine&, const ThreadWait&) {}
   // Threaded runs only: `_find_and_load` of a module missing from

@@ -151,8 +151,10 @@ void Engine::hook_lock_acquire(FinderId finder, NameId name) {
     resumed();
     return;
   }
-  if (lock.count > 0 && !lock.reentrant)
+  if (lock.count > 0 && !lock.reentrant) {
+    if (book_.trace) book_.trace->wait_begin(*this, ThreadWait{WaitKind::HookLock, kNoName, 0, "", l});
     throw Hang{fmt::format("thread main waits for {}, held by thread main", lock.name)};
+  }
   ++lock.count;
 }
 

@@ -17,7 +17,7 @@ using namespace impsim;
 
 namespace {
 
-const std::string kThreads = test::kSource + "/tests/data/threads/";
+const std::string kCompareData = test::kSource + "/tests/data/threads/";
 
 nlohmann::json json_of(const std::string& args) {
   const auto r = test::impsim(args + " --format json");
@@ -49,14 +49,14 @@ TEST_CASE("compare across schedules: each design's classes are schedules' own, f
                         Case{"two_waiters.json", " --search pct --seed 3 --pct-depth 2 --max-schedules 100", ""}}) {
     CAPTURE(c.file);
     CAPTURE(c.search);
-    const nlohmann::json compared = json_of("compare " + kThreads + c.file + c.search + c.designs);
+    const nlohmann::json compared = json_of("compare " + kCompareData + c.file + c.search + c.designs);
     REQUIRE(compared["points"].size() == 1);
     const auto& searches = compared["points"][0]["searches"];
     REQUIRE(searches.size() == compared["variants"].size());
     for (const auto& design : compared["variants"]) {
       const std::string d = design.get<std::string>();
       CAPTURE(d);
-      const nlohmann::json alone = json_of("schedules " + kThreads + c.file + c.search + " --variant " + d);
+      const nlohmann::json alone = json_of("schedules " + kCompareData + c.file + c.search + " --variant " + d);
       const auto& s = alone["searches"][0];
       CHECK(searches[d]["schedules"] == s["schedules"]);
       CHECK(searches[d]["complete"] == s["complete"]);
@@ -72,7 +72,7 @@ TEST_CASE("compare across schedules: each design's classes are schedules' own, f
 }
 
 TEST_CASE("compare across schedules: every end's schedule replays to it, for each design that reaches it") {
-  const Scenario sc = parse_scenario_file(kThreads + "proxy_guards.json");
+  const Scenario sc = parse_scenario_file(kCompareData + "proxy_guards.json");
   RunOptions options;
   options.variants = {"before", "after", "disable-all"};
   const std::vector<SchedulesCompared> points = compare_scenario_schedules(sc, options, SearchOptions{});
@@ -99,7 +99,7 @@ TEST_CASE("compare across schedules: every end's schedule replays to it, for eac
 TEST_CASE("compare across schedules: the verdicts measured on tests/data/threads") {
   SUBCASE("guard sets: a per-thread set and a process-wide one reach the same ends, the same number of times") {
     const nlohmann::json j =
-        json_of("compare " + kThreads + "guard_sets.json --variants as_is,guard_thread_set,guard_global_set");
+        json_of("compare " + kCompareData + "guard_sets.json --variants as_is,guard_thread_set,guard_global_set");
     const auto& p = j["points"][0];
     CHECK(j["baseline"] == "as_is");
     CHECK(p["searches"]["as_is"]["schedules"] == 1047);
@@ -120,7 +120,7 @@ TEST_CASE("compare across schedules: the verdicts measured on tests/data/threads
     }
   }
   SUBCASE("Paddle's designs: which modules end marked, and copies of the finder left behind") {
-    const nlohmann::json j = json_of("compare " + kThreads + "proxy_guards.json");
+    const nlohmann::json j = json_of("compare " + kCompareData + "proxy_guards.json");
     const auto& p = j["points"][0];
     CHECK(p["searches"]["before"]["schedules"] == 1405);
     CHECK(p["searches"]["after"]["schedules"] == 1539);
@@ -146,7 +146,7 @@ TEST_CASE("compare across schedules: the verdicts measured on tests/data/threads
     CHECK(p["verdicts"]["disable-all"]["ends_only_in_baseline"] == nlohmann::json({5, 6}));
   }
   SUBCASE("the text report says each verdict, and what a never holds within") {
-    const auto r = test::impsim("compare " + kThreads + "proxy_guards.json --variants before,after");
+    const auto r = test::impsim("compare " + kCompareData + "proxy_guards.json --variants before,after");
     CHECK(r.status == 0);
     CHECK(r.out.find("  before: exhaustive within 2 preemptions: 1405 schedules, every one within the bound; 8 "
                      "outcomes\n") != std::string::npos);
@@ -154,7 +154,7 @@ TEST_CASE("compare across schedules: the verdicts measured on tests/data/threads
                      "schedules, every one within the bound)\n") != std::string::npos);
     CHECK(r.out.find("  after: differs: reaches ends 1, 3 and 6, which before never does; never\n    reaches ends "
                      "2, 4, 5, 8 and 9, which before does\n") != std::string::npos);
-    const auto md = test::impsim("compare " + kThreads + "guard_sets.json --format markdown");
+    const auto md = test::impsim("compare " + kCompareData + "guard_sets.json --format markdown");
     CHECK(md.status == 0);
     CHECK(md.out.starts_with("### impsim compare: guard_sets\n"));
     CHECK(md.out.find("- `guard_thread_set`: identical: the same 2 ends\n") != std::string::npos);
@@ -171,7 +171,7 @@ TEST_CASE("compare across schedules: a threaded scenario's expectations are said
                     "not checked: the scenario's expectations are of the schedule `impsim run`\nfollows");
   const nlohmann::json j = json_of("compare " + file);
   CHECK(j["expectations_not_checked"].get<std::string>().starts_with("the scenario's expectations are of"));
-  CHECK_FALSE(json_of("compare " + kThreads + "cross_import.json").contains("expectations_not_checked"));
+  CHECK_FALSE(json_of("compare " + kCompareData + "cross_import.json").contains("expectations_not_checked"));
 }
 
 TEST_CASE("compare across schedules: the flags of one kind of scenario are refused on the other") {
@@ -179,13 +179,13 @@ TEST_CASE("compare across schedules: the flags of one kind of scenario are refus
                     "--preemption-bound searches a threaded scenario's schedules, and this one declares no "
                     "threads");
   test::impsim_says("compare " + test::kNested + " --seed 3", 2, "--seed searches a threaded");
-  test::impsim_says("compare " + kThreads + "cross_import.json --counters lookups", 2,
+  test::impsim_says("compare " + kCompareData + "cross_import.json --counters lookups", 2,
                     "--counters picks rows of the counters table");
-  test::impsim_says("compare " + kThreads + "cross_import.json --shard 1/2", 2,
+  test::impsim_says("compare " + kCompareData + "cross_import.json --shard 1/2", 2,
                     "unknown flag '--shard' for compare (a flag of schedules)");
-  test::impsim_says("compare " + kThreads + "cross_import.json --merge", 2,
+  test::impsim_says("compare " + kCompareData + "cross_import.json --merge", 2,
                     "unknown flag '--merge' for compare (a flag of schedules)");
-  test::impsim_says("compare " + kThreads + "cross_import.json --engine fast", 2,
+  test::impsim_says("compare " + kCompareData + "cross_import.json --engine fast", 2,
                     "--engine fast does not model threads");
 }
 // _find_spec reads the finder at i before it takes the global import lock,
@@ -195,7 +195,7 @@ TEST_CASE("compare across schedules: the flags of one kind of scenario are refus
 // (tests/data/threads/logs/guard_sets.json); read after the lock, w would
 // find x.
 TEST_CASE("threads: a finder read before the global lock is the one asked, as CPython's loop asks it") {
-  const Scenario sc = parse_scenario_file(kThreads + "guard_sets.json");
+  const Scenario sc = parse_scenario_file(kCompareData + "guard_sets.json");
   Model model = compile_model(sc, {});
   RunOptions options;
   const ScheduledProgram end = [&](Scheduler& s) { return threaded_end(model, *parse_variant("as_is"), options, s); };

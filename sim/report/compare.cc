@@ -10,8 +10,8 @@
 
 #include "impsim/base/errors.h"
 #include "impsim/base/escape.h"
-#include "impsim/report/report.h"
 #include "impsim/base/text_layout.h"
+#include "impsim/report/report.h"
 
 namespace impsim {
 
@@ -86,10 +86,10 @@ size_t baseline_index(const Comparison& c) {
   return static_cast<size_t>(std::find(vs.begin(), vs.end(), c.baseline) - vs.begin());
 }
 
-
 std::string problem(const VariantRun& r) {
-  if (r.limit) return fmt::format("stopped by limit {} at {}", r.limit->limit,
-                                  r.limit->traceback.empty() ? "?" : r.limit->traceback.back());
+  if (r.limit)
+    return fmt::format("stopped by limit {} at {}", r.limit->limit,
+                       r.limit->traceback.empty() ? "?" : r.limit->traceback.back());
   return "";
 }
 
@@ -100,26 +100,30 @@ int compare_exit_status(const ScenarioRun& run) {
   return run.expectations_ok() ? kExitOk : kExitFailed;
 }
 
+std::string compare_heading(const std::string& name, const std::string& description, bool markdown) {
+  if (markdown) {
+    std::string out = fmt::format("### impsim compare: {}\n\n", markdown_text(name));
+    if (!description.empty()) out += markdown_text(description, Markdown::Paragraph) + "\n\n";
+    return out;
+  }
+  std::string head = terminal_text(name);
+  if (!description.empty()) head += ": " + terminal_text(description);
+  return wrap_paragraph(head) + "\n";
+}
+
 std::string compare_text(const Comparison& c, CompareFormat format) {
   const ScenarioRun& run = *c.run;
   const bool md = format == CompareFormat::Markdown;
   const size_t base = baseline_index(c);
   const std::vector<std::string> counter_names = counter_names_of(run);
-  std::string out;
   const ScenarioFacts& sc = run.scenario;
-  if (md) {
-    out += fmt::format("### impsim compare: {}\n\n", markdown_text(sc.name));
-    if (!sc.description.empty()) out += markdown_text(sc.description, Markdown::Paragraph) + "\n\n";
-  } else {
-    std::string head = terminal_text(sc.name);
-    if (!sc.description.empty()) head += ": " + terminal_text(sc.description);
-    out += wrap_paragraph(head) + "\n";
-  }
+  std::string out = compare_heading(sc.name, sc.description, md);
   for (auto& block : blocks(run)) {
     if (!block[0]->params.empty())
-      out += md ? fmt::format("Parameters: {}. Each cell: the count, then its ratio to `{}`.\n\n", params_text(block[0]->params),
-                              variant_name(c.baseline))
-                : fmt::format("at {} (ratio to {} in brackets)\n", params_text(block[0]->params), variant_name(c.baseline));
+      out += md ? fmt::format("Parameters: {}. Each cell: the count, then its ratio to `{}`.\n\n",
+                              params_text(block[0]->params), variant_name(c.baseline))
+                : fmt::format("at {} (ratio to {} in brackets)\n", params_text(block[0]->params),
+                              variant_name(c.baseline));
     std::vector<std::vector<std::string>> table;
     std::vector<std::string> head{"counter"};
     bool stopped = false;
@@ -151,15 +155,20 @@ std::string compare_text(const Comparison& c, CompareFormat format) {
       if (v == base) continue;
       std::string name = variant_name(run.variants[v]);
       std::string p = problem(*block[v]);
-      if (p.empty() && block[base]->limit) p = "not compared: the baseline " + problem(*block[base]);
-      else if (!p.empty()) p = "not compared: " + p;
+      if (p.empty() && block[base]->limit)
+        p = "not compared: the baseline " + problem(*block[base]);
+      else if (!p.empty())
+        p = "not compared: " + p;
       // A stopped run's outcome (guards never exited) is not behaviour.
       std::vector<std::string> diffs;
-      if (p.empty()) diffs = describe_differences(block[base]->outcome, block[v]->outcome, variant_name(c.baseline), name);
+      if (p.empty())
+        diffs = describe_differences(block[base]->outcome, block[v]->outcome, variant_name(c.baseline), name);
       std::string verdict = !p.empty() ? p : diffs.empty() ? "identical" : "differs";
-      out += md ? fmt::format("- `{}`: {}\n", name, markdown_text(verdict)) : fmt::format("  {}: {}\n", name, terminal_text(verdict));
+      out += md ? fmt::format("- `{}`: {}\n", name, markdown_text(verdict))
+                : fmt::format("  {}: {}\n", name, terminal_text(verdict));
       for (auto& d : diffs)
-        out += md ? "  - " + markdown_text(d, Markdown::Paragraph) + "\n" : wrap_paragraph(terminal_text(d), "    - ", "      ");
+        out += md ? "  - " + markdown_text(d, Markdown::Paragraph) + "\n"
+                  : wrap_paragraph(terminal_text(d), "    - ", "      ");
     }
     out += "\n";
   }
@@ -205,8 +214,8 @@ ordered_json compare_json(const Comparison& c) {
       ordered_json values = ordered_json::object(), ratios = ordered_json::object();
       for (size_t v = 0; v < row.values.size(); ++v) {
         values[variant_name(run.variants[v])] = count_json(row.values[v]);
-        ratios[variant_name(run.variants[v])] = row.values[base] == 0 || stopped ? ordered_json(nullptr)
-                                                                                 : ratio_json(row.values[v], row.values[base]);
+        ratios[variant_name(run.variants[v])] =
+            row.values[base] == 0 || stopped ? ordered_json(nullptr) : ratio_json(row.values[v], row.values[base]);
       }
       r["values"] = values;
       r["ratios"] = ratios;

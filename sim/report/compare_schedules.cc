@@ -225,15 +225,7 @@ int compare_schedules_exit_status(const ScheduleComparison& c) {
 std::string compare_schedules_text(const ScheduleComparison& c, CompareFormat format) {
   const Scenario& sc = *c.scenario;
   const bool md = format == CompareFormat::Markdown;
-  std::string out;
-  if (md) {
-    out += fmt::format("### impsim compare: {}\n\n", markdown_text(sc.name));
-    if (!sc.description.empty()) out += markdown_text(sc.description, Markdown::Paragraph) + "\n\n";
-  } else {
-    std::string head = terminal_text(sc.name);
-    if (!sc.description.empty()) head += ": " + terminal_text(sc.description);
-    out += wrap_paragraph(head) + "\n";
-  }
+  std::string out = compare_heading(sc.name, sc.description, md);
   for (const SchedulesCompared& point : c.points) {
     if (!point.params.empty())
       out += md ? fmt::format("Parameters: {}.\n\n", params_text(point.params))

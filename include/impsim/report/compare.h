@@ -26,7 +26,9 @@ enum class CompareFormat { Text, Markdown, Json };
 int compare_exit_status(const ScenarioRun& run);
 
 std::string compare_text(const Comparison& c, CompareFormat format);
+// The report's heading: the scenario's name and description, escaped for
+// the terminal (wrapped) or for markdown; compare across schedules shares it.
+std::string compare_heading(const std::string& name, const std::string& description, bool markdown);
 nlohmann::ordered_json compare_json(const Comparison& c);
-
 
 }  // namespace impsim

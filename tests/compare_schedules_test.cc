@@ -5,6 +5,7 @@
 // derived).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -217,4 +218,25 @@ TEST_CASE("threads: a finder read before the global lock is the one asked, as CP
                                                           "0.0.0.0.0.0.0.0.0.0.0.0.1.1.1.1.1.1.1.1.1.0.0.0.0.0.0.0");
   REQUIRE(r);
   CHECK(r->outcome == "main: ok; w: ModuleNotFoundError: No module named 'x'; sys.modules: a b");
+}
+
+TEST_CASE("compare across schedules measures against --baseline wherever it stands among the designs") {
+  // after is second among the default designs; before is measured against it.
+  const nlohmann::json j = json_of("compare " + kCompareData + "proxy_resolving_shared.json --baseline after");
+  CHECK(j["baseline"] == "after");
+  CHECK(j["variants"][0] == "after");
+  const auto& verdicts = j["points"][0]["verdicts"];
+  CHECK_FALSE(verdicts.contains("after"));
+  CHECK(verdicts.contains("before"));
+  CHECK(verdicts["after-global-set"]["identical"] == true);
+  const auto r = test::impsim("compare " + kCompareData + "proxy_resolving_shared.json --baseline after");
+  CHECK(r.out.find("verdict against after:\n") != std::string::npos);
+}
+
+TEST_CASE("compare's default designs: after-global-set only for a scenario with threads") {
+  const nlohmann::json threaded = json_of("compare " + kCompareData + "proxy_resolving_shared.json");
+  CHECK(std::find(threaded["variants"].begin(), threaded["variants"].end(), "after-global-set") !=
+        threaded["variants"].end());
+  const nlohmann::json one = json_of("compare " + test::kSource + "/scenarios/seed_incident.json");
+  CHECK(one.dump().find("after-global-set") == std::string::npos);
 }

@@ -17,7 +17,8 @@ using namespace impsim;
 
 namespace {
 
-const std::vector<std::string> kSubcommands = {"run", "validate", "compare", "trace", "sweep", "explore", "schedules", "help"};
+const std::vector<std::string> kSubcommands = {"run",   "validate", "compare",   "trace",
+                                               "sweep", "explore",  "schedules", "help"};
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
@@ -151,8 +152,9 @@ TEST_CASE("bash completion offers subcommands, flags and the values of flags wit
            {"impsim help ", "run validate compare trace sweep explore schedules help"},
            {"impsim help co", "compare"},
            {"impsim run x.json --qu", "--quiet"},
-           {"impsim run x.json --variant af", "after after+idempotent-enable"},
-           {"impsim run x.json --variants before,af", "before,after before,after+idempotent-enable"},
+           {"impsim run x.json --variant af", "after after+idempotent-enable after-global-set"},
+           {"impsim run x.json --variants before,af",
+            "before,after before,after+idempotent-enable before,after-global-set"},
            {"impsim compare x.json --baseline idem", "idempotent-enable idempotent_install"},
            {"impsim run x.json --revision ", "b52ce17 04efefd"},
            {"impsim run x.json --cpython 3.1", "3.10 3.11 3.12 3.13 3.14"},

@@ -298,3 +298,69 @@ TEST_CASE("threads: two runs that both hang, on different waits, are told apart 
   b.hang.clear();
   CHECK(describe_differences(a, b, "before", "after", 10)[0].ends_with("in before and does not hang in after"));
 }
+
+namespace {
+
+// At each toggle: which thread runs it, and the names the fix's _resolving
+// holds as that thread reads it.
+struct ResolvingAtToggles : TraceSink {
+  std::vector<std::pair<PyThreadId, std::vector<NameId>>> seen;
+  void toggle_begin(const Engine& e, bool) override { seen.emplace_back(e.running_thread(), e.resolving_names()); }
+};
+
+}  // namespace
+
+TEST_CASE("threads: after keeps the fix's _resolving per thread, after-global-set one set for every thread") {
+  Scenario sc = parse_scenario_file(kThreads + "proxy_resolving_shared.json");
+  Model model = compile_model(sc, {});
+  const NameId app_b = model.names.find("app.b");
+  // main runs until P has answered 'app'; w then runs until its lookup of
+  // app.b waits for app's module lock; main runs app's body and the rest.
+  std::string schedule;
+  for (int i = 0; i < 13 + 9 + 30; ++i)
+    schedule += (schedule.empty() ? "" : ".") + std::string(i >= 13 && i < 22 ? "1" : "0");
+  for (const std::string v : {"after", "after-global-set"}) {
+    CAPTURE(v);
+    Engine e(model, *parse_variant(v));
+    ResolvingAtToggles at;
+    e.set_trace(&at);
+    e.set_schedule(schedule);
+    e.run();
+    REQUIRE_FALSE(e.bad_schedule());
+    REQUIRE_FALSE(e.error());
+    // main's toggles in app's body, while w's lookup of app.b waits, see
+    // w's name only in the shared set.
+    const bool main_sees_w = std::any_of(at.seen.begin(), at.seen.end(), [&](const auto& s) {
+      return s.first == 0 && std::find(s.second.begin(), s.second.end(), app_b) != s.second.end();
+    });
+    CHECK(main_sees_w == (v == "after-global-set"));
+  }
+}
+
+TEST_CASE("threads: the shared set and the per-thread one reach the same ends from the same schedules") {
+  // find_spec runs under the global import lock, and the set is added to
+  // and emptied inside it: no ask reads another thread's names.
+  for (const char* file : {"proxy_resolving_shared.json", "proxy_guards.json"}) {
+    CAPTURE(file);
+    Scenario sc = parse_scenario_file(kThreads + file);
+    Model model = compile_model(sc, {});
+    RunOptions options;
+    auto search_of = [&](const char* v) {
+      ScheduledProgram program = [&](Scheduler& s) { return threaded_outcome(model, *parse_variant(v), options, s); };
+      SearchOptions o;
+      o.preemption_bound = 2;
+      return search_schedules(program, o);
+    };
+    const ScheduleSearch per_thread = search_of("after"), shared = search_of("after-global-set");
+    REQUIRE(per_thread.complete);
+    REQUIRE(shared.complete);
+    CHECK(per_thread.schedules == shared.schedules);
+    REQUIRE(per_thread.outcomes.size() == shared.outcomes.size());
+    CHECK(per_thread.outcomes.size() >= 2);
+    for (size_t i = 0; i < shared.outcomes.size(); ++i) {
+      CHECK(per_thread.outcomes[i].outcome == shared.outcomes[i].outcome);
+      CHECK(per_thread.outcomes[i].schedules == shared.outcomes[i].schedules);
+      CHECK(per_thread.outcomes[i].schedule == shared.outcomes[i].schedule);
+    }
+  }
+}

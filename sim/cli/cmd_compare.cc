@@ -37,11 +37,12 @@ Action add_compare(CLI::App& app) {
                 design_names())
       ->capture_default_str();
   st->search.add(cmd, "; only for a scenario with threads");
-  st->add_shared(
-      {.format_help = "text, markdown (for a code review) or json",
-       .variant_help = "Designs to compare (repeatable, or comma-separated; default: all of them): " + variant_list() +
-                       "; for a scenario with hooks: " + hook_variant_list() + ", against as_is",
-       .counters_default = "every counter, a labelled step's when not all zero"});
+  st->add_shared({.format_help = "text, markdown (for a code review) or json",
+                  .variant_help =
+                      "Designs to compare (repeatable, or comma-separated; default: all of them, after-global-set only "
+                      "with threads): " +
+                      variant_list() + "; for a scenario with hooks: " + hook_variant_list() + ", against as_is",
+                  .counters_default = "every counter, a labelled step's when not all zero"});
   cmd->footer(
       "The scenario's expectations are checked as `impsim run` checks them (exit 1 when one fails); those not "
       "checked (a --set off their parameters, a design left out) are listed with why.\n"
@@ -94,8 +95,10 @@ Action add_compare(CLI::App& app) {
           check_counter_flags(sc, st->counters, "--counters");
           // A hook scenario's designs are the hook designs, measured against as_is.
           std::vector<std::string> names = given.variants;
+          // after-global-set differs from after only across threads.
           if (names.empty())
-            for (Variant v : sc.hooks.used ? all_hook_variants() : all_variants()) names.push_back(variant_name(v));
+            for (Variant v : sc.hooks.used ? all_hook_variants() : all_variants())
+              if (!design_of(v).resolving_global || !sc.threads.empty()) names.push_back(variant_name(v));
           std::string baseline_name = st->baseline;
           if (sc.hooks.used && cmd->get_option("--baseline")->count() == 0) baseline_name = "as_is";
           if (!st->revisions.empty()) {
@@ -119,7 +122,12 @@ Action add_compare(CLI::App& app) {
             names.insert(names.begin(), baseline_name);
           RunOptions options = given;
           options.variants = names;
-          if (!sc.threads.empty()) return compare_schedules(sink, sc, options);
+          if (!sc.threads.empty()) {
+            // Schedules are compared against the first design.
+            std::stable_partition(options.variants.begin(), options.variants.end(),
+                                  [&](const std::string& n) { return n == baseline_name; });
+            return compare_schedules(sink, sc, options);
+          }
           ScenarioRun result = run_scenario(sc, options);
           Comparison c{&result, *baseline, st->counters};
           if (sink.format == Format::Json)

@@ -114,6 +114,8 @@ void Engine::set_up() {
   if (!rules_.guard_saves_copy) finder_.scope_object = new_scope_object(kEmptySet);
   finder_.blocked = model_.blocked;
   thread_.resolving.assign(names_.size(), 0);
+  finder_.resolving.assign(names_.size(), 0);
+  finder_.resolving_list.clear();
   thread_.meta_path_snapshots.clear();
   interp_.path_miss.assign(names_.size(), kNoPath);
   book_.labels.assign(model_.labels.size(), LabelTotals{});

@@ -47,7 +47,7 @@ MemoKey Engine::memo_key(NameId name) const {
             finder_.sets.identity(finder_.blocked),
             epoch(),
             book_.memo.frames(),
-            thread_.resolving_list};
+            resolving_names()};
   std::sort(k.resolving.begin(), k.resolving.end());
   return k;
 }

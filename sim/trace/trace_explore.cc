@@ -493,7 +493,7 @@ class ExploreWriter : public TraceWriter {
       last_blocked_text_ = string_id(set_text(blocked));
     }
     s.blocked = last_blocked_text_;
-    const std::vector<NameId>& resolving = e.thread().resolving_list;  // a threading.local
+    const std::vector<NameId>& resolving = e.resolving_names();
     if (resolving != last_resolving_ || last_resolving_text_ < 0) {
       last_resolving_ = resolving;
       last_resolving_text_ = string_id(names_text(last_resolving_));

@@ -227,6 +227,11 @@ class Engine {
   const std::vector<ModuleId>& frames() const { return thread_.frames; }
   // The Python thread running now.
   const PyThread& thread() const { return thread_; }
+  // The names the fix's _resolving holds now, in the order added: this
+  // thread's, or the finder's one set (after-global-set).
+  const std::vector<NameId>& resolving_names() const {
+    return design_.resolving_global ? finder_.resolving_list : thread_.resolving_list;
+  }
   // Attaches an observer (not owned); nullptr detaches.
   void set_trace(TraceSink* sink) { book_.trace = sink; }
 
@@ -559,7 +564,13 @@ class Engine {
     return s;
   }
   bool learn_covers(SetId set, NameId name);
+  // The fix's _resolving: this thread's threading.local, or the finder's
+  // one set (after-global-set).
+  template <class M>
+  bool resolving_has(NameId name) const;
+  template <class M>
   void resolving_add(NameId name);
+  template <class M>
   void resolving_discard(NameId name);
   [[noreturn]] void raise(std::string type, std::string message);
 

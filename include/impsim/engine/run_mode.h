@@ -32,7 +32,7 @@ struct AnyRun {
 };
 
 inline constexpr size_t kRevisionCount = std::size(kRevisions);
-inline constexpr size_t kPlainRunCount = std::size(kPaddleDesigns) * kRevisionCount;
+inline constexpr size_t kPlainRunCount = kPlainDesignCount * kRevisionCount;
 
 // A plain run of design I / kRevisionCount on revision I % kRevisionCount.
 template <size_t I>

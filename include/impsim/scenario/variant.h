@@ -4,6 +4,8 @@
 // ("before@04efefd"; docs/model.md, "Finder revisions").
 #pragma once
 
+#include <cstddef>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,12 +16,13 @@
 namespace impsim {
 
 enum class DesignId {
-  Before,                // as released
-  After,                 // the reentrancy fix (the reference PR)
-  IdempotentEnable,      // enable inserts the finder only when it is absent
-  DisableAll,            // disable removes every copy, not one
-  IndexedWalk,           // the fix, plus toggles that visit only torch names
-  AfterIdempotentEnable, // the fix and idempotent enable together
+  Before,                 // as released
+  After,                  // the reentrancy fix (the reference PR)
+  IdempotentEnable,       // enable inserts the finder only when it is absent
+  DisableAll,             // disable removes every copy, not one
+  IndexedWalk,            // the fix, plus toggles that visit only torch names
+  AfterIdempotentEnable,  // the fix and idempotent enable together
+  AfterGlobalSet,         // the fix with one _resolving set for every thread
   // Hook scenarios (hook_language.h): the hooks as declared, and generic fixes.
   AsIs,
   IdempotentInstall,
@@ -51,10 +54,11 @@ inline constexpr Variant Variant::IndexedWalk{DesignId::IndexedWalk, std::nullop
 inline constexpr Variant Variant::AfterIdempotentEnable{DesignId::AfterIdempotentEnable, std::nullopt, {}};
 
 struct Design {
-  bool resolving_fix = false;      // find_spec returns None for a name it is resolving
-  bool idempotent_enable = false;  // sys.meta_path.insert only when P is absent
-  bool disable_all = false;        // remove every occurrence of P
-  bool indexed_walk = false;       // a walk examines only the torch names
+  bool resolving_fix = false;        // find_spec returns None for a name it is resolving
+  bool resolving_global = false;     // ... in any thread: one set on the finder, not a threading.local
+  bool idempotent_enable = false;    // sys.meta_path.insert only when P is absent
+  bool disable_all = false;          // remove every occurrence of P
+  bool indexed_walk = false;         // a walk examines only the torch names
   HookFix hook_fix = HookFix::None;  // hook scenarios: the generic fix applied to the hooks
   bool operator==(const Design&) const = default;
 };
@@ -74,7 +78,12 @@ inline constexpr DesignEntry kPaddleDesigns[] = {
     {DesignId::DisableAll, "disable-all", {.disable_all = true}},
     {DesignId::IndexedWalk, "indexed-walk", {.resolving_fix = true, .indexed_walk = true}},
     {DesignId::AfterIdempotentEnable, "after+idempotent-enable", {.resolving_fix = true, .idempotent_enable = true}},
+    // Last, and not among the plain runs (run_mode.h): in one thread it is
+    // `after`, so it is a design for scenarios with threads.
+    {DesignId::AfterGlobalSet, "after-global-set", {.resolving_fix = true, .resolving_global = true}},
 };
+// The designs before after-global-set: those a plain run is compiled for.
+inline constexpr size_t kPlainDesignCount = std::size(kPaddleDesigns) - 1;
 
 Design design_of(Variant v);
 // "before", or "before@04efefd" for a design on a revision of its own,

@@ -8,17 +8,6 @@
 
 namespace impsim {
 
-void Engine::resolving_add(NameId name) {
-  thread_.resolving[name] = 1;
-  thread_.resolving_list.push_back(name);
-}
-
-void Engine::resolving_discard(NameId name) {
-  thread_.resolving[name] = 0;
-  auto& l = thread_.resolving_list;
-  l.erase(std::find(l.begin(), l.end(), name));
-}
-
 void Engine::reach_lookup_depth(uint64_t depth) {
   reach_depth(depth);
   if (depth > static_cast<uint64_t>(book_.limits.max_lookup_depth))

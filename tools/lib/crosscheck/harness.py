@@ -73,6 +73,7 @@ _ASKS, _SUPPRESSED, _LOOKUPS, _TOGGLES, _WALKS, _COMPARISONS = range(6)
 #   idempotent_enable  enable inserts P only when P is absent
 #   disable_all        disable removes every occurrence of P, not the first
 #   indexed_walk       a toggle's walk examines only the torch names
+#   resolving_global   the fix's set is one set on the finder, for every thread
 _REVISIONS = ("b52ce17", "04efefd")
 
 _DESIGNS = {
@@ -82,6 +83,7 @@ _DESIGNS = {
     "disable-all": ("disable_all",),
     "indexed-walk": ("resolving_fix", "indexed_walk"),
     "after+idempotent-enable": ("resolving_fix", "idempotent_enable"),
+    "after-global-set": ("resolving_fix", "resolving_global"),
 }
 
 # The attributes ProxyLoader.exec_module does not copy from the paddle module.
@@ -288,6 +290,7 @@ class _Runtime(_common.StepLoop):
         if self.revision not in _REVISIONS:
             raise SystemExit("harness: unknown revision %r" % self.revision)
         self.resolving_fix = "resolving_fix" in design
+        self.resolving_global = "resolving_global" in design
         self.idempotent_enable = "idempotent_enable" in design
         self.disable_all = "disable_all" in design
         self.indexed_walk = "indexed_walk" in design

@@ -20,7 +20,8 @@
 # nothing but stderr (and printing them would import linecache).
 #
 # The fix (`after`), as in the reference PR: a per-thread set of the names
-# being resolved, on the finder; find_spec returns None at once for a name in
+# being resolved, on the finder (`after-global-set`: one plain set there,
+# shared by every thread); find_spec returns None at once for a name in
 # it; the name is added before, and discarded after, the
 # importlib.util.find_spec call inside _find_spec_for_specific_module.  That
 # call is reached through the proxy module's own global `importlib`, which
@@ -47,8 +48,14 @@ _ASKS, _SUPPRESSED = 0, 1    # harness.py's counter indices
 _TOGGLES = 3
 
 
+class _Shared:
+    """after-global-set's `_resolving`: one object for every thread, where
+    the reference PR has a threading.local."""
+
+
 def _resolving(finder):
-    """The finder's per-thread set of names being resolved."""
+    """The finder's set of names being resolved (this thread's, under the
+    reference PR's threading.local)."""
     local = finder._resolving
     names = getattr(local, "names", None)
     if names is None:
@@ -194,7 +201,7 @@ class RealFinder:
         counts = rt.counts
         fix = rt.resolving_fix
         if fix:
-            self.finder._resolving = _threading.local()
+            self.finder._resolving = _Shared() if rt.resolving_global else _threading.local()
             proxy.importlib = _Importlib(self.finder)
 
         cls = proxy.TorchProxyMetaFinder

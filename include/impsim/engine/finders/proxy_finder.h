@@ -36,8 +36,11 @@ struct FinderState {
     scope_object = -1;
     blocked = kEmptySet;
   }
-  // Not the fix's _resolving: the fix keeps it in a threading.local, so it
-  // is each PyThread's (py_thread.h).
+  // The fix keeps its _resolving in a threading.local, each PyThread's
+  // (py_thread.h). after-global-set keeps one set on the finder object
+  // instead, shared by every thread: these, sized and emptied by set_up.
+  std::vector<char> resolving;
+  std::vector<NameId> resolving_list;
 
   // What the finder's module keeps besides: TORCH_MODULES_CACHE, and the
   // set objects its scopes are.

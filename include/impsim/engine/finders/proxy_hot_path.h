@@ -13,15 +13,37 @@
 // finder, and the instances of these that the steps call.
 #pragma once
 
+#include <algorithm>
+
 #include "impsim/engine/engine.h"
 
 namespace impsim {
+
+template <class M>
+inline bool Engine::resolving_has(NameId name) const {
+  return design<M>().resolving_global ? finder_.resolving[name] : thread_.resolving[name];
+}
+
+template <class M>
+inline void Engine::resolving_add(NameId name) {
+  const bool global = design<M>().resolving_global;
+  (global ? finder_.resolving : thread_.resolving)[name] = 1;
+  (global ? finder_.resolving_list : thread_.resolving_list).push_back(name);
+}
+
+template <class M>
+inline void Engine::resolving_discard(NameId name) {
+  const bool global = design<M>().resolving_global;
+  (global ? finder_.resolving : thread_.resolving)[name] = 0;
+  auto& l = global ? finder_.resolving_list : thread_.resolving_list;
+  l.erase(std::find(l.begin(), l.end(), name));
+}
 
 // The tests of TorchProxyMetaFinder.find_spec (the fix's resolving check
 // first), each branch's cache test included.
 template <class M>
 inline FindReason Engine::find_spec_branch(NameId name) {
-  if (design<M>().resolving_fix && thread_.resolving[name]) return FindReason::Suppressed;
+  if (design<M>().resolving_fix && resolving_has<M>(name)) return FindReason::Suppressed;
   if (covers(finder_.blocked, name)) return FindReason::Blocked;
   if (covers(finder_.scope, name)) return FindReason::InScope;
   if (!names_.is_torch(name)) return FindReason::NotTorch;
@@ -80,16 +102,16 @@ inline SpecId Engine::_find_spec_for_specific_module(NameId name, bool exec_enab
   const bool fix = design<M>().resolving_fix;
   if (traced<M>()) book_.trace->lookup_begin(*this, name, depth, mark);
   GuardEntry g = guard_enter<M>(false, std::nullopt, GuardSite::Lookup);
-  if (fix) resolving_add(name);
+  if (fix) resolving_add<M>(name);
   SpecId spec;
   try {
     spec = find_spec<M>(name);
   } catch (PyError&) {
-    if (fix) resolving_discard(name);
+    if (fix) resolving_discard<M>(name);
     lookup_exit<M>(name, g, kNoSpec);
     throw;
   }
-  if (fix) resolving_discard(name);
+  if (fix) resolving_discard<M>(name);
   if (spec != kNoSpec) {
     LoaderId original = interp_.records.spec(spec).loader;
     interp_.records.write_spec(spec).loader = new_loader(Loader{LoaderKind::Specific, exec_enable, mark, original});

@@ -184,6 +184,116 @@ TEST_CASE("trace threads: the text trace says when a thread waits, when it is wo
   CHECK(ended.find("threads: main: ok; w: ok\n") != std::string::npos);
 }
 
+// cross_import.json (a imports b, b imports a; main imports a, w imports
+// b): a schedule where main's import of b finds the cycle and raises, and
+// one where w's import statement finds it and swallows it.
+const std::string kCrossRaised = "0.0.0.0.0.0.0.0.0.0.0.0.0.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.0";
+std::string cross_swallowed() {
+  std::string s;
+  for (int i = 0; i < 3 + 5 + 40 + 20; ++i)
+    s += (s.empty() ? "" : ".") + std::string(i < 3 || (i >= 8 && i < 48) ? "0" : "1");
+  return s;
+}
+
+TEST_CASE("trace threads: a _DeadlockError is an event of its own, with its cycle, in every format") {
+  const std::string cycle =
+      "main would wait for _ModuleLock('b'), held by w; w waits for _ModuleLock('a'), held by main";
+  const std::string raised = "_DeadlockError (deadlock detected by _ModuleLock('b')): " + cycle;
+  const std::string text = traced_file("cross_import.json", TraceFormat::Text, "before", kCrossRaised);
+  CHECK(text.find("  main |         " + raised + "\n  main |       step /tree/a/body/0 -> _DeadlockError\n") !=
+        std::string::npos);
+  const std::string swallowed = traced_file("cross_import.json", TraceFormat::Text, "before", cross_swallowed());
+  CHECK(swallowed.find(
+            "     w |         _DeadlockError for _ModuleLock('a'), swallowed by _lock_unlock_module: w goes on "
+            "with 'a' as it is, partly initialised: w would wait for _ModuleLock('a'), held by main; main "
+            "waits for _ModuleLock('b'), held by w\n") != std::string::npos);
+  CHECK(swallowed.find("threads: main: ok; w: ok") != std::string::npos);
+
+  const auto j = nlohmann::json::parse(traced_file("cross_import.json", TraceFormat::Chrome, "before", kCrossRaised));
+  int found = 0;
+  for (const auto& ev : j["traceEvents"])
+    if (ev.value("name", "") == "_DeadlockError") {
+      ++found;
+      CHECK(ev["ph"] == "i");
+      CHECK(ev["tid"] == 1);
+      CHECK(ev["args"]["swallowed"] == false);
+      CHECK(ev["args"]["why"] == raised);
+      CHECK(ev["args"]["cycle"] == nlohmann::json::parse(R"([{"thread": "main", "module": "b", "held_by": "w"},
+                                                             {"thread": "w", "module": "a", "held_by": "main"}])"));
+    }
+  CHECK(found == 1);
+
+  const std::string dot = traced_file("cross_import.json", TraceFormat::Dot, "before", kCrossRaised);
+  CHECK(dot.find("label=\"" + raised + "\"") != std::string::npos);
+
+  for (const auto& [schedule, flag] :
+       std::vector<std::pair<std::string, int>>{{kCrossRaised, 0}, {cross_swallowed(), 1}}) {
+    const std::string page = traced_file("cross_import.json", TraceFormat::Explore, "before", schedule);
+    const size_t at = page.find("const DATA = ");
+    REQUIRE(at != std::string::npos);
+    const auto data = nlohmann::json::parse(page.substr(at + 13, page.find(";\n</script>", at) - at - 13));
+    int rows = 0;
+    for (const auto& row : data["variants"][0]["rows"])
+      if (row[0] == "D") {
+        ++rows;
+        CHECK(row[1] == flag);
+        CHECK(row[3].get<std::string>().starts_with("_DeadlockError"));
+      }
+    CHECK(rows == 1);
+  }
+}
+
+TEST_CASE("trace threads: chrome draws an arrow from each wait, and each _DeadlockError, to the thread it is about") {
+  for (const std::string& schedule : {std::string(), kCrossRaised, cross_swallowed()}) {
+    CAPTURE(schedule);
+    const auto j = nlohmann::json::parse(traced_file("cross_import.json", TraceFormat::Chrome, "before", schedule));
+    std::map<std::string, int> tid_of{{"main", 1}};
+    for (const auto& ev : j["traceEvents"])
+      if (ev["ph"] == "M" && ev["name"] == "thread_name") tid_of[ev["args"]["name"].get<std::string>()] = ev["tid"];
+    // When each track's first event comes: a thread joined before it has
+    // run has nothing an arrow could end on.
+    std::map<int64_t, size_t> first_event;  // by tid: the index of its first slice
+    for (size_t i = 0; i < j["traceEvents"].size(); ++i) {
+      const auto& ev = j["traceEvents"][i];
+      if (ev["ph"] == "B" && !first_event.count(ev["tid"].get<int64_t>())) first_event[ev["tid"]] = i;
+    }
+    std::map<int64_t, nlohmann::json> starts, finishes;
+    for (const auto& ev : j["traceEvents"]) {
+      if (ev["ph"] == "s") CHECK(starts.emplace(ev["id"].get<int64_t>(), ev).second);
+      if (ev["ph"] == "f") CHECK(finishes.emplace(ev["id"].get<int64_t>(), ev).second);
+    }
+    CHECK(starts.size() == finishes.size());
+    size_t waits = 0, arrows = 0;
+    for (size_t i = 0; i < j["traceEvents"].size(); ++i) {
+      const auto& ev = j["traceEvents"][i];
+      const bool wait = ev["ph"] == "B" && ev["cat"] == "lock";
+      const bool deadlock = ev.value("name", "") == "_DeadlockError";
+      if (!wait && !deadlock) continue;
+      ++waits;
+      const std::string to = wait ? ev["args"].value("held_by", ev["args"].value("joins", ""))
+                                  : ev["args"]["cycle"][0]["held_by"].get<std::string>();
+      const int64_t to_tid = tid_of.at(to);
+      const bool has_run = first_event.count(to_tid) && first_event[to_tid] < i;
+      // The arrow leaves the waiting thread's track at the same tick and
+      // ends on the track of the thread it names.
+      bool arrow = false;
+      for (const auto& [id, s] : starts)
+        if (s["ts"] == ev["ts"] && s["tid"] == ev["tid"] && s["name"] == (wait ? "waits for" : "deadlock")) {
+          REQUIRE(finishes.count(id) == 1);
+          CHECK(finishes[id]["tid"] == to_tid);
+          CHECK(finishes[id]["ts"] == ev["ts"]);
+          CHECK(finishes[id]["bp"] == "e");
+          arrow = true;
+        }
+      CHECK(arrow == has_run);
+      arrows += arrow ? 1 : 0;
+    }
+    CHECK(waits >= 1);
+    CHECK(starts.size() == arrows);
+    if (!schedule.empty()) CHECK(arrows >= 2);
+  }
+}
+
 TEST_CASE("explore threads: rows say which thread runs, waits are rows, the totals say how threads ended") {
   const std::string page = traced_file("join_in_body.json", TraceFormat::Explore, "before");
   const size_t at = page.find("const DATA = ");

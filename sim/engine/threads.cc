@@ -37,6 +37,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <optional>
+#include <set>
 
 #include "impsim/engine/engine.h"
 
@@ -239,9 +241,27 @@ void Engine::release_module_lock(NameId name) {
   resumed();
 }
 
+// For a trace: the cycle has_deadlock found when the running thread asked
+// for `name`'s lock, each wait's holder waiting for the next lock.
+std::vector<ThreadWait> Engine::deadlock_cycle(NameId name) const {
+  const ImportLocks& locks = threads_.scheduler->locks();
+  std::vector<ThreadWait> cycle;
+  std::set<PyThreadId> seen{threads_.running};
+  std::optional<int32_t> m = static_cast<int32_t>(name);
+  while (m) {
+    const ModuleLock* lock = locks.module_lock(*m);
+    const PyThreadId holder = lock ? lock->owner : kNoThread;
+    cycle.push_back(ThreadWait{WaitKind::ModuleLock, static_cast<NameId>(*m), holder, "", -1});
+    if (holder == kNoThread || !seen.insert(holder).second) break;
+    m = locks.blocking_on(holder);
+  }
+  return cycle;
+}
+
 void Engine::module_lock_enter(NameId name) {
   _get_module_lock(name);
   if (acquire_module_lock(name) == LockResult::Deadlock) {
+    if (book_.trace) book_.trace->deadlock(*this, deadlock_cycle(name), /*swallowed=*/false);
     drop_module_lock(name);
     raise("_DeadlockError", fmt::format("deadlock detected by _ModuleLock('{}')", names_.text(name)));
   }
@@ -257,7 +277,9 @@ void Engine::module_lock_exit(NameId name) {
 // initialized module object").
 void Engine::_lock_unlock_module(NameId name) {
   _get_module_lock(name);
-  if (acquire_module_lock(name) == LockResult::Acquired) release_module_lock(name);
+  const LockResult r = acquire_module_lock(name);
+  if (r == LockResult::Acquired) release_module_lock(name);
+  if (r == LockResult::Deadlock && book_.trace) book_.trace->deadlock(*this, deadlock_cycle(name), /*swallowed=*/true);
   drop_module_lock(name);
 }
 

@@ -9,7 +9,9 @@
 // "main" first; a thread's lock waits are slices of its track ("lock"),
 // and a hang ends each waiting thread's track with a "hang" instant that
 // says who waits for what, held by whom (its open slices end a tick after
-// the last event). A hook's own lock (a threading.Lock or RLock around its
+// the last event). Each wait draws an arrow (a flow event) to the thread it
+// waits for, and a _DeadlockError is an instant of its own, with one to the
+// holder of the lock it would have waited for. A hook's own lock (a threading.Lock or RLock around its
 // actions) is an "acquire" and a "release" instant of cat "lock" on the
 // thread's track; a run without threads that acquires a Lock its main thread
 // holds already ends as a threaded run's hang does, on track 1.
@@ -263,12 +265,32 @@ class ChromeWriter : public TraceWriter {
     args += fmt::format(R"(,"{}":"{}","why":"{}"}})", w.kind == WaitKind::Join ? "joins" : "held_by",
                         json_text(thread_name(e, w.on)), json_text(wait_text(e, w)));
     open("lock", wait_text(e, w), args);
+    arrow_to(e, w.on, "waits for");
   }
   void wait_end(const Engine& e, const ThreadWait& w) override {
     follow(e);
     waiting_.reset();
     if (!open_.back()) return close({});  // its B was left out: so is its E
     close(fmt::format(R"({{"woken":"{}"}})", json_text(woken_text(e, w))));
+  }
+  // A cycle _ModuleLock.acquire found is an instant of its own, with an
+  // arrow to the thread holding the lock it would have waited for.
+  void deadlock(const Engine& e, const std::vector<ThreadWait>& cycle, bool swallowed) override {
+    follow(e);
+    if (full()) return instant("_DeadlockError", {}, "lock");
+    std::string waits;
+    int32_t waiter = e.running_thread();
+    for (const ThreadWait& w : cycle) {
+      waits +=
+          fmt::format(R"({}{{"thread":"{}","module":"{}","held_by":"{}"}})", waits.empty() ? "" : ",",
+                      json_text(thread_name(e, waiter)), json_text(text(w.module)), json_text(thread_name(e, w.on)));
+      waiter = w.on;
+    }
+    instant("_DeadlockError",
+            fmt::format(R"({{"swallowed":{},"cycle":[{}],"why":"{}"}})", swallowed ? "true" : "false", waits,
+                        json_text(deadlock_text(e, cycle, swallowed))),
+            "lock");
+    if (!cycle.empty()) arrow_to(e, cycle.front().on, "deadlock");
   }
 
  private:
@@ -335,6 +357,26 @@ class ChromeWriter : public TraceWriter {
     clock_.now = now;
   }
 
+  // A flow event (an arrow, in Perfetto and chrome://tracing) from the
+  // running thread's open slice to the slice thread `to` has open at the
+  // same tick: the thread a waiting one waits for. None to a thread that
+  // has no track yet (a join of one never started), nor to itself.
+  void arrow_to(const Engine& e, int32_t to, const char* name) {
+    const auto track = tracks_.find(to);
+    if (!e.threaded_run() || to == thread_ || track == tracks_.end() || !track->second.named) return;
+    if (!(open_.empty() || open_.back())) return;  // inside an event left out
+    if (max_ != 0 && events_ + 2 > max_) {
+      omitted_ += 2;
+      return;
+    }
+    events_ += 2;
+    const uint64_t id = ++arrows_;
+    event(fmt::format(R"({{"name":"{}","cat":"lock","ph":"s","id":{},"ts":{},"pid":{},"tid":{}}})", name, id,
+                      clock_.now, pid_, tid_));
+    event(fmt::format(R"({{"name":"{}","cat":"lock","ph":"f","bp":"e","id":{},"ts":{},"pid":{},"tid":{}}})", name, id,
+                      clock_.now, pid_, to + 1));
+  }
+
   // Past --max-lines nothing more is written, only counted: the callbacks
   // then skip formatting (open, close and instant count as before).
   bool full() const { return max_ != 0 && events_ >= max_; }
@@ -386,6 +428,7 @@ class ChromeWriter : public TraceWriter {
   bool first_ = true;
   SimClock clock_;
   uint64_t events_ = 0, omitted_ = 0;
+  uint64_t arrows_ = 0;  // flow ids, unique in the file
   std::vector<bool> open_;
   std::vector<std::optional<FindReason>> reasons_;       // one per open ask
   std::vector<std::optional<HookReason>> hook_reasons_;  // one per open ask

@@ -273,6 +273,10 @@ class DotWriter : public TraceWriter {
     attach(wait_node(*waiting_, false));
     waiting_.reset();
   }
+  void deadlock(const Engine& e, const std::vector<ThreadWait>& cycle, bool swallowed) override {
+    follow(e);
+    attach(wait_node(deadlock_text(e, cycle, swallowed), false));
+  }
 
   void end() override {
     out_ << "digraph lookups {\n";

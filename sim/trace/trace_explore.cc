@@ -398,6 +398,14 @@ class ExploreWriter : public TraceWriter {
     follow(e);
     close(e, "\"W\"");
   }
+  // A cycle _ModuleLock.acquire found: a "D" row (1 when _lock_unlock_module
+  // swallows it, the holder it would have waited for, the cycle's words).
+  void deadlock(const Engine& e, const std::vector<ThreadWait>& cycle, bool swallowed) override {
+    follow(e);
+    if (cut_) return leaf(e, {});
+    leaf(e, fmt::format("\"D\",{},{},\"{}\"", swallowed ? 1 : 0, cycle.empty() ? -1 : cycle.front().on,
+                        json_text(deadlock_text(e, cycle, swallowed))));
+  }
 
  private:
   // A threaded run: the thread whose events come next gets a "T" row, and

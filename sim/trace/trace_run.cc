@@ -67,6 +67,25 @@ std::string woken_text(const Engine& e, const ThreadWait& w) {
                                                       e.model().names.text(w.module));
 }
 
+std::string deadlock_text(const Engine& e, const std::vector<ThreadWait>& cycle, bool swallowed) {
+  if (cycle.empty()) return "_DeadlockError";
+  const std::string& module = e.model().names.text(cycle.front().module);
+  std::string s = swallowed ? fmt::format(
+                                  "_DeadlockError for _ModuleLock('{}'), swallowed by _lock_unlock_module: {} goes on "
+                                  "with '{}' as it is, partly initialised",
+                                  module, thread_name(e, e.running_thread()), module)
+                            : fmt::format("_DeadlockError (deadlock detected by _ModuleLock('{}'))", module);
+  int32_t waiter = e.running_thread();
+  for (size_t i = 0; i < cycle.size(); ++i) {
+    // The first wait is the one that was not begun.
+    const std::string wait = wait_text(e, cycle[i]);
+    s += fmt::format("{} {} {}", i == 0 ? ":" : ";", thread_name(e, waiter),
+                     i == 0 ? "would wait" + wait.substr(std::string_view("waits").size()) : wait);
+    waiter = cycle[i].on;
+  }
+  return s;
+}
+
 std::string finder_id_at(const Engine& e, int64_t at) {
   const MetaPath& mp = e.meta_path();
   if (at < 0 || at >= mp.size()) return "?";

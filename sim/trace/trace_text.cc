@@ -268,6 +268,11 @@ class TextWriter : public TraceWriter {
     if (full()) return line("wait", {});
     line("wait", terminal_text(woken_text(e, w)));
   }
+  void deadlock(const Engine& e, const std::vector<ThreadWait>& cycle, bool swallowed) override {
+    follow(e);
+    if (full()) return line("wait", {});
+    line("wait", terminal_text(deadlock_text(e, cycle, swallowed)));
+  }
 
  private:
   // A module name as the terminal shows it (identifiers, but Unicode ones:

@@ -573,6 +573,40 @@ async function press(key, times = 1) {
         "hook_lock: the notes say the hang");
 }
 
+// --- 9. a _DeadlockError (tests/data/threads/cross_import.json, a schedule where main's import of b would
+// wait for w, which waits for a, held by main): a row of its own, in `impsim trace`'s words, with a why.
+{
+  const schedule = "0.0.0.0.0.0.0.0.0.0.0.0.0.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.0";
+  const output = (...args) => { try { return run(...args); } catch (e) { return e.stdout.toString(); } };
+  const file = path.join(work, "deadlock.html");
+  output("explore", "tests/data/threads/cross_import.json", "--variant", "before", "--schedule", schedule, "-o", file);
+  const line = output("trace", "tests/data/threads/cross_import.json", "--variant", "before", "--schedule", schedule)
+    .split("\n").find((l) => l.includes("_DeadlockError ("));
+  check(line !== undefined, "deadlock: the trace has a _DeadlockError line");
+  const [who, said] = (line || "|").split("|").map((x) => x.trim());
+  await open(file);
+  await focus("before");
+  await press("Home");
+  let last = -1, found = "";
+  for (;;) {
+    const p = pane("before");
+    const r = num(await p.getAttribute("data-row"));
+    if (r === last) break;
+    last = r;
+    const event = await p.locator("[data-field=event]").innerText();
+    if (event.includes("_DeadlockError (")) {
+      found = event;
+      const reason = await p.locator("[data-field=reason]").innerText();
+      check(reason.includes("_blocking_on") && reason.includes("_DeadlockError instead of waiting"),
+            `deadlock: the why (${reason})`);
+      eq(await p.getAttribute("data-thread"), who, "deadlock: the thread that raises");
+      break;
+    }
+    await press("ArrowRight");
+  }
+  eq(found, who + ": " + said, "deadlock: the row against the trace's line");
+}
+
 check(network === 0, `the pages made ${network} network requests`);
 await context.close();
 fs.rmSync(work, { recursive: true, force: true });

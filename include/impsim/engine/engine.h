@@ -453,6 +453,7 @@ class Engine {
   LockResult acquire_module_lock(NameId name);
   void release_module_lock(NameId name);
   void module_lock_enter(NameId name);
+  std::vector<ThreadWait> deadlock_cycle(NameId name) const;
   void module_lock_exit(NameId name);
   void _lock_unlock_module(NameId name);
   // _imp.acquire_lock() / _imp.release_lock() (_ImportLockContext).

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "impsim/model/model.h"
 
@@ -136,6 +137,13 @@ class TraceSink {
   // wait_begin only).
   virtual void wait_begin(const Engine&, const ThreadWait&) {}
   virtual void wait_end(const Engine&, const ThreadWait&) {}
+  // _ModuleLock.acquire found a cycle (has_deadlock) instead of waiting.
+  // `cycle[0]` is the wait the running thread did not begin (for
+  // `cycle[0].module`, held by `cycle[0].on`); each next one is what the
+  // previous holder waits for, round to a lock the running thread holds.
+  // Raised as _DeadlockError, or `swallowed` by _lock_unlock_module, which
+  // goes on with the module as it is.
+  virtual void deadlock(const Engine&, const std::vector<ThreadWait>& /*cycle*/, bool /*swallowed*/) {}
   // Threaded runs only: `_find_and_load` of a module missing from
   // sys.modules, its lock waits included, where import.c's
   // import_find_and_load times it for `python -X importtime` (import_begin

@@ -125,6 +125,11 @@ std::string wait_text(const Engine& e, const ThreadWait& w);
 // Which lock a wait is for ("global", "module", "join"), and the words of its end.
 const char* wait_key(const ThreadWait& w);
 std::string woken_text(const Engine& e, const ThreadWait& w);
+// A cycle _ModuleLock.acquire found (TraceSink::deadlock), from the running
+// thread round: "_DeadlockError (deadlock detected by _ModuleLock('b')):
+// main would wait for _ModuleLock('b'), held by w; w waits for
+// _ModuleLock('a'), held by main".
+std::string deadlock_text(const Engine& e, const std::vector<ThreadWait>& cycle, bool swallowed);
 }  // namespace trace_detail
 
 }  // namespace impsim

@@ -268,7 +268,7 @@ TEST_CASE("validate's lines of several files are one list, with no blank line be
   CHECK(v.out == a + ": ok (1 tree entry, 1 top-level step)\n" + b + ": ok (2 tree entries, 1 top-level step)\n");
 }
 
-TEST_CASE("--skip-non-scenarios: a JSON file that is not a scenario is skipped, saying so; the rest is checked") {
+TEST_CASE("--skip-non-scenarios: a JSON file that is not a scenario is skipped, saying so, the rest is checked") {
   // What a pre-commit hook is handed: every JSON file of a repository.
   std::string package = test::write_temp("package.json", R"({"name": "x", "dependencies": {"left-pad": "1"}})");
   std::string array = test::write_temp("list.json", "[1, 2]");

@@ -781,7 +781,7 @@ TEST_CASE("xml_text, dot_text, workflow command escaping") {
   CHECK(workflow_command_property("50% a\r\nb: c, d") == "50%25 a%0D%0Ab%3A c%2C d");
 }
 
-TEST_CASE("markdown_text: no tag, entity, link, autolink or block from a string; ordinary text unchanged") {
+TEST_CASE("markdown_text: no tag, entity, link, autolink or block from a string, ordinary text unchanged") {
   set_console(Console::Terminal);
   using M = Markdown;
   // Text that needs nothing keeps its bytes (the shipped descriptions).

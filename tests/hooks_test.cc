@@ -365,7 +365,7 @@ const VariantRun& only_run(const ScenarioRun& run) {
 // Counts measured on the real importlib by tools/lib/crosscheck/hooks_real.py
 // (tests/data/hooks/lock_same_class.json, extra = 1): the third call waits
 // for the lock its own thread holds, and the run stops there.
-TEST_CASE("hook locks: a Lock of one class hangs its own thread; an RLock, a lock per object or a new class does not") {
+TEST_CASE("hook locks: a Lock of one class hangs its own thread, an RLock, a lock per object or a new class does not") {
   const std::string same = R"({"new": "f", "same_class": true})";
   ScenarioRun hung = run_scenario(parse_scenario(two_objects(R"({"type": "Lock"})", same), "inline.json"), {});
   const VariantRun& r = only_run(hung);

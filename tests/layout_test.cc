@@ -35,7 +35,7 @@ size_t widest_line(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("text reports fit 80 columns; sweep tables group thousands as run does") {
+TEST_CASE("text reports fit 80 columns, sweep tables group thousands as run does") {
   for (const std::string& args :
        {"run " + kSeed, "compare " + kSeed, "compare " + kSource + "/scenarios/revisions/enable_blocked_modules.json",
         "run " + kSource + "/scenarios/revisions/enable_blocked_modules.json",

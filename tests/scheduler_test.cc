@@ -166,7 +166,7 @@ TEST_CASE("a cycle through a hook's lock and a module lock is a hang, which the 
                                               "thread 1 waits for the threading.Lock of class h7, held by thread 0"});
 }
 
-TEST_CASE("a hook's Lock taken again by its owner waits for ever; an RLock does not; a release wakes a waiter") {
+TEST_CASE("a hook's Lock taken again by its owner waits for ever, an RLock does not, a release wakes a waiter") {
   {
     Scheduler s;
     s.spawn([&] {

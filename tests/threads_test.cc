@@ -257,7 +257,7 @@ TEST_CASE("threads: each thread's exception stays its own across switches in cle
   CHECK(s.schedules > 100);
 }
 
-TEST_CASE("threads: shards of a search merge into the unsplit search; a missing or repeated shard is refused") {
+TEST_CASE("threads: shards of a search merge into the unsplit search, a missing or repeated shard is refused") {
   using impsim::test::impsim;
   const std::string file = kThreads + "two_waiters.json --variant before";
   const std::string dir = impsim::test::scratch_subdir("shards");

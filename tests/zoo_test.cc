@@ -183,7 +183,7 @@ TEST_CASE("paddle_proxy_threads: one thread's toggles fail the other's import, w
 // The proxy's lookup waits, inside find_spec, for a parent another thread
 // is initialising; with the global import lock held that is a hang no
 // design of the fix removes, and one CPython alone does not have.
-TEST_CASE("paddle_proxy_parent_wait: the lookup's parent import hangs both threads; without the proxy none does") {
+TEST_CASE("paddle_proxy_parent_wait: the lookup's parent import hangs both threads, without the proxy none does") {
   const std::string hang =
       "main: waiting; w: waiting; hang: thread main waits for the global import lock, held by thread w; thread w "
       "waits for the module lock of app, held by thread main";

@@ -364,3 +364,40 @@ TEST_CASE("threads: the shared set and the per-thread one reach the same ends fr
     }
   }
 }
+
+TEST_CASE("threads: a hook's find_spec may start and join a thread, and the reader checks the thread it names") {
+  // Under the global import lock, which the thread's import needs: every
+  // schedule hangs (forced on real threads by tools/check/crosscheck --threads).
+  Scenario sc = parse_scenario_file(kThreads + "hook_start_join.json");
+  RunOptions options;
+  options.variants = {"as_is"};
+  SearchOptions o;
+  o.preemption_bound = 2;
+  const std::vector<ThreadSearch> found = search_scenario_schedules(sc, options, o);
+  REQUIRE(found.size() == 1);
+  REQUIRE(found[0].search.complete);
+  REQUIRE(found[0].search.outcomes.size() == 1);
+  CHECK(found[0].search.outcomes[0].outcome.starts_with(
+      "main: waiting; t: waiting; hang: thread main waits for thread t to finish (join); thread t waits for the global "
+      "import lock, held by thread main"));
+  // The same thread started from the program instead completes.
+  const ScheduleSearch plain = search(R"({"impsim": 1, "tree": {"x": {}}, "threads": {"t": [{"import": "x"}]},
+    "program": [{"start": "t"}, {"join": "t"}]})");
+  REQUIRE(plain.outcomes.size() == 1);
+  CHECK(plain.outcomes[0].outcome.starts_with("main: ok; t: ok"));
+
+  const std::string hook = R"({"impsim": 1, "tree": {"y": {}}, "threads": {"t": []},
+    "hooks": {"h": {"claims": {"names": ["y"]}, "find_spec": [ACTION]}}, "finders": {"f": {"hook": "h"}},
+    "program": [{"install": "f"}, {"import": "y"}]})";
+  auto with = [&](const std::string& action) {
+    std::string s = hook;
+    return s.replace(s.find("ACTION"), 6, action);
+  };
+  CHECK_THROWS_WITH_AS(scenario(with(R"({"start": "u"})")),
+                       doctest::Contains("at /hooks/h/find_spec/0/start: unknown thread \"u\""), InputError);
+  CHECK_THROWS_WITH_AS(scenario(with(R"({"join": "main"})")), doctest::Contains("the main thread is running already"),
+                       InputError);
+  CHECK_THROWS_WITH_AS(scenario(with(R"({"join": 1})")),
+                       doctest::Contains("at /hooks/h/find_spec/0/join: expected the name of a thread"), InputError);
+  CHECK_NOTHROW(scenario(with(R"({"start": "t"}, {"join": "t"})")));
+}

@@ -178,10 +178,10 @@ void Engine::run_step_once(const CStep& step) {
         break;
       }
       case StepKind::Start:
-        thread_start(step);
+        thread_start(static_cast<int32_t>(step.at));
         break;
       case StepKind::Join:
-        thread_join(step);
+        thread_join(static_cast<int32_t>(step.at));
         break;
       default:  // the meta_path steps
         run_meta_path_step(step);

@@ -349,22 +349,22 @@ ModuleId Engine::import_name_threaded(NameId name) {
   return interp_.sys_modules.get(name);
 }
 
-void Engine::thread_start(const CStep& step) {
-  const auto k = static_cast<size_t>(step.at);
+void Engine::thread_start(int32_t at) {
+  const auto k = static_cast<size_t>(at);
   if (threads_.of_model[k] != kNoThread) raise("RuntimeError", "threads can only be started once");
   parked_.push_back(new_py_thread());
   threads_.next_point.emplace_back();
   const PyThreadId id = threads_.scheduler->spawn([this, k] { run_thread_program(model_.threads[k].program); });
   threads_.of_model[k] = id;
   threads_.model_of.push_back(static_cast<int>(k));
-  schedule_point(PointKind::Start, kNoName, nullptr, static_cast<int32_t>(step.at));
+  schedule_point(PointKind::Start, kNoName, nullptr, at);
 }
 
-void Engine::thread_join(const CStep& step) {
+void Engine::thread_join(int32_t at) {
   // The point is the call of Thread.join, before its own checks: another
   // thread may start the target in between.
-  schedule_point(PointKind::Join, kNoName, nullptr, static_cast<int32_t>(step.at));
-  const PyThreadId t = threads_.of_model[static_cast<size_t>(step.at)];
+  schedule_point(PointKind::Join, kNoName, nullptr, at);
+  const PyThreadId t = threads_.of_model[static_cast<size_t>(at)];
   if (t == kNoThread) raise("RuntimeError", "cannot join thread before it is started");
   if (t == threads_.running) raise("RuntimeError", "cannot join current thread");
   threads_.scheduler->join(t);

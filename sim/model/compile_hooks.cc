@@ -57,8 +57,10 @@ HookModel compile_hooks(const HooksText& text, NameTable& names) {
     for (const HookActionText& a : h.actions) {
       HookAction x;
       x.kind = a.kind;
+      // A start or join names a thread: the model resolves it (compile_model).
       if (a.kind == ActionKind::Call) x.finder = m.find(a.target);
-      else if (!a.target.empty()) x.module = names.intern(a.target);
+      else if (a.kind != ActionKind::Start && a.kind != ActionKind::Join && !a.target.empty())
+        x.module = names.intern(a.target);
       for (auto& n : a.names) x.names.push_back(names.intern(n));
       x.submodules = a.submodules;
       x.package = a.package;

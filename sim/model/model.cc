@@ -249,6 +249,10 @@ void compile_into(Model& m, const Scenario& sc, const Params& overrides, const M
     m.blocked = m.sets.intern(std::move(ids));
   }
   m.hooks = compile_hooks(sc.hooks, m.names);
+  for (size_t i = 0; i < m.hooks.hooks.size(); ++i)
+    for (size_t j = 0; j < m.hooks.hooks[i].actions.size(); ++j)
+      if (HookAction& a = m.hooks.hooks[i].actions[j]; a.kind == ActionKind::Start || a.kind == ActionKind::Join)
+        a.thread = static_cast<int32_t>(c.thread_index(sc.hooks.hooks[i].actions[j].target));
   m.program = c.steps(sc.program);
   for (const ThreadText& t : sc.threads) m.threads.push_back(CThread{t.name, c.steps(t.program)});
   if (!keep_tree) {

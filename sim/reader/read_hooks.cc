@@ -44,6 +44,8 @@ const std::vector<ActionSyntax>& action_syntax() {
       {"call_next", ActionKind::CallNext, {"call_next"}, "a call_next action"},
       {"serve", ActionKind::Serve, {"serve", "module", "package", "table"}, "a serve action"},
       {"unload", ActionKind::Unload, {"unload", "submodules"}, "an unload action"},
+      {"start", ActionKind::Start, {"start"}, "a start action"},
+      {"join", ActionKind::Join, {"join"}, "a join action"},
       {"return", ActionKind::ReturnNone, {"return"}, "a return action"},
   };
   return table;
@@ -176,6 +178,10 @@ HookActionText HookReader::action(const json& v, const std::string& ptr) const {
     case ActionKind::Unload:
       a.names = names(x, kp, "the module names deleted from sys.modules");
       if (v.contains("submodules")) a.submodules = boolean(v["submodules"], ptr + "/submodules", "\"submodules\"");
+      break;
+    case ActionKind::Start:
+    case ActionKind::Join:
+      a.target = string(x, kp, "the name of a thread declared under \"threads\"");
       break;
     case ActionKind::ReturnNone:
       if (string(x, kp, "\"none\"") != "none")

@@ -186,24 +186,30 @@ void read_threads(Reader& r, Scenario& sc, const json& v) {
   }
 }
 
-// Every start and join names a declared thread.
+// Every start and join, a step or a hook's action, names a declared thread.
 void check_thread_refs(Reader& r, const Scenario& sc) {
   std::vector<std::string> names;
   for (const ThreadText& t : sc.threads) names.push_back(t.name);
-  auto check = [&](const Step& s) {
-    if (s.kind != StepKind::Start && s.kind != StepKind::Join) return;
-    const std::string& name = s.detail().thread;
+  auto check_name = [&](const std::string& pointer, const std::string& name, bool start) {
     if (std::find(names.begin(), names.end(), name) != names.end()) return;
-    const char* kind = s.kind == StepKind::Start ? "start" : "join";
+    const char* kind = start ? "start" : "join";
     if (name == "main")
-      r.fail(s.pointer + "/" + kind, fmt::format("the main thread is running already: it cannot be {}ed", kind));
-    r.fail(s.pointer + "/" + kind, fmt::format("unknown thread \"{}\"{}; {}", name, did_you_mean_note(name, names, '"'),
-                                               names.empty() ? std::string("declare it under \"threads\"")
-                                                             : "expected one of: " + name_list(names)));
+      r.fail(pointer + "/" + kind, fmt::format("the main thread is running already: it cannot be {}ed", kind));
+    r.fail(pointer + "/" + kind, fmt::format("unknown thread \"{}\"{}; {}", name, did_you_mean_note(name, names, '"'),
+                                             names.empty() ? std::string("declare it under \"threads\"")
+                                                           : "expected one of: " + name_list(names)));
+  };
+  auto check = [&](const Step& s) {
+    if (s.kind == StepKind::Start || s.kind == StepKind::Join)
+      check_name(s.pointer, s.detail().thread, s.kind == StepKind::Start);
   };
   each_step(sc.program, check);
   for (const ThreadText& t : sc.threads) each_step(t.program, check);
   for (const TreeEntry& e : sc.tree) each_step(e.body, check);
+  for (const HookText& h : sc.hooks.hooks)
+    for (const HookActionText& a : h.actions)
+      if (a.kind == ActionKind::Start || a.kind == ActionKind::Join)
+        check_name(a.pointer, a.target, a.kind == ActionKind::Start);
 }
 
 void read_variants(Reader& r, Scenario& sc, const json& v) {

@@ -473,8 +473,8 @@ class Engine {
   void resumed();
   // spec._initializing of the module in sys.modules under `name`.
   bool initializing(NameId name) const;
-  void thread_start(const CStep& step);
-  void thread_join(const CStep& step);
+  void thread_start(int32_t at);  // by the scenario's thread index
+  void thread_join(int32_t at);
   // A new thread's state, sized as the running thread's.
   PyThread new_py_thread() const;
   // The scheduler is about to resume thread `t`: its state becomes thread_.

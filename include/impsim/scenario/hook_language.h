@@ -32,6 +32,8 @@ enum class ActionKind : uint8_t {
   CallNext,  // each finder after this one in sys.meta_path, first spec wins
   Serve,     // a spec whose loader is the hook's own
   Unload,    // del sys.modules[...]
+  Start,     // threading.Thread(...).start() of a scenario's thread
+  Join,      // its .join()
   ReturnNone
 };
 
@@ -66,7 +68,7 @@ enum class UninstallPolicy : uint8_t { First, All };
 
 struct HookActionText {
   ActionKind kind = ActionKind::ReturnNone;
-  std::string target;              // import/serve: module; call: finder id
+  std::string target;              // import/serve: module; call: finder id; start/join: thread
   std::vector<std::string> names;  // unload
   bool submodules = false;         // unload
   bool package = false;            // serve: the spec is a package's
@@ -133,6 +135,7 @@ struct HookAction {
   bool submodules = false;
   bool package = false;
   std::vector<std::pair<NameId, NameId>> table;  // serve: claimed name -> the module served for it
+  int32_t thread = -1;                           // start, join: the scenario's thread, by index
 };
 
 struct HookClass {

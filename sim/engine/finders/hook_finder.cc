@@ -228,6 +228,12 @@ SpecId Engine::run_hook_actions(FinderId finder, const HookClass& hook, NameId n
       case ActionKind::Unload:
         unload_modules(a.names, a.submodules);
         break;
+      case ActionKind::Start:
+        thread_start(a.thread);
+        break;
+      case ActionKind::Join:
+        thread_join(a.thread);
+        break;
       case ActionKind::ReturnNone:
         result = kNoSpec;
         break;

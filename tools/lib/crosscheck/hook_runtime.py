@@ -270,6 +270,8 @@ class Hook:
                 spec = self._serve(action, fullname)
             elif "unload" in action:
                 unload(action["unload"], action.get("submodules", False))
+            elif "start" in action or "join" in action:
+                self._rt.thread_action(action)  # threads_real.py's runtime: a scenario with threads
             elif "return" in action:
                 spec = None
         return spec

@@ -340,26 +340,30 @@ class _Runtime(_hooks.Runtime):
     # -- steps ----------------------------------------------------------------
     def action(self, step, ptr, g):
         self.point({"point": "step", "pointer": ptr})
-        if "start" in step:
-            th = self.threads[step["start"]]
+        if "start" in step or "join" in step:
+            self.thread_action(step)
+            return "ok"
+        return super().action(step, ptr, g)
+
+    def thread_action(self, action):
+        """A start or a join, a step's or a hook's action inside find_spec."""
+        if "start" in action:
+            th = self.threads[action["start"]]
             with self.cv:
                 if not th.started:
                     th.started = True
                     th.state = "running"
             th.thread.start()
             self.point({"point": "start", "target": th.name})
-            return "ok"
-        if "join" in step:
-            th = self.threads[step["join"]]
-            self.point({"point": "join", "target": th.name})
-            me = self.me()
-            me.joining = th.name
-            try:
-                th.thread.join()
-            finally:
-                me.joining = None
-            return "ok"
-        return super().action(step, ptr, g)
+            return
+        th = self.threads[action["join"]]
+        self.point({"point": "join", "target": th.name})
+        me = self.me()
+        me.joining = th.name
+        try:
+            th.thread.join()
+        finally:
+            me.joining = None
 
     def run_steps(self, th, steps, ptr, g):
         try:

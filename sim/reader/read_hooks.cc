@@ -316,7 +316,7 @@ HookText HookReader::hook(const json& v, const std::string& ptr, const std::stri
       if (a.kind == ActionKind::Reenter || a.kind == ActionKind::Call || a.kind == ActionKind::CallNext)
         fail(a.pointer,
              "a legacy hook (\"api\": \"find_module\") returns a loader, not a spec; impsim models its "
-             "find_module with import, serve, unload and return actions only");
+             "find_module with import, serve, unload, start, join and return actions only");
     if (h.loader != LoaderWrap::Unchanged)
       fail(ptr + "/loader", "a legacy hook (\"api\": \"find_module\") takes \"loader\": \"unchanged\" only");
   }

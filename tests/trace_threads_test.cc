@@ -294,6 +294,32 @@ TEST_CASE("trace threads: chrome draws an arrow from each wait, and each _Deadlo
   }
 }
 
+TEST_CASE("trace threads: chrome's left-out count covers the arrows a --max-lines cut leaves out") {
+  Scenario sc = parse_scenario_file(kThreadData + "cross_import.json");
+  auto events = [&](uint64_t cap) {
+    RunOptions options;
+    options.variants = {"before"};
+    options.schedule = kCrossRaised;
+    TraceOptions topt;
+    topt.format = TraceFormat::Chrome;
+    topt.max_lines = cap;
+    std::ostringstream out;
+    write_trace(out, sc, options, topt);
+    const auto j = nlohmann::json::parse(out.str());
+    uint64_t written = 0;
+    // A slice counts once, by its B (an E is never counted, written or not).
+    for (const auto& ev : j["traceEvents"]) written += ev["ph"] != "M" && ev["ph"] != "E" ? 1 : 0;
+    return std::pair{written, j["otherData"]["variants"]["before"]["events_left_out"].get<uint64_t>()};
+  };
+  const auto [all, none_left] = events(0);
+  CHECK(none_left == 0);
+  for (uint64_t cap = 1; cap < all; ++cap) {
+    CAPTURE(cap);
+    const auto [written, left] = events(cap);
+    CHECK(written + left == all);
+  }
+}
+
 TEST_CASE("explore threads: rows say which thread runs, waits are rows, the totals say how threads ended") {
   const std::string page = traced_file("join_in_body.json", TraceFormat::Explore, "before");
   const size_t at = page.find("const DATA = ");

@@ -11,9 +11,9 @@
 // says who waits for what, held by whom (its open slices end a tick after
 // the last event). Each wait draws an arrow (a flow event) to the thread it
 // waits for, and a _DeadlockError is an instant of its own, with one to the
-// holder of the lock it would have waited for. A hook's own lock (a threading.Lock or RLock around its
-// actions) is an "acquire" and a "release" instant of cat "lock" on the
-// thread's track; a run without threads that acquires a Lock its main thread
+// holder of the lock it would have waited for. A hook's own lock (a
+// threading.Lock or RLock around its actions) is an "acquire" and a
+// "release" instant of cat "lock" on the thread's track; a run without threads that acquires a Lock its main thread
 // holds already ends as a threaded run's hang does, on track 1.
 #include <fmt/format.h>
 
@@ -257,7 +257,10 @@ class ChromeWriter : public TraceWriter {
   void wait_begin(const Engine& e, const ThreadWait& w) override {
     follow(e);
     waiting_ = w;
-    if (full()) return open("lock", {}, {});
+    if (full()) {
+      open("lock", {}, {});
+      return arrow_to(e, w.on, "waits for");  // counted as left out
+    }
     std::string args = fmt::format(R"({{"lock":"{}")", wait_key(w));
     if (w.kind == WaitKind::ModuleLock) args += fmt::format(R"(,"module":"{}")", json_text(text(w.module)));
     if (w.kind == WaitKind::HookLock) args += fmt::format(R"(,"hook_lock":"{}")", json_text(e.hook_lock_text(w.lock)));
@@ -277,7 +280,11 @@ class ChromeWriter : public TraceWriter {
   // arrow to the thread holding the lock it would have waited for.
   void deadlock(const Engine& e, const std::vector<ThreadWait>& cycle, bool swallowed) override {
     follow(e);
-    if (full()) return instant("_DeadlockError", {}, "lock");
+    if (full()) {
+      instant("_DeadlockError", {}, "lock");
+      if (!cycle.empty()) arrow_to(e, cycle.front().on, "deadlock");  // counted as left out
+      return;
+    }
     std::string waits;
     int32_t waiter = e.running_thread();
     for (const ThreadWait& w : cycle) {
@@ -364,8 +371,9 @@ class ChromeWriter : public TraceWriter {
   void arrow_to(const Engine& e, int32_t to, const char* name) {
     const auto track = tracks_.find(to);
     if (!e.threaded_run() || to == thread_ || track == tracks_.end() || !track->second.named) return;
-    if (!(open_.empty() || open_.back())) return;  // inside an event left out
-    if (max_ != 0 && events_ + 2 > max_) {
+    // Inside an event left out, or past --max-lines: its two events are
+    // counted as left out, as every other event is.
+    if (!(open_.empty() || open_.back()) || (max_ != 0 && events_ + 2 > max_)) {
       omitted_ += 2;
       return;
     }

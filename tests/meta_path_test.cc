@@ -59,6 +59,24 @@ TEST_CASE("MetaPath: insert, remove and remove_all as Python's list does them") 
           }
       }
       check_same(mp, list);
+      // same_as compares lists, not how each holds its copies of P: the
+      // list assigned afresh holds its leading copies as a number.
+      MetaPath fresh;
+      fresh.assign(list);
+      CHECK(mp.same_as(fresh));
+      CHECK(fresh.same_as(mp));
+      std::vector<FinderId> other = list;
+      other.push_back(kPathFinder);
+      MetaPath longer;
+      longer.assign(other);
+      CHECK_FALSE(mp.same_as(longer));
+      if (!list.empty()) {
+        other = list;
+        other.back() = other.back() == kProxyFinder ? kPathFinder : kProxyFinder;
+        MetaPath changed;
+        changed.assign(other);
+        CHECK_FALSE(mp.same_as(changed));
+      }
     }
   }
 }

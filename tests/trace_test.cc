@@ -369,3 +369,43 @@ TEST_CASE("a long sys.meta_path and a long importtime profile stay bounded") {
   CHECK(std::count(whole.out.begin(), whole.out.end(), '\n') == 1 + 500 + 9701);  // under the default 200,000
   CHECK(whole.err.empty());
 }
+
+TEST_CASE("hook scenarios on 3.14: an ask shows the snapshot its loop walks, and the list as it is now") {
+  // o's find_spec imports m, whose body uninstalls o: 3.14 goes on over
+  // list(sys.meta_path) as it was, so it asks BuiltinImporter at i=1 where
+  // 3.13's live list would give FrozenImporter.
+  const char* kSelfRemoving = R"({"impsim": 1, "name": "self_removing", "cpython": "3.14",
+    "tree": {"x": {}, "m": {"body": [{"uninstall": "o"}]}},
+    "hooks": {"once": {"claims": {"names": ["x"]}, "find_spec": [{"import": "m"}], "guard": "none"}},
+    "finders": {"o": {"hook": "once"}},
+    "program": [{"install": "o"}, {"import": "x"}]})";
+  const Scenario sc = parse_scenario(kSelfRemoving, "self_removing.json");
+  auto traced = [&](TraceFormat format) {
+    RunOptions options;
+    TraceOptions topt;
+    topt.format = format;
+    std::ostringstream out;
+    write_trace(out, sc, options, topt);
+    return out.str();
+  };
+  const std::string t = traced(TraceFormat::Text);
+  const std::string now = " (a snapshot: sys.meta_path is now [BuiltinImporter FrozenImporter PathFinder])";
+  CHECK(t.find("    ask i=1 [o *BuiltinImporter FrozenImporter PathFinder]" + std::string(now) +
+               ": BuiltinImporter.find_spec('x') -> None\n") != std::string::npos);
+  CHECK(t.find("    ask i=3 [o BuiltinImporter FrozenImporter *PathFinder]" + std::string(now) +
+               ": PathFinder.find_spec('x') -> spec\n") != std::string::npos);
+  CHECK(t.find("?.find_spec") == std::string::npos);
+  // Before the body runs the snapshot is the list: no note.
+  CHECK(t.find("    ask i=0 [*o BuiltinImporter FrozenImporter PathFinder]: o.find_spec('x')") != std::string::npos);
+
+  const std::string dot = traced(TraceFormat::Dot);
+  CHECK(dot.find("BuiltinImporter.find_spec('x')\\ni=1 of 4") != std::string::npos);
+  const std::string importtime = traced(TraceFormat::ImportTime);
+  CHECK(importtime.find("?.") == std::string::npos);
+  const auto chrome = nlohmann::json::parse(traced(TraceFormat::Chrome));
+  std::vector<std::string> asked;
+  for (const auto& ev : chrome["traceEvents"])
+    if (ev["ph"] == "B" && ev["args"].contains("finder") && ev["args"]["name"] == "x")
+      asked.push_back(ev["args"]["finder"].get<std::string>());
+  CHECK(asked == std::vector<std::string>{"o", "BuiltinImporter", "FrozenImporter", "PathFinder"});
+}

@@ -369,3 +369,57 @@ TEST_CASE("trace threads on the command line: every format and explore follow --
   CHECK(none.status == 2);
   CHECK(none.out.find("declares no threads") != std::string::npos);
 }
+
+// guard_sets.json, as_is: main's loader has `server` out of sys.meta_path
+// while a's body runs; w reads BuiltinImporter at index 2 and waits for the
+// global import lock; by the time it holds the lock `server` is back at
+// index 2. w asks what it read (tests/data/threads/logs/guard_sets.json,
+// forced on CPython 3.9-3.13), and every format must name that finder.
+const char* kReadBeforeLock =
+    "0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.1.1.1.1.1.1.1.1.1.0.0.0.0.0."
+    "0.0";
+
+TEST_CASE("trace threads: an ask names the finder the thread read, though another thread moved the list since") {
+  const std::string text = traced_file("guard_sets.json", TraceFormat::Text, "as_is", kReadBeforeLock);
+  const std::string note =
+      "BuiltinImporter was read at i=2 before this thread held the global import lock; another thread has changed "
+      "sys.meta_path since";
+  // The list as it is at the ask, nothing starred: server stands at 2 again.
+  CHECK(text.find("     w |     ask i=2 [wd1 wd2 server BuiltinImporter FrozenImporter PathFinder] (" + note +
+                  "): BuiltinImporter.find_spec('x') -> None\n") != std::string::npos);
+  // server is never asked for x in this schedule: w gets ModuleNotFoundError.
+  CHECK(text.find("server.find_spec('x') -> None") == std::string::npos);
+  CHECK(text.find("     w | step /threads/w/0 -> ModuleNotFoundError") != std::string::npos);
+
+  const auto chrome =
+      nlohmann::json::parse(traced_file("guard_sets.json", TraceFormat::Chrome, "as_is", kReadBeforeLock));
+  int noted = 0;
+  for (const auto& ev : chrome["traceEvents"]) {
+    if (!ev.contains("args") || !ev["args"].contains("note")) continue;
+    ++noted;
+    CHECK(ev["name"] == "ask BuiltinImporter x");
+    CHECK(ev["args"]["finder"] == "BuiltinImporter");
+    CHECK(ev["args"]["meta_path"] == "[wd1 wd2 server BuiltinImporter FrozenImporter PathFinder]");
+    CHECK(ev["args"]["note"] == note);
+  }
+  CHECK(noted == 1);
+
+  const std::string dot = traced_file("guard_sets.json", TraceFormat::Dot, "as_is", kReadBeforeLock);
+  CHECK(dot.find("BuiltinImporter.find_spec('x')\\ni=2 of 6, _find_spec nesting 1\\n" + note) != std::string::npos);
+  CHECK(dot.find("server.find_spec('x')\\ni=2") == std::string::npos);
+
+  const std::string page = traced_file("guard_sets.json", TraceFormat::Explore, "as_is", kReadBeforeLock);
+  const size_t at = page.find("const DATA = ");
+  REQUIRE(at != std::string::npos);
+  const size_t end = page.find(";\n</script>", at);
+  const auto data = nlohmann::json::parse(page.substr(at + 13, end - at - 13));
+  int noted_rows = 0;
+  for (const auto& row : data["variants"][0]["rows"]) {
+    if (row[0] != "a" || row.size() != 7) continue;  // with a note: name, finder, index, length, note, state
+    ++noted_rows;
+    CHECK(row[2] == "BuiltinImporter");
+    CHECK(row[3] == 2);
+    CHECK(row[5] == note);
+  }
+  CHECK(noted_rows == 1);
+}

@@ -173,7 +173,7 @@ std::vector<nlohmann::ordered_json> shard_documents(const std::string& file) {
     try {
       add(nlohmann::ordered_json::parse(line));
     } catch (const nlohmann::json::exception&) {
-      throw InputError(file, {n, 1}, "", "not a JSON document, nor JSON lines");
+      throw InputError(file, {static_cast<int>(n), 1}, "", "not a JSON document, nor JSON lines");
     }
   }
   return docs;

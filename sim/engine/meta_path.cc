@@ -53,4 +53,12 @@ std::vector<FinderId> MetaPath::list() const {
   return out;
 }
 
+bool MetaPath::same_as(const MetaPath& other) const {
+  if (size_ != other.size_ || proxy_copies_ != other.proxy_copies_) return false;
+  if (head_ == other.head_) return rest_ == other.rest_;
+  for (int64_t i = 0; i < size_; ++i)
+    if (at(i) != other.at(i)) return false;
+  return true;
+}
+
 }  // namespace impsim

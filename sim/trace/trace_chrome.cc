@@ -128,24 +128,30 @@ class ChromeWriter : public TraceWriter {
     if (!open_.back()) return close({});  // its B was left out: so is its E
     close(fmt::format(R"({{"result":"{}"}})", ok ? "loaded" : "raised"));
   }
-  void ask_begin(const Engine& e, NameId name, FinderKind k, int64_t index, int64_t copies) override {
+  void ask_begin(const Engine& e, NameId name, FinderKind k, FinderId finder, int64_t index,
+                 const MetaPath& walked) override {
     follow(e);
     clock_.ask();
     reasons_.push_back(std::nullopt);
     hook_reasons_.push_back(std::nullopt);
     if (full()) return open("ask", {}, {});
+    const bool stands = ask_stands(walked, index, finder);
+    const std::string note = ask_note(e, walked, index, finder);
+    const std::string note_arg = note.empty() ? "" : fmt::format(R"(,"note":"{}")", json_text(note));
     if (e.hooks_used()) {
       // A list of finder objects: the object asked, the loop's index and the length of the list it walks.
-      std::string who = finder_id_at(e, index);
+      std::string who = finder_id(e, finder);
       open("ask", fmt::format("ask {} {}", who, text(name)),
-           fmt::format(R"({{"name":"{}","finder":"{}","index":{},"len":{},"meta_path":"{}"}})", json_text(text(name)),
-                       json_text(who), index, copies, json_text(meta_path_text(e, index))));
+           fmt::format(R"({{"name":"{}","finder":"{}","index":{},"len":{},"meta_path":"{}"{}}})", json_text(text(name)),
+                       json_text(who), index, walked.size(), json_text(meta_path_text(e, walked, stands ? index : -1)),
+                       note_arg));
       return;
     }
-    std::string who = k == FinderKind::Proxy ? fmt::format("P{}", index + 1) : finder_name(k);
+    const int64_t copies = walked.proxy_copies();
+    std::string who = k != FinderKind::Proxy ? finder_name(k) : stands ? fmt::format("P{}", index + 1) : "P";
     open("ask", fmt::format("ask {} {}", who, text(name)),
-         fmt::format(R"({{"name":"{}","index":{},"copies":{},"meta_path":"{}"}})", json_text(text(name)), index, copies,
-                     meta_path_text(copies, index)));
+         fmt::format(R"({{"name":"{}","index":{},"copies":{},"meta_path":"{}"{}}})", json_text(text(name)), index,
+                     copies, meta_path_text(copies, stands ? index : -1), note_arg));
   }
   void decide(const Engine& e, NameId, FindReason r) override {
     follow(e);

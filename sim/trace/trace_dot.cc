@@ -187,17 +187,19 @@ class DotWriter : public TraceWriter {
     finish_frame(false);
   }
 
-  void ask_begin(const Engine& e, NameId name, FinderKind, int64_t index, int64_t len) override {
+  void ask_begin(const Engine& e, NameId name, FinderKind, FinderId finder, int64_t index,
+                 const MetaPath& walked) override {
     follow(e);
     asks_.push_back(index);
     if (!hooks_) return;
     Node n;
     n.kind = NodeKind::Ask;
-    const FinderId f = e.meta_path().at(index);
-    n.hook = e.finder_objects()[static_cast<size_t>(f)].cls == FinderClass::Hook;
-    n.label = dot_text(fmt::format("{}.{}('{}')", finder_id_at(e, index), finder_method_at(e, index),
-                                   model_->names.text(name))) +
-              fmt::format("\\ni={} of {}, _find_spec nesting {}", index, len, open_asks_ + 1);
+    n.hook = e.finder_objects()[static_cast<size_t>(finder)].cls == FinderClass::Hook;
+    const std::string note = ask_note(e, walked, index, finder);
+    n.label =
+        dot_text(fmt::format("{}.{}('{}')", finder_id(e, finder), finder_method(e, finder), model_->names.text(name))) +
+        fmt::format("\\ni={} of {}, _find_spec nesting {}", index, walked.size(), open_asks_ + 1) +
+        (note.empty() ? "" : "\\n" + dot_text(note));
     frames_.push_back(std::move(n));
     ++open_asks_;
   }

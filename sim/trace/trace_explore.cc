@@ -299,15 +299,24 @@ class ExploreWriter : public TraceWriter {
     if (cut_) return close(e, {});
     close(e, fmt::format("\"I\",{}", ok ? 1 : 0));
   }
-  void ask_begin(const Engine& e, NameId name, FinderKind k, int64_t index, int64_t len) override {
+  void ask_begin(const Engine& e, NameId name, FinderKind k, FinderId finder, int64_t index,
+                 const MetaPath& walked) override {
     follow(e);
     if (cut_) return open(e, {});  // past --max-bytes: counted, not formatted
-    // Hook scenarios: the object's id, and the length of the list the loop walks.
+    // Hook scenarios: the object's id, and the length of the list the loop
+    // walks. An ask the page must not draw at its index of sys.meta_path
+    // (trace_detail::ask_note) carries the length and the note in both.
+    const std::string note = ask_note(e, walked, index, finder);
+    const std::string tail = note.empty() ? "" : fmt::format(",\"{}\"", json_text(note));
     if (hooks_) {
       ask_decided_.push_back(false);
-      open(e, fmt::format("\"a\",{},\"{}\",{},{}", name_id(name), json_text(finder_id_at(e, index)), index, len));
-    } else
+      open(e, fmt::format("\"a\",{},\"{}\",{},{}{}", name_id(name), json_text(finder_id(e, finder)), index,
+                          walked.size(), tail));
+    } else if (note.empty()) {
       open(e, fmt::format("\"a\",{},\"{}\",{}", name_id(name), finder_name(k), index));
+    } else {
+      open(e, fmt::format("\"a\",{},\"{}\",{},{}{}", name_id(name), finder_name(k), index, walked.size(), tail));
+    }
   }
   void decide(const Engine& e, NameId, FindReason r) override {
     follow(e);

@@ -101,10 +101,10 @@ class ImportTimeWriter : public TraceWriter {
     stacks_[e.running_thread()].push_back(begin_line(model_->names.text(name)));
   }
   void find_and_load_end(const Engine& e, NameId, bool) override { end_of(e); }
-  void ask_begin(const Engine& e, NameId name, FinderKind, int64_t index, int64_t) override {
+  void ask_begin(const Engine& e, NameId name, FinderKind, FinderId finder, int64_t, const MetaPath&) override {
     if (e.hooks_used()) {
-      std::string line = fmt::format("{}.{}('{}')", trace_detail::finder_id_at(e, index),
-                                     trace_detail::finder_method_at(e, index), model_->names.text(name));
+      std::string line = fmt::format("{}.{}('{}')", trace_detail::finder_id(e, finder),
+                                     trace_detail::finder_method(e, finder), model_->names.text(name));
       if (threaded_)
         stacks_[e.running_thread()].push_back(begin_line(std::move(line)));
       else

@@ -86,19 +86,7 @@ std::string deadlock_text(const Engine& e, const std::vector<ThreadWait>& cycle,
   return s;
 }
 
-std::string finder_id_at(const Engine& e, int64_t at) {
-  const MetaPath& mp = e.meta_path();
-  if (at < 0 || at >= mp.size()) return "?";
-  return finder_id(e, mp.at(at));
-}
-
 const char* finder_method(const Engine& e, FinderId f) { return e.is_legacy_finder(f) ? "find_module" : "find_spec"; }
-
-const char* finder_method_at(const Engine& e, int64_t at) {
-  const MetaPath& mp = e.meta_path();
-  if (at < 0 || at >= mp.size()) return "find_spec";
-  return finder_method(e, mp.at(at));
-}
 
 // A hook scenario's sys.meta_path, by finder id, the entry at `at` starred.
 // A list longer than kMetaPathShown entries (a scenario can append a
@@ -107,8 +95,10 @@ const char* finder_method_at(const Engine& e, int64_t at) {
 // leaves out between them: a trace of it stays the size of its events.
 constexpr int64_t kMetaPathShown = 40;
 
-std::string meta_path_text(const Engine& e, int64_t at) {
-  const int64_t n = e.meta_path().size();
+std::string meta_path_text(const Engine& e, int64_t at) { return meta_path_text(e, e.meta_path(), at); }
+
+std::string meta_path_text(const Engine& e, const MetaPath& list, int64_t at) {
+  const int64_t n = list.size();
   auto shown = [&](int64_t i) {
     return n <= kMetaPathShown || i < 16 || i >= n - 8 || (at >= 0 && i >= at - 4 && i <= at + 4);
   };
@@ -121,10 +111,32 @@ std::string meta_path_text(const Engine& e, int64_t at) {
       i = j;
       continue;
     }
-    s += fmt::format("{}{}{}", s.empty() ? "" : " ", i == at ? "*" : "", finder_id_at(e, i));
+    s += fmt::format("{}{}{}", s.empty() ? "" : " ", i == at ? "*" : "", finder_id(e, list.at(i)));
     ++i;
   }
   return "[" + s + "]";
+}
+
+bool ask_stands(const MetaPath& walked, int64_t index, FinderId finder) {
+  return index >= 0 && index < walked.size() && walked.at(index) == finder;
+}
+
+std::string ask_note(const Engine& e, const MetaPath& walked, int64_t index, FinderId finder) {
+  if (!ask_stands(walked, index, finder))
+    return fmt::format(
+        "{} was read at i={} before this thread held the global import lock; another thread has "
+        "changed sys.meta_path since",
+        finder_id(e, finder), index);
+  if (&walked != &e.meta_path() && !walked.same_as(e.meta_path()))
+    return fmt::format("a snapshot: sys.meta_path is now {}", meta_path_now(e, e.meta_path().proxy_copies()));
+  return {};
+}
+
+std::string ask_list_text(const Engine& e, const MetaPath& walked, int64_t index, FinderId finder) {
+  const int64_t at = ask_stands(walked, index, finder) ? index : -1;
+  std::string s = e.hooks_used() ? meta_path_text(e, walked, at) : meta_path_text(walked.proxy_copies(), at);
+  const std::string note = ask_note(e, walked, index, finder);
+  return note.empty() ? s : s + " (" + note + ")";
 }
 
 std::string meta_path_now(const Engine& e, int64_t copies, int64_t at) {

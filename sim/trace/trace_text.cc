@@ -135,26 +135,31 @@ class TextWriter : public TraceWriter {
     close(fmt::format(" -> {}", r), fmt::format("import {} -> {}", text(name), r));
   }
 
-  void ask_begin(const Engine& e, NameId name, FinderKind k, int64_t index, int64_t copies) override {
+  void ask_begin(const Engine& e, NameId name, FinderKind k, FinderId finder, int64_t index,
+                 const MetaPath& walked) override {
     follow(e);
     start(e);
     clock_.ask();
     if (e.hooks_used()) {
       // A list of finder objects: index and length are the walk's.
-      std::string who = terminal_text(finder_id_at(e, index));
+      std::string who = terminal_text(finder_id(e, finder));
       asks_.push_back(who);
       if (full()) return open("ask", {});
-      open("ask", fmt::format("ask i={} {}: {}.{}('{}')", index, terminal_text(meta_path_text(e, index)), who,
-                              finder_method_at(e, index), text(name)));
+      open("ask", fmt::format("ask i={} {}: {}.{}('{}')", index, terminal_text(ask_list_text(e, walked, index, finder)),
+                              who, finder_method(e, finder), text(name)));
       return;
     }
     if (full()) {
       asks_.emplace_back();
       return open("ask", {});
     }
-    std::string who = k == FinderKind::Proxy ? fmt::format("P (copy {} of {})", index + 1, copies) : finder_name(k);
+    std::string who = k != FinderKind::Proxy ? finder_name(k)
+                      : ask_stands(walked, index, finder)
+                          ? fmt::format("P (copy {} of {})", index + 1, walked.proxy_copies())
+                          : std::string("P");
     asks_.push_back(who);
-    open("ask", fmt::format("ask i={} {}: {}.find_spec('{}')", index, meta_path_text(copies, index), who, text(name)));
+    open("ask", fmt::format("ask i={} {}: {}.find_spec('{}')", index, ask_list_text(e, walked, index, finder), who,
+                            text(name)));
   }
   // The suppressed answer already says why (ask_end).
   void decide(const Engine& e, NameId, FindReason r) override {

@@ -607,6 +607,44 @@ async function press(key, times = 1) {
   eq(found, who + ": " + said, "deadlock: the row against the trace's line");
 }
 
+// --- 10. an ask of a finder read before the global import lock (tests/data/threads/guard_sets.json, a
+// schedule where w reads BuiltinImporter at index 2 while main's loader has `server` out of sys.meta_path,
+// and asks it once `server` is back there): the row names the finder asked, says why it is not the one
+// drawn at its index, and the strip marks no entry as that loop's.
+{
+  const schedule = "0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.1.1.1.1.1.1.1.1.1.0.0.0.0.0.0.0";
+  const file = path.join(work, "read_before_lock.html");
+  run("explore", "tests/data/threads/guard_sets.json", "--variant", "as_is", "--schedule", schedule, "-o", file);
+  const line = run("trace", "tests/data/threads/guard_sets.json", "--variant", "as_is", "--schedule", schedule)
+    .split("\n").find((l) => l.includes(" was read at i="));
+  check(line !== undefined, "read before the lock: the trace has the ask's note");
+  const note = ((line || "").match(/\] \(([^)]*)\): /) || [])[1];
+  await open(file);
+  await focus("as_is");
+  await press("Home");
+  let last = -1, found = false;
+  for (;;) {
+    const p = pane("as_is");
+    const r = num(await p.getAttribute("data-row"));
+    if (r === last) break;
+    last = r;
+    const event = await p.locator("[data-field=event]").innerText();
+    if (event.includes(" was read at i=")) {
+      found = true;
+      eq(event, "_find_spec asks sys.meta_path[2] = BuiltinImporter.find_spec('x') (loop over 6 finders); " + note,
+         "read before the lock: the event");
+      eq(await p.locator("[data-field=reason]").innerText(), note, "read before the lock: the why");
+      eq(await p.getAttribute("data-thread"), "w", "read before the lock: w's row");
+      const mp = await p.locator(".muted[data-len]").getAttribute("data-mp");
+      eq(mp, "[wd1 wd2 server BuiltinImporter FrozenImporter PathFinder]", "read before the lock: the list, nothing starred");
+      eq(await p.locator("[data-field=meta_path] .finder.asked").count(), 0, "read before the lock: no entry marked asked");
+      break;
+    }
+    await press("ArrowRight");
+  }
+  check(found, "read before the lock: the page has the ask");
+}
+
 check(network === 0, `the pages made ${network} network requests`);
 await context.close();
 fs.rmSync(work, { recursive: true, force: true });

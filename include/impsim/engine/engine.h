@@ -736,9 +736,7 @@ template <class M>
 inline SpecId Engine::traced_proxy_find_spec(NameId name, int64_t index, const MetaPath& meta_path) {
   maybe_collect();
   if (!traced<M>()) return proxy_find_spec<M>(name);
-  // What a trace hears as the list's length: Paddle's scenarios count the
-  // copies of its finder, hook scenarios the whole list.
-  book_.trace->ask_begin(*this, name, FinderKind::Proxy, index, hooks_ ? meta_path.size() : meta_path.proxy_copies());
+  book_.trace->ask_begin(*this, name, FinderKind::Proxy, kProxyFinder, index, meta_path);
   // Only a trace reads these (machine words: copying them is free).
   const StepCounts before = thread_.counts;
   SpecId spec;

@@ -62,6 +62,8 @@ class MetaPath {
   bool contains(FinderId f) const { return index(f) >= 0; }
   // The list written out, for reports and traces.
   std::vector<FinderId> list() const;
+  // The same entries in the same order (3.14's snapshot against the live list).
+  bool same_as(const MetaPath& other) const;
 
  private:
   void insert_into_rest(int64_t at, FinderId f);

@@ -12,6 +12,7 @@
 namespace impsim {
 
 class Engine;
+class MetaPath;
 
 enum class FinderKind : uint8_t { Proxy, Builtin, Frozen, Path, Hook };
 
@@ -100,9 +101,13 @@ class TraceSink {
   // _find_and_load_unlocked of `name` begins / ends (ok: the module was loaded).
   virtual void import_begin(const Engine&, NameId /*name*/) {}
   virtual void import_end(const Engine&, NameId /*name*/, bool /*ok*/) {}
-  // _find_spec's loop asks the finder at `index` of sys.meta_path; `copies`
-  // is how many proxy copies lead the list at that moment.
-  virtual void ask_begin(const Engine&, NameId /*name*/, FinderKind, int64_t /*index*/, int64_t /*copies*/) {}
+  // _find_spec's loop asks `finder`, which it read at `index` of `walked`:
+  // sys.meta_path, or the snapshot CPython 3.14 walks. The two are not
+  // always the same list, and a thread reads the finder before it takes the
+  // global import lock, so `walked` may hold another object at `index` by
+  // the time of the ask (trace_detail::ask_stands), or be shorter than it.
+  virtual void ask_begin(const Engine&, NameId /*name*/, FinderKind, FinderId /*finder*/, int64_t /*index*/,
+                         const MetaPath& /*walked*/) {}
   virtual void ask_end(const Engine&, NameId /*name*/, FinderKind, AskAnswer) {}
   // Inside a proxy ask, before its branch runs: why it answers as it will.
   virtual void decide(const Engine&, NameId /*name*/, FindReason) {}

@@ -78,13 +78,26 @@ namespace trace_detail {
 // "[P P | Builtin Frozen Path]"; with `at` >= 0 the entry at that index is
 // starred: "[P *P | Builtin Frozen Path]". Past 8 copies: "[P x12 | ...]".
 std::string meta_path_text(int64_t copies, int64_t at = -1);
-// Hook scenarios: the live list of finder objects by id, and the id at `at`.
+// Hook scenarios: the live list of finder objects by id, the entry at `at` starred.
 std::string meta_path_text(const Engine& e, int64_t at);
-std::string finder_id_at(const Engine& e, int64_t at);
-// The method _find_spec calls on the object at `at`: "find_module" for a
+// The same for any list of finder objects (a 3.14 snapshot).
+std::string meta_path_text(const Engine& e, const MetaPath& list, int64_t at);
+// Whether the finder an ask read still stands at its index of the list the
+// loop walks (TraceSink::ask_begin): not when another thread changed
+// sys.meta_path while this one waited for the global import lock.
+bool ask_stands(const MetaPath& walked, int64_t index, FinderId finder);
+// The list an ask walks, as the scenario represents it, its entry starred
+// where the asked finder stands, then a note when the reader would
+// otherwise be misled: " (read at i=2 before ...)" where it does not
+// stand, " (a snapshot: sys.meta_path is now [...])" where the loop walks
+// 3.14's copy and the list has changed since.
+std::string ask_list_text(const Engine& e, const MetaPath& walked, int64_t index, FinderId finder);
+// Why the list an ask names is not where its finder stands, or is not
+// sys.meta_path: the note ask_list_text appends, without its " (...)";
+// empty when there is nothing to say.
+std::string ask_note(const Engine& e, const MetaPath& walked, int64_t index, FinderId finder);
+// The method _find_spec calls on a finder object: "find_module" for a
 // legacy hook ("api": "find_module", through _find_spec_legacy), else "find_spec".
-const char* finder_method_at(const Engine& e, int64_t at);
-// The same for a finder object: find_module for a legacy hook.
 const char* finder_method(const Engine& e, FinderId f);
 // sys.meta_path now, as the scenario represents it: the list of objects
 // (hook scenarios) or `copies` copies of P before the interpreter's three.

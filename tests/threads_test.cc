@@ -401,3 +401,30 @@ TEST_CASE("threads: a hook's find_spec may start and join a thread, and the read
                        doctest::Contains("at /hooks/h/find_spec/0/join: expected the name of a thread"), InputError);
   CHECK_NOTHROW(scenario(with(R"({"start": "t"}, {"join": "t"})")));
 }
+
+TEST_CASE("threads: real torch modules leave sys.modules under another thread's import of them") {
+  // w's import of torch is served from the finder's cache; before its
+  // _load_unlocked reads sys.modules['torch'] back, main's enable (in the
+  // blocked tvm_ffi's loader) moves the torch modules to the cache again.
+  // Forced on CPython 3.9-3.13 with the real proxy.py (crosscheck --threads).
+  Scenario sc = parse_scenario_file(kThreads + "proxy_torch_cache.json");
+  Model model = compile_model(sc, {});
+  RunOptions options;
+  for (const char* v : {"before", "after"}) {
+    CAPTURE(v);
+    ScheduledProgram program = [&](Scheduler& s) { return threaded_outcome(model, *parse_variant(v), options, s); };
+    const ScheduleSearch search = search_schedules(program, {});
+    REQUIRE(search.complete);
+    uint64_t key_errors = 0, ok = 0;
+    for (const OutcomeClass& c : search.outcomes) {
+      if (c.outcome.find("w: KeyError: 'torch'") != std::string::npos ||
+          c.outcome.find("w: KeyError: 'torch.nn'") != std::string::npos)
+        key_errors += c.schedules;
+      if (c.outcome.rfind("main: ok; w: ok;", 0) == 0) ok += c.schedules;
+      CHECK(c.outcome.rfind("main: ok;", 0) == 0);
+    }
+    CHECK(key_errors > 0);
+    CHECK(ok > 0);
+    CHECK(key_errors + ok == search.schedules);
+  }
+}

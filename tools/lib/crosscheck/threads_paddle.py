@@ -18,7 +18,10 @@
 #
 # Standard library only, Python >= 3.9.
 
+import importlib.machinery as _machinery
 import importlib.util as _util
+import sys as _sys
+import types as _types
 
 _ROOT = "<impsim tree>"
 
@@ -80,13 +83,26 @@ def runtime(base, tree_loader, scenario, log, options):
             if "enable" in step or "disable" in step or "block" in step:
                 return self.paddle.action(step, ptr, g)  # harness.py's, on the real finder
             if "guard" in step:  # its body run here, by this runtime's thread
-                backend = self.paddle.backend
                 guard = step["guard"]
-                scope = guard.get("scope")
-                with backend.guard(guard.get("enable", True), None if scope is None else set(scope)):
-                    self.block(step.get("body", []), ptr + "/body", g)
+                levels = self.paddle.num(step["nest"]) if "nest" in step else 0
+                self.guards(1, levels, guard.get("enable", True), guard.get("scope"), step.get("body", []), ptr, g)
                 return "ok"
             return super().action(step, ptr, g)
+
+        def guards(self, level, levels, enable, scope, body, ptr, g):
+            """One guard, or `nest` of them (harness.py's nest: level 1
+            outermost, "{i}" in the scope is the level), around the body."""
+            if levels and level > levels:
+                self.block(body, ptr + "/body", g)
+                return
+            given = None
+            if scope is not None:
+                given = set(s.replace("{i}", str(level)) for s in scope) if levels else set(scope)
+            with self.paddle.backend.guard(enable, given):
+                if levels:
+                    self.guards(level + 1, levels, enable, scope, body, ptr, g)
+                else:
+                    self.block(body, ptr + "/body", g)
 
     class PaddleThreads(base, PaddleSteps):
         def __init__(self):
@@ -100,8 +116,19 @@ def runtime(base, tree_loader, scenario, log, options):
             self.paddle.take_foreign()  # what the walks count past: the interpreter's modules
             self.objects["PathFinder"] = _TreePathFinder(self, tree_loader)
             self.ids[id(self.objects["PathFinder"])] = "PathFinder"
-            if scenario.get("sys_modules", {}).get("torch") or scenario.get("sys_modules", {}).get("filler"):
-                raise SystemExit("threads harness: real torch modules and fillers in sys.modules are not "
-                                 "forced on threads yet")
+            self.reported = frozenset(scenario.get("sys_modules", {}).get("torch", []))
+
+        def preload(self):
+            """The scenario's real torch modules and its fillers, as
+            harness.py puts them in sys.modules (the single-threaded
+            crosscheck's), before the program runs: a walk of the finder
+            examines them all, and moves the torch ones to its cache."""
+            sysmods = scenario.get("sys_modules", {})
+            for name in sysmods.get("torch", []):
+                if name not in _sys.modules:
+                    spec = _machinery.ModuleSpec(name, harness._BodilessLoader(), is_package=True)
+                    _sys.modules[name] = _util.module_from_spec(spec)
+            for name in sorted(self.paddle.fillers):
+                _sys.modules[name] = _types.ModuleType(name)
 
     return PaddleThreads()

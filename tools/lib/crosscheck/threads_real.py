@@ -31,9 +31,10 @@
 #    "hang": bool, "waits": [...], "sys_modules": [...],
 #    "mismatch": null | "text", "past_log": N, "python": "X.Y.Z"}
 #
-# and, when the log could not be followed because a thread woken from the
-# global import lock ran on to the point the log gives it next (see
-# early_after_global), "early_after_global": "THREAD at POINT".
+# and, when the log could not be followed and a thread woken from the
+# global import lock is paused at the point the log gives it next, past
+# the gate that should have held it (early_after_global, a fault of this
+# harness), "early_after_global": "THREAD at POINT".
 #
 # Standard library only, Python >= 3.9.
 
@@ -47,6 +48,7 @@ import builtins as _builtins
 import threading as _threading
 import importlib as _importlib
 import importlib.util as _util
+import _imp
 
 _HERE = __file__.rpartition("/")[0] or "."
 _sys.path.insert(0, _HERE)  # for these imports only: a scenario's names must not find this folder
@@ -224,8 +226,9 @@ class _Runtime(_hooks.Runtime):
         self.point({"point": kind, "module": fullname})
 
     def gate(self):
-        """A thread woken from a module lock's wait, before it tries again:
-        held until the log's next event is its own."""
+        """A thread woken from a module lock's wait, before it tries again,
+        or from the global import lock's (retake_global): held until the
+        log's next event is its own."""
         th = self.me()
         if th is None or self.free:
             return
@@ -251,7 +254,7 @@ class _Runtime(_hooks.Runtime):
             return None
         if code is _ENTER:
             self.point({"point": "global_acquire", "site": "find_spec"})
-            return self.enter_local
+            return self.held_local(_ENTER_LINE, "find_spec")
         if code is _EXIT:
             return self.exit_local
         if code is _GET_LOCK:
@@ -276,10 +279,25 @@ class _Runtime(_hooks.Runtime):
         if not self.gcount:
             self.gowner = None
 
-    def enter_local(self, frame, event, arg):
-        if event == "return":
-            self.took_global()
-        return self.enter_local
+    def preload(self):
+        """What sys.modules holds before the program besides the scenario's
+        preloaded names: nothing here (threads_paddle.py adds Paddle's)."""
+
+    # Names present before the program that the report lists all the same
+    # when they are there at its end (the scenario's own torch modules).
+    reported = frozenset()
+
+    def retake_global(self):
+        """A thread woken from the global import lock holds it at once,
+        inside `_imp.acquire_lock` (C, no trace event), and runs on; the
+        engine's schedule may keep it waiting while the thread that
+        released the lock goes on, and takes it again (CPython's lock lets
+        it).  So the woken thread lets the lock go, waits at a gate until
+        the log's next event is its own, and takes it then: every schedule
+        can be forced."""
+        _imp.release_lock()
+        self.gate()
+        _imp.acquire_lock()
 
     def exit_local(self, frame, event, arg):
         if event == "return":
@@ -288,16 +306,32 @@ class _Runtime(_hooks.Runtime):
         return self.exit_local
 
     def held_local(self, acquire_line, site):
-        """_get_module_lock or a lock's callback: `_imp.acquire_lock()` on
-        `acquire_line` (the global lock is held from the next line on),
-        `_imp.release_lock()` in the `finally` before the return."""
-        state = {"held": False}
+        """_ImportLockContext.__enter__, _get_module_lock or a lock's
+        callback: `_imp.acquire_lock()` on `acquire_line` (the global lock
+        is held from the next line on, or from __enter__'s return), and but
+        for __enter__ `_imp.release_lock()` in the `finally` before the
+        return.  A thread that finds the lock held by another when it
+        reaches `acquire_line` waits there, and is held at a gate once woken
+        (retake_global)."""
+        state = {"held": False, "waits": False}
+        me = _threading.get_ident()
+
+        def take(frame):
+            state["held"] = True
+            if state["waits"]:
+                self.retake_global()
+            self.took_global()
 
         def local(frame, event, arg):
-            if event == "line" and not state["held"] and frame.f_lineno != acquire_line:
-                state["held"] = True
-                self.took_global()
+            if event == "line" and not state["held"] and frame.f_lineno == acquire_line:
+                state["waits"] = self.gowner is not None and self.gowner != me
+            elif event == "line" and not state["held"]:
+                take(frame)
             elif event == "return":
+                if site == "find_spec":
+                    if not state["held"]:
+                        take(frame)
+                    return local
                 if state["held"]:
                     self.gave_global()
                 self.point({"point": "global_release", "site": site})
@@ -411,6 +445,10 @@ class _Runtime(_hooks.Runtime):
             owner = self.gowner
             if owner is not None and owner != ident:
                 return "blocked", {"thread": th.name, "waits": "global", "holder": self.name_of(owner)}
+        if code is _RETAKE:  # woken from the global lock, past its gate, taking it again
+            owner = self.gowner
+            if owner is not None and owner != ident:
+                return "blocked", {"thread": th.name, "waits": "global", "holder": self.name_of(owner)}
         wait = self.lock_wait(f)  # a hook's own lock, held (by this thread too: a Lock)
         if wait is not None and wait[1] is not None:
             return "blocked", {"thread": th.name, "waits": "hook_lock", "lock": wait[0],
@@ -507,13 +545,10 @@ class _Runtime(_hooks.Runtime):
                                                  " (others: %s)" % others if others else ""), False
 
     def early_after_global(self, snap, i, waited_global):
-        """A thread that waited for the global import lock (`_imp.acquire_lock`,
-        in C: no trace event until it holds the lock) runs on, once woken,
-        to its next point; a schedule that keeps it waiting longer is one
-        CPython may follow (the lock lets the releasing thread take it again
-        first) but this harness cannot force.  The thread, when it is paused
-        at the very point the log gives it next: "main at global_release
-        site=module_lock"; else None."""
+        """At a mismatch: a thread that waited for the global import lock
+        and is paused at the very point the log gives it next, which
+        retake_global's gate should have kept from running ahead: "main at
+        global_release site=module_lock"; else None."""
         for name in sorted(waited_global):
             state, _, event = snap[name]
             ahead = next((e for e in self.log[i:] if e.get("thread") == name), None)
@@ -572,7 +607,7 @@ class _Runtime(_hooks.Runtime):
                 "hang": bool(waits) or stuck,
                 "waits": sorted(waits, key=lambda w: w["thread"]),
                 "sys_modules": sorted(n for n in list(_sys.modules)
-                                      if n not in before or n in self.tree),
+                                      if n not in before or n in self.tree or n in self.reported),
                 "mismatch": mismatch,
                 "past_log": self.past_log,
                 "python": "%d.%d.%d" % _sys.version_info[:3],
@@ -590,6 +625,10 @@ class _Runtime(_hooks.Runtime):
             _os._exit(2)
         _sys.stdout.flush()
         _os._exit(0)  # hung threads are left where they wait
+
+
+# Where a thread woken from the global import lock takes it again.
+_RETAKE = _Runtime.retake_global.__code__
 
 
 def main(argv):
@@ -622,6 +661,7 @@ def main(argv):
     for name in scenario.get("sys_modules", {}).get("preloaded", []):
         if name not in _sys.modules:
             _sys.modules[name] = type(_sys)(name)
+    rt.preload()
     before = set(_sys.modules)
     controller = _threading.Thread(target=rt.control, args=(before,), name="impsim-controller", daemon=True)
     controller.start()

@@ -428,3 +428,43 @@ TEST_CASE("threads: real torch modules leave sys.modules under another thread's 
     CHECK(key_errors + ok == search.schedules);
   }
 }
+
+TEST_CASE("threads: a _DeadlockError keeps its lock alive until the thread that raised it ends") {
+  // deadlock_keeps_lock.json: main raises _DeadlockError on b's lock; w,
+  // let go once main has released a, finishes before main ends. Forced on
+  // CPython 3.9-3.13, the real threads follow this log (b's callback in
+  // main, at its end) and leave one with the callback in w
+  // (tests/data/threads/logs/deadlock_keeps_lock.json, which holds both:
+  // the engine's must be the first).
+  Scenario sc = parse_scenario_file(kThreads + "deadlock_keeps_lock.json");
+  Model model = compile_model(sc, {});
+  RunOptions options;
+  auto points_of = [&](const std::string& schedule) {
+    std::vector<std::string> out;
+    for (const PointText& p : schedule_points(model, *parse_variant("before"), options, schedule))
+      out.push_back(p.thread + " " + p.point + " " + p.site + p.module);
+    return out;
+  };
+  // main passes its module_release of a, then w runs to its end.
+  std::string schedule;
+  for (int i = 0; i < 24; ++i) schedule += "0.";
+  for (int i = 0; i < 16; ++i) schedule += "1.";
+  schedule += "0.1";
+  const std::vector<std::string> points = points_of(schedule);
+  REQUIRE(points.size() >= 12);
+  const std::vector<std::string> tail(points.end() - 12, points.end());
+  CHECK(tail == std::vector<std::string>{
+                    "main module_release a", "w module_release a", "w global_acquire lock_gc",
+                    "w global_release lock_gc",            // a's: w drops the last reference
+                    "w exec_end b", "w module_release b",  // b's lock lives on: main's traceback
+                    "main exec_end c", "main module_release c", "main global_acquire lock_gc",
+                    "main global_release lock_gc",                                 // c's
+                    "main global_acquire lock_gc", "main global_release lock_gc",  // b's, as main ends
+                });
+  const auto logs = nlohmann::json::parse(impsim::test::read_file(kThreads + "logs/deadlock_keeps_lock.json"));
+  std::vector<std::string> forced;
+  for (const auto& p : logs["schedules"][0]["log"])
+    forced.push_back(p["thread"].get<std::string>() + " " + p["point"].get<std::string>() + " " +
+                     p.value("site", "") + p.value("module", ""));
+  CHECK(points == forced);
+}

@@ -104,7 +104,15 @@ void Engine::run_thread_program(const std::vector<CStep>& program) {
     thread_.error = std::move(e);
   } catch (LimitReached& l) {
     if (!book_.limit) book_.limit = std::move(l);
+    return;
   }
+  // The thread's exception is discarded as it ends (threading's excepthook
+  // has printed it): a _DeadlockError's references to its lock go with it,
+  // the last one running the lock's callback here. Outside the handler: a
+  // point may switch fibers.
+  std::vector<NameId> refs = std::move(thread_.deadlock_refs);
+  thread_.deadlock_refs.clear();
+  for (NameId name : refs) drop_module_lock(name);
 }
 
 std::vector<std::string> Engine::thread_names() const {
@@ -262,7 +270,8 @@ void Engine::module_lock_enter(NameId name) {
   _get_module_lock(name);
   if (acquire_module_lock(name) == LockResult::Deadlock) {
     if (book_.trace) book_.trace->deadlock(*this, deadlock_cycle(name), /*swallowed=*/false);
-    drop_module_lock(name);
+    // The error's traceback keeps this thread's reference (PyThread::deadlock_refs).
+    thread_.deadlock_refs.push_back(name);
     raise("_DeadlockError", fmt::format("deadlock detected by _ModuleLock('{}')", names_.text(name)));
   }
 }

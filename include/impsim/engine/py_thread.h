@@ -89,6 +89,12 @@ struct PyThread {
   std::deque<MetaPath> meta_path_snapshots;
 
   std::optional<PyError> error;  // the exception that ended it
+  // The module locks a _DeadlockError raised in this thread keeps alive:
+  // its traceback holds the frames of _ModuleLockManager.__enter__ and
+  // _ModuleLock.acquire, and with them the lock, until the exception is
+  // discarded. Nothing the engine runs catches one (an optional import
+  // catches ImportError), so that is the thread's end.
+  std::vector<NameId> deadlock_refs;
 
   // totals plus what was stepped since.
   Counters counters() const {

@@ -133,3 +133,40 @@ TEST_CASE("explore hook locks: k rows, the wait left open on main's stack, and t
   const std::string plain = impsim::test::traced(impsim::test::kNested, TraceFormat::Explore, {{"k", 2}});
   CHECK(plain.find("locks:*/") == std::string::npos);
 }
+
+// wrapt 1.14.1's lock: taken by the install step and by the wrapped
+// loader once the wrapped exec_module returns, never in find_spec. Each
+// format says where; a lock taken in find_spec keeps its words (above).
+TEST_CASE("trace hook locks: a lock taken at install and after exec_module says where, in every format") {
+  const std::string wrapt = impsim::test::kSource + "/scenarios/zoo/wrapt_notify_lock.json";
+  // The hang class's schedule: main holds the RLock after target's body
+  // while w, inside dep's body, registers.
+  const std::string hang = "0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1";
+  const std::string text = traced_path(wrapt, TraceFormat::Text, hang);
+  CHECK(text.find("main |   wr acquires the threading.RLock of class wrapt (install)\n") != std::string::npos);
+  CHECK(text.find("main |     wr acquires the threading.RLock of class wrapt (after exec_module('target'))\n") !=
+        std::string::npos);
+  CHECK(text.find("w |         wr acquires the threading.RLock of class wrapt (install)\n") != std::string::npos);
+  CHECK(text.find("hang: thread w waits for the threading.RLock of class wrapt, held by thread main") !=
+        std::string::npos);
+  CHECK(text.find("acquires the threading.RLock of class wrapt ('") == std::string::npos);  // never in find_spec
+
+  const auto j = nlohmann::json::parse(traced_path(wrapt, TraceFormat::Chrome, hang));
+  std::vector<std::string> sites;
+  for (const auto& ev : j["traceEvents"])
+    if (ev.value("cat", "") == "lock" && ev["name"] == "acquire" && ev["pid"] == 1)  // as_is
+      sites.push_back(ev["args"]["site"].get<std::string>() + " " + ev["args"]["name"].get<std::string>() + " " +
+                      ev["args"]["why"].get<std::string>());
+  CHECK(sites == std::vector<std::string>{
+                     "install  wr acquires the threading.RLock of class wrapt (install)",
+                     "after_exec target wr acquires the threading.RLock of class wrapt (after exec_module('target'))",
+                     "install  wr acquires the threading.RLock of class wrapt (install)"});
+
+  const auto d = page_data(traced_path(wrapt, TraceFormat::Explore, hang));
+  std::vector<std::string> rows;
+  for (const auto& r : d["variants"][0]["rows"])
+    if (r[0] == "k" && r[2] == 1)
+      rows.push_back(r[5].get<std::string>() + " " +
+                     (r[3].get<int>() < 0 ? std::string("-") : d["names"][r[3].get<int>()].get<std::string>()));
+  CHECK(rows == std::vector<std::string>{"install -", "after_exec target", "install -"});
+}

@@ -154,6 +154,24 @@ TEST_CASE("ddtrace_thread_join: every schedule hangs on the join, none once the 
   }
 }
 
+// wrapt 1.14.1 holds its RLock around the post-import hooks; the hang is
+// checked on the real package by tools/check/wrapt_notify_lock.
+TEST_CASE("wrapt_notify_lock: a hang between wrapt's lock and a module lock, none once the hooks run unlocked") {
+  for (const std::string v : {"3.9", "3.11", "3.13"}) {
+    CAPTURE(v);
+    auto classes = outcome_classes("wrapt_notify_lock.json", v);
+    std::set<std::string> seen;
+    for (const auto& [outcome, n] : classes["as_is"]) seen.insert(results(outcome));
+    CHECK(seen == std::set<std::string>{
+                      "main: ok; w: ok; sys.modules: dep target",
+                      "main: waiting; w: waiting; hang: thread main waits for the module lock of dep, held by thread "
+                      "w; thread w waits for the threading.RLock of class wrapt, held by thread main; sys.modules: "
+                      "dep target"});
+    REQUIRE(classes["unlock_after_exec"].size() == 1);
+    CHECK(results(classes["unlock_after_exec"].begin()->first) == "main: ok; w: ok; sys.modules: dep target");
+  }
+}
+
 TEST_CASE("circular_import_threads: _DeadlockError in either thread, or neither, in every version") {
   for (const std::string v : {"3.9", "3.10", "3.11", "3.12", "3.13"}) {
     CAPTURE(v);

@@ -37,7 +37,7 @@ _impsim() {
     trace:--variant|trace:--variants|\
     sweep:--variant|sweep:--variants|\
     explore:--variant|explore:--variants|\
-    schedules:--variant|schedules:--variants) words="before after idempotent-enable disable-all indexed-walk after+idempotent-enable after-global-set as_is idempotent_install remove_all skip_self call_next guard_global_set guard_object_set guard_thread_set guard_flag guard_remove_self" ;;
+    schedules:--variant|schedules:--variants) words="before after idempotent-enable disable-all indexed-walk after+idempotent-enable after-global-set as_is idempotent_install remove_all skip_self call_next guard_global_set guard_object_set guard_thread_set guard_flag guard_remove_self unlock_after_exec" ;;
     run:--engine|compare:--engine|trace:--engine|sweep:--engine|explore:--engine|schedules:--engine) words="step fast" ;;
     run:--revision|\
     compare:--revisions|compare:--revision|\

@@ -40,7 +40,7 @@ Action add_compare(CLI::App& app) {
   st->add_shared({.format_help = "text, markdown (for a code review) or json",
                   .variant_help =
                       "Designs to compare (repeatable, or comma-separated; default: all of them, after-global-set only "
-                      "with threads): " +
+                      "with threads, unlock_after_exec only where a hook's lock is taken after_exec): " +
                       variant_list() + "; for a scenario with hooks: " + hook_variant_list() + ", against as_is",
                   .counters_default = "every counter, a labelled step's when not all zero"});
   cmd->footer(
@@ -95,10 +95,15 @@ Action add_compare(CLI::App& app) {
           check_counter_flags(sc, st->counters, "--counters");
           // A hook scenario's designs are the hook designs, measured against as_is.
           std::vector<std::string> names = given.variants;
-          // after-global-set differs from after only across threads.
+          // after-global-set differs from after only across threads;
+          // unlock_after_exec from as_is only where a lock is taken there.
+          const bool locks_after_exec = std::any_of(sc.hooks.hooks.begin(), sc.hooks.hooks.end(),
+                                                    [](const HookText& h) { return h.lock.after_exec; });
           if (names.empty())
             for (Variant v : sc.hooks.used ? all_hook_variants() : all_variants())
-              if (!design_of(v).resolving_global || !sc.threads.empty()) names.push_back(variant_name(v));
+              if ((!design_of(v).resolving_global || !sc.threads.empty()) &&
+                  (design_of(v).hook_fix != HookFix::UnlockAfterExec || locks_after_exec))
+                names.push_back(variant_name(v));
           std::string baseline_name = st->baseline;
           if (sc.hooks.used && cmd->get_option("--baseline")->count() == 0) baseline_name = "as_is";
           if (!st->revisions.empty()) {

@@ -91,7 +91,8 @@ class HookReader : public reading::Reader {
   }
 
   HookText hook(const json& v, const std::string& ptr, const std::string& hook_name) const;
-  HookActionText action(const json& v, const std::string& ptr) const;
+  // `after_exec`: an action of a loader wrapper's after_exec, not of find_spec.
+  HookActionText action(const json& v, const std::string& ptr, bool after_exec = false) const;
   HookLock lock(const json& v, const std::string& ptr) const;
 };
 
@@ -125,8 +126,8 @@ class ClaimsText {
   std::unordered_set<std::string_view> claimed_;
 };
 
-HookActionText HookReader::action(const json& v, const std::string& ptr) const {
-  object(v, ptr, "a find_spec action");
+HookActionText HookReader::action(const json& v, const std::string& ptr, bool after_exec) const {
+  object(v, ptr, after_exec ? "an after_exec action ({\"import\": M})" : "a find_spec action");
   static const std::string kinds = [] {
     std::string out;
     for (const ActionSyntax& a : action_syntax()) out += (out.empty() ? "" : ", ") + std::string(a.key);
@@ -151,7 +152,9 @@ HookActionText HookReader::action(const json& v, const std::string& ptr) const {
   const json& x = v[kind];
   switch (a.kind) {
     case ActionKind::Import:
-      a.target = name(x, kp, "the module imported inside find_spec");
+      a.target = name(
+          x, kp,
+          after_exec ? "the module imported after the wrapped exec_module" : "the module imported inside find_spec");
       break;
     case ActionKind::Reenter:
       if (string(x, kp, "\"find_spec\" (importlib.util.find_spec)") != "find_spec")
@@ -191,7 +194,7 @@ HookActionText HookReader::action(const json& v, const std::string& ptr) const {
   return a;
 }
 
-// "lock": {"type": "Lock" | "RLock", "per": "class" | "object", "taken": ...}.
+// "lock": {"type": "Lock" | "RLock", "per": "class" | "object", "taken": PLACE or [PLACE, ...]}.
 HookLock HookReader::lock(const json& v, const std::string& ptr) const {
   object(v, ptr, "the hook's own lock {\"type\": \"Lock\" or \"RLock\", \"per\": ..., \"taken\": ...}");
   expect_keys(v, ptr, {"type", "per", "taken"}, "a hook lock");
@@ -203,10 +206,38 @@ HookLock HookReader::lock(const json& v, const std::string& ptr) const {
   if (v.contains("per"))
     l.per = choice<HookLockScope>(v["per"], ptr + "/per", "lock owner",
                                   {{"class", HookLockScope::Class}, {"object", HookLockScope::Object}});
-  if (v.contains("taken"))
-    l.taken = choice<HookLockTaken>(
-        v["taken"], ptr + "/taken", "place the lock is taken",
-        {{"after_guard_test", HookLockTaken::AfterGuardTest}, {"before_guard_test", HookLockTaken::BeforeGuardTest}});
+  if (!v.contains("taken")) return l;
+  // One place, or a list of them: find_spec's (at most one), the install
+  // step, the wrapped loader's work after exec_module.
+  enum class Place : uint8_t { AfterGuardTest, BeforeGuardTest, Install, AfterExec };
+  const std::string tp = ptr + "/taken";
+  const json& t = v["taken"];
+  std::vector<std::pair<const json*, std::string>> items;
+  if (t.is_array()) {
+    if (t.empty()) fail(tp, "expected at least one place the lock is taken; leave out \"lock\" for a hook without one");
+    for (size_t i = 0; i < t.size(); ++i) items.emplace_back(&t[i], tp + "/" + std::to_string(i));
+  } else {
+    items.emplace_back(&t, tp);
+  }
+  l.taken = HookLockTaken::NotInFindSpec;
+  std::vector<Place> seen;
+  for (const auto& [x, xp] : items) {
+    const Place p = choice<Place>(*x, xp, "place the lock is taken",
+                                  {{"after_guard_test", Place::AfterGuardTest},
+                                   {"before_guard_test", Place::BeforeGuardTest},
+                                   {"install", Place::Install},
+                                   {"after_exec", Place::AfterExec}});
+    if (std::find(seen.begin(), seen.end(), p) != seen.end())
+      fail(xp, fmt::format("\"{}\" is listed twice", x->get<std::string>()));
+    const bool in_find_spec = p == Place::AfterGuardTest || p == Place::BeforeGuardTest;
+    if (in_find_spec && l.taken != HookLockTaken::NotInFindSpec)
+      fail(xp, "find_spec takes the lock in one place: \"after_guard_test\" or \"before_guard_test\", not both");
+    seen.push_back(p);
+    if (p == Place::AfterGuardTest) l.taken = HookLockTaken::AfterGuardTest;
+    if (p == Place::BeforeGuardTest) l.taken = HookLockTaken::BeforeGuardTest;
+    if (p == Place::Install) l.install = true;
+    if (p == Place::AfterExec) l.after_exec = true;
+  }
   return l;
 }
 
@@ -280,11 +311,23 @@ HookText HookReader::hook(const json& v, const std::string& ptr, const std::stri
       h.loader = choice<LoaderWrap>(l["wrap"], lp + "/wrap", "loader wrapper",
                                     {{"set_attribute", LoaderWrap::SetAttribute}, {"toggle", LoaderWrap::Toggle}});
       if (h.loader == LoaderWrap::SetAttribute) {
-        expect_keys(l, lp, {"wrap", "attribute"}, "a set_attribute wrapper");
+        expect_keys(l, lp, {"wrap", "attribute", "after_exec"}, "a set_attribute wrapper");
         if (!l.contains("attribute")) fail(lp, "a set_attribute wrapper needs \"attribute\" (the attribute's name)");
         h.attribute = string(l["attribute"], lp + "/attribute", "the attribute's name");
         if (!is_finder_id(h.attribute))
           fail(lp + "/attribute", fmt::format("expected a Python identifier, found \"{}\"", h.attribute));
+        if (l.contains("after_exec")) {
+          // wrapt's post-import hooks: code run once the wrapped exec_module
+          // returns. Only imports: what such a hook does to the import system.
+          const std::string ep = lp + "/after_exec";
+          array(l["after_exec"], ep, "the actions run after the wrapped exec_module (import actions)");
+          for (size_t i = 0; i < l["after_exec"].size(); ++i) {
+            HookActionText a = action(l["after_exec"][i], ep + "/" + std::to_string(i), true);
+            if (a.kind != ActionKind::Import)
+              fail(a.pointer, "after the wrapped exec_module a loader runs import actions only ({\"import\": M})");
+            h.after_exec.push_back(std::move(a));
+          }
+        }
       } else {
         expect_keys(l, lp, {"wrap", "finder"}, "a toggle wrapper");
         if (!l.contains("finder"))
@@ -307,6 +350,10 @@ HookText HookReader::hook(const json& v, const std::string& ptr, const std::stri
     h.legacy = choice<bool>(v["api"], ptr + "/api", "finder API", {{"find_spec", false}, {"find_module", true}});
   }
   if (v.contains("lock")) h.lock = lock(v["lock"], ptr + "/lock");
+  if (h.lock.after_exec && h.loader != LoaderWrap::SetAttribute)
+    fail(ptr + "/lock/taken",
+         "\"after_exec\" is a place in the wrapped loader's exec_module: the hook needs \"loader\": {\"wrap\": "
+         "\"set_attribute\", ...}");
   if (h.legacy) {
     // A legacy finder's find_module returns a loader, which _find_spec_legacy
     // turns into spec_from_loader(name, loader): exact for a served loader

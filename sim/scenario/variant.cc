@@ -20,6 +20,7 @@ const DesignEntry kHookEntries[] = {
     {DesignId::GuardThreadSet, "guard_thread_set", {.hook_fix = HookFix::GuardThreadSet}},
     {DesignId::GuardFlag, "guard_flag", {.hook_fix = HookFix::GuardFlag}},
     {DesignId::GuardRemoveSelf, "guard_remove_self", {.hook_fix = HookFix::GuardRemoveSelf}},
+    {DesignId::UnlockAfterExec, "unlock_after_exec", {.hook_fix = HookFix::UnlockAfterExec}},
 };
 
 // Every design of `table` on the run's revision, in the table's order.

@@ -48,6 +48,8 @@ std::vector<ScenarioWarning> scenario_warnings(const Scenario& sc) {
       if (a.kind == ActionKind::Import || a.kind == ActionKind::Serve) may_import(maybe, a.target, true);
       for (const auto& [_, served] : a.table) may_import(maybe, served, true);
     }
+  for (const HookText& h : sc.hooks.hooks)
+    for (const HookActionText& a : h.after_exec) may_import(maybe, a.target, true);
 
   auto check = [&](const Step& s, const char* who) {
     if (s.kind != StepKind::Call || maybe.count(s.target)) return;

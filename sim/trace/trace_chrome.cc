@@ -181,14 +181,19 @@ class ChromeWriter : public TraceWriter {
                     json_text(finder_id(e, called)), json_text(hook_call_text(c, text(name), finder_id(e, called)))),
         "hook");
   }
-  void hook_lock(const Engine& e, FinderId f, NameId name, bool acquire) override {
+  void hook_lock(const Engine& e, FinderId f, NameId name, bool acquire, HookLockSite site) override {
     follow(e);
     const char* what = acquire ? "acquire" : "release";
     if (full()) return instant(what, {}, "lock");
+    const std::string n = name == kNoName ? std::string() : text(name);
+    // "site" only where the lock is not find_spec's: those traces keep their bytes.
+    const std::string at =
+        site == HookLockSite::FindSpec ? std::string() : fmt::format(R"(,"site":"{}")", hook_lock_site_key(site));
     instant(what,
-            fmt::format(R"x({{"lock":"hook","hook_lock":"{}","finder":"{}","name":"{}","why":"{} {}s {} ('{}')"}})x",
-                        json_text(e.hook_lock_name(f)), json_text(finder_id(e, f)), json_text(text(name)),
-                        json_text(finder_id(e, f)), what, json_text(e.hook_lock_name(f)), json_text(text(name))),
+            fmt::format(R"x({{"lock":"hook","hook_lock":"{}","finder":"{}","name":"{}"{},"why":"{} {}s {} {}"}})x",
+                        json_text(e.hook_lock_name(f)), json_text(finder_id(e, f)), json_text(n), at,
+                        json_text(finder_id(e, f)), what, json_text(e.hook_lock_name(f)),
+                        json_text(hook_lock_where(site, n))),
             "lock");
   }
   void ask_end(const Engine& e, NameId, FinderKind k, AskAnswer a) override {

@@ -223,12 +223,13 @@ class DotWriter : public TraceWriter {
                                              hook_call_text(c, model_->names.text(name), finder_id(e, called)));
   }
   // A hook's own lock, taken and given back around its actions: lines of the ask.
-  void hook_lock(const Engine& e, FinderId f, NameId name, bool acquire) override {
+  void hook_lock(const Engine& e, FinderId f, NameId name, bool acquire, HookLockSite site) override {
     follow(e);
     if (!hooks_ || frames_.empty() || frames_.back().kind != NodeKind::Ask) return;
     frames_.back().label +=
-        "\\n" + dot_text(fmt::format("{} {} {} ('{}')", finder_id(e, f), acquire ? "acquires" : "releases",
-                                     e.hook_lock_name(f), model_->names.text(name)));
+        "\\n" +
+        dot_text(fmt::format("{} {} {} {}", finder_id(e, f), acquire ? "acquires" : "releases", e.hook_lock_name(f),
+                             hook_lock_where(site, name == kNoName ? "" : model_->names.text(name))));
   }
   void ask_end(const Engine& e, NameId name, FinderKind, AskAnswer a) override {
     follow(e);

@@ -396,12 +396,14 @@ class ExploreWriter : public TraceWriter {
                         w.kind == WaitKind::HookLock ? ",\"" + json_text(e.hook_lock_text(w.lock)) + "\"" : ""));
   }
   // A hook object acquires or releases its own lock: a "k" row (the object,
-  // 1 for acquire, the name, the lock).
-  void hook_lock(const Engine& e, FinderId f, NameId name, bool acquire) override {
+  // 1 for acquire, the name, the lock, and, where the lock is not taken in
+  // find_spec, the site: "install", with -1 for the name, or "after_exec").
+  void hook_lock(const Engine& e, FinderId f, NameId name, bool acquire, HookLockSite site) override {
     follow(e);
     if (cut_) return leaf(e, {});
-    leaf(e, fmt::format("\"k\",\"{}\",{},{},\"{}\"", json_text(finder_id(e, f)), acquire ? 1 : 0, name_id(name),
-                        json_text(e.hook_lock_name(f))));
+    leaf(e, fmt::format("\"k\",\"{}\",{},{},\"{}\"{}", json_text(finder_id(e, f)), acquire ? 1 : 0,
+                        name == kNoName ? -1 : name_id(name), json_text(e.hook_lock_name(f)),
+                        site == HookLockSite::FindSpec ? "" : fmt::format(",\"{}\"", hook_lock_site_key(site))));
   }
   void wait_end(const Engine& e, const ThreadWait&) override {
     follow(e);

@@ -93,6 +93,30 @@ const char* guard_exit_text(GuardAction a) { return words(kActions, a).exit; }
 const char* hook_reason_key(HookReason r) { return words(kHookReasons, r).key; }
 const char* hook_reason_text(HookReason r) { return words(kHookReasons, r).text; }
 const char* hook_call_key(HookCall c) { return words(kHookCalls, c).key; }
+std::string hook_lock_where(HookLockSite s, const std::string& name) {
+  switch (s) {
+    case HookLockSite::FindSpec:
+      return "('" + name + "')";
+    case HookLockSite::Install:
+      return "(install)";
+    case HookLockSite::AfterExec:
+      return "(after exec_module('" + name + "'))";
+  }
+  return "";
+}
+
+const char* hook_lock_site_key(HookLockSite s) {
+  switch (s) {
+    case HookLockSite::FindSpec:
+      return "find_spec";
+    case HookLockSite::Install:
+      return "install";
+    case HookLockSite::AfterExec:
+      return "after_exec";
+  }
+  return "";
+}
+
 std::string hook_call_text(HookCall c, const std::string& name, const std::string& called) {
   return fmt::format(fmt::runtime(words(kHookCalls, c).text), name, called);
 }

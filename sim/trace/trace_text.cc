@@ -184,11 +184,12 @@ class TextWriter : public TraceWriter {
     line("call", fmt::format("{} {}", terminal_text(finder_id(e, caller)),
                              hook_call_text(c, text(name), terminal_text(finder_id(e, called)))));
   }
-  void hook_lock(const Engine& e, FinderId f, NameId name, bool acquire) override {
+  void hook_lock(const Engine& e, FinderId f, NameId name, bool acquire, HookLockSite site) override {
     follow(e);
     if (full()) return line("lock", {});
-    line("lock", fmt::format("{} {} {} ('{}')", terminal_text(finder_id(e, f)), acquire ? "acquires" : "releases",
-                             terminal_text(e.hook_lock_name(f)), text(name)));
+    line("lock", fmt::format("{} {} {} {}", terminal_text(finder_id(e, f)), acquire ? "acquires" : "releases",
+                             terminal_text(e.hook_lock_name(f)),
+                             hook_lock_where(site, name == kNoName ? std::string() : text(name))));
   }
   void ask_end(const Engine& e, NameId name, FinderKind, AskAnswer a) override {
     follow(e);

@@ -101,6 +101,20 @@ async function focus(v) {
 async function press(key, times = 1) {
   for (let i = 0; i < times; i++) await page.keyboard.press(key);
 }
+// Steps side v from its first row to its last, calling visit(pane, event)
+// at each; a visit that returns true stops there.
+async function eachRow(v, visit) {
+  await focus(v);
+  await press("Home");
+  for (let last = -1;;) {
+    const p = pane(v);
+    const r = num(await p.getAttribute("data-row"));
+    if (r === last) return;
+    last = r;
+    if (await visit(p, await p.locator("[data-field=event]").innerText())) return;
+    await press("ArrowRight");
+  }
+}
 
 // --- 1. nested_guards k=2, no folding: every ask of P, in order, against `impsim trace` -----------
 {
@@ -585,25 +599,16 @@ async function press(key, times = 1) {
   check(line !== undefined, "deadlock: the trace has a _DeadlockError line");
   const [who, said] = (line || "|").split("|").map((x) => x.trim());
   await open(file);
-  await focus("before");
-  await press("Home");
-  let last = -1, found = "";
-  for (;;) {
-    const p = pane("before");
-    const r = num(await p.getAttribute("data-row"));
-    if (r === last) break;
-    last = r;
-    const event = await p.locator("[data-field=event]").innerText();
-    if (event.includes("_DeadlockError (")) {
-      found = event;
-      const reason = await p.locator("[data-field=reason]").innerText();
-      check(reason.includes("_blocking_on") && reason.includes("_DeadlockError instead of waiting"),
-            `deadlock: the why (${reason})`);
-      eq(await p.getAttribute("data-thread"), who, "deadlock: the thread that raises");
-      break;
-    }
-    await press("ArrowRight");
-  }
+  let found = "";
+  await eachRow("before", async (p, event) => {
+    if (!event.includes("_DeadlockError (")) return false;
+    found = event;
+    const reason = await p.locator("[data-field=reason]").innerText();
+    check(reason.includes("_blocking_on") && reason.includes("_DeadlockError instead of waiting"),
+          `deadlock: the why (${reason})`);
+    eq(await p.getAttribute("data-thread"), who, "deadlock: the thread that raises");
+    return true;
+  });
   eq(found, who + ": " + said, "deadlock: the row against the trace's line");
 }
 
@@ -620,29 +625,51 @@ async function press(key, times = 1) {
   check(line !== undefined, "read before the lock: the trace has the ask's note");
   const note = ((line || "").match(/\] \(([^)]*)\): /) || [])[1];
   await open(file);
-  await focus("as_is");
-  await press("Home");
-  let last = -1, found = false;
-  for (;;) {
-    const p = pane("as_is");
-    const r = num(await p.getAttribute("data-row"));
-    if (r === last) break;
-    last = r;
-    const event = await p.locator("[data-field=event]").innerText();
-    if (event.includes(" was read at i=")) {
-      found = true;
-      eq(event, "_find_spec asks sys.meta_path[2] = BuiltinImporter.find_spec('x') (loop over 6 finders); " + note,
-         "read before the lock: the event");
-      eq(await p.locator("[data-field=reason]").innerText(), note, "read before the lock: the why");
-      eq(await p.getAttribute("data-thread"), "w", "read before the lock: w's row");
-      const mp = await p.locator(".muted[data-len]").getAttribute("data-mp");
-      eq(mp, "[wd1 wd2 server BuiltinImporter FrozenImporter PathFinder]", "read before the lock: the list, nothing starred");
-      eq(await p.locator("[data-field=meta_path] .finder.asked").count(), 0, "read before the lock: no entry marked asked");
-      break;
-    }
-    await press("ArrowRight");
-  }
+  let found = false;
+  await eachRow("as_is", async (p, event) => {
+    if (!event.includes(" was read at i=")) return false;
+    found = true;
+    eq(event, "_find_spec asks sys.meta_path[2] = BuiltinImporter.find_spec('x') (loop over 6 finders); " + note,
+       "read before the lock: the event");
+    eq(await p.locator("[data-field=reason]").innerText(), note, "read before the lock: the why");
+    eq(await p.getAttribute("data-thread"), "w", "read before the lock: w's row");
+    const mp = await p.locator(".muted[data-len]").getAttribute("data-mp");
+    eq(mp, "[wd1 wd2 server BuiltinImporter FrozenImporter PathFinder]", "read before the lock: the list, nothing starred");
+    eq(await p.locator("[data-field=meta_path] .finder.asked").count(), 0, "read before the lock: no entry marked asked");
+    return true;
+  });
   check(found, "read before the lock: the page has the ask");
+}
+
+// --- 11. a hook lock taken outside find_spec (the zoo's wrapt_notify_lock on its hanging schedule): the
+// install's and the wrapped loader's acquire and release rows say where the lock is taken, in `impsim
+// trace`'s order and words, each with a why that names the place; the page ends on the hang's two waits.
+{
+  const scenario = "scenarios/zoo/wrapt_notify_lock.json";
+  const schedule = "0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1";
+  const output = (...args) => { try { return run(...args); } catch (e) { return e.stdout.toString(); } };
+  const file = path.join(work, "wrapt.html");
+  output("explore", scenario, "--variant", "as_is", "--schedule", schedule, "-o", file);
+  const locks = output("trace", scenario, "--variant", "as_is", "--schedule", schedule).split("\n")
+    .filter((l) => / (acquires|releases) the threading\.RLock /.test(l)).map((l) => l.split("|")[1].trim());
+  await open(file);
+  const seen = [], whys = {};
+  await eachRow("as_is", async (p, event) => {
+    if (!/ (acquires|releases) the threading\.RLock /.test(event)) return false;
+    seen.push(event);
+    if (event.includes(" acquires ")) whys[event] = await p.locator("[data-field=reason]").innerText();
+    return false;
+  });
+  check(locks.length === 4, `wrapt: the trace lists ${locks.length} lock lines`);
+  eq(seen.join("\n"), locks.join("\n"), "wrapt: the page's acquire and release rows against the trace's");
+  const install = whys["wr acquires the threading.RLock of class wrapt (install)"] || "";
+  check(install.includes("register_post_import_hook"), `wrapt: the why of the install's acquire (${install})`);
+  const after = whys["wr acquires the threading.RLock of class wrapt (after exec_module('target'))"] || "";
+  check(after.includes("notify_module_loaded"), `wrapt: the why of the loader's acquire (${after})`);
+  const notes = await pane("as_is").locator("[data-field=notes]").innerText();
+  for (const wait of ["thread main waits for the module lock of dep, held by thread w",
+                      "thread w waits for the threading.RLock of class wrapt, held by thread main"])
+    check(notes.includes(wait), `wrapt: the notes say "${wait}" (${notes})`);
 }
 
 check(network === 0, `the pages made ${network} network requests`);

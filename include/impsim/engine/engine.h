@@ -402,16 +402,16 @@ class Engine {
   SpecId hook_guard_test(FinderId finder, const HookClass& hook, NameId name, PathRef path, bool lock_after_test);
   // `with lock:` of the object's own lock (HookClass::lock) around `body`.
   template <class Body>
-  SpecId with_hook_lock(FinderId finder, NameId name, Body&& body) {
-    hook_lock_acquire(finder, name);
-    return try_finally_switching(body, [&] { hook_lock_release(finder, name); });
+  SpecId with_hook_lock(FinderId finder, NameId name, Body&& body, HookLockSite site = HookLockSite::FindSpec) {
+    hook_lock_acquire(finder, name, site);
+    return try_finally_switching(body, [&] { hook_lock_release(finder, name, site); });
   }
   // `lock.acquire()` / `lock.release()`: in a run with threads, each a
   // scheduling point, and an acquire waits while another thread (or, for a
   // Lock, its owner) holds it; in a run without, an owner acquiring its
   // Lock again hangs (Hang).
-  void hook_lock_acquire(FinderId finder, NameId name);
-  void hook_lock_release(FinderId finder, NameId name);
+  void hook_lock_acquire(FinderId finder, NameId name, HookLockSite site);
+  void hook_lock_release(FinderId finder, NameId name, HookLockSite site);
   void hook_exec_module(LoaderId loader, ModuleId module);
   ModuleId hook_create_module(LoaderId loader, SpecId spec);
   // One call of finder object `f` counted (finder_calls:ID), and in every

@@ -84,6 +84,10 @@ enum class HookCall : uint8_t {
 // without threads reports one wait only: its main thread acquiring a hook's
 // Lock it holds already, the hang that stops it.
 enum class WaitKind : uint8_t { GlobalLock, ModuleLock, Join, HookLock };
+// Where a hook takes its own lock (HookLock): in find_spec, for the name
+// asked; around the install step; or in the wrapped loader's exec_module,
+// once the wrapped exec_module has run, for the module it loaded.
+enum class HookLockSite : uint8_t { FindSpec, Install, AfterExec };
 struct ThreadWait {
   WaitKind kind = WaitKind::GlobalLock;
   NameId module = kNoName;
@@ -118,8 +122,9 @@ class TraceSink {
   // the object a Direct call asks).
   virtual void hook_call(const Engine&, FinderId /*caller*/, NameId /*name*/, HookCall, FinderId /*called*/) {}
   // A hook object is about to acquire (or release) its own lock
-  // (HookClass::lock) around the actions for `name`.
-  virtual void hook_lock(const Engine&, FinderId /*finder*/, NameId /*name*/, bool /*acquire*/) {}
+  // (HookClass::lock) at `site`: around the actions for `name`, around its
+  // install (`name` is kNoName), or after exec_module of `name`.
+  virtual void hook_lock(const Engine&, FinderId /*finder*/, NameId /*name*/, bool /*acquire*/, HookLockSite) {}
   // _find_spec_for_specific_module begins / ends at lookup depth `depth`.
   virtual void lookup_begin(const Engine&, NameId /*name*/, uint64_t /*depth*/, uint8_t /*mark*/) {}
   virtual void lookup_end(const Engine&, NameId /*name*/, uint64_t /*depth*/, bool /*found*/) {}

@@ -50,14 +50,20 @@ enum class HookLockKind : uint8_t { None, Lock, RLock };
 enum class HookLockScope : uint8_t { Class, Object };
 // Where find_spec takes it: after the guard's test and before the guard's
 // set-up (virtualenv: `if ... self.fullname is None:`, then `with lock:`,
-// then `self.fullname = fullname`), or before the test (`with lock:` around
-// the whole guard).
-enum class HookLockTaken : uint8_t { AfterGuardTest, BeforeGuardTest };
+// then `self.fullname = fullname`), before the test (`with lock:` around
+// the whole guard), or not at all (wrapt 1.14's find_spec takes none).
+enum class HookLockTaken : uint8_t { AfterGuardTest, BeforeGuardTest, NotInFindSpec };
 
 struct HookLock {
   HookLockKind kind = HookLockKind::None;
   HookLockScope per = HookLockScope::Class;
   HookLockTaken taken = HookLockTaken::AfterGuardTest;
+  // Taken outside find_spec as well: around the install step (wrapt's
+  // register_post_import_hook), and around what the wrapped loader does
+  // after the wrapped exec_module (wrapt's notify_module_loaded, which
+  // runs the post-import hooks under the lock).
+  bool install = false;
+  bool after_exec = false;
 };
 
 enum class LoaderWrap : uint8_t { Unchanged, SetAttribute, Toggle };
@@ -86,7 +92,10 @@ struct HookText {
   std::vector<HookActionText> actions;
   GuardKind guard = GuardKind::None;
   LoaderWrap loader = LoaderWrap::Unchanged;
-  std::string attribute;      // SetAttribute
+  std::string attribute;  // SetAttribute
+  // SetAttribute: what the wrapped loader runs after the wrapped
+  // exec_module (wrapt's post-import hooks): import actions.
+  std::vector<HookActionText> after_exec;
   std::string toggle_finder;  // Toggle
   std::string toggle_pointer;
   InstallPolicy install = InstallPolicy::Insert0;
@@ -147,6 +156,7 @@ struct HookClass {
   GuardKind guard = GuardKind::None;
   LoaderWrap loader = LoaderWrap::Unchanged;
   std::string attribute;
+  std::vector<HookAction> after_exec;  // HookText::after_exec
   FinderId toggle = kNoFinder;
   InstallPolicy install = InstallPolicy::Insert0;
   UninstallPolicy uninstall = UninstallPolicy::First;
@@ -197,8 +207,19 @@ bool hook_claims(const HookClass& hook, const NameTable& names, NameId name, boo
 // Hook designs (docs/designs.md, "Designs for hooks"): a generic fix applied
 // to every hook class, or to the one named after ':'.
 enum class HookFix : uint8_t {
-  None, IdempotentInstall, RemoveAll, SkipSelf, CallNext, GuardGlobalSet, GuardObjectSet, GuardThreadSet,
-  GuardFlag, GuardRemoveSelf
+  None,
+  IdempotentInstall,
+  RemoveAll,
+  SkipSelf,
+  CallNext,
+  GuardGlobalSet,
+  GuardObjectSet,
+  GuardThreadSet,
+  GuardFlag,
+  GuardRemoveSelf,
+  // The wrapped loader's after-exec work without the hook's lock (wrapt's
+  // fix: the post-import hooks called outside _post_import_hooks_lock).
+  UnlockAfterExec
 };
 // The hook as the fix leaves it.
 HookClass apply_hook_fix(HookClass hook, HookFix fix);

@@ -33,7 +33,8 @@ enum class DesignId {
   GuardObjectSet,
   GuardThreadSet,
   GuardFlag,
-  GuardRemoveSelf
+  GuardRemoveSelf,
+  UnlockAfterExec
 };
 
 // A design, on the run's revision (unset) or on a revision of its own.

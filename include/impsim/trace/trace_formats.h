@@ -128,6 +128,11 @@ const char* hook_reason_text(HookReason r);
 const char* hook_call_key(HookCall c);
 // `called`: the object a direct call asks, by id ("" for the others).
 std::string hook_call_text(HookCall c, const std::string& name, const std::string& called);
+// Where a hook's lock is taken, after the lock's name: "('a')" in
+// find_spec, "(install)", "(after exec_module('a'))"; and its key
+// ("find_spec", "install", "after_exec").
+std::string hook_lock_where(HookLockSite s, const std::string& name);
+const char* hook_lock_site_key(HookLockSite s);
 // The id of a finder object ("" for kNoFinder).
 std::string finder_id(const Engine& e, FinderId f);
 // A threaded run: a thread's name ("main" first; the scenario's names

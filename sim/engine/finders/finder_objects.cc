@@ -263,9 +263,23 @@ FinderId Engine::numbered_object(FinderId declared, int32_t k) {
 void Engine::run_meta_path_step(const CStep& step) {
   const FinderId f = step.instance ? numbered_object(step.finder, step.instance) : bound_object(step.finder);
   switch (step.kind) {
-    case StepKind::Install:
-      install_hook(f);
+    case StepKind::Install: {
+      // wrapt's register_post_import_hook runs under its lock.
+      const HookLock& lock =
+          hook_finders_.classes[static_cast<size_t>(interp_.objects[static_cast<size_t>(f)].hook)].lock;
+      if (lock.kind == HookLockKind::None || !lock.install) {
+        install_hook(f);
+        return;
+      }
+      with_hook_lock(
+          f, kNoName,
+          [&] {
+            install_hook(f);
+            return kNoSpec;
+          },
+          HookLockSite::Install);
       return;
+    }
     case StepKind::Uninstall:
       uninstall_hook(f);
       return;

@@ -53,7 +53,7 @@ SpecId Engine::hook_find_spec(FinderId finder, NameId name, PathRef path) {
   if (spec != kNoSpec && hook.loader != LoaderWrap::Unchanged) {
     // spec.loader = Wrapper(spec.loader)
     LoaderId inner = interp_.records.spec(spec).loader;
-    hook_finders_.loaders.push_back(HookFinders::Loader{inner, hi, kNoModule, kNoName});
+    hook_finders_.loaders.push_back(HookFinders::Loader{inner, hi, kNoModule, kNoName, finder});
     interp_.records.write_spec(spec).loader =
         new_loader(Loader{LoaderKind::HookWrapped, false, 0, static_cast<int32_t>(hook_finders_.loaders.size() - 1)});
   }
@@ -66,7 +66,8 @@ SpecId Engine::hook_find_spec(FinderId finder, NameId name, PathRef path) {
 // actions and the guard's clean-up (virtualenv: `if self.fullname is None:`,
 // `with self.lock[0]:`, `self.fullname = fullname`, `try: ... finally:`).
 SpecId Engine::hook_guarded(FinderId finder, const HookClass& hook, NameId name, PathRef path) {
-  if (hook.lock.kind == HookLockKind::None) return hook_guard_test(finder, hook, name, path, false);
+  if (hook.lock.kind == HookLockKind::None || hook.lock.taken == HookLockTaken::NotInFindSpec)
+    return hook_guard_test(finder, hook, name, path, false);
   if (hook.lock.taken == HookLockTaken::BeforeGuardTest)
     return with_hook_lock(finder, name, [&] { return hook_guard_test(finder, hook, name, path, false); });
   return hook_guard_test(finder, hook, name, path, true);
@@ -141,10 +142,10 @@ SpecId Engine::hook_guard_test(FinderId finder, const HookClass& hook, NameId na
 
 // `lock.acquire()`: in a run without threads the main thread holds every
 // lock taken, so a Lock held already is its own, and the process hangs.
-void Engine::hook_lock_acquire(FinderId finder, NameId name) {
+void Engine::hook_lock_acquire(FinderId finder, NameId name, HookLockSite site) {
   const int32_t l = hook_finders_.lock_of[static_cast<size_t>(finder)];
   HookFinders::Lock& lock = hook_finders_.locks[static_cast<size_t>(l)];
-  if (book_.trace) book_.trace->hook_lock(*this, finder, name, true);
+  if (book_.trace) book_.trace->hook_lock(*this, finder, name, true, site);
   if (threads_.scheduler) {
     about_to_pass(PointKind::HookAcquire, name);
     threads_.scheduler->acquire_hook_lock(l, lock.reentrant);
@@ -159,9 +160,9 @@ void Engine::hook_lock_acquire(FinderId finder, NameId name) {
 }
 
 // `lock.release()`, in the `finally` of `with lock:`.
-void Engine::hook_lock_release(FinderId finder, NameId name) {
+void Engine::hook_lock_release(FinderId finder, NameId name, HookLockSite site) {
   const int32_t l = hook_finders_.lock_of[static_cast<size_t>(finder)];
-  if (book_.trace) book_.trace->hook_lock(*this, finder, name, false);
+  if (book_.trace) book_.trace->hook_lock(*this, finder, name, false, site);
   if (threads_.scheduler) {
     about_to_pass(PointKind::HookRelease, name);
     threads_.scheduler->release_hook_lock(l);
@@ -289,10 +290,20 @@ void Engine::hook_exec_module(LoaderId loader, ModuleId module) {
     }
   }
   exec_module(h.inner, module);
-  if (hook.loader == LoaderWrap::SetAttribute) {
+  if (hook.loader != LoaderWrap::SetAttribute) return;
+  // wrapt's notify_module_loaded: the post-import hooks (which set the
+  // attribute, and may import) run under its lock when it takes one there.
+  auto after_exec = [&] {
     std::vector<std::string>& attrs = hook_finders_.attributes[module];
     if (std::find(attrs.begin(), attrs.end(), hook.attribute) == attrs.end()) attrs.push_back(hook.attribute);
+    for (const HookAction& a : hook.after_exec) import_statement(a.module);
+    return kNoSpec;
+  };
+  if (hook.lock.kind == HookLockKind::None || !hook.lock.after_exec) {
+    after_exec();
+    return;
   }
+  with_hook_lock(h.finder, interp_.records.module(module).name, after_exec, HookLockSite::AfterExec);
 }
 
 }  // namespace impsim

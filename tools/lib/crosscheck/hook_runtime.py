@@ -43,7 +43,7 @@ DESIGNS = {
     "as_is": None, "idempotent_install": "idempotent_install", "remove_all": "remove_all",
     "skip_self": "skip_self", "call_next": "call_next", "guard_global_set": "global_set",
     "guard_object_set": "object_set", "guard_thread_set": "thread_set", "guard_flag": "flag",
-    "guard_remove_self": "remove_self",
+    "guard_remove_self": "remove_self", "unlock_after_exec": "unlock_after_exec",
 }
 
 
@@ -57,6 +57,12 @@ def apply_fix(hook, fix):
         hook["uninstall"] = "all"
     elif fix == "call_next":
         hook["find_spec"] = [{"call_next": True} if "reenter" in a else a for a in hook.get("find_spec", [])]
+    elif fix == "unlock_after_exec":
+        places = lock_places(hook) - {"after_exec"}
+        if "lock" in hook and places:
+            hook["lock"] = dict(hook["lock"], taken=sorted(places))
+        elif "lock" in hook:
+            del hook["lock"]
     elif fix is not None:
         hook["guard"] = fix
     return hook
@@ -118,11 +124,36 @@ class ServeLoader(_abc.Loader):
         pass
 
 
-class WrappedLoader(_abc.Loader):
-    """loader: {"wrap": "toggle" | "set_attribute", ...}."""
+def lock_places(definition):
+    """Where a hook's lock is taken ("lock"'s "taken": one place or a list)."""
+    lock = definition.get("lock")
+    if lock is None:
+        return set()
+    taken = lock.get("taken", "after_guard_test")
+    return set(taken) if isinstance(taken, list) else {taken}
 
-    def __init__(self, rt, loader, wrap):
-        self.rt, self.loader, self.wrap = rt, loader, wrap
+
+def _with_hook_lock(rt, owner, fullname, body):
+    """`with lock:` around body, for Hook object `owner`'s lock, each side a
+    point of the runtime's (threads_real.py forces them); the runtime knows
+    who holds it. fullname: the name asked or loaded, None for an install."""
+    rt.hook_point("hook_acquire", fullname)
+    owner._lock.acquire()  # a hang waits here (Runtime.hang_of reads this line)
+    rt.hook_lock_taken(owner._lock)
+    try:
+        return body()
+    finally:
+        rt.hook_lock_given(owner._lock)
+        owner._lock.release()
+        rt.hook_point("hook_release", fullname)
+
+
+class WrappedLoader(_abc.Loader):
+    """loader: {"wrap": "toggle" | "set_attribute", ...}; `hook`: the Hook
+    object whose find_spec wrapped it (whose lock "after_exec" takes)."""
+
+    def __init__(self, rt, loader, wrap, hook):
+        self.rt, self.loader, self.wrap, self.hook = rt, loader, wrap, hook
 
     def create_module(self, spec):
         return self.loader.create_module(spec)
@@ -140,7 +171,16 @@ class WrappedLoader(_abc.Loader):
                     _sys.meta_path.insert(index, finder)
             return
         self.loader.exec_module(module)
-        self.rt.mark(module, self.wrap["attribute"])
+
+        def after_exec():
+            # wrapt's notify_module_loaded: the post-import hooks
+            self.rt.mark(module, self.wrap["attribute"])
+            for action in self.wrap.get("after_exec", []):
+                __import__(action["import"])
+        if "after_exec" in lock_places(self.hook._d):
+            _with_hook_lock(self.rt, self.hook, module.__name__, after_exec)
+        else:
+            after_exec()
 
 
 _GLOBAL_SET = set()                   # guard global_set: one set for every hook (ddtrace's _finding)
@@ -179,30 +219,17 @@ class Hook:
         spec = self._guarded(fullname, path)
         loader = self._d.get("loader", "unchanged")
         if spec is not None and isinstance(loader, dict) and spec.loader is not None:
-            spec.loader = WrappedLoader(self._rt, spec.loader, loader)
+            spec.loader = WrappedLoader(self._rt, spec.loader, loader, self)
         return spec
 
     def _guarded(self, fullname, path):
-        lock = self._d.get("lock")
-        if lock is None:
-            return self._guard(fullname, path, False)
-        if lock.get("taken", "after_guard_test") == "before_guard_test":
+        places = lock_places(self._d)
+        if "before_guard_test" in places:
             return self._locked(lambda: self._guard(fullname, path, False), fullname)
-        return self._guard(fullname, path, True)
+        return self._guard(fullname, path, "after_guard_test" in places)
 
     def _locked(self, body, fullname):
-        """`with lock:` around body, each side a point of the runtime's
-        (threads_real.py forces them); the runtime knows who holds it."""
-        rt = self._rt
-        rt.hook_point("hook_acquire", fullname)
-        self._lock.acquire()  # a hang waits here (Runtime.hang_of reads this line)
-        rt.hook_lock_taken(self._lock)
-        try:
-            return body()
-        finally:
-            rt.hook_lock_given(self._lock)
-            self._lock.release()
-            rt.hook_point("hook_release", fullname)
+        return _with_hook_lock(self._rt, self, fullname, body)
 
     def _guard(self, fullname, path, lock_after_test):
         def locked(body):
@@ -397,7 +424,7 @@ class Runtime(common.StepLoop):
         thread ident); else None."""
         if frame.f_code is not _LOCKED_CODE or frame.f_lineno != _ACQUIRE_LINE:
             return None
-        hook = frame.f_locals.get("self")
+        hook = frame.f_locals.get("owner")
         holder = self.lock_owner.get(id(hook._lock), (None, 0))[0]
         return hook._lock_name, holder
 
@@ -447,13 +474,21 @@ class Runtime(common.StepLoop):
             attrs.append(attribute)
 
     def install(self, fid):
-        policy = self.hook_of(fid).get("install", "insert0")
+        hook = self.hook_of(fid)
+        policy = hook.get("install", "insert0")
         obj = self.object(fid)
-        present = index_of(obj) is not None
-        if policy == "insert0" or (policy == "insert0_if_absent" and not present):
-            _sys.meta_path.insert(0, obj)
-        elif policy == "append" or (policy == "append_if_absent" and not present):
-            _sys.meta_path.append(obj)
+
+        def install():
+            present = index_of(obj) is not None
+            if policy == "insert0" or (policy == "insert0_if_absent" and not present):
+                _sys.meta_path.insert(0, obj)
+            elif policy == "append" or (policy == "append_if_absent" and not present):
+                _sys.meta_path.append(obj)
+        # wrapt's register_post_import_hook holds its lock
+        if "install" in lock_places(hook):
+            _with_hook_lock(self, obj, None, install)
+        else:
+            install()
 
     def uninstall(self, fid):
         every = self.hook_of(fid).get("uninstall", "first") == "all"
@@ -618,5 +653,5 @@ class Runtime(common.StepLoop):
 
 with open(__file__, encoding="utf-8") as _source:
     _ACQUIRE_LINE = 1 + [i for i, line in enumerate(_source)
-                         if line.strip().startswith("self._lock.acquire()  # a hang waits here")][0]
-_LOCKED_CODE = Hook._locked.__code__
+                         if line.strip().startswith("owner._lock.acquire()  # a hang waits here")][0]
+_LOCKED_CODE = _with_hook_lock.__code__

@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 HOOKS_REAL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hooks_real.py")
 DESIGNS = ["as_is", "idempotent_install", "remove_all", "skip_self", "call_next", "guard_global_set",
-           "guard_object_set", "guard_thread_set", "guard_flag", "guard_remove_self"]
+           "guard_object_set", "guard_thread_set", "guard_flag", "guard_remove_self", "unlock_after_exec"]
 
 
 def view_of(r):

@@ -40,10 +40,11 @@ struct HookFinders {
   std::vector<int32_t> lock_of;
   std::vector<Lock> locks;
   struct Loader {
-    LoaderId inner;   // HookWrapped: the loader it wraps
-    int32_t hook;     // the hook class
-    ModuleId module;  // HookServe: the module object served, or kNoModule
-    NameId target;    // HookServe from a table: the module served (imported at create_module), or kNoName
+    LoaderId inner;               // HookWrapped: the loader it wraps
+    int32_t hook;                 // the hook class
+    ModuleId module;              // HookServe: the module object served, or kNoModule
+    NameId target;                // HookServe from a table: the module served (imported at create_module), or kNoName
+    FinderId finder = kNoFinder;  // HookWrapped: the object whose find_spec wrapped it (whose lock it takes)
   };
   std::vector<Loader> loaders;
   // Attributes set on a module by a hook's wrapped loader (outcome marks).

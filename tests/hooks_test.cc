@@ -418,3 +418,11 @@ TEST_CASE("hook locks: the loader's errors") {
         std::string::npos);
   CHECK(load_error(hook(R"("Lock")")).find("at /hooks/h/lock: expected the hook's own lock") != std::string::npos);
 }
+
+// A mark a hook's loader sets names the step that set it, as P's marks do
+// (it used to read "during ?").
+TEST_CASE("hook verdicts: a wrapper's mark names the step that set it") {
+  const auto r = test::impsim("run " + kSource + "/scenarios/zoo/wrapt_post_import.json");
+  CHECK(r.out.find("guard_global_set marks it during `import target`") != std::string::npos);
+  CHECK(r.out.find("during ?") == std::string::npos);
+}

@@ -98,6 +98,7 @@ HookCounters Engine::hook_counters() const {
   for (const PyThread& t : parked_) {
     h.add_delta(t.hook_counters, HookCounters{});
     h.max_depth = std::max(h.max_depth, t.hook_counters.max_depth);
+    h.hook_depth = std::max(h.hook_depth, t.hook_counters.hook_depth);
   }
   return h;
 }
@@ -309,6 +310,9 @@ const MetaPath& Engine::begin_search() {
     if (depth > bound) recursion_error(recursion_.call_suffix && names_call ? kCallSuffix : "");
   }
   ++thread_.hook_counters.searches;
+  // Every open hook call of this thread passed its claims test: one of
+  // them (a re-entry, an import in its actions, a body that runs) began it.
+  if (thread_.hook_call_depth > 0) ++thread_.hook_counters.hook_reentries;
   ++thread_.search_depth;
   if (thread_.search_depth > thread_.hook_counters.max_depth) thread_.hook_counters.max_depth = thread_.search_depth;
   if (thread_.search_depth > thread_.label_search_high) thread_.label_search_high = thread_.search_depth;

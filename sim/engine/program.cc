@@ -99,7 +99,7 @@ void Engine::run_step_once(const CStep& step) {
   uint64_t outer_high = 0;
   const uint64_t start_depth = thread_.depth;
   HookCounters hook_start;
-  uint64_t saved_search_high = 0;
+  uint64_t saved_search_high = 0, saved_hook_high = 0;
   if (step.label >= 0) {
     start = thread_.counters();
     outer_high = open_region();
@@ -108,6 +108,8 @@ void Engine::run_step_once(const CStep& step) {
       thread_.hook_regions.push_back(HookRegion{++thread_.next_region, {}});
       saved_search_high = thread_.label_search_high;
       thread_.label_search_high = 0;
+      saved_hook_high = thread_.label_hook_high;
+      thread_.label_hook_high = 0;
     }
   }
   if (traced<M>()) book_.trace->step_begin(*this, step);
@@ -135,6 +137,8 @@ void Engine::run_step_once(const CStep& step) {
       thread_.hook_regions.pop_back();
       if (thread_.label_search_high > t.hooks.max_depth) t.hooks.max_depth = thread_.label_search_high;
       thread_.label_search_high = std::max(saved_search_high, thread_.label_search_high);
+      if (thread_.label_hook_high > t.hooks.hook_depth) t.hooks.hook_depth = thread_.label_hook_high;
+      thread_.label_hook_high = std::max(saved_hook_high, thread_.label_hook_high);
     }
     append_result(t.results, std::move(result));
   };

@@ -95,6 +95,8 @@ ordered_json hook_counters_json(const VariantRun& r, const Counters& c, const Ho
   j["finder_calls"] = count_json(h.finder_calls);
   j["max_depth"] = count_json(h.max_depth);
   j["legacy_warnings"] = count_json(h.legacy_warnings);
+  j["hook_depth"] = count_json(h.hook_depth);
+  j["hook_reentries"] = count_json(h.hook_reentries);
   ordered_json by = ordered_json::object();
   // Hook objects first, then the interpreter's three.
   for (FinderId f : counted_finder_order(r.finder_ids.size())) {

@@ -35,6 +35,8 @@ Count hook_run_counter(const VariantRun& r, const Counters& c, const HookCounter
   if (name == "finder_calls") return h.finder_calls;
   if (name == "max_depth") return h.max_depth;
   if (name == "legacy_warnings") return h.legacy_warnings;
+  if (name == "hook_depth") return h.hook_depth;
+  if (name == "hook_reentries") return h.hook_reentries;
   if (name == "lookup_depth") return c.max_depth;
   if (name.starts_with("finder_calls:")) {
     auto it = r.finder_index.find(name.substr(13));
@@ -81,6 +83,12 @@ std::vector<std::string> report_counter_names(const std::vector<VariantRun>& run
   for (FinderId f : {kBuiltinImporter, kFrozenImporter, kPathFinder})
     if (static_cast<size_t>(f) < runs.front().finder_ids.size()) add(runs.front().finder_ids[static_cast<size_t>(f)]);
   out.push_back("max_depth");
+  // Only where hook calls nest or a hook re-enters the import system.
+  if (std::any_of(runs.begin(), runs.end(),
+                  [](const VariantRun& r) { return r.hooks.hook_depth > 1 || r.hooks.hook_reentries != 0; })) {
+    out.push_back("hook_depth");
+    out.push_back("hook_reentries");
+  }
   // Only where a legacy finder warned.
   if (std::any_of(runs.begin(), runs.end(), [](const VariantRun& r) { return r.hooks.legacy_warnings != 0; }))
     out.push_back("legacy_warnings");
@@ -110,11 +118,13 @@ Outcome outcome_of(const Engine& engine) {
       out.marks[name] = "disabled";
     if (m.marks) out.marked_by[name] = origin(m.marked_by);
     // Attributes a hook's loader set show as marks of their own.
-    if (const std::vector<std::string>* attrs = engine.module_attributes(engine.sys_modules().get(n)))
+    if (const std::vector<std::string>* attrs = engine.module_attributes(engine.sys_modules().get(n))) {
       for (const std::string& a : *attrs) {
         std::string& mark = out.marks[name];
         mark += (mark.empty() ? "" : "+") + a;
       }
+      if (!attrs->empty()) out.marked_by[name] = origin(m.marked_by);
+    }
   }
   if (engine.hooks_used())
     for (FinderId f : engine.meta_path().list())

@@ -40,7 +40,8 @@ std::vector<std::string> counter_names(const Scenario& sc) {
   std::vector<std::string> out;
   for (const CounterInfo& c : kCounters) out.emplace_back(c.name);
   if (!sc.hooks.used) return out;
-  for (const char* c : {"searches", "finder_calls", "lookup_depth", "legacy_warnings"}) out.emplace_back(c);
+  for (const char* c : {"searches", "finder_calls", "lookup_depth", "legacy_warnings", "hook_depth", "hook_reentries"})
+    out.emplace_back(c);
   for (const std::string& id : counted_finder_ids(sc)) out.push_back("finder_calls:" + id);
   return out;
 }
@@ -56,7 +57,9 @@ std::vector<ReportRow> report_rows(const Scenario& sc) {
 
 bool is_hook_counter_name(const Scenario& sc, const std::string& name) {
   if (!sc.hooks.used) return false;
-  if (name == "searches" || name == "finder_calls" || name == "lookup_depth" || name == "legacy_warnings") return true;
+  if (name == "searches" || name == "finder_calls" || name == "lookup_depth" || name == "legacy_warnings" ||
+      name == "hook_depth" || name == "hook_reentries")
+    return true;
   if (!name.starts_with("finder_calls:")) return false;
   std::string id = name.substr(13);
   // The interpreter's three are counted per object too (not P: its asks).
@@ -81,7 +84,8 @@ std::string counter_list(const Scenario& sc) {
   std::string ids;
   for (const FinderText& f : sc.hooks.finders) ids += f.id + ", ";
   return fmt::format(
-      "{}, searches, finder_calls, lookup_depth, legacy_warnings or finder_calls:ID (ID: {}BuiltinImporter, "
+      "{}, searches, finder_calls, lookup_depth, legacy_warnings, hook_depth, hook_reentries or finder_calls:ID (ID: "
+      "{}BuiltinImporter, "
       "FrozenImporter or PathFinder; ID#k: the k-th object a \"new\" step makes for ID)",
       core, ids);
 }

@@ -63,6 +63,7 @@ struct PyThread {
   uint64_t search_depth = 0;       // current _find_spec nesting (hook scenarios)
   uint64_t hook_call_depth = 0;    // current nesting of hook find_spec calls
   uint64_t label_search_high = 0;  // deepest _find_spec since the innermost label began
+  uint64_t label_hook_high = 0;    // deepest hook find_spec call since the innermost label began
   // The Python frames CPython would have open (recursion.h): the program's
   // top level is 1; each open search keeps its caller's depth here.
   int64_t py_depth = 1;

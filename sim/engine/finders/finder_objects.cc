@@ -52,6 +52,7 @@ void Engine::set_up_hooks() {
   thread_.search_depth = 0;
   thread_.hook_call_depth = 0;
   thread_.label_search_high = 0;
+  thread_.label_hook_high = 0;
   // Hook loaders refer to records through hook_finders_.loaders, which collect()
   // does not walk: hook scenarios are small, so nothing is reused.
   interp_.next_collect = UINT64_MAX;

@@ -20,6 +20,11 @@ SpecId Engine::hook_find_spec(FinderId finder, NameId name, PathRef path) {
   const bool bounded = recursion_.modelled && recursion_.hook_from_hook > 0;
   if (bounded && thread_.py_in_hook && depth > recursion_.hook_from_hook) recursion_error(recursion_.hook_suffix);
   ++thread_.hook_counters.finder_calls;
+  // Its depth among hook calls: those open below it all passed their claims
+  // test (an unclaimed call returns at once), so hook_call_depth counts them.
+  const uint64_t nested = thread_.hook_call_depth + 1;
+  if (nested > thread_.hook_counters.hook_depth) thread_.hook_counters.hook_depth = nested;
+  if (nested > thread_.label_hook_high) thread_.label_hook_high = nested;
   count_object_call(finder);
   count_event();
   const int32_t hi = interp_.objects[static_cast<size_t>(finder)].hook;
@@ -296,6 +301,8 @@ void Engine::hook_exec_module(LoaderId loader, ModuleId module) {
   auto after_exec = [&] {
     std::vector<std::string>& attrs = hook_finders_.attributes[module];
     if (std::find(attrs.begin(), attrs.end(), hook.attribute) == attrs.end()) attrs.push_back(hook.attribute);
+    // A verdict names the step that marked it, as for P's marks.
+    interp_.records.write_module(module).marked_by = current_step();
     for (const HookAction& a : hook.after_exec) import_statement(a.module);
     return kNoSpec;
   };

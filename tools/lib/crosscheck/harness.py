@@ -501,7 +501,7 @@ class _Runtime(_common.StepLoop):
     def label_snapshot(self):
         return list(self.counts)
 
-    def label_add(self, label, start, deepest):
+    def label_add(self, label, start, deepest, hook_deepest=0):
         sums = self.labels[label]
         counts = self.counts
         for i in range(len(_COUNTERS)):

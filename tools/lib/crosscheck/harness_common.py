@@ -58,7 +58,7 @@ class StepLoop:
     label's counters.  The interpreter has params, tree, stack, where,
     active (label frames: [label, snapshot, deepest nesting]) and results,
     and gives action(step, ptr, g), label_snapshot() and
-    label_add(label, snapshot, deepest)."""
+    label_add(label, snapshot, deepest, hook_deepest)."""
 
     def num(self, value):
         if isinstance(value, str) and value.startswith("$"):
@@ -82,7 +82,7 @@ class StepLoop:
             self.stack.append(ptr)
             frame = None
             if label is not None:
-                frame = [label, self.label_snapshot(), 0]
+                frame = [label, self.label_snapshot(), 0, 0]  # deepest search, deepest hook call
                 self.active.append(frame)
             try:
                 result = self.action(step, ptr, g)
@@ -99,5 +99,5 @@ class StepLoop:
                 self.after_step()
                 if frame is not None:
                     self.active.pop()
-                    self.label_add(label, frame[1], frame[2])
+                    self.label_add(label, frame[1], frame[2], frame[3])
                 self.stack.pop()

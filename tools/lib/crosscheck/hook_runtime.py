@@ -325,6 +325,10 @@ class Counts:
         self.max_depth = 0
         self.by_object = {}    # finder id -> calls
         self.predefined = {}   # predefined id -> calls (zoo_harness; hooks_real counts them in by_object)
+        self.hook_depth = 0      # hook objects' find_spec calls open now
+        self.max_hook_depth = 0  # their deepest nesting (impsim's hook_depth)
+        self.hook_reentries = 0  # searches begun while one is open
+        self.frames = []         # the open labels' frames (the runtime's `active`)
 
 
 def count_predefined(into):
@@ -344,7 +348,14 @@ def counted_method(counts, fid, method):
     def counted(*args, **kwargs):
         counts.finder_calls += 1
         counts.by_object[fid] = counts.by_object.get(fid, 0) + 1
-        return method(*args, **kwargs)
+        counts.hook_depth += 1
+        counts.max_hook_depth = max(counts.max_hook_depth, counts.hook_depth)
+        for frame in counts.frames:  # each open label's deepest hook call
+            frame[3] = max(frame[3], counts.hook_depth)
+        try:
+            return method(*args, **kwargs)
+        finally:
+            counts.hook_depth -= 1
     return counted
 
 
@@ -373,9 +384,11 @@ class Runtime(common.StepLoop):
         self.lock_owner = {}    # id(hook lock) -> (thread ident, count) while held
         self.attributes = {}    # module name -> attributes wrappers set, in order
         self.stack, self.where, self.active = [], {}, []
+        self.counts.frames = self.active
         self.labels, self.results = {}, {}
         for label in common.collect_labels(scenario):
-            self.labels[label] = {"searches": 0, "finder_calls": 0, "max_depth": 0, "by_object": {}}
+            self.labels[label] = {"searches": 0, "finder_calls": 0, "max_depth": 0, "by_object": {},
+                                  "hook_depth": 0, "hook_reentries": 0}
             self.results[label] = []
         for name, obj in PREDEFINED.items():
             self.objects[name] = obj
@@ -509,6 +522,8 @@ class Runtime(common.StepLoop):
         def _find_spec(name, path, target=None):
             self.on_search()
             counts.searches += 1
+            if counts.hook_depth > 0:
+                counts.hook_reentries += 1
             counts.depth += 1
             if counts.depth > counts.max_depth:
                 counts.max_depth = counts.depth
@@ -529,14 +544,16 @@ class Runtime(common.StepLoop):
     # -- the step interpreter (harness_common.StepLoop) ------------------------
     def label_snapshot(self):
         c = self.counts
-        return (c.searches, c.finder_calls, dict(c.by_object))
+        return (c.searches, c.finder_calls, dict(c.by_object), c.hook_reentries)
 
-    def label_add(self, label, start, deepest):
+    def label_add(self, label, start, deepest, hook_deepest=0):
         c = self.counts
         sums = self.labels[label]
         sums["searches"] += c.searches - start[0]
         sums["finder_calls"] += c.finder_calls - start[1]
         sums["max_depth"] = max(sums["max_depth"], deepest)
+        sums["hook_depth"] = max(sums["hook_depth"], hook_deepest)
+        sums["hook_reentries"] += c.hook_reentries - start[3]
         for fid, n in c.by_object.items():
             sums["by_object"][fid] = sums["by_object"].get(fid, 0) + n - start[2].get(fid, 0)
 

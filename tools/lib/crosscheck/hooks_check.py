@@ -27,10 +27,12 @@ def view_of(r):
     c = r["counters"]
     labels = {}
     for name, lc in r["labels"].items():
-        labels[name] = {k: lc[k] for k in ("searches", "finder_calls", "max_depth", "finder_calls_by_object")}
+        labels[name] = {k: lc[k] for k in ("searches", "finder_calls", "max_depth", "hook_depth", "hook_reentries",
+                                           "finder_calls_by_object")}
     return {
         "searches": c["searches"], "finder_calls": c["finder_calls"], "max_depth": c["max_depth"],
         "legacy_warnings": c["legacy_warnings"],
+        "hook_depth": c["hook_depth"], "hook_reentries": c["hook_reentries"],
         "finder_calls_by_object": r["finder_calls_by_object"], "labels": labels,
         "results": r["outcome"]["results"], "meta_path": r["outcome"]["meta_path"],
         "modules": r["outcome"]["modules"], "marks": r["outcome"]["marks"],

@@ -82,11 +82,13 @@ def _run(sc, variant, root):
     labels = {}
     for label, sums in rt.labels.items():
         labels[label] = {"searches": sums["searches"], "finder_calls": sums["finder_calls"],
-                         "max_depth": sums["max_depth"],
+                         "max_depth": sums["max_depth"], "hook_depth": sums["hook_depth"],
+                         "hook_reentries": sums["hook_reentries"],
                          "finder_calls_by_object": {f: sums["by_object"].get(f, 0) for f in ids}}
     print(_json.dumps({
         "searches": c.searches, "finder_calls": c.finder_calls, "max_depth": c.max_depth,
         "legacy_warnings": rt.legacy_warnings,
+        "hook_depth": c.max_hook_depth, "hook_reentries": c.hook_reentries,
         "finder_calls_by_object": {f: c.by_object.get(f, 0) for f in ids},
         "labels": labels, "results": rt.results, "meta_path": meta_path,
         "modules": modules, "marks": marks, "error": error["type"] if error else None,

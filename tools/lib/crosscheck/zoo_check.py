@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from . import zoo_oracle
 
-COUNTERS = ("searches", "finder_calls", "max_depth", "legacy_warnings")
+COUNTERS = ("searches", "finder_calls", "max_depth", "legacy_warnings", "hook_depth", "hook_reentries")
 
 
 def fmt(value):
@@ -52,7 +52,7 @@ def differences(impsim, real):
     check("finder_calls_by_object", iobjects, robjects)
     ilabels = impsim.get("labels") or {}
     for label, counts in real.get("labels", {}).items():
-        for c in ("searches", "finder_calls"):
+        for c in ("searches", "finder_calls", "hook_depth", "hook_reentries"):
             check("labels.%s.%s" % (label, c), (ilabels.get(label) or {}).get(c, 0),
                   counts[c])
     iout = impsim.get("outcome") or {}

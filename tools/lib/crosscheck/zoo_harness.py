@@ -194,7 +194,8 @@ def _wrapper_modules(func):
 def _report(rt, error):
     c = rt.counts
     counters = {"searches": c.searches, "finder_calls": c.finder_calls,
-                "max_depth": c.max_depth}
+                "max_depth": c.max_depth, "hook_depth": c.max_hook_depth,
+                "hook_reentries": c.hook_reentries}
     by_object = dict(c.by_object)
     predefined = dict(c.predefined)
     meta_path = []
@@ -229,7 +230,8 @@ def _report(rt, error):
             marks[name] = "+".join(found)
     labels = {}
     for label, sums in rt.labels.items():
-        labels[label] = {k: sums[k] for k in ("searches", "finder_calls", "max_depth")}
+        labels[label] = {k: sums[k] for k in ("searches", "finder_calls", "max_depth", "hook_depth",
+                                              "hook_reentries")}
     return {
         "counters": counters,
         "finder_calls_by_object": by_object,

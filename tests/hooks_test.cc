@@ -3,6 +3,8 @@
 // engine's copies, CPython 3.14's snapshot, and the loader's errors.
 #include <doctest/doctest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "test_util.h"
 
 using namespace impsim;
@@ -425,4 +427,24 @@ TEST_CASE("hook verdicts: a wrapper's mark names the step that set it") {
   const auto r = test::impsim("run " + kSource + "/scenarios/zoo/wrapt_post_import.json");
   CHECK(r.out.find("guard_global_set marks it during `import target`") != std::string::npos);
   CHECK(r.out.find("during ?") == std::string::npos);
+}
+
+// Each label's sys.meta_path as its step ended (measured on the real
+// pytest by crosscheck --zoo): the leak is read step by step; a step a
+// hang stopped has none.
+TEST_CASE("hook reports: each label's sys.meta_path as the step ended, null where it never ended") {
+  const auto r = test::impsim("run " + kSource + "/scenarios/zoo/pytest_rewrite.json --json --variant as_is");
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& labels = j["runs"][0]["labels"];
+  using L = std::vector<std::string>;
+  CHECK(labels["install_1"]["meta_path"].get<L>() == L{"h1", "BuiltinImporter", "FrozenImporter", "PathFinder"});
+  CHECK(labels["install_3"]["meta_path"].get<L>() ==
+        L{"h3", "h2", "h1", "BuiltinImporter", "FrozenImporter", "PathFinder"});
+  CHECK(labels["cleanups"]["meta_path"].get<L>() == L{"h2", "h1", "BuiltinImporter", "FrozenImporter", "PathFinder"});
+  const auto hang = nlohmann::json::parse(
+      test::impsim("run " + kSource + "/scenarios/zoo/virtualenv_same_class.json --json --set extra=1").out);
+  const auto& hl = hang["runs"][0]["labels"];
+  CHECK(hl["pth"]["meta_path"].is_array());
+  CHECK(hl["import_dist"]["meta_path"].is_null());  // the hang stopped it
+  CHECK(hl["import_app"]["meta_path"].is_null());   // never ran
 }

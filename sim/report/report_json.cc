@@ -214,10 +214,15 @@ ordered_json report_json(const ScenarioRun& run) {
     // A limit stopped the run: every count below is what it reached so far.
     if (r.limit) jr["counts"] = "partial";
     ordered_json labels = ordered_json::object();
-    for (size_t i = 0; i < r.labels.size(); ++i)
-      json_append_unique(labels, r.labels[i].first,
-                         r.hooks_used ? hook_counters_json(r, r.labels[i].second, r.label_hooks[i].second, shown)
-                                      : counters_json(r.labels[i].second, shown));
+    for (size_t i = 0; i < r.labels.size(); ++i) {
+      ordered_json lj = r.hooks_used ? hook_counters_json(r, r.labels[i].second, r.label_hooks[i].second, shown)
+                                     : counters_json(r.labels[i].second, shown);
+      // A hook scenario's list of finder objects as the step ended: what a
+      // step's installs and removals left, without cutting the program.
+      if (r.hooks_used)
+        lj["meta_path"] = r.label_meta_path[i] ? ordered_json(*r.label_meta_path[i]) : ordered_json(nullptr);
+      json_append_unique(labels, r.labels[i].first, std::move(lj));
+    }
     jr["labels"] = labels;
     ordered_json outcome;
     outcome["modules"] = r.outcome.modules;

@@ -465,8 +465,16 @@ VariantRun run_one(const RunPlan& plan, const Model& model, size_t point, Varian
   if (engine.hooks_used()) {
     r.hooks_used = true;
     r.hooks = engine.hook_counters();
-    for (size_t i = 0; i < model.labels.size(); ++i)
-      r.label_hooks.emplace_back(model.labels[i], engine.labels()[i].hooks);
+    for (size_t i = 0; i < model.labels.size(); ++i) {
+      const LabelTotals& t = engine.labels()[i];
+      r.label_hooks.emplace_back(model.labels[i], t.hooks);
+      std::optional<std::vector<std::string>> ids;
+      if (t.ended) {
+        ids.emplace();
+        for (FinderId f : t.meta_path) ids->push_back(engine.finder_objects()[static_cast<size_t>(f)].id);
+      }
+      r.label_meta_path.push_back(std::move(ids));
+    }
     // The interpreter's three are counted per object too; P is not (its asks are).
     for (const FinderObject& f : engine.finder_objects()) {
       if (f.cls != FinderClass::Proxy) r.finder_index.emplace(f.id, r.finder_ids.size());

@@ -57,6 +57,9 @@ struct LabelTotals {
   Counters counters;
   Results results;
   HookCounters hooks;  // hook scenarios only
+  // Hook scenarios: sys.meta_path as the step last ended (ended: it has).
+  std::vector<FinderId> meta_path;
+  bool ended = false;
 };
 
 struct Bookkeeping {

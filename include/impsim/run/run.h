@@ -96,6 +96,9 @@ struct VariantRun {
   bool hooks_used = false;
   HookCounters hooks;
   std::vector<std::pair<std::string, HookCounters>> label_hooks;
+  // Each label's sys.meta_path (finder ids) as its step last ended; unset
+  // where it never ended (it never ran, or a hang or a limit stopped it).
+  std::vector<std::optional<std::vector<std::string>>> label_meta_path;
   std::vector<std::string> finder_ids;
   // finder_ids inverted: `new` steps can make a million objects, and the
   // reports look every one up by name.

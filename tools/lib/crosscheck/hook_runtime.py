@@ -388,7 +388,7 @@ class Runtime(common.StepLoop):
         self.labels, self.results = {}, {}
         for label in common.collect_labels(scenario):
             self.labels[label] = {"searches": 0, "finder_calls": 0, "max_depth": 0, "by_object": {},
-                                  "hook_depth": 0, "hook_reentries": 0}
+                                  "hook_depth": 0, "hook_reentries": 0, "meta_path": None}
             self.results[label] = []
         for name, obj in PREDEFINED.items():
             self.objects[name] = obj
@@ -554,8 +554,13 @@ class Runtime(common.StepLoop):
         sums["max_depth"] = max(sums["max_depth"], deepest)
         sums["hook_depth"] = max(sums["hook_depth"], hook_deepest)
         sums["hook_reentries"] += c.hook_reentries - start[3]
+        sums["meta_path"] = self.meta_path_ids()  # as the step ended
         for fid, n in c.by_object.items():
             sums["by_object"][fid] = sums["by_object"].get(fid, 0) + n - start[2].get(fid, 0)
+
+    def meta_path_ids(self):
+        """sys.meta_path now, each object by its finder id."""
+        return [self.ids.get(id(f), "?%s" % type(f).__name__) for f in _sys.meta_path]
 
     def action(self, step, ptr, g):
         optional = step.get("optional", False)

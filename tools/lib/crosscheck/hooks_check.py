@@ -28,7 +28,7 @@ def view_of(r):
     labels = {}
     for name, lc in r["labels"].items():
         labels[name] = {k: lc[k] for k in ("searches", "finder_calls", "max_depth", "hook_depth", "hook_reentries",
-                                           "finder_calls_by_object")}
+                                           "meta_path", "finder_calls_by_object")}
     return {
         "searches": c["searches"], "finder_calls": c["finder_calls"], "max_depth": c["max_depth"],
         "legacy_warnings": c["legacy_warnings"],

@@ -83,7 +83,7 @@ def _run(sc, variant, root):
     for label, sums in rt.labels.items():
         labels[label] = {"searches": sums["searches"], "finder_calls": sums["finder_calls"],
                          "max_depth": sums["max_depth"], "hook_depth": sums["hook_depth"],
-                         "hook_reentries": sums["hook_reentries"],
+                         "hook_reentries": sums["hook_reentries"], "meta_path": sums["meta_path"],
                          "finder_calls_by_object": {f: sums["by_object"].get(f, 0) for f in ids}}
     print(_json.dumps({
         "searches": c.searches, "finder_calls": c.finder_calls, "max_depth": c.max_depth,

@@ -55,6 +55,7 @@ def differences(impsim, real):
         for c in ("searches", "finder_calls", "hook_depth", "hook_reentries"):
             check("labels.%s.%s" % (label, c), (ilabels.get(label) or {}).get(c, 0),
                   counts[c])
+        check("labels.%s.meta_path" % label, (ilabels.get(label) or {}).get("meta_path"), counts["meta_path"])
     iout = impsim.get("outcome") or {}
     rout = real["outcome"]
     check("outcome.modules", sorted(iout.get("modules") or []), rout["modules"])

@@ -231,7 +231,7 @@ def _report(rt, error):
     labels = {}
     for label, sums in rt.labels.items():
         labels[label] = {k: sums[k] for k in ("searches", "finder_calls", "max_depth", "hook_depth",
-                                              "hook_reentries")}
+                                              "hook_reentries", "meta_path")}
     return {
         "counters": counters,
         "finder_calls_by_object": by_object,

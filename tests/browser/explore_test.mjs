@@ -458,6 +458,20 @@ async function eachRow(v, visit) {
     }));
     check(lines.length > 8 && lines.every((n) => n === 1), `${w} at 1400 px: every counter value on one line (${lines})`);
   }
+  // The page as a projector shows it (docs/tutorial.md): at the first watchdog's re-entry, 1400 px and 1024 px wide.
+  await eachRow(v, async (p, event) => /^wd6 re-enters the import system/.test(event));
+  for (const width of [1400, 1024]) {
+    await page.setViewportSize({ width, height: 900 });
+    for (const w of variants) {
+      const lines = await pane(w).locator("td.v").evaluateAll((tds) => tds.map((td) => {
+        const range = document.createRange();
+        range.selectNodeContents(td);
+        return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+      }));
+      check(lines.every((n) => n === 1), `${w} at ${width} px: every counter value on one line (${lines})`);
+    }
+    await page.screenshot({ path: path.join(shots, `explore_hooks_${width}.png`) });
+  }
   await page.setViewportSize({ width: 1500, height: 980 });
 }
 
@@ -679,7 +693,7 @@ fs.rmSync(profile, { recursive: true, force: true });
 if (figures) {
   const dest = path.resolve(process.env.FIGURES || path.join(root, "docs", "figures"));
   for (const f of ["explore_decision.png", "explore_incident_probe.png", "explore_incident_fold.png", "explore_hooks_nested.png",
-                   "explore_virtualenv_hang.png"])
+                   "explore_virtualenv_hang.png", "explore_hooks_1400.png", "explore_hooks_1024.png"])
     if (fs.existsSync(path.join(shots, f))) fs.copyFileSync(path.join(shots, f), path.join(dest, f));
 }
 console.log(`${checks - failures}/${checks} checks passed; screenshots in ${shots}`);

@@ -686,6 +686,46 @@ async function eachRow(v, visit) {
     check(notes.includes(wait), `wrapt: the notes say "${wait}" (${notes})`);
 }
 
+// --- 12. the tutorial's walk-through of the seed incident's first ten asks (docs/tutorial.md, between its
+// first-asks markers), generated from what the page shows: each ask's event and why band, then the events
+// up to the next ask. --figures writes it into the tutorial; otherwise the tutorial's text must be what
+// the page shows now.
+{
+  const file = path.join(work, "incident_asks.html");
+  run("explore", "scenarios/seed_incident.json", "--variant", "before", "-o", file);
+  await open(file);
+  // Each ask's rows run to the next ask, or to its own answer (an "A" row).
+  const asks = [];
+  let collecting = false;
+  await eachRow("before", async (p, event) => {
+    const kind = await p.getAttribute("data-kind");
+    if (kind === "a") {
+      if (asks.length === 10) return true;
+      const why = (await p.locator("[data-field=reason]").innerText()).trim().replace(/\s+/g, " ");
+      asks.push({ event: event.trim(), why, then: [] });
+      collecting = true;
+    } else if (collecting) {
+      asks[asks.length - 1].then.push(event.trim());
+      if (kind === "A") collecting = false;
+    }
+    return !collecting && asks.length === 10;
+  });
+  const begin = "<!-- first-asks: generated from the page by tests/browser/explore_test.mjs --figures; do not edit -->";
+  const stop = "<!-- :first-asks -->";
+  const text = [begin, ""].concat(asks.map((a, i) =>
+    `${i + 1}. \`${a.event}\`  \n    *why:* ${a.why}  \n    *then:* ` + a.then.map((e) => `\`${e}\``).join("; "))).concat(["", stop]).join("\n");
+  const tutorial = path.join(root, "docs", "tutorial.md");
+  const doc = fs.readFileSync(tutorial, "utf8");
+  const at = doc.indexOf(begin), to = doc.indexOf(stop);
+  check(asks.length === 10, `first asks: the page has ${asks.length} of the ten`);
+  check(at >= 0 && to > at, "first asks: docs/tutorial.md has the markers");
+  if (figures && at >= 0 && to > at)
+    fs.writeFileSync(tutorial, doc.slice(0, at) + text + doc.slice(to + stop.length));
+  else
+    eq(at >= 0 ? doc.slice(at, to + stop.length) : "", text,
+       "first asks: docs/tutorial.md's walk-through is what the page shows (regenerate: tools/gen/make_tutorial_figures)");
+}
+
 check(network === 0, `the pages made ${network} network requests`);
 await context.close();
 fs.rmSync(work, { recursive: true, force: true });

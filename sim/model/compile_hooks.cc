@@ -65,6 +65,8 @@ HookModel compile_hooks(const HooksText& text, NameTable& names) {
       for (auto& n : a.names) x.names.push_back(names.intern(n));
       x.submodules = a.submodules;
       x.package = a.package;
+      for (auto& n : a.package_names) x.package_names.push_back(names.intern(n));
+      std::sort(x.package_names.begin(), x.package_names.end());
       for (auto& [claimed, served] : a.table) x.table.emplace_back(names.intern(claimed), names.intern(served));
       c.actions.push_back(std::move(x));
     }

@@ -169,7 +169,14 @@ HookActionText HookReader::action(const json& v, const std::string& ptr, bool af
     case ActionKind::Serve:
       must_be_true(x, kp, "\"serve\"");
       if (v.contains("module")) a.target = name(v["module"], ptr + "/module", "the module object served");
-      if (v.contains("package")) a.package = boolean(v["package"], ptr + "/package", "\"package\"");
+      // true (every name served is a package), or the names that are (six:
+      // six.moves.urllib has a __path__, six.moves.urllib.parse has none).
+      if (v.contains("package")) {
+        if (v["package"].is_array())
+          a.package_names = names(v["package"], ptr + "/package", "the claimed names served as packages");
+        else
+          a.package = boolean(v["package"], ptr + "/package", "\"package\" (true, false or a list of names)");
+      }
       if (v.contains("table")) {
         const std::string tp = ptr + "/table";
         object(v["table"], tp, "the serve table (claimed name -> the module served for it)");
@@ -285,6 +292,12 @@ HookText HookReader::hook(const json& v, const std::string& ptr, const std::stri
   }
   // A table entry the claims never reach would be dead: say so.
   const ClaimsText claims(h);
+  for (const HookActionText& a : h.actions)
+    for (size_t i = 0; i < a.package_names.size(); ++i)
+      if (!claims.claims(a.package_names[i]))
+        fail(a.pointer + "/package/" + std::to_string(i),
+             fmt::format("the hook does not claim \"{}\" (see its \"claims\"), so its find_spec never serves it",
+                         a.package_names[i]));
   for (const HookActionText& a : h.actions)
     for (const auto& [key, _] : a.table)
       if (!claims.claims(key))

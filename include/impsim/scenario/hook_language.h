@@ -74,10 +74,11 @@ enum class UninstallPolicy : uint8_t { First, All };
 
 struct HookActionText {
   ActionKind kind = ActionKind::ReturnNone;
-  std::string target;              // import/serve: module; call: finder id; start/join: thread
-  std::vector<std::string> names;  // unload
-  bool submodules = false;         // unload
-  bool package = false;            // serve: the spec is a package's
+  std::string target;                      // import/serve: module; call: finder id; start/join: thread
+  std::vector<std::string> names;          // unload
+  bool submodules = false;                 // unload
+  bool package = false;                    // serve: the spec is a package's
+  std::vector<std::string> package_names;  // serve: only these names' specs are packages'
   // serve: {claimed name: module it stands for} (six.moves.queue -> queue)
   std::vector<std::pair<std::string, std::string>> table;
   std::string pointer;
@@ -143,6 +144,7 @@ struct HookAction {
   std::vector<NameId> names;    // unload
   bool submodules = false;
   bool package = false;
+  std::vector<NameId> package_names;             // sorted: serve's per-name package flag
   std::vector<std::pair<NameId, NameId>> table;  // serve: claimed name -> the module served for it
   int32_t thread = -1;                           // start, join: the scenario's thread, by index
 };

@@ -228,7 +228,8 @@ SpecId Engine::run_hook_actions(FinderId finder, const HookClass& hook, NameId n
         hook_finders_.loaders.push_back(HookFinders::Loader{-1, hi, served, kNoName});
         LoaderId loader =
             new_loader(Loader{LoaderKind::HookServe, false, 0, static_cast<int32_t>(hook_finders_.loaders.size() - 1)});
-        result = new_spec(name, loader, a.package ? kEmptyPath : kNoPath);
+        const bool package = a.package || std::binary_search(a.package_names.begin(), a.package_names.end(), name);
+        result = new_spec(name, loader, package ? kEmptyPath : kNoPath);
         break;
       }
       case ActionKind::Unload:

@@ -312,7 +312,8 @@ class Hook:
             return _util.spec_from_loader(fullname, ServeLoader(target=target),
                                           is_package=hasattr(module, "__path__"))
         name = action.get("module")
-        package = bool(action.get("package"))
+        package = action.get("package")
+        package = fullname in package if isinstance(package, list) else bool(package)
         return _util.spec_from_loader(fullname, ServeLoader(_sys.modules[name] if name else None, package=package),
                                       is_package=package)
 

@@ -136,7 +136,6 @@ void Engine::run_step_once(const CStep& step) {
       }
       thread_.hook_regions.pop_back();
       t.meta_path = interp_.meta_path.list();
-      t.ended = true;
       if (thread_.label_search_high > t.hooks.max_depth) t.hooks.max_depth = thread_.label_search_high;
       thread_.label_search_high = std::max(saved_search_high, thread_.label_search_high);
       if (thread_.label_hook_high > t.hooks.hook_depth) t.hooks.hook_depth = thread_.label_hook_high;

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "impsim/model/model.h"
 #include "impsim/scenario/hook_language.h"
+#include "impsim/model/model.h"
 
 namespace impsim {
 
@@ -58,8 +58,7 @@ HookModel compile_hooks(const HooksText& text, NameTable& names) {
       HookAction x;
       x.kind = a.kind;
       // A start or join names a thread: the model resolves it (compile_model).
-      if (a.kind == ActionKind::Call)
-        x.finder = m.find(a.target);
+      if (a.kind == ActionKind::Call) x.finder = m.find(a.target);
       else if (a.kind != ActionKind::Start && a.kind != ActionKind::Join && !a.target.empty())
         x.module = names.intern(a.target);
       for (auto& n : a.names) x.names.push_back(names.intern(n));
@@ -90,10 +89,8 @@ HookModel compile_hooks(const HooksText& text, NameTable& names) {
 bool hook_claims(const HookClass& hook, const NameTable& names, NameId name, bool path_is_none) {
   if (hook.top_level_only && !path_is_none) return false;
   switch (hook.claims) {
-    case ClaimKind::All:
-      return true;
-    case ClaimKind::TopLevel:
-      return names.parent(name) == kNoName;
+    case ClaimKind::All: return true;
+    case ClaimKind::TopLevel: return names.parent(name) == kNoName;
     case ClaimKind::Names:
       return std::binary_search(hook.claim_names.begin(), hook.claim_names.end(), name);
     case ClaimKind::Packages:
@@ -106,40 +103,23 @@ bool hook_claims(const HookClass& hook, const NameTable& names, NameId name, boo
 
 HookClass apply_hook_fix(HookClass hook, HookFix fix) {
   switch (fix) {
-    case HookFix::None:
-      break;
+    case HookFix::None: break;
     case HookFix::IdempotentInstall:
       if (hook.install == InstallPolicy::Insert0) hook.install = InstallPolicy::Insert0IfAbsent;
       if (hook.install == InstallPolicy::Append) hook.install = InstallPolicy::AppendIfAbsent;
       break;
-    case HookFix::RemoveAll:
-      hook.uninstall = UninstallPolicy::All;
-      break;
-    case HookFix::SkipSelf:
-      hook.guard = GuardKind::SkipSelf;
-      break;
+    case HookFix::RemoveAll: hook.uninstall = UninstallPolicy::All; break;
+    case HookFix::SkipSelf: hook.guard = GuardKind::SkipSelf; break;
     case HookFix::CallNext:
       for (HookAction& a : hook.actions)
         if (a.kind == ActionKind::Reenter) a.kind = ActionKind::CallNext;
       break;
-    case HookFix::GuardGlobalSet:
-      hook.guard = GuardKind::GlobalSet;
-      break;
-    case HookFix::GuardObjectSet:
-      hook.guard = GuardKind::ObjectSet;
-      break;
-    case HookFix::GuardThreadSet:
-      hook.guard = GuardKind::ThreadSet;
-      break;
-    case HookFix::GuardFlag:
-      hook.guard = GuardKind::Flag;
-      break;
-    case HookFix::GuardRemoveSelf:
-      hook.guard = GuardKind::RemoveSelf;
-      break;
-    case HookFix::UnlockAfterExec:
-      hook.lock.after_exec = false;
-      break;
+    case HookFix::GuardGlobalSet: hook.guard = GuardKind::GlobalSet; break;
+    case HookFix::GuardObjectSet: hook.guard = GuardKind::ObjectSet; break;
+    case HookFix::GuardThreadSet: hook.guard = GuardKind::ThreadSet; break;
+    case HookFix::GuardFlag: hook.guard = GuardKind::Flag; break;
+    case HookFix::GuardRemoveSelf: hook.guard = GuardKind::RemoveSelf; break;
+    case HookFix::UnlockAfterExec: hook.lock.after_exec = false; break;
   }
   return hook;
 }
@@ -147,29 +127,22 @@ HookClass apply_hook_fix(HookClass hook, HookFix fix) {
 std::string describe_meta_path_step(const CStep& step, const Model& m) {
   const std::string id = step.finder == kNoFinder ? "?" : m.hooks.objects[static_cast<size_t>(step.finder)].id;
   switch (step.kind) {
-    case StepKind::Install:
-      return fmt::format("install({})", id);
-    case StepKind::Uninstall:
-      return fmt::format("uninstall({})", id);
-    case StepKind::Insert:
-      return fmt::format("sys.meta_path.insert({}, {})", step.at, id);
-    case StepKind::Append:
-      return fmt::format("sys.meta_path.append({})", id);
+    case StepKind::Install: return fmt::format("install({})", id);
+    case StepKind::Uninstall: return fmt::format("uninstall({})", id);
+    case StepKind::Insert: return fmt::format("sys.meta_path.insert({}, {})", step.at, id);
+    case StepKind::Append: return fmt::format("sys.meta_path.append({})", id);
     case StepKind::Remove:
       return step.all_copies ? fmt::format("while {0} in sys.meta_path: sys.meta_path.remove({0})", id)
                              : fmt::format("sys.meta_path.remove({})", id);
     case StepKind::New:
       if (step.same_class) return fmt::format("{0} = type({0})()", id);
-      return fmt::format(
-          "{} = {}()", id,
-          m.hooks.hooks[static_cast<size_t>(m.hooks.objects[static_cast<size_t>(step.finder)].hook)].name);
+      return fmt::format("{} = {}()", id, m.hooks.hooks[static_cast<size_t>(m.hooks.objects[static_cast<size_t>(step.finder)].hook)].name);
     case StepKind::Unload: {
       std::string names;
       for (NameId n : step.unload) names += (names.empty() ? "" : ", ") + ("'" + m.names.text(n) + "'");
       return fmt::format("unload([{}]{})", names, step.submodules ? ", submodules" : "");
     }
-    default:
-      return "?";
+    default: return "?";
   }
 }
 

@@ -290,19 +290,18 @@ HookText HookReader::hook(const json& v, const std::string& ptr, const std::stri
     for (size_t i = 0; i < v["find_spec"].size(); ++i)
       h.actions.push_back(action(v["find_spec"][i], ap + "/" + std::to_string(i)));
   }
-  // A table entry the claims never reach would be dead: say so.
+  // A table entry, or a package name, the claims never reach would be dead: say so.
   const ClaimsText claims(h);
-  for (const HookActionText& a : h.actions)
+  auto must_claim = [&](const std::string& name, const std::string& at) {
+    if (!claims.claims(name))
+      fail(at,
+           fmt::format("the hook does not claim \"{}\" (see its \"claims\"), so its find_spec never serves it", name));
+  };
+  for (const HookActionText& a : h.actions) {
     for (size_t i = 0; i < a.package_names.size(); ++i)
-      if (!claims.claims(a.package_names[i]))
-        fail(a.pointer + "/package/" + std::to_string(i),
-             fmt::format("the hook does not claim \"{}\" (see its \"claims\"), so its find_spec never serves it",
-                         a.package_names[i]));
-  for (const HookActionText& a : h.actions)
-    for (const auto& [key, _] : a.table)
-      if (!claims.claims(key))
-        fail(a.pointer + "/table/" + pointer_token(key),
-             fmt::format("the hook does not claim \"{}\" (see its \"claims\"), so its find_spec never serves it", key));
+      must_claim(a.package_names[i], a.pointer + "/package/" + std::to_string(i));
+    for (const auto& [key, _] : a.table) must_claim(key, a.pointer + "/table/" + pointer_token(key));
+  }
   if (v.contains("guard"))
     h.guard = choice<GuardKind>(v["guard"], ptr + "/guard", "guard",
                                 {{"none", GuardKind::None},

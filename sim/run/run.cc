@@ -469,9 +469,9 @@ VariantRun run_one(const RunPlan& plan, const Model& model, size_t point, Varian
       const LabelTotals& t = engine.labels()[i];
       r.label_hooks.emplace_back(model.labels[i], t.hooks);
       std::optional<std::vector<std::string>> ids;
-      if (t.ended) {
+      if (t.meta_path) {
         ids.emplace();
-        for (FinderId f : t.meta_path) ids->push_back(engine.finder_objects()[static_cast<size_t>(f)].id);
+        for (FinderId f : *t.meta_path) ids->push_back(engine.finder_objects()[static_cast<size_t>(f)].id);
       }
       r.label_meta_path.push_back(std::move(ids));
     }

@@ -57,9 +57,8 @@ struct LabelTotals {
   Counters counters;
   Results results;
   HookCounters hooks;  // hook scenarios only
-  // Hook scenarios: sys.meta_path as the step last ended (ended: it has).
-  std::vector<FinderId> meta_path;
-  bool ended = false;
+  // Hook scenarios: sys.meta_path as the step last ended (unset: it never has).
+  std::optional<std::vector<FinderId>> meta_path;
 };
 
 struct Bookkeeping {

@@ -406,6 +406,20 @@ class Engine {
     hook_lock_acquire(finder, name, site);
     return try_finally_switching(body, [&] { hook_lock_release(finder, name, site); });
   }
+  // `body` under that lock where the hook takes it at `site` (the install,
+  // the wrapper's after-exec work: HookLock::install, after_exec), as it is
+  // otherwise.
+  template <class Body>
+  void at_hook_lock_site(bool taken, FinderId finder, NameId name, HookLockSite site, Body&& body) {
+    if (!taken) return body();
+    with_hook_lock(
+        finder, name,
+        [&] {
+          body();
+          return kNoSpec;
+        },
+        site);
+  }
   // `lock.acquire()` / `lock.release()`: in a run with threads, each a
   // scheduling point, and an acquire waits while another thread (or, for a
   // Lock, its owner) holds it; in a run without, an owner acquiring its

@@ -266,19 +266,8 @@ void Engine::run_meta_path_step(const CStep& step) {
   switch (step.kind) {
     case StepKind::Install: {
       // wrapt's register_post_import_hook runs under its lock.
-      const HookLock& lock =
-          hook_finders_.classes[static_cast<size_t>(interp_.objects[static_cast<size_t>(f)].hook)].lock;
-      if (lock.kind == HookLockKind::None || !lock.install) {
-        install_hook(f);
-        return;
-      }
-      with_hook_lock(
-          f, kNoName,
-          [&] {
-            install_hook(f);
-            return kNoSpec;
-          },
-          HookLockSite::Install);
+      const HookClass& hook = hook_finders_.classes[static_cast<size_t>(interp_.objects[static_cast<size_t>(f)].hook)];
+      at_hook_lock_site(hook.lock.install, f, kNoName, HookLockSite::Install, [&] { install_hook(f); });
       return;
     }
     case StepKind::Uninstall:

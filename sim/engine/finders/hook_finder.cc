@@ -305,13 +305,9 @@ void Engine::hook_exec_module(LoaderId loader, ModuleId module) {
     // A verdict names the step that marked it, as for P's marks.
     interp_.records.write_module(module).marked_by = current_step();
     for (const HookAction& a : hook.after_exec) import_statement(a.module);
-    return kNoSpec;
   };
-  if (hook.lock.kind == HookLockKind::None || !hook.lock.after_exec) {
-    after_exec();
-    return;
-  }
-  with_hook_lock(h.finder, interp_.records.module(module).name, after_exec, HookLockSite::AfterExec);
+  at_hook_lock_site(hook.lock.after_exec, h.finder, interp_.records.module(module).name, HookLockSite::AfterExec,
+                    after_exec);
 }
 
 }  // namespace impsim

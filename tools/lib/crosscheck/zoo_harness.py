@@ -198,9 +198,7 @@ def _report(rt, error):
                 "hook_reentries": c.hook_reentries}
     by_object = dict(c.by_object)
     predefined = dict(c.predefined)
-    meta_path = []
-    for obj in _sys.meta_path:
-        meta_path.append(rt.ids.get(id(obj), "?%s" % type(obj).__name__))
+    meta_path = rt.meta_path_ids()
     # The scenario's modules: the names of its tree, of its preloaded list
     # and of what its hooks claim by name (served modules), and every module
     # loaded from a tree file under any name (distutils.core from the tree's

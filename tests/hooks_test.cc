@@ -433,14 +433,18 @@ TEST_CASE("hook verdicts: a wrapper's mark names the step that set it") {
 // pytest by crosscheck --zoo): the leak is read step by step; a step a
 // hang stopped has none.
 TEST_CASE("hook reports: each label's sys.meta_path as the step ended, null where it never ended") {
-  const auto r = test::impsim("run " + kSource + "/scenarios/zoo/pytest_rewrite.json --json --variant as_is");
-  const auto j = nlohmann::json::parse(r.out);
-  const auto& labels = j["runs"][0]["labels"];
   using L = std::vector<std::string>;
-  CHECK(labels["install_1"]["meta_path"].get<L>() == L{"h1", "BuiltinImporter", "FrozenImporter", "PathFinder"});
-  CHECK(labels["install_3"]["meta_path"].get<L>() ==
-        L{"h3", "h2", "h1", "BuiltinImporter", "FrozenImporter", "PathFinder"});
-  CHECK(labels["cleanups"]["meta_path"].get<L>() == L{"h2", "h1", "BuiltinImporter", "FrozenImporter", "PathFinder"});
+  auto labels_at = [](int n) {
+    const auto r = test::impsim(
+        "run " + kSource + "/scenarios/zoo/pytest_rewrite.json --json --variant as_is --set N=" + std::to_string(n));
+    return nlohmann::json::parse(r.out)["runs"][0]["labels"];
+  };
+  const auto one = labels_at(1), three = labels_at(3);
+  CHECK(one["installs"]["meta_path"].get<L>() == L{"h#1", "BuiltinImporter", "FrozenImporter", "PathFinder"});
+  CHECK(one["cleanups"]["meta_path"].get<L>() == L{"BuiltinImporter", "FrozenImporter", "PathFinder"});
+  CHECK(three["installs"]["meta_path"].get<L>() ==
+        L{"h#3", "h#2", "h#1", "BuiltinImporter", "FrozenImporter", "PathFinder"});
+  CHECK(three["cleanups"]["meta_path"].get<L>() == L{"h#2", "h#1", "BuiltinImporter", "FrozenImporter", "PathFinder"});
   const auto hang = nlohmann::json::parse(
       test::impsim("run " + kSource + "/scenarios/zoo/virtualenv_same_class.json --json --set extra=1").out);
   const auto& hl = hang["runs"][0]["labels"];

@@ -292,13 +292,13 @@ TEST_CASE("hook scenarios: every decision has its reason, every re-entry and dir
   TraceOptions all;
   all.max_lines = 0;
   const std::string object_set = trace(f, TraceFormat::Text, {}, all, {"guard_object_set"});
-  CHECK(object_set.find("]: wd6.find_spec('app') [claimed: the hook runs its actions]\n") != std::string::npos);
-  CHECK(object_set.find("wd6 re-enters the import system: importlib.util.find_spec('app')\n") != std::string::npos);
-  CHECK(object_set.find("]: wd6.find_spec('app') [a re-entry, turned away: the guard's set already holds this name] "
+  CHECK(object_set.find("]: wd#6.find_spec('app') [claimed: the hook runs its actions]\n") != std::string::npos);
+  CHECK(object_set.find("wd#6 re-enters the import system: importlib.util.find_spec('app')\n") != std::string::npos);
+  CHECK(object_set.find("]: wd#6.find_spec('app') [a re-entry, turned away: the guard's set already holds this name] "
                         "-> None") != std::string::npos);
   // Every ask of a watchdog has its reason.
   size_t asks = 0, reasons = 0;
-  for (size_t at = object_set.find(": wd"); at != std::string::npos; at = object_set.find(": wd", at + 1)) {
+  for (size_t at = object_set.find("]: wd"); at != std::string::npos; at = object_set.find("]: wd", at + 1)) {
     ++asks;
     const size_t eol = object_set.find('\n', at);
     const std::string line = object_set.substr(at, eol - at);
@@ -310,8 +310,8 @@ TEST_CASE("hook scenarios: every decision has its reason, every re-entry and dir
 
   const std::string call_next = trace(f, TraceFormat::Text, {}, all, {"call_next"});
   CHECK(call_next.find(
-            "wd6 asks each finder after it in sys.meta_path for 'app' (call_next), the first spec wins\n"
-            "      wd5.find_spec('app') [a re-entry, turned away: the guard's set already holds this name]\n") !=
+            "wd#6 asks each finder after it in sys.meta_path for 'app' (call_next), the first spec wins\n"
+            "      wd#5.find_spec('app') [a re-entry, turned away: the guard's set already holds this name]\n") !=
         std::string::npos);
 
   // Chrome: the reason with the ask's end, a direct call's decision and each call an instant.
@@ -330,7 +330,7 @@ TEST_CASE("hook scenarios: every decision has its reason, every re-entry and dir
     }
   }
   CHECK(with_reason > 0);
-  // Three imports, each found through wd6's call_next (wd5 .. wd1 turned
+  // Three imports, each found through wd#6's call_next (wd#5 .. wd#1 turned
   // away: 5 each), then the probe of a missing name, where each watchdog in
   // turn asks those after it: 5 + 4 + 3 + 2 + 1 + 0.
   CHECK(calls == 3 + 6);
@@ -338,7 +338,7 @@ TEST_CASE("hook scenarios: every decision has its reason, every re-entry and dir
 
   // DOT: the reason and the call under the ask's label.
   const std::string dot = trace(f, TraceFormat::Dot, {}, {}, {"guard_object_set"});
-  CHECK(dot.find("wd6.find_spec('app')\\ni=0 of 9, _find_spec nesting 1\\n[claimed: the hook runs its actions]\\nwd6 "
+  CHECK(dot.find("wd#6.find_spec('app')\\ni=0 of 9, _find_spec nesting 1\\n[claimed: the hook runs its actions]\\nwd#6 "
                  "re-enters the import system: importlib.util.find_spec('app')") != std::string::npos);
 }
 

@@ -88,7 +88,7 @@ TEST_CASE("a misspelt name in a scenario: step kinds and keys, report counters, 
         "import, label, optional, repeat");
   check("step_kind.json", head + R"("program": [{"improt": "a"}]})",
         "at /program/0/improt: unknown step \"improt\" (did you mean \"import\"?); expected one of: import, "
-        "find_spec, import_module, enable, disable, guard, block, call, start, join, or a sys.meta_path step: "
+        "find_spec, import_module, enable, disable, guard, block, call, start, join, do, or a sys.meta_path step: "
         "install, ");
   check("report_counter.json",
         head + R"("program": [{"import": "a", "label": "probe"}], "report": [{"counter": "probe.lookup"}]})",

@@ -477,6 +477,56 @@ SpecId Engine::find_spec(NameId name) {
   return _find_spec<M>(name, path);
 }
 
+// importlib.reload(sys.modules[name]): the name searched for again through
+// sys.meta_path (_find_spec with the module as target, which no finder
+// modelled here reads), then _bootstrap._exec: the found loader's
+// exec_module runs on the SAME module object, with no create_module, and
+// the module is moved to the end of sys.modules, raising or not.
+template <class M>
+void Engine::reload(NameId name) {
+  if (!interp_.sys_modules.contains(name)) raise("KeyError", repr(names_.text(name)));  // sys.modules[name]
+  const ModuleId module = interp_.sys_modules.get(name);
+  std::vector<NameId>& reloading = interp_.reloading;
+  if (std::find(reloading.begin(), reloading.end(), name) != reloading.end()) return;
+  reloading.push_back(name);
+  try_finally(
+      [&] {
+        PathRef path = kNoPath;
+        if (const NameId parent = names_.parent(name); parent != kNoName) {
+          if (!interp_.sys_modules.contains(parent))
+            raise("ImportError", fmt::format("parent {} not in sys.modules", repr(names_.text(parent))));
+          path = interp_.records.module(interp_.sys_modules.get(parent)).path;
+          if (path == kNoPath)
+            raise("AttributeError", fmt::format("module {} has no attribute '__path__'", repr(names_.text(parent))));
+        }
+        // reload calls _find_spec itself, one frame deep, as util.find_spec does.
+        thread_.next_entry = SearchEntry::FindSpec;
+        const SpecId spec = _find_spec<M>(name, path);
+        if (spec == kNoSpec)
+          raise("ModuleNotFoundError", fmt::format("spec not found for the module {}", repr(names_.text(name))));
+        // module.__spec__ = spec; _init_module_attrs(spec, module, override=True)
+        Module& m = interp_.records.write_module(module);
+        m.spec = spec;
+        if (interp_.records.spec(spec).search != kNoPath) m.path = interp_.records.spec(spec).search;
+        // _exec, under the module's lock (one thread: nobody else holds it)
+        if (!interp_.sys_modules.contains(name) || interp_.sys_modules.get(name) != module)
+          raise("ImportError", fmt::format("module {} not in sys.modules", repr(names_.text(name))));
+        // finally: module = sys.modules.pop(name); sys.modules[name] = module
+        auto pop_and_put_back = [&] {
+          if (!interp_.sys_modules.contains(name)) raise("KeyError", repr(names_.text(name)));
+          interp_.sys_modules.move_to_end(name);
+        };
+        try {
+          exec_module<M>(interp_.records.spec(spec).loader, module);
+        } catch (PyError&) {
+          pop_and_put_back();  // a KeyError here replaces the error, as in Python
+          throw;
+        }
+        pop_and_put_back();
+      },
+      [&] { std::erase(interp_.reloading, name); });
+}
+
 // Whether the run's mode can be a PlainRun (run_mode.h): stepped, untraced,
 // no hooks, the live list walked. Its design and revision pick which one.
 bool Engine::plain_run() const {
@@ -490,7 +540,8 @@ bool Engine::plain_run() const {
   template SpecId Engine::_find_spec<M>(NameId, PathRef);       \
   template void Engine::exec_module<M>(LoaderId, ModuleId);     \
   template ModuleId Engine::_load_unlocked<M>(SpecId);          \
-  template SpecId Engine::find_spec<M>(NameId);
+  template SpecId Engine::find_spec<M>(NameId);                 \
+  template void Engine::reload<M>(NameId);
 IMPSIM_EACH_RUN_MODE(IMPSIM_INSTANTIATE)
 #undef IMPSIM_INSTANTIATE
 

@@ -182,6 +182,13 @@ void Engine::run_step_once(const CStep& step) {
         run_body<M>(interp_.sys_modules.get(step.target), step.body, /*is_call=*/true);
         break;
       }
+      case StepKind::Do:
+        // A for loop's body: the caller's frame, no frame of its own.
+        run_steps<M>(step.body);
+        break;
+      case StepKind::Reload:
+        reload<M>(step.target);
+        break;
       case StepKind::Start:
         thread_start(static_cast<int32_t>(step.at));
         break;

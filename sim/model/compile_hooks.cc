@@ -125,7 +125,9 @@ HookClass apply_hook_fix(HookClass hook, HookFix fix) {
 }
 
 std::string describe_meta_path_step(const CStep& step, const Model& m) {
-  const std::string id = step.finder == kNoFinder ? "?" : m.hooks.objects[static_cast<size_t>(step.finder)].id;
+  const std::string declared = step.finder == kNoFinder ? "?" : m.hooks.objects[static_cast<size_t>(step.finder)].id;
+  // "ID#k": the k-th object a new step made for ID, as counters name it.
+  const std::string id = step.instance > 0 ? fmt::format("{}#{}", declared, step.instance) : declared;
   switch (step.kind) {
     case StepKind::Install: return fmt::format("install({})", id);
     case StepKind::Uninstall: return fmt::format("uninstall({})", id);
@@ -137,6 +139,7 @@ std::string describe_meta_path_step(const CStep& step, const Model& m) {
     case StepKind::New:
       if (step.same_class) return fmt::format("{0} = type({0})()", id);
       return fmt::format("{} = {}()", id, m.hooks.hooks[static_cast<size_t>(m.hooks.objects[static_cast<size_t>(step.finder)].hook)].name);
+    case StepKind::Reload: return fmt::format("importlib.reload(sys.modules['{}'])", m.names.text(step.target));
     case StepKind::Unload: {
       std::string names;
       for (NameId n : step.unload) names += (names.empty() ? "" : ", ") + ("'" + m.names.text(n) + "'");

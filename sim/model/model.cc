@@ -67,6 +67,10 @@ std::string describe_step(const CStep& step, const Model& m) {
     case StepKind::Call:
       what = "a call into " + m.names.text(step.target);
       break;
+    case StepKind::Do:
+      what = step.at > 0 ? fmt::format("for i in range(1, {}): i = {}", step.nest + 1, step.at)
+                         : fmt::format("for _ in range({})", step.repeat);
+      break;
     case StepKind::Start:
     case StepKind::Join:
       what = fmt::format("{}.{}()", m.threads[static_cast<size_t>(step.at)].name,
@@ -147,12 +151,73 @@ class Compiler {
     if (in.empty()) return;
     out.clear();
     out.reserve(in.size());
-    for (const Step& s : in) step(s, out.emplace_back());
+    for (const Step& s : in) {
+      if (s.kind == StepKind::Do && reads_iteration(s.body))
+        unroll(s, out);
+      else
+        step(s, out.emplace_back());
+    }
+  }
+
+  // Whether steps name "{i}", the iteration of the do block they are in (a
+  // do block inside has an {i} of its own; a nested guard's scope reads its
+  // nest level, never the iteration).
+  static bool reads_iteration(const std::vector<Step>& steps) {
+    for (const Step& s : steps) {
+      const StepDetail& d = s.detail();
+      if (s.target.find("{i}") != std::string::npos || d.instance == StepDetail::kIteration) return true;
+      for (const std::string& u : d.unload)
+        if (u.find("{i}") != std::string::npos) return true;
+      if (s.kind != StepKind::Do && reads_iteration(s.body)) return true;
+    }
+    return false;
+  }
+
+  static int64_t count_steps(const std::vector<Step>& steps) {
+    int64_t n = 0;
+    for (const Step& s : steps) n += 1 + count_steps(s.body);
+    return n;
+  }
+
+  // A do block whose steps read "{i}" is compiled once per iteration, each
+  // iteration a step of its own (kind Do, repeat 1, the block's label), so
+  // the engine never substitutes text and a label still sums every
+  // iteration. The copies are bounded by --max-repeat, counted in steps.
+  void unroll(const Step& s, std::vector<CStep>& out) {
+    const int64_t n = s.detail().repeat ? resolve(*s.detail().repeat, "repeat", limits_.max_repeat) : 1;
+    // n <= --max-repeat and the body's steps <= the file's bytes: no overflow.
+    unrolled_ += n * count_steps(s.body);
+    if (unrolled_ > limits_.max_repeat)
+      throw ModelLimitError{"repeat", s.pointer,
+                            fmt::format("a do block whose steps read \"{{i}}\" is compiled once per iteration: with "
+                                        "{} iterations the steps compiled so far come to {}; the limit is {} "
+                                        "(--max-repeat)",
+                                        n, unrolled_, limits_.max_repeat)};
+    const int64_t outer = iteration_;
+    for (int64_t i = 1; i <= n; ++i) {
+      iteration_ = i;
+      CStep& c = out.emplace_back();
+      c.kind = StepKind::Do;
+      c.label = s.label;
+      c.pointer = &s.pointer;
+      c.at = i;
+      c.nest = n;
+      steps_into(s.body, c.body);
+    }
+    iteration_ = outer;
+  }
+
+  // A name template of a do block's step, as this iteration spells it.
+  std::string this_iteration(std::string t) const {
+    const std::string i = std::to_string(iteration_);
+    for (size_t at = t.find("{i}"); at != std::string::npos; at = t.find("{i}", at + i.size())) t.replace(at, 3, i);
+    return t;
   }
 
   // Bodies name the same module again and again (the modules of a package
   // import the package): the last name interned is kept with its id.
   NameId target(const std::string& name) {
+    if (iteration_ != 0 && name.find("{i}") != std::string::npos) return m_.names.intern(this_iteration(name));
     if (!last_target_ || *last_target_ != name) {
       last_target_id_ = m_.names.intern(name);
       last_target_ = &name;
@@ -191,11 +256,12 @@ class Compiler {
     }
     steps_into(s.body, c.body);
     if (!d.finder.empty()) c.finder = m_.hooks.find(d.finder);
-    c.instance = static_cast<int32_t>(d.instance);
+    // An iteration is at most --max-repeat (10^6): it fits.
+    c.instance = static_cast<int32_t>(d.instance == StepDetail::kIteration ? iteration_ : d.instance);
     c.at = d.at;
     if (s.kind == StepKind::Start || s.kind == StepKind::Join) c.at = thread_index(d.thread);
     c.all_copies = d.all_copies;
-    for (auto& u : d.unload) c.unload.push_back(m_.names.intern(u));
+    for (auto& u : d.unload) c.unload.push_back(iteration_ != 0 ? target(u) : m_.names.intern(u));
     c.submodules = d.submodules;
     c.same_class = d.same_class;
   }
@@ -205,6 +271,8 @@ class Compiler {
   Model& m_;
   const ModelLimits& limits_;
   int64_t scope_names_ = 0;
+  int64_t unrolled_ = 0;                      // steps compiled for do blocks' iterations, summed
+  int64_t iteration_ = 0;                     // the do block iteration being compiled (1 to N), 0 outside one
   const std::string* last_target_ = nullptr;  // into the Scenario
   NameId last_target_id_ = kNoName;
 };

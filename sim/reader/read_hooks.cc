@@ -25,7 +25,7 @@ using nlohmann::json;
 
 namespace {
 
-const char* const kMetaPathSteps[] = {"install", "uninstall", "insert", "append", "remove", "unload", "new"};
+const char* const kMetaPathSteps[] = {"install", "uninstall", "insert", "append", "remove", "unload", "new", "reload"};
 
 // A find_spec action's kinds: the key that names one, every key it takes
 // (that one first), and what an error calls it.
@@ -426,7 +426,7 @@ bool is_meta_path_step(std::string_view key) {
          std::end(kMetaPathSteps);
 }
 
-const char* meta_path_step_list() { return "install, uninstall, insert, append, remove, unload, new"; }
+const char* meta_path_step_list() { return "install, uninstall, insert, append, remove, unload, new, reload"; }
 
 void read_meta_path_step(const reading::Reader& in, const json& v, const std::string& ptr, const std::string& kind,
                          Step& st, std::vector<std::string_view>& allowed) {
@@ -452,9 +452,18 @@ void read_meta_path_step(const reading::Reader& in, const json& v, const std::st
       // "ID#k": the k-th object `new` made for ID, named after a newer one exists.
       if (const size_t hash = id.find('#'); hash != std::string::npos) {
         const std::string k = id.substr(hash + 1);
+        if (k == "{i}" && s.kind != StepKind::New) {
+          // "ID#{i}": the object of this iteration of the do block.
+          in.check_iteration_use(kp, id);
+          st.mutable_detail().instance = StepDetail::kIteration;
+          id.resize(hash);
+          st.mutable_detail().finder = std::move(id);
+          names_finder = true;
+          continue;
+        }
         if (k.empty() || k.size() > 9 || k[0] == '0' || k.find_first_not_of("0123456789") != std::string::npos)
           r.fail(kp, fmt::format("expected {} (\"ID\", or \"ID#k\" for the k-th object a \"new\" step makes "
-                                 "for ID, k from 1), found \"{}\"",
+                                 "for ID, k from 1, or \"ID#{{i}}\" in a do block), found \"{}\"",
                                  s.what, id));
         if (s.kind == StepKind::New)
           r.fail(kp, fmt::format("new takes the declared id (\"{}\"): each new step makes the next \"{}#k\"",
@@ -480,9 +489,14 @@ void read_meta_path_step(const reading::Reader& in, const json& v, const std::st
     allowed.push_back("same_class");
     if (v.contains("same_class"))
       st.mutable_detail().same_class = r.boolean(v["same_class"], ptr + "/same_class", "\"same_class\"");
+  } else if (kind == "reload") {
+    st.kind = StepKind::Reload;
+    st.target = in.step_name(x, kp, "the name of the module to reload");
+    allowed.push_back("optional");
+    if (v.contains("optional")) st.optional = r.boolean(v["optional"], ptr + "/optional", "\"optional\"");
   } else if (!names_finder) {
     st.kind = StepKind::Unload;
-    st.mutable_detail().unload = r.names(x, kp, "the module names deleted from sys.modules");
+    st.mutable_detail().unload = in.step_names(x, kp, "the module names deleted from sys.modules");
     allowed.push_back("submodules");
     if (v.contains("submodules"))
       st.mutable_detail().submodules = r.boolean(v["submodules"], ptr + "/submodules", "\"submodules\"");
@@ -563,7 +577,7 @@ void read_hooks(const reading::Reader& in, const json& root, Scenario& sc, bool 
   for (const Step* step : steps.meta_path) {
     const Step& s = *step;
     h.used = true;
-    if (s.kind == StepKind::Unload) continue;
+    if (s.kind == StepKind::Unload || s.kind == StepKind::Reload) continue;
     const char* key = s.kind == StepKind::Install     ? "install"
                       : s.kind == StepKind::Uninstall ? "uninstall"
                       : s.kind == StepKind::Insert    ? "insert"
@@ -583,10 +597,13 @@ void read_hooks(const reading::Reader& in, const json& root, Scenario& sc, bool 
   }
   for (const Step* s : numbered)
     if (!h.renewed_ids.count(s->detail().finder))
-      r.fail(s->pointer, fmt::format("\"{}#{}\" names an object a \"new\" step makes for \"{}\", and no step makes "
-                                     "one; name \"{}\" itself, or add {{\"new\": \"{}\"}} where the package makes it",
-                                     s->detail().finder, s->detail().instance, s->detail().finder, s->detail().finder,
-                                     s->detail().finder));
+      r.fail(s->pointer,
+             fmt::format("\"{}#{}\" names an object a \"new\" step makes for \"{}\", and no step makes "
+                         "one; name \"{}\" itself, or add {{\"new\": \"{}\"}} where the package makes it",
+                         s->detail().finder,
+                         s->detail().instance == StepDetail::kIteration ? std::string("{i}")
+                                                                        : std::to_string(s->detail().instance),
+                         s->detail().finder, s->detail().finder, s->detail().finder));
   if (h.used && !variants_given) sc.variants = {"as_is"};
   for (size_t i = 0; i < sc.variants.size(); ++i) {
     std::optional<Variant> v = parse_variant(sc.variants[i]);

@@ -9,8 +9,8 @@ namespace impsim::reading {
 
 namespace {
 
-const std::set<std::string> kStepKinds = {"import", "find_spec", "import_module", "enable", "disable",
-                                          "guard",  "block",     "call",          "start",  "join"};
+const std::set<std::string> kStepKinds = {"import", "find_spec", "import_module", "enable", "disable", "guard",
+                                          "block",  "call",      "start",         "join",   "do"};
 
 // What a misspelt step kind may have meant: every kind, the sys.meta_path
 // steps' too.
@@ -29,8 +29,8 @@ std::vector<std::string> step_words() {
 // too, so that a hook scenario's author sees the steps it is written with.
 const std::string& step_kind_list() {
   static const std::string list =
-      "import, find_spec, import_module, enable, disable, guard, block, call, start, join, or a sys.meta_path "
-      "step: " +
+      "import, find_spec, import_module, enable, disable, guard, block, call, start, join, do, or a "
+      "sys.meta_path step: " +
       std::string(meta_path_step_list());
   return list;
 }
@@ -45,6 +45,29 @@ std::string unknown_step_key(const std::string& key, const std::string& kind,
                      did_you_mean_note(key, keys, '"'), name_list(keys));
 }
 
+// A name template as iteration (or nest level) 1 spells it: what the
+// name checks test.
+std::string iteration_probe(std::string s) {
+  for (size_t at = s.find("{i}"); at != std::string::npos; at = s.find("{i}", at)) s.replace(at, 3, "1");
+  return s;
+}
+
+// A name template normalised piece by piece around "{i}": the digits that
+// replace it join nothing under NFKC, so this is the normal form of every
+// iteration's name.
+std::string normal_template(const std::string& s) {
+  std::string normal;
+  size_t from = 0;
+  for (size_t at = s.find("{i}");; at = s.find("{i}", from)) {
+    std::string_view piece = std::string_view(s).substr(from, at == std::string::npos ? at : at - from);
+    normal += nfkc_identifier(piece);
+    if (at == std::string::npos) break;
+    normal += "{i}";
+    from = at + 3;
+  }
+  return normal;
+}
+
 }  // namespace
 
 std::vector<std::string> Reader::scope(const json& v, const std::string& ptr, bool allow_level) {
@@ -53,29 +76,27 @@ std::vector<std::string> Reader::scope(const json& v, const std::string& ptr, bo
   for (size_t i = 0; i < v.size(); ++i) {
     std::string p = ptr + "/" + std::to_string(i);
     std::string s = string(v[i], p, "a module name");
-    std::string probe = s;
-    if (auto at = probe.find("{i}"); at != std::string::npos) {
-      if (!allow_level) fail(p, "\"{i}\" is only allowed in the scope of a guard with \"nest\"");
-      for (; at != std::string::npos; at = probe.find("{i}")) probe.replace(at, 3, "1");
-    }
+    if (!allow_level && s.find("{i}") != std::string::npos)
+      fail(p, "\"{i}\" is only allowed in the scope of a guard with \"nest\"");
     if (characters(s) > limits_.max_name_length) too_long(p, "a module name", characters(s));
-    if (!is_dotted_name(probe))
+    if (!is_dotted_name(iteration_probe(s)))
       fail(p, fmt::format(
                   "expected a Python dotted module name (\"{{i}}\" may stand for the nesting level), found \"{}\"", s));
-    // Normalised piece by piece around "{i}": the level's digits join
-    // nothing under NFKC, so this is the normal form of every level's name.
-    std::string normal;
-    size_t from = 0;
-    for (size_t at = s.find("{i}");; at = s.find("{i}", from)) {
-      std::string_view piece = std::string_view(s).substr(from, at == std::string::npos ? at : at - from);
-      normal += nfkc_identifier(piece);
-      if (at == std::string::npos) break;
-      normal += "{i}";
-      from = at + 3;
-    }
-    out.push_back(std::move(normal));
+    out.push_back(normal_template(s));
   }
   return out;
+}
+
+std::string Reader::step_name(const json& v, const std::string& ptr, const std::string& what) const {
+  std::string s = string(v, ptr, what);
+  if (s.find("{i}") == std::string::npos) return name(v, ptr, what);
+  check_iteration_use(ptr, s);
+  if (characters(s) > limits_.max_name_length) too_long(ptr, what, characters(s));
+  if (!is_dotted_name(iteration_probe(s)))
+    fail(ptr, fmt::format("expected {} (a Python dotted module name such as \"pkg.sub\"; \"{{i}}\" may stand for "
+                          "the do block's iteration, as in \"test_{{i}}\"), found \"{}\"",
+                          what, s));
+  return normal_template(s);
 }
 
 std::vector<Step> Reader::steps(const json& v, const std::string& ptr) {
@@ -109,12 +130,12 @@ Step Reader::step(const json& v, const std::string& ptr) {
   const json& body = v[kind];
   if (kind == "import" || kind == "find_spec" || kind == "import_module") {
     st.kind = kind == "import" ? StepKind::Import : kind == "find_spec" ? StepKind::FindSpec : StepKind::ImportModule;
-    st.target = name(body, kp, "a module name");
+    st.target = step_name(body, kp, "a module name");
     allowed.push_back("optional");
     if (v.contains("optional")) st.optional = boolean(v["optional"], ptr + "/optional", "\"optional\"");
   } else if (kind == "call") {
     st.kind = StepKind::Call;
-    st.target = name(body, kp, "the module the function is defined in");
+    st.target = step_name(body, kp, "the module the function is defined in");
     allowed.push_back("body");
     if (!v.contains("body")) fail(ptr, "a call step needs a \"body\" (the steps the function runs)");
   } else if (kind == "enable") {
@@ -146,6 +167,9 @@ Step Reader::step(const json& v, const std::string& ptr) {
     // Which thread: checked against "threads" once the whole file is read.
     st.kind = kind == "start" ? StepKind::Start : StepKind::Join;
     st.mutable_detail().thread = string(body, kp, "a thread's name");
+  } else if (kind == "do") {
+    // The block's steps are its value: read below, once "repeat" is known good.
+    st.kind = StepKind::Do;
   } else if (kind == "block") {
     st.kind = StepKind::Block;
     st.mutable_detail().block = names(body, kp, "a list of module names to block");
@@ -156,13 +180,19 @@ Step Reader::step(const json& v, const std::string& ptr) {
     if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
       std::string why = (k == "optional") ? "\"optional\" only goes with import and find_spec"
                         : (k == "nest")   ? "\"nest\" only goes with guard"
-                        : (k == "body")   ? "\"body\" only goes with guard and call"
+                        : (k == "body")   ? "\"body\" only goes with guard and call (a do block's steps are "
+                                            "its value: {\"do\": [...]})"
                         : kStepKinds.count(k) || is_meta_path_step(k) ? ""
                                                                       : unknown_step_key(k, kind, allowed);
       fail(ptr + "/" + pointer_token(k), why);
     }
   }
   if (v.contains("body")) st.body = steps(v["body"], ptr + "/body");
+  if (st.kind == StepKind::Do) {
+    ++do_depth_;
+    st.body = steps(body, kp);
+    --do_depth_;
+  }
   if (v.contains("repeat")) st.mutable_detail().repeat = int_field(v["repeat"], ptr + "/repeat", "\"repeat\"");
   if (v.contains("nest")) st.mutable_detail().nest = int_field(v["nest"], ptr + "/nest", "\"nest\"");
   if (v.contains("label")) {

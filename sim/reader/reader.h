@@ -136,6 +136,25 @@ class Reader {
     for (size_t i = 0; i < v.size(); ++i) out.push_back(name(v[i], ptr + "/" + std::to_string(i), "a module name"));
     return out;
   }
+  // A module name a step names, which inside a `do` block may hold "{i}",
+  // the iteration (1 to N): "test_{i}". Checked as the name of iteration 1
+  // and kept as a template, normalised piece by piece around each "{i}"
+  // (digits join nothing under NFKC, so it is every iteration's normal form).
+  std::string step_name(const json& v, const std::string& ptr, const std::string& what) const;
+  std::vector<std::string> step_names(const json& v, const std::string& ptr, const std::string& what) const {
+    array(v, ptr, what);
+    std::vector<std::string> out;
+    for (size_t i = 0; i < v.size(); ++i)
+      out.push_back(step_name(v[i], ptr + "/" + std::to_string(i), "a module name"));
+    return out;
+  }
+  // A string with "{i}" outside a `do` block is refused where it stands.
+  void check_iteration_use(const std::string& ptr, const std::string& s) const {
+    if (do_depth_ == 0 && s.find("{i}") != std::string::npos)
+      fail(ptr, fmt::format("\"{{i}}\" stands for the iteration of a \"do\" block (1 to its repeat), and this step "
+                            "is in none; wrap the steps in {{\"do\": [...], \"repeat\": N}}, found \"{}\"",
+                            s));
+  }
   IntField int_field(const json& v, const std::string& ptr, const std::string& what) {
     IntField f;
     f.pointer = ptr;
@@ -171,6 +190,7 @@ class Reader {
   std::vector<std::pair<std::string, std::string>> param_refs_;
   std::map<std::string, std::string> labels_;  // label -> pointer
   std::vector<std::string> label_order_;
+  int do_depth_ = 0;  // `do` blocks the step being read is inside
 
   const JsonSource& src() const { return src_; }
   const std::string& file() const { return file_; }

@@ -234,6 +234,10 @@ std::string step_text(const Model& model, const CStep& step) {
     case StepKind::Call:
       s = "a function of " + model.names.text(step.target) + " runs";
       break;
+    case StepKind::Do:
+      s = step.at > 0 ? fmt::format("for i in range(1, {}):  (i = {})", step.nest + 1, step.at)
+                      : fmt::format("for _ in range({}):", step.repeat);
+      break;
     case StepKind::Start:
     case StepKind::Join:
       s = fmt::format("{}.{}()", model.threads[static_cast<size_t>(step.at)].name,

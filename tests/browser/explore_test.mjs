@@ -443,11 +443,11 @@ async function eachRow(v, visit) {
   }
   check(rows > 100, `ddtrace_watchdog: walked ${rows} rows`);
   // A hook's decisions and re-entries are rows of their own, as P's decisions are, with their reasons.
-  check(events.some((e) => /^wd6 decides: claimed: the hook runs its actions \| why \(wd6's decision\)/.test(e)),
+  check(events.some((e) => /^wd#6 decides: claimed: the hook runs its actions \| why \(wd#6's decision\)/.test(e)),
         "ddtrace_watchdog: a watchdog's decision to act, and why");
-  check(events.some((e) => /^wd\d decides: a re-entry, turned away: the guard's set already holds this name/.test(e)),
+  check(events.some((e) => /^wd#\d decides: a re-entry, turned away: the guard's set already holds this name/.test(e)),
         "ddtrace_watchdog: a re-entry turned away by the guard, and why");
-  check(events.some((e) => /^wd6 re-enters the import system: importlib\.util\.find_spec\('app'\)/.test(e)),
+  check(events.some((e) => /^wd#6 re-enters the import system: importlib\.util\.find_spec\('app'\)/.test(e)),
         "ddtrace_watchdog: the re-entry is a row of its own");
   for (const w of variants) {
     // The lines a value's text is laid out on (a name beside it may take two).
@@ -459,7 +459,7 @@ async function eachRow(v, visit) {
     check(lines.length > 8 && lines.every((n) => n === 1), `${w} at 1400 px: every counter value on one line (${lines})`);
   }
   // The page as a projector shows it (docs/tutorial.md): at the first watchdog's re-entry, 1400 px and 1024 px wide.
-  await eachRow(v, async (p, event) => /^wd6 re-enters the import system/.test(event));
+  await eachRow(v, async (p, event) => /^wd#6 re-enters the import system/.test(event));
   for (const width of [1400, 1024]) {
     await page.setViewportSize({ width, height: 900 });
     for (const w of variants) {

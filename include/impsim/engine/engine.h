@@ -264,6 +264,9 @@ class Engine {
   // importlib.util.find_spec(name).
   template <class M = AnyRun>
   SpecId find_spec(NameId name);
+  // importlib.reload(sys.modules[name]).
+  template <class M = AnyRun>
+  void reload(NameId name);
   // PathFinder.find_spec(name, path) over the scenario's tree. The tests
   // that answer None without a search are inline: a probe for a missing
   // name asks again and again with the same path.

@@ -27,6 +27,9 @@ struct Interpreter {
   // By NameId: the path PathFinder last searched in vain for the name (the
   // tree never changes, so a search there would miss again).
   std::vector<PathRef> path_miss;
+  // importlib's _RELOADING: the modules a reload is running for (a reload
+  // of one of them returns it as it is).
+  std::vector<NameId> reloading;
 };
 
 }  // namespace impsim

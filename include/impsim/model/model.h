@@ -43,8 +43,10 @@ struct CStep {
   std::vector<NameId> unload;            // unload
   const std::string* pointer = nullptr;  // into the Scenario, which outlives the model
   int64_t repeat = 1;
-  int64_t nest = -1;  // guard: number of nested levels; -1 when not nested
-  int64_t at = 0;     // insert: the index; start, join: the thread's index in Model::threads
+  int64_t nest = -1;  // guard: number of nested levels; -1 when not nested; do with "{i}": its iterations
+  // insert: the index; start, join: the thread's index in Model::threads;
+  // do with "{i}": the iteration this step is (1 to nest), 0 otherwise
+  int64_t at = 0;
   NameId target = kNoName;
   SetId block = kEmptySet;  // block; enable: blocked_modules
   int label = -1;

@@ -43,6 +43,8 @@ enum class StepKind : uint8_t {
   // threading: Thread(target=...).start() and .join() of a scenario's thread
   Start,
   Join,
+  // `for i in range(1, N + 1):` over a block of steps (N is its `repeat`)
+  Do,
   // sys.meta_path and sys.modules edits (hook_language.h, read_hooks.cc)
   Install,
   Uninstall,
@@ -50,7 +52,8 @@ enum class StepKind : uint8_t {
   Append,
   Remove,
   Unload,
-  New  // a module body's `ID = Hook()`: a new object of ID's hook, which ID names from then on
+  New,    // a module body's `ID = Hook()`: a new object of ID's hook, which ID names from then on
+  Reload  // importlib.reload(sys.modules[NAME])
 };
 
 inline bool is_meta_path_step_kind(StepKind k) { return k >= StepKind::Install; }
@@ -67,9 +70,11 @@ struct StepDetail {
   std::optional<IntField> nest;
   // install, uninstall, insert, append, remove: the finder object's id,
   // and for "ID#k" the k-th object a `new` step made for ID (0: the
-  // object the id names when the step runs, the newest).
+  // object the id names when the step runs, the newest; kIteration:
+  // "ID#{i}", the iteration of the `do` block the step is in).
   std::string finder;
   int64_t instance = 0;
+  static constexpr int64_t kIteration = -1;
   std::vector<std::string> unload;  // unload: the names
   int64_t at = 0;                   // insert: the index (Python's list.insert rules)
   bool guard_enable = true;
@@ -82,8 +87,8 @@ struct StepDetail {
 
 struct Step {
   std::string pointer;     // JSON pointer of this step, e.g. "/program/0/body/1"
-  std::string target;      // import, find_spec, call: the module name
-  std::vector<Step> body;  // guard and call
+  std::string target;      // import, find_spec, call, reload: the module name ("{i}" in a do block's steps)
+  std::vector<Step> body;  // guard, call and do
   int label = -1;          // index into Scenario::labels
   StepKind kind = StepKind::Import;
   bool optional = false;

@@ -20,6 +20,7 @@ def collect_labels(scenario):
             if "label" in step:
                 labels.append(step["label"])
             walk(step.get("body", []))
+            walk(step.get("do", []))
 
     walk(scenario.get("program", []))
     for entry in scenario.get("tree", {}).values():
@@ -52,6 +53,30 @@ def write_tree(tree, root):
             f.write(body_source(name))
 
 
+# The keys whose names a do block's "{i}" may stand in: module names and
+# finder ids ("wd#{i}").  A guard's scope is not among them: "{i}" there is
+# its nest level.
+_ITERATION_KEYS = ("import", "find_spec", "import_module", "call", "install", "uninstall",
+                   "insert", "append", "remove", "unload", "reload")
+
+
+def with_iteration(step, i):
+    """A do block's step as iteration i spells it; a do block inside keeps
+    its own "{i}"."""
+    if "do" in step:
+        return step
+    out = dict(step)
+    for key in _ITERATION_KEYS:
+        value = out.get(key)
+        if isinstance(value, str):
+            out[key] = value.replace("{i}", str(i))
+        elif isinstance(value, list):
+            out[key] = [v.replace("{i}", str(i)) if isinstance(v, str) else v for v in value]
+    if "body" in out:
+        out["body"] = [with_iteration(s, i) for s in out["body"]]
+    return out
+
+
 class StepLoop:
     """The step loop of a harness's interpreter: repeat, the stack of step
     pointers (where an exception was raised), labelled results and each
@@ -61,7 +86,14 @@ class StepLoop:
     label_add(label, snapshot, deepest, hook_deepest)."""
 
     def num(self, value):
+        """An integer field: a number, "$param", or "$param" with one
+        constant applied ("$N-1", "$N+1", "$k*2")."""
         if isinstance(value, str) and value.startswith("$"):
+            for op in "+-*":
+                name, found, operand = value[1:].partition(op)
+                if found:
+                    p, k = int(self.params[name]), int(operand)
+                    return p + k if op == "+" else p - k if op == "-" else p * k
             return int(self.params[value[1:]])
         return int(value)
 
@@ -76,16 +108,22 @@ class StepLoop:
     def after_step(self):
         """Called after each step, raising or not."""
 
+    def do(self, step, i, ptr, g):
+        """`for i in range(1, N + 1):` over a do block's steps, this one
+        iteration i: the caller's frame, "{i}" read as i."""
+        self.block([with_iteration(s, i) for s in step["do"]], ptr + "/do", g)
+        return "ok"
+
     def step(self, step, ptr, g):
         label = step.get("label")
-        for _ in range(self.num(step.get("repeat", 1))):
+        for i in range(1, self.num(step.get("repeat", 1)) + 1):
             self.stack.append(ptr)
             frame = None
             if label is not None:
                 frame = [label, self.label_snapshot(), 0, 0]  # deepest search, deepest hook call
                 self.active.append(frame)
             try:
-                result = self.action(step, ptr, g)
+                result = self.do(step, i, ptr, g) if "do" in step else self.action(step, ptr, g)
             except BaseException as exc:
                 if id(exc) not in self.where:
                     self.where[id(exc)] = (exc, list(self.stack))

@@ -565,8 +565,11 @@ class Runtime(common.StepLoop):
 
     def action(self, step, ptr, g):
         optional = step.get("optional", False)
-        if "import" in step or "find_spec" in step or "import_module" in step:
+        if "import" in step or "find_spec" in step or "import_module" in step or "reload" in step:
             try:
+                if "reload" in step:
+                    _importlib.reload(_sys.modules[step["reload"]])
+                    return "ok"
                 if "import" in step:
                     exec(compile("import " + step["import"], "<impsim import>", "exec"), g)
                     return "ok"

@@ -259,6 +259,7 @@ def uses_paddle_finder(scenario):
         for step in block:
             yield step
             yield from steps(step.get("body", []))
+            yield from steps(step.get("do", []))
     every = [scenario.get("program", [])] + list(scenario.get("threads", {}).values()) \
         + [entry.get("body", []) for entry in scenario.get("tree", {}).values()]
     return any(key in step for block in every for step in steps(block) for key in PADDLE_STEPS)

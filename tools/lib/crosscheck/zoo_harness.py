@@ -94,6 +94,11 @@ class _Runtime(_hooks.Runtime):
                     if type(obj).__name__ != cls_name:
                         continue
                     seen = self.class_seen.setdefault(cls_name, [])
+                    if nth == "*" and candidate.endswith("#*"):
+                        # "ID#*": the objects a `new` step of ID stands for,
+                        # ID#1, ID#2, ... in the order they are seen
+                        fid = "%s#%d" % (candidate[:-2], len(seen) + 1)
+                        break
                     if nth == "*" or int(nth or 0) == len(seen):
                         fid = candidate
                         break
@@ -124,6 +129,11 @@ class _Runtime(_hooks.Runtime):
         return self.objects[fid]
 
     def new(self, fid, same_class=False):
+        if fid + "#*" in self.bind_finders:
+            # The package's own call (an install) makes the object, which is
+            # named ID#k when it is seen.
+            self.made[fid] = self.made.get(fid, 0) + 1
+            return
         if fid in self.bind_finders and same_class:
             # `type(obj)()`: the package's class, already defined, called again
             k = self.made[fid] = self.made.get(fid, 0) + 1
@@ -269,7 +279,7 @@ def _main(argv):
                 _importlib.import_module(name)
             else:
                 _sys.modules[name] = _types.ModuleType(name)
-    rt.make_hooks(skip=rt.bind_finders)
+    rt.make_hooks(skip=set(rt.bind_finders) | {f[:-2] for f in rt.bind_finders if f.endswith("#*")})
     rt.counts.predefined.clear()  # the set-up's own calls
     rt.observe()
     # The scenario's initial list: what the real set-up left (packages that

@@ -357,7 +357,10 @@ HookText HookReader::hook(const json& v, const std::string& ptr, const std::stri
                                        {"append_if_absent", InstallPolicy::AppendIfAbsent}});
   if (v.contains("uninstall"))
     h.uninstall = choice<UninstallPolicy>(v["uninstall"], ptr + "/uninstall", "uninstall policy",
-                                          {{"first", UninstallPolicy::First}, {"all", UninstallPolicy::All}});
+                                          {{"first", UninstallPolicy::First},
+                                           {"all", UninstallPolicy::All},
+                                           {"counted", UninstallPolicy::Counted},
+                                           {"if_inserted", UninstallPolicy::IfInserted}});
   if (v.contains("api")) {
     h.legacy = choice<bool>(v["api"], ptr + "/api", "finder API", {{"find_spec", false}, {"find_module", true}});
   }

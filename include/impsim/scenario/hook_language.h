@@ -68,7 +68,13 @@ struct HookLock {
 
 enum class LoaderWrap : uint8_t { Unchanged, SetAttribute, Toggle };
 enum class InstallPolicy : uint8_t { Insert0, Insert0IfAbsent, Append, AppendIfAbsent };
-enum class UninstallPolicy : uint8_t { First, All };
+// First and All remove one copy or every copy. Counted: each install adds a
+// participant and an uninstall takes one away, removing the object with the
+// last (ddtrace's universal watchdog finder). IfInserted: the uninstall is
+// given what the latest install returned, the object only if that install
+// inserted it (pyximport's `uninstall(*install())`, a no-op after an install
+// that found its importer there).
+enum class UninstallPolicy : uint8_t { First, All, Counted, IfInserted };
 
 // ---- as written -----------------------------------------------------------
 

@@ -167,30 +167,52 @@ bool Engine::meta_path_remove(FinderId finder) {
 void Engine::install_hook(FinderId finder) {
   const HookClass& h = hook_finders_.classes[static_cast<size_t>(interp_.objects[static_cast<size_t>(finder)].hook)];
   const bool present = interp_.meta_path.contains(finder);
+  bool inserted = false;
   switch (h.install) {
     case InstallPolicy::Insert0:
       meta_path_insert(0, finder);
+      inserted = true;
       break;
     case InstallPolicy::Insert0IfAbsent:
       if (!present) meta_path_insert(0, finder);
+      inserted = !present;
       break;
     case InstallPolicy::Append:
       meta_path_append(finder);
+      inserted = true;
       break;
     case InstallPolicy::AppendIfAbsent:
       if (!present) meta_path_append(finder);
+      inserted = !present;
       break;
   }
+  HookFinders::ObjectState& s = hook_finders_.state[static_cast<size_t>(finder)];
+  s.inserted = inserted;
+  ++s.participants;
 }
 
-// The hook's uninstall(): one copy (`list.remove`, ValueError ignored) or every copy.
+// The hook's uninstall(), by its policy (UninstallPolicy): a removal is
+// `list.remove` with ValueError ignored.
 void Engine::uninstall_hook(FinderId finder) {
   const HookClass& h = hook_finders_.classes[static_cast<size_t>(interp_.objects[static_cast<size_t>(finder)].hook)];
-  if (h.uninstall == UninstallPolicy::First)
-    meta_path_remove(finder);
-  else
-    while (meta_path_remove(finder)) {
-    }
+  HookFinders::ObjectState& s = hook_finders_.state[static_cast<size_t>(finder)];
+  switch (h.uninstall) {
+    case UninstallPolicy::First:
+      meta_path_remove(finder);
+      return;
+    case UninstallPolicy::All:
+      while (meta_path_remove(finder)) {
+      }
+      return;
+    case UninstallPolicy::Counted:
+      if (s.participants == 0) return;
+      if (--s.participants == 0) meta_path_remove(finder);
+      return;
+    case UninstallPolicy::IfInserted:
+      if (s.inserted) meta_path_remove(finder);
+      s.inserted = false;  // what install returned is given once
+      return;
+  }
 }
 
 // `del sys.modules[name]` for each name (and each submodule's name, as

@@ -381,6 +381,8 @@ class Runtime(common.StepLoop):
         self.order = []         # hook object ids, declared then made (impsim's order)
         self.keep = []          # every object named (so ids stay valid)
         self.made = {}          # finder id -> objects `new` made for it
+        self.inserted = {}      # id(obj) -> whether its latest install inserted it
+        self.participants = {}  # id(obj) -> installs not yet undone (a counted uninstall)
         self.class_locks = {}   # hook name -> (its class's lock, impsim's name for it)
         self.lock_owner = {}    # id(hook lock) -> (thread ident, count) while held
         self.attributes = {}    # module name -> attributes wrappers set, in order
@@ -494,10 +496,17 @@ class Runtime(common.StepLoop):
 
         def install():
             present = index_of(obj) is not None
+            inserted = False
             if policy == "insert0" or (policy == "insert0_if_absent" and not present):
                 _sys.meta_path.insert(0, obj)
+                inserted = True
             elif policy == "append" or (policy == "append_if_absent" and not present):
                 _sys.meta_path.append(obj)
+                inserted = True
+            # what install returns (the object it inserted, else None), and
+            # its participants, for the "if_inserted" and "counted" uninstalls
+            self.inserted[id(obj)] = inserted
+            self.participants[id(obj)] = self.participants.get(id(obj), 0) + 1
         # wrapt's register_post_import_hook holds its lock
         if "install" in lock_places(hook):
             _with_hook_lock(self, obj, None, install)
@@ -505,11 +514,24 @@ class Runtime(common.StepLoop):
             install()
 
     def uninstall(self, fid):
-        every = self.hook_of(fid).get("uninstall", "first") == "all"
+        policy = self.hook_of(fid).get("uninstall", "first")
         obj = self.object(fid)
+        if policy == "counted":
+            # the universal finder's participants: removed with the last
+            left = self.participants.get(id(obj), 0)
+            if left == 0:
+                return
+            self.participants[id(obj)] = left - 1
+            if left > 1:
+                return
+        elif policy == "if_inserted":
+            # uninstall(*install()): remove(None) is a ValueError, ignored
+            inserted = self.inserted.pop(id(obj), False)
+            if not inserted:
+                return
         while index_of(obj) is not None:
             del _sys.meta_path[index_of(obj)]
-            if not every:
+            if policy != "all":
                 break
 
     # -- counting -------------------------------------------------------------

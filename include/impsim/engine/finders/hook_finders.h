@@ -20,6 +20,8 @@ struct HookFinders {
   struct ObjectState {
     std::vector<NameId> in_progress;  // object_set guard
     bool flag = false;                // flag and skip_self guards
+    bool inserted = false;            // the latest install put the object in sys.meta_path
+    int64_t participants = 0;         // installs not yet undone (a counted uninstall)
   };
   // state and the interpreter's objects grow when a `new` step runs, which
   // can happen inside any find_spec (a module body): no reference into

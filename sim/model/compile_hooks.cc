@@ -129,7 +129,9 @@ std::string describe_meta_path_step(const CStep& step, const Model& m) {
   // "ID#k": the k-th object a new step made for ID, as counters name it.
   const std::string id = step.instance > 0 ? fmt::format("{}#{}", declared, step.instance) : declared;
   switch (step.kind) {
-    case StepKind::Install: return fmt::format("install({})", id);
+    case StepKind::Install:
+      if (step.target != kNoName) return fmt::format("install({}), claiming '{}'", id, m.names.text(step.target));
+      return fmt::format("install({})", id);
     case StepKind::Uninstall: return fmt::format("uninstall({})", id);
     case StepKind::Insert: return fmt::format("sys.meta_path.insert({}, {})", step.at, id);
     case StepKind::Append: return fmt::format("sys.meta_path.append({})", id);

@@ -477,7 +477,13 @@ void read_meta_path_step(const reading::Reader& in, const json& v, const std::st
       st.mutable_detail().finder = std::move(id);
       names_finder = true;
     }
-  if (kind == "insert") {
+  if (kind == "install") {
+    // wrapt's register_post_import_hook(hook, NAME): the finder inserted
+    // once, NAME added to the names it claims (its _post_import_hooks).
+    allowed.push_back("claim");
+    if (v.contains("claim"))
+      st.target = in.step_name(v["claim"], ptr + "/claim", "a module name the hook claims from then on");
+  } else if (kind == "insert") {
     allowed.push_back("at");
     if (!v.contains("at")) r.fail(ptr, "an insert step needs \"at\" (the index, as list.insert takes it)");
     st.mutable_detail().at = r.integer(v["at"], ptr + "/at", "the index", INT64_MIN);
@@ -597,6 +603,15 @@ void read_hooks(const reading::Reader& in, const json& root, Scenario& sc, bool 
       r.fail(ptr, fmt::format("{} takes a hook finder object (one of \"finders\"), found \"{}\"; use insert, "
                               "append or remove for the interpreter's finders{}",
                               key, finder, h.proxy_used ? " and P" : ""));
+    // A claim grows a list of names: a hook that claims everything, or by
+    // a rule, has none to grow.
+    if (s.kind == StepKind::Install && !s.target.empty())
+      if (const HookText* hook = hook_of_finder.at(finder);
+          hook->claims != ClaimKind::Names && hook->claims != ClaimKind::Packages)
+        r.fail(s.pointer + "/claim",
+               fmt::format("\"claim\" adds a name to what the hook claims, and hook \"{}\" claims {}; give it "
+                           "\"claims\": {{\"names\": [...]}} (or \"packages\") to grow",
+                           hook->name, hook->claims == ClaimKind::All ? "every name" : "by a rule"));
   }
   for (const Step* s : numbered)
     if (!h.renewed_ids.count(s->detail().finder))

@@ -87,7 +87,9 @@ struct StepDetail {
 
 struct Step {
   std::string pointer;     // JSON pointer of this step, e.g. "/program/0/body/1"
-  std::string target;      // import, find_spec, call, reload: the module name ("{i}" in a do block's steps)
+  // import, find_spec, call, reload: the module name ("{i}" in a do block's
+  // steps); install: a name the hook claims from then on, or empty
+  std::string target;
   std::vector<Step> body;  // guard, call and do
   int label = -1;          // index into Scenario::labels
   StepKind kind = StepKind::Import;

@@ -57,7 +57,7 @@ def write_tree(tree, root):
 # finder ids ("wd#{i}").  A guard's scope is not among them: "{i}" there is
 # its nest level.
 _ITERATION_KEYS = ("import", "find_spec", "import_module", "call", "install", "uninstall",
-                   "insert", "append", "remove", "unload", "reload")
+                   "insert", "append", "remove", "unload", "reload", "claim")
 
 
 def with_iteration(step, i):

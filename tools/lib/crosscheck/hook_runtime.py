@@ -489,7 +489,14 @@ class Runtime(common.StepLoop):
         if attribute not in attrs:
             attrs.append(attribute)
 
-    def install(self, fid):
+    def claim(self, fid, name):
+        """wrapt's _post_import_hooks[name]: the hook (every object of it)
+        claims name from now on."""
+        names = self.hook_of(fid).setdefault("claims", {}).setdefault("names", [])
+        if name not in names:
+            names.append(name)
+
+    def install(self, fid, claim=None):
         hook = self.hook_of(fid)
         policy = hook.get("install", "insert0")
         obj = self.object(fid)
@@ -507,11 +514,15 @@ class Runtime(common.StepLoop):
             # its participants, for the "if_inserted" and "counted" uninstalls
             self.inserted[id(obj)] = inserted
             self.participants[id(obj)] = self.participants.get(id(obj), 0) + 1
+        def install_and_claim():
+            install()
+            if claim is not None:
+                self.claim(fid, claim)
         # wrapt's register_post_import_hook holds its lock
         if "install" in lock_places(hook):
-            _with_hook_lock(self, obj, None, install)
+            _with_hook_lock(self, obj, None, install_and_claim)
         else:
-            install()
+            install_and_claim()
 
     def uninstall(self, fid):
         policy = self.hook_of(fid).get("uninstall", "first")
@@ -607,7 +618,7 @@ class Runtime(common.StepLoop):
             module = _sys.modules[step["call"]]
             self.block(step.get("body", []), ptr + "/body", module.__dict__)
         elif "install" in step:
-            self.install(step["install"])
+            self.install(step["install"], step.get("claim"))
         elif "uninstall" in step:
             self.uninstall(step["uninstall"])
         elif "new" in step:

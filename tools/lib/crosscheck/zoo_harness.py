@@ -169,12 +169,16 @@ class _Runtime(_hooks.Runtime):
             return "the %s of %s's class" % (kind, first), None
         return "the %s of class %s" % (kind, self.finders[first]["hook"]), None
 
-    def install(self, fid):
+    def install(self, fid, claim=None):
         if fid in self.bind_install:
-            exec(self.bind_install[fid], self.ns)
+            # "{claim}" in the binding: the name the step claims
+            # (register_post_import_hook(hook, '{claim}'))
+            exec(self.bind_install[fid].replace("{claim}", claim or ""), self.ns)
+            if claim is not None:
+                self.claim(fid, claim)  # the modules the report owns
             self.observe()
             return
-        super().install(fid)
+        super().install(fid, claim)
 
     def uninstall(self, fid):
         if fid in self.bind_uninstall:

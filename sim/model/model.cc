@@ -173,26 +173,38 @@ class Compiler {
     return false;
   }
 
-  static int64_t count_steps(const std::vector<Step>& steps) {
+  int64_t iterations(const Step& s) {
+    return s.detail().repeat ? resolve(*s.detail().repeat, "repeat", limits_.max_repeat) : 1;
+  }
+
+  // The steps `steps` compile to, a do block that reads "{i}" counted once
+  // per iteration; past --max-repeat it stops counting (no overflow).
+  int64_t compiled_steps(const std::vector<Step>& steps) {
     int64_t n = 0;
-    for (const Step& s : steps) n += 1 + count_steps(s.body);
+    for (const Step& s : steps) n = std::min(limits_.max_repeat + 1, n + compiled_size(s));
     return n;
+  }
+  int64_t compiled_size(const Step& s) {
+    // Both factors are at most --max-repeat + 1: no overflow.
+    const int64_t n = s.kind == StepKind::Do && reads_iteration(s.body) ? iterations(s) * compiled_steps(s.body)
+                                                                        : 1 + compiled_steps(s.body);
+    return std::min(limits_.max_repeat + 1, n);
   }
 
   // A do block whose steps read "{i}" is compiled once per iteration, each
   // iteration a step of its own (kind Do, repeat 1, the block's label), so
   // the engine never substitutes text and a label still sums every
-  // iteration. The copies are bounded by --max-repeat, counted in steps.
+  // iteration. The copies are bounded by --max-repeat, counted in steps
+  // before any is made (a block inside an unrolled one is counted with it).
   void unroll(const Step& s, std::vector<CStep>& out) {
-    const int64_t n = s.detail().repeat ? resolve(*s.detail().repeat, "repeat", limits_.max_repeat) : 1;
-    // n <= --max-repeat and the body's steps <= the file's bytes: no overflow.
-    unrolled_ += n * count_steps(s.body);
+    const int64_t n = iterations(s);
+    if (iteration_ == 0) unrolled_ = std::min(limits_.max_repeat + 1, unrolled_ + compiled_size(s));
     if (unrolled_ > limits_.max_repeat)
       throw ModelLimitError{"repeat", s.pointer,
-                            fmt::format("a do block whose steps read \"{{i}}\" is compiled once per iteration: with "
-                                        "{} iterations the steps compiled so far come to {}; the limit is {} "
-                                        "(--max-repeat)",
-                                        n, unrolled_, limits_.max_repeat)};
+                            fmt::format("a do block whose steps read \"{{i}}\" is compiled once per iteration: its "
+                                        "{} iterations, with the blocks compiled before it, come to more than {} "
+                                        "steps (--max-repeat)",
+                                        n, limits_.max_repeat)};
     const int64_t outer = iteration_;
     for (int64_t i = 1; i <= n; ++i) {
       iteration_ = i;

@@ -178,17 +178,22 @@ class Compiler {
   }
 
   // The steps `steps` compile to, a do block that reads "{i}" counted once
-  // per iteration; past --max-repeat it stops counting (no overflow).
+  // per iteration; past --max-repeat it stops counting, so no sum or
+  // product overflows whatever --max-repeat is.
+  int64_t past_limit() const { return limits_.max_repeat == INT64_MAX ? INT64_MAX : limits_.max_repeat + 1; }
+  int64_t capped(int64_t a, int64_t b, char op) const {
+    int64_t r = 0;
+    const bool overflow = op == '+' ? __builtin_add_overflow(a, b, &r) : __builtin_mul_overflow(a, b, &r);
+    return overflow ? past_limit() : std::min(past_limit(), r);
+  }
   int64_t compiled_steps(const std::vector<Step>& steps) {
     int64_t n = 0;
-    for (const Step& s : steps) n = std::min(limits_.max_repeat + 1, n + compiled_size(s));
+    for (const Step& s : steps) n = capped(n, compiled_size(s), '+');
     return n;
   }
   int64_t compiled_size(const Step& s) {
-    // Both factors are at most --max-repeat + 1: no overflow.
-    const int64_t n = s.kind == StepKind::Do && reads_iteration(s.body) ? iterations(s) * compiled_steps(s.body)
-                                                                        : 1 + compiled_steps(s.body);
-    return std::min(limits_.max_repeat + 1, n);
+    return s.kind == StepKind::Do && reads_iteration(s.body) ? capped(iterations(s), compiled_steps(s.body), '*')
+                                                             : capped(1, compiled_steps(s.body), '+');
   }
 
   // A do block whose steps read "{i}" is compiled once per iteration, each
@@ -198,7 +203,7 @@ class Compiler {
   // before any is made (a block inside an unrolled one is counted with it).
   void unroll(const Step& s, std::vector<CStep>& out) {
     const int64_t n = iterations(s);
-    if (iteration_ == 0) unrolled_ = std::min(limits_.max_repeat + 1, unrolled_ + compiled_size(s));
+    if (iteration_ == 0) unrolled_ = capped(unrolled_, compiled_size(s), '+');
     if (unrolled_ > limits_.max_repeat)
       throw ModelLimitError{"repeat", s.pointer,
                             fmt::format("a do block whose steps read \"{{i}}\" is compiled once per iteration: its "

@@ -459,19 +459,16 @@ void read_meta_path_step(const reading::Reader& in, const json& v, const std::st
           // "ID#{i}": the object of this iteration of the do block.
           in.check_iteration_use(kp, id);
           st.mutable_detail().instance = StepDetail::kIteration;
-          id.resize(hash);
-          st.mutable_detail().finder = std::move(id);
-          names_finder = true;
-          continue;
+        } else {
+          if (k.empty() || k.size() > 9 || k[0] == '0' || k.find_first_not_of("0123456789") != std::string::npos)
+            r.fail(kp, fmt::format("expected {} (\"ID\", or \"ID#k\" for the k-th object a \"new\" step makes "
+                                   "for ID, k from 1, or \"ID#{{i}}\" in a do block), found \"{}\"",
+                                   s.what, id));
+          if (s.kind == StepKind::New)
+            r.fail(kp, fmt::format("new takes the declared id (\"{}\"): each new step makes the next \"{}#k\"",
+                                   id.substr(0, hash), id.substr(0, hash)));
+          st.mutable_detail().instance = std::stoll(k);
         }
-        if (k.empty() || k.size() > 9 || k[0] == '0' || k.find_first_not_of("0123456789") != std::string::npos)
-          r.fail(kp, fmt::format("expected {} (\"ID\", or \"ID#k\" for the k-th object a \"new\" step makes "
-                                 "for ID, k from 1, or \"ID#{{i}}\" in a do block), found \"{}\"",
-                                 s.what, id));
-        if (s.kind == StepKind::New)
-          r.fail(kp, fmt::format("new takes the declared id (\"{}\"): each new step makes the next \"{}#k\"",
-                                 id.substr(0, hash), id.substr(0, hash)));
-        st.mutable_detail().instance = std::stoll(k);
         id.resize(hash);
       }
       st.mutable_detail().finder = std::move(id);

@@ -288,14 +288,13 @@ void Engine::run_meta_path_step(const CStep& step) {
   switch (step.kind) {
     case StepKind::Install: {
       // wrapt's register_post_import_hook runs under its lock.
-      const HookClass& hook = hook_finders_.classes[static_cast<size_t>(interp_.objects[static_cast<size_t>(f)].hook)];
+      HookClass& hook = hook_finders_.classes[static_cast<size_t>(interp_.objects[static_cast<size_t>(f)].hook)];
       at_hook_lock_site(hook.lock.install, f, kNoName, HookLockSite::Install, [&] {
         install_hook(f);
         // wrapt's _post_import_hooks[name]: one registry per copy of the
         // module, so the claim is the hook class's, every object's.
         if (step.target != kNoName) {
-          std::vector<NameId>& names =
-              hook_finders_.classes[static_cast<size_t>(interp_.objects[static_cast<size_t>(f)].hook)].claim_names;
+          std::vector<NameId>& names = hook.claim_names;
           if (auto at = std::lower_bound(names.begin(), names.end(), step.target);
               at == names.end() || *at != step.target)
             names.insert(at, step.target);

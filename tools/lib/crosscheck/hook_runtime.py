@@ -23,6 +23,7 @@ import importlib.util as _util
 import importlib.machinery as _machinery
 import threading as _threading
 import time as _time
+import types as _types  # loaded by importlib.util already
 import warnings as _warnings
 
 try:
@@ -94,6 +95,18 @@ def unload(names, submodules):
         for key in list(_sys.modules):
             if key == name or (submodules and key.startswith(name + ".")):
                 del _sys.modules[key]
+
+
+def preload(scenario):
+    """The scenario's sys_modules.preloaded, in sys.modules before the
+    program: a module of its tree imported, any other a bare module (no
+    spec a finder made, as impsim's)."""
+    for name in scenario.get("sys_modules", {}).get("preloaded", []):
+        if name not in _sys.modules:
+            if name in scenario.get("tree", {}):
+                _importlib.import_module(name)
+            else:
+                _sys.modules[name] = _types.ModuleType(name)
 
 
 def import_module(name):

@@ -32,8 +32,6 @@ import json as _json
 import tempfile as _tempfile
 import shutil as _shutil  # imported by tempfile already: no name of a scenario's is taken
 import builtins as _builtins
-import types as _types  # loaded by importlib.util already
-import importlib as _importlib
 
 _HERE = __file__.rpartition("/")[0] or "."
 _sys.path.insert(0, _HERE)  # for these imports only: a scenario's names must not find this folder
@@ -45,7 +43,8 @@ _PADDLE_STEPS = ("enable", "disable", "guard", "block")
 
 
 def _uses_paddle(steps):
-    return any(any(k in s for k in _PADDLE_STEPS) or _uses_paddle(s.get("body", [])) or _uses_paddle(s.get("do", [])) for s in steps)
+    return any(any(k in s for k in _PADDLE_STEPS) or _uses_paddle(s.get("body", [])) or _uses_paddle(s.get("do", []))
+               for s in steps)
 
 
 def main():
@@ -74,10 +73,7 @@ def _run(sc, variant, root):
     _sys.path_importer_cache.clear()
     _sys.meta_path[:] = [rt.object(i) for i in sc.get("meta_path", list(_hooks.PREDEFINED))]
     before = set(_sys.modules)
-    # The scenario's preloaded modules (outside the tree: bare modules, as
-    # impsim's have no spec a finder made), in sys.modules before the program.
-    for name in sc.get("sys_modules", {}).get("preloaded", []):
-        _sys.modules[name] = _importlib.import_module(name) if name in sc["tree"] else _types.ModuleType(name)
+    _hooks.preload(sc)
     _hooks.count_predefined(rt.counts.by_object)
     error = rt.run_program(_sys.modules["__main__"].__dict__)
     ids = rt.order + [f for f in _hooks.PREDEFINED]  # with the objects new steps made

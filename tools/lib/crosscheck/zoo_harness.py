@@ -33,7 +33,6 @@
 
 import os as _os
 import sys as _sys
-import types as _types
 import builtins as _builtins
 import importlib as _importlib
 import json as _json
@@ -277,12 +276,7 @@ def _main(argv):
             _importlib.import_module(name)
         if "setup" in real:
             exec(real["setup"], rt.ns)
-    for name in scenario.get("sys_modules", {}).get("preloaded", []):
-        if name not in _sys.modules:
-            if name in rt.tree:
-                _importlib.import_module(name)
-            else:
-                _sys.modules[name] = _types.ModuleType(name)
+    _hooks.preload(scenario)
     rt.make_hooks(skip=set(rt.bind_finders) | {f[:-2] for f in rt.bind_finders if f.endswith("#*")})
     rt.counts.predefined.clear()  # the set-up's own calls
     rt.observe()

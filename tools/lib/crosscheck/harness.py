@@ -756,4 +756,7 @@ def _main(argv):
 
 
 if __name__ == "__main__":
-    _main(_sys.argv)
+    if _sys.argv[1:] == ["--serve"]:  # runs in forks of this process (harness_common.serve)
+        _common.serve(_main)
+    else:
+        _main(_sys.argv)

@@ -6,6 +6,13 @@
 # folder is put on sys.path for the import only) and also as
 # crosscheck.harness_common by the tools.  Standard library only,
 # Python >= 3.9.
+#
+# serve() is a harness's --serve mode (forked_runs.py is the other end):
+# runs read from stdin one a line, each in a fork of the harness as it
+# stands before any scenario ran. The child starts from the interpreter
+# state a fresh `python -S -I -B HARNESS ARGS...` has when its main() is
+# called, and a run does not pay for the interpreter's start-up, most of
+# a short run's time.
 
 import json as _json
 import os as _os
@@ -139,3 +146,72 @@ class StepLoop:
                     self.active.pop()
                     self.label_add(label, frame[1], frame[2], frame[3])
                 self.stack.pop()
+
+
+def serve(main):
+    """Reads one run a line from stdin, {"args": [...], "cwd": DIR or
+    null}, runs main(["HARNESS"] + args) in a forked child (in DIR) for each,
+    with its stdout and stderr going to files, and answers each with a line
+    {"rc", "out", "err"}: the exit status and output the harness run as a
+    process with those arguments would give. Ends at the end of stdin."""
+    import sys
+    import tempfile
+    spool = tempfile.mkdtemp(prefix="impsim-serve-")
+    out_path, err_path = _os.path.join(spool, "out"), _os.path.join(spool, "err")
+    try:
+        while True:
+            line = sys.stdin.readline()
+            if not line:
+                return
+            run = _json.loads(line)
+            sys.stdout.flush()  # nothing buffered is copied into the child
+            sys.stderr.flush()
+            pid = _os.fork()
+            if pid == 0:
+                _run_forked(main, run["args"], run["cwd"], out_path, err_path)
+            _, status = _os.waitpid(pid, 0)
+            with open(out_path, encoding="utf-8", errors="replace") as o, \
+                    open(err_path, encoding="utf-8", errors="replace") as e:
+                answer = {"rc": _os.waitstatus_to_exitcode(status), "out": o.read(), "err": e.read()}
+            sys.stdout.write(_json.dumps(answer) + "\n")
+            sys.stdout.flush()
+    finally:
+        for path in (out_path, err_path):
+            if _os.path.exists(path):
+                _os.unlink(path)
+        _os.rmdir(spool)
+
+
+def _run_forked(main, args, cwd, out_path, err_path):
+    """The forked child: main() with the arguments, ending as the process
+    would (SystemExit's status, 1 and a traceback on an exception); it never
+    returns into the serve loop."""
+    import sys
+    code = 0
+    try:
+        for fd, where in ((1, out_path), (2, err_path)):
+            f = _os.open(where, _os.O_WRONLY | _os.O_CREAT | _os.O_TRUNC, 0o600)
+            _os.dup2(f, fd)
+            _os.close(f)
+        null = _os.open(_os.devnull, _os.O_RDONLY)
+        _os.dup2(null, 0)
+        _os.close(null)
+        if cwd is not None:
+            _os.chdir(cwd)
+        main(["HARNESS"] + args)
+    except SystemExit as e:
+        if e.code is None or isinstance(e.code, int):
+            code = e.code or 0
+        else:
+            print(e.code, file=sys.stderr)
+            code = 1
+    except BaseException as e:
+        import traceback
+        traceback.print_exception(type(e), e, e.__traceback__.tb_next)  # from main() on
+        code = 1
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            _os._exit(code)

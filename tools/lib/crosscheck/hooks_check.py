@@ -7,15 +7,20 @@ the same values), runs in hooks_real.py (real importlib, hook classes
 generated from the declaration) on each interpreter, and in `impsim run
 --json` as that interpreter's X.Y; searches, finder calls per object,
 max_depth, labelled counters and results, the final sys.meta_path,
-sys.modules, marks and the error type must match.  The runs are independent
-processes, --jobs at a time; the output is in the serial order whatever the
-number of jobs.  docs/crosscheck.md, "Hook scenarios".
+sys.modules, marks and the error type must match.  The runs are independent,
+--jobs at a time; the output is in the serial order whatever the
+number of jobs.  A real run is a fork of a server per interpreter
+(forked_runs.py), and designs that leave every hook declaration the same
+share one real run.  docs/crosscheck.md, "Hook scenarios".
 """
 import json
 import os
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+
+from . import hook_runtime
+from .forked_runs import ForkedRuns
 
 HOOKS_REAL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hooks_real.py")
 DESIGNS = ["as_is", "idempotent_install", "remove_all", "skip_self", "call_next", "guard_global_set",
@@ -69,14 +74,14 @@ def params_text(params):
     return "[" + ", ".join(f"{k}={v}" for k, v in sorted(params.items())) + "]" if params else ""
 
 
-def real_run(py, path, variant, params, timeout):
-    """The real side of one run: (returncode, stdout, stderr) of hooks_real.py."""
-    try:
-        out = subprocess.run([py, "-S", "-I", "-B", HOOKS_REAL, path, variant, json.dumps(params)],
-                             capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return None, "", f"timed out after {timeout} s"
-    return out.returncode, out.stdout, out.stderr
+def real_program(path, variant):
+    """What decides the real run of `variant` on the file at `path`: the
+    hook declarations as the design leaves them (hook_runtime.apply_fix).
+    Designs with the same ones run the same program, which then runs once."""
+    with open(path) as f:
+        hooks = json.load(f).get("hooks", {})
+    fix = hook_runtime.DESIGNS[variant]
+    return json.dumps({name: hook_runtime.apply_fix(h, fix) for name, h in hooks.items()}, sort_keys=True)
 
 
 def main(args, files, pythons):
@@ -89,9 +94,11 @@ def main(args, files, pythons):
     minor = {py: subprocess.run([py, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"], capture_output=True,
                                 text=True).stdout.strip() for py in pythons}
     skipped = 0
+    shared = 0  # real runs of a design that another design's run stood for
     # Every process (impsim's runs, each real run) is independent: they run
     # --jobs at a time, and the results are read back in the serial order,
     # so the output is the same whatever the number of jobs.
+    servers = ForkedRuns(HOOKS_REAL)
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         views = {}  # (path, variant, minor) -> impsim's runs (a future)
         for path in files:
@@ -100,13 +107,22 @@ def main(args, files, pythons):
                     views[path, variant, v] = pool.submit(impsim_runs, args.impsim, path, variant, v, args.timeout)
         real = {}  # (path, variant, py, index) -> the real run (a future)
         for path in files:
+            first = {}  # real_program -> the first design that runs it
             for variant in DESIGNS:
+                stand_in = first.setdefault(real_program(path, variant), variant)
                 for py in pythons:
                     # Every run impsim made (each sweep value, or the params), the
                     # real side given the same params.
                     for i, (params, want, limit) in enumerate(views[path, variant, minor[py]].result()):
-                        if not limit:
-                            real[path, variant, py, i] = pool.submit(real_run, py, path, variant, params, args.timeout)
+                        if limit:
+                            continue
+                        key = (path, stand_in, py, json.dumps(params, sort_keys=True))
+                        if key not in real:
+                            real[key] = pool.submit(servers.run, py, [path, stand_in, json.dumps(params)],
+                                                    args.timeout)
+                        else:
+                            shared += 1
+                        real[path, variant, py, i] = real[key]
         for path in files:
             for variant in DESIGNS:
                 for py in pythons:
@@ -134,7 +150,9 @@ def main(args, files, pythons):
                             print(f"FAIL {where}")
                             for k in diffs:
                                 print(f"  {k}: impsim {json.dumps(want[k])} real {json.dumps(got.get(k))}")
+    servers.close()
     print(f"crosscheck --hooks: {count(checked, 'run')} compared, {count(bad, 'mismatch', 'mismatches')}, "
           f"{skipped} skipped ({count(len(files), 'scenario')} at each sweep value or their params, "
-          f"{count(len(DESIGNS), 'design')}, {count(len(pythons), 'interpreter')})")
+          f"{count(len(DESIGNS), 'design')}, {count(len(pythons), 'interpreter')}; "
+          f"{count(shared, 'real run')} shared by designs that leave the hooks the same)")
     return 1 if bad else 0

@@ -2,9 +2,13 @@
 # CPython import machinery and prints what impsim's --json reports for it.
 #
 #   python -S -I -B hooks_real.py SCENARIO.json VARIANT [PARAMS_JSON]
+#   python -S -I -B hooks_real.py --serve
 #
 # PARAMS_JSON: the params of the run to compare with (one sweep value's, as
 # impsim's --json names them per run); default: the scenario's params.
+#
+# --serve: runs of the first form read from stdin, each in a fork of this
+# process before any scenario ran (harness_common.serve; forked_runs.py).
 #
 # What is real here: importlib._bootstrap (_find_and_load, _find_spec over
 # the live sys.meta_path, importlib.util.find_spec, module_from_spec,
@@ -47,9 +51,9 @@ def _uses_paddle(steps):
                for s in steps)
 
 
-def main():
-    sc = _json.load(open(_sys.argv[1]))
-    variant = _sys.argv[2]
+def main(argv):
+    sc = _json.load(open(argv[1]))
+    variant = argv[2]
     if _uses_paddle(sc["program"]) or any(_uses_paddle(e.get("body", [])) for e in sc["tree"].values()):
         print(_json.dumps({"skip": "Paddle steps are checked by tools/check/crosscheck"}))
         return
@@ -58,14 +62,13 @@ def main():
         return
     root = _tempfile.mkdtemp(prefix="impsim-hooks-")
     try:
-        _run(sc, variant, root)
+        _run(sc, variant, _json.loads(argv[3]) if len(argv) > 3 else sc.get("params", {}), root)
     finally:
         _shutil.rmtree(root, ignore_errors=True)
 
 
-def _run(sc, variant, root):
+def _run(sc, variant, params, root):
     _common.write_tree(sc["tree"], root)
-    params = _json.loads(_sys.argv[3]) if len(_sys.argv) > 3 else sc.get("params", {})
     rt = _hooks.Runtime(sc, variant, params)
     rt.make_hooks()
     _builtins.__impsim__ = rt
@@ -103,4 +106,7 @@ def _run(sc, variant, root):
 
 
 if __name__ == "__main__":
-    main()
+    if _sys.argv[1:] == ["--serve"]:
+        _common.serve(main)
+    else:
+        main(_sys.argv)

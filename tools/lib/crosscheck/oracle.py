@@ -1,8 +1,10 @@
 """Run scenarios in the real CPython interpreter (the oracle side of crosscheck).
 
-Each (scenario, sweep value, variant) runs in its own fresh interpreter:
+Each (scenario, sweep value, variant) runs in its own interpreter:
 ``python -S -I -B harness.py CONFIG`` with the scenario's package tree
-written out as real .py files in a temporary folder.
+written out as real .py files in a temporary folder, as a fork of a
+``harness.py --serve`` process that has not run anything yet
+(forked_runs.py); a timed run as a process of its own.
 """
 
 import json
@@ -14,6 +16,7 @@ import tempfile
 
 from . import harness, harness_common
 from .counters import CORE as _CORE
+from .forked_runs import ForkedRuns
 
 # The harness runs alone in the interpreter under test (standard library
 # only), so it names the counters it increments itself: they must be
@@ -66,7 +69,8 @@ def run_plan(scenario, overrides=None):
 
 
 def run_one(scenario, variant, params, python=None, timeout=120, extra=None):
-    """One run in a fresh interpreter; returns the run's report dict.
+    """One run in a fresh interpreter (forked, or started when timed);
+    returns the run's report dict.
 
     extra: more harness config keys ("time", "python_walk": see harness.py).
     """
@@ -81,7 +85,7 @@ def run_one(scenario, variant, params, python=None, timeout=120, extra=None):
                            "params": params, "tree_root": root}
             config_dict.update(extra or {})
             json.dump(config_dict, f)
-        report = run_harness(python, HARNESS, config, tmp, timeout)
+        report = run_harness(python, HARNESS, config, tmp, timeout, fresh=bool((extra or {}).get("time")))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     run = {"variant": variant, "params": params}
@@ -89,21 +93,33 @@ def run_one(scenario, variant, params, python=None, timeout=120, extra=None):
     return run
 
 
-def run_harness(python, harness, config, tmp, timeout, error=OracleError, what="harness"):
+_FORKED = {}  # harness path -> its ForkedRuns
+
+
+def run_harness(python, harness, config, tmp, timeout, error=OracleError, what="harness", fresh=False):
     """`python -S -I -B HARNESS CONFIG` in tmp: its report, the last line it
-    prints (JSON); a crash, a timeout or no output raise `error`."""
+    prints (JSON); a crash, a timeout or no output raise `error`. A fork of
+    a harness server (forked_runs.py) unless `fresh`: a timed run starts a
+    process of its own, so that no page it writes is a copy-on-write one."""
     try:
-        proc = subprocess.run([python, "-S", "-I", "-B", harness, config],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              timeout=timeout, cwd=tmp)
-    except subprocess.TimeoutExpired:
-        raise error("CPython run timed out after %ss" % timeout)
+        if fresh:
+            try:
+                proc = subprocess.run([python, "-S", "-I", "-B", harness, config], capture_output=True, text=True,
+                                      encoding="utf-8", errors="replace", timeout=timeout, cwd=tmp)
+            except subprocess.TimeoutExpired:
+                raise error("CPython run timed out after %ss" % timeout)
+            returncode, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
+        else:
+            forked = _FORKED.setdefault(harness, ForkedRuns(harness))
+            returncode, stdout, stderr = forked.run(python, [config], timeout, cwd=tmp)
     except OSError as exc:
         raise error("cannot run %s: %s" % (python, exc))
-    out = proc.stdout.decode("utf-8", "replace").strip().splitlines()
-    if proc.returncode != 0 or not out:
-        err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise error("%s exit %d: %s" % (what, proc.returncode, err[-1] if err else "(no output)"))
+    if returncode is None:
+        raise error("CPython run: %s" % stderr)
+    out = stdout.strip().splitlines()
+    if returncode != 0 or not out:
+        err = stderr.strip().splitlines()
+        raise error("%s exit %d: %s" % (what, returncode, err[-1] if err else "(no output)"))
     return json.loads(out[-1])
 
 

@@ -1,6 +1,6 @@
 """The real side of a threaded crosscheck: a threaded scenario run on a REAL
 interpreter with its threads forced through a point log's schedule
-(threads_real.py, run as `python -S -I -B`); docs/crosscheck.md, "Threads:
+(threads_real.py, as `python -S -I -B`, in forks of a server: forked_runs.py); docs/crosscheck.md, "Threads:
 forcing a schedule in real CPython".
 
 As a command, for writing and trying point logs by hand:
@@ -21,26 +21,34 @@ import subprocess
 import sys
 import tempfile
 
+try:
+    from .forked_runs import ForkedRuns
+except ImportError:  # run as a command, this folder on sys.path
+    from forked_runs import ForkedRuns
+
 THREADS_REAL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "threads_real.py")
+
+
+_FORKED = ForkedRuns(THREADS_REAL)
 
 
 def run_real(python, scenario_path, log, options=None, timeout=60):
     """threads_real.py's report (a dict) for one scenario and one point log
-    (a list of events), or {"error": text} when it gave none."""
+    (a list of events), or {"error": text} when it gave none. The run is a
+    fork of a threads_real.py server for `python` (forked_runs.py)."""
     fd, log_path = tempfile.mkstemp(prefix="impsim-threads-", suffix=".json")
     try:
         with os.fdopen(fd, "w") as f:
             json.dump(log, f)
-        cmd = [python, "-S", "-I", "-B", THREADS_REAL, scenario_path, log_path, json.dumps(options or {})]
-        try:
-            out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return {"error": "no report in %g s" % timeout}
+        returncode, stdout, stderr = _FORKED.run(python, [scenario_path, log_path, json.dumps(options or {})],
+                                                 timeout)
     finally:
         os.unlink(log_path)
-    lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
-    if out.returncode != 0 or not lines:
-        return {"error": "exit %d: %s" % (out.returncode, out.stderr.strip()[-600:])}
+    if returncode is None:
+        return {"error": "no report: %s" % stderr}
+    lines = [line for line in stdout.splitlines() if line.startswith("{")]
+    if returncode != 0 or not lines:
+        return {"error": "exit %d: %s" % (returncode, stderr.strip()[-600:])}
     return json.loads(lines[-1])
 
 

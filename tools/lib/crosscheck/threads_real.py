@@ -4,6 +4,10 @@
 # it as one JSON object.
 #
 #   python -S -I -B threads_real.py SCENARIO.json LOG.json [OPTIONS_JSON]
+#   python -S -I -B threads_real.py --serve
+#
+# --serve: runs of the first form read from stdin, each in a fork of this
+# process before any scenario ran (harness_common.serve; forked_runs.py).
 #
 # LOG: a JSON list of events in global order, each {"thread": T, "point": P,
 # ...} with "pointer" (step), "site" (global_acquire, global_release),
@@ -672,4 +676,7 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    main(_sys.argv)
+    if _sys.argv[1:] == ["--serve"]:
+        _common.serve(main)
+    else:
+        main(_sys.argv)

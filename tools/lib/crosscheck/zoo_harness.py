@@ -43,6 +43,7 @@ import functools as _functools  # noqa: F401
 _HERE = __file__.rpartition("/")[0] or "."
 _sys.path.insert(0, _HERE)  # for this import only: a scenario's names must not find this folder
 import hook_runtime as _hooks  # noqa: E402
+import harness_common as _common  # noqa: E402
 del _sys.path[0]
 
 _PREDEFINED = _hooks.PREDEFINED
@@ -300,4 +301,7 @@ def _main(argv):
 
 
 if __name__ == "__main__":
-    _main(_sys.argv)
+    if _sys.argv[1:] == ["--serve"]:  # runs in forks of this process (harness_common.serve)
+        _common.serve(_main)
+    else:
+        _main(_sys.argv)

@@ -431,7 +431,7 @@ TEST_CASE("hook verdicts: a wrapper's mark names the step that set it") {
 
 // Each label's sys.meta_path as its step ended (measured on the real
 // pytest by crosscheck --zoo): the leak is read step by step; a step a
-// hang stopped has none.
+// hang stopped has none, and counts what it did until the hang.
 TEST_CASE("hook reports: each label's sys.meta_path as the step ended, null where it never ended") {
   using L = std::vector<std::string>;
   auto labels_at = [](int n) {
@@ -450,5 +450,9 @@ TEST_CASE("hook reports: each label's sys.meta_path as the step ended, null wher
   const auto& hl = hang["runs"][0]["labels"];
   CHECK(hl["pth"]["meta_path"].is_array());
   CHECK(hl["import_dist"]["meta_path"].is_null());  // the hang stopped it
+  // ...having made three searches and five finder calls first, as the real
+  // virtualenv does (crosscheck --zoo); they used to read 0.
+  CHECK(hl["import_dist"]["searches"] == 3);
+  CHECK(hl["import_dist"]["finder_calls"] == 5);
   CHECK(hl["import_app"]["meta_path"].is_null());   // never ran
 }

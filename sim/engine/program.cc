@@ -115,9 +115,12 @@ void Engine::run_step_once(const CStep& step) {
   if (traced<M>()) book_.trace->step_begin(*this, step);
   const CStep* const outer_step = thread_.step;
   enter_step(&step);
-  auto close_label = [&](std::string result) {
+  // `ended`: the step returned or raised. A step a hang stopped never
+  // does: its counters are what it did until then, which is all it ever
+  // does, with no result and no sys.meta_path "as it ended".
+  auto close_label = [&](std::string result, bool ended = true) {
     enter_step(outer_step);
-    if (traced<M>()) book_.trace->step_end(*this, step, result.c_str());
+    if (traced<M>() && ended) book_.trace->step_end(*this, step, result.c_str());
     if (step.label < 0) return;
     LabelTotals& t = book_.labels[step.label];
     t.counters.add_delta(thread_.counters(), start);
@@ -135,13 +138,13 @@ void Engine::run_step_once(const CStep& step) {
         by[i] += thread_.hook_counters.by_object[i] - start_calls;
       }
       thread_.hook_regions.pop_back();
-      t.meta_path = interp_.meta_path.list();
+      if (ended) t.meta_path = interp_.meta_path.list();
       if (thread_.label_search_high > t.hooks.max_depth) t.hooks.max_depth = thread_.label_search_high;
       thread_.label_search_high = std::max(saved_search_high, thread_.label_search_high);
       if (thread_.label_hook_high > t.hooks.hook_depth) t.hooks.hook_depth = thread_.label_hook_high;
       thread_.label_hook_high = std::max(saved_hook_high, thread_.label_hook_high);
     }
-    append_result(t.results, std::move(result));
+    if (ended) append_result(t.results, std::move(result));
   };
   std::string result = "ok";
   try {
@@ -208,6 +211,11 @@ void Engine::run_step_once(const CStep& step) {
     throw;
   } catch (LimitReached&) {
     close_label("limit");
+    throw;
+  } catch (...) {
+    // A hang: Hang in a run without threads, the scheduler's cancellation
+    // of a thread left waiting in one with threads.
+    close_label("", /*ended=*/false);
     throw;
   }
   close_label(std::move(result));

@@ -593,7 +593,10 @@ class Runtime(common.StepLoop):
         c = self.counts
         return (c.searches, c.finder_calls, dict(c.by_object), c.hook_reentries)
 
-    def label_add(self, label, start, deepest, hook_deepest=0):
+    def label_add(self, label, start, deepest, hook_deepest=0, ended=True):
+        """A labelled step's counts added to its label's sums; a step that
+        did not end (a hang stopped it) adds what it did until then, and no
+        sys.meta_path "as it ended" (impsim's close_label)."""
         c = self.counts
         sums = self.labels[label]
         sums["searches"] += c.searches - start[0]
@@ -601,7 +604,8 @@ class Runtime(common.StepLoop):
         sums["max_depth"] = max(sums["max_depth"], deepest)
         sums["hook_depth"] = max(sums["hook_depth"], hook_deepest)
         sums["hook_reentries"] += c.hook_reentries - start[3]
-        sums["meta_path"] = self.meta_path_ids()  # as the step ended
+        if ended:
+            sums["meta_path"] = self.meta_path_ids()  # as the step ended
         for fid, n in c.by_object.items():
             sums["by_object"][fid] = sums["by_object"].get(fid, 0) + n - start[2].get(fid, 0)
 
@@ -668,6 +672,9 @@ class Runtime(common.StepLoop):
             try:
                 if any("lock" in h for h in self.hooks.values()):
                     self.hang = self.run_watched(lambda: self.block(program, "/program", g))
+                    # The hung worker's open labelled steps, as the hang left them.
+                    for frame in self.active if self.hang else ():
+                        self.label_add(frame[0], frame[1], frame[2], frame[3], ended=False)
                 else:
                     self.block(program, "/program", g)
             except BaseException as exc:  # the run's uncaught exception

@@ -163,4 +163,6 @@ std::string nfkc_identifier(std::string_view s) {
   return out;
 }
 
+bool decode_utf8(std::string_view s, std::vector<char32_t>& out) { return decode(s, out); }
+
 }  // namespace impsim

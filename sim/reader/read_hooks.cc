@@ -17,6 +17,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "impsim/base/name_pattern.h"
 #include "impsim/scenario/counters.h"
 
 namespace impsim {
@@ -117,6 +118,11 @@ class ClaimsText {
           if (end == 0) break;
         }
         return false;
+      case ClaimKind::Patterns: {
+        const std::string_view last = name.substr(name.rfind('.') + 1);  // npos + 1 == 0
+        return std::any_of(h_.claim_names.begin(), h_.claim_names.end(),
+                           [&](const std::string& p) { return name_pattern_matches(p, last); });
+      }
     }
     return false;
   }
@@ -258,7 +264,7 @@ HookText HookReader::hook(const json& v, const std::string& ptr, const std::stri
   if (v.contains("claims")) {
     const std::string cp = ptr + "/claims";
     const json& c = object(v["claims"], cp, "the names the hook claims");
-    expect_keys(c, cp, {"names", "packages", "top_level", "all", "top_level_only"}, "claims");
+    expect_keys(c, cp, {"names", "packages", "patterns", "top_level", "all", "top_level_only"}, "claims");
     int kinds = 0;
     if (c.contains("names")) {
       h.claims = ClaimKind::Names;
@@ -268,6 +274,20 @@ HookText HookReader::hook(const json& v, const std::string& ptr, const std::stri
     if (c.contains("packages")) {
       h.claims = ClaimKind::Packages;
       h.claim_names = names(c["packages"], cp + "/packages", "the packages claimed (with their submodules)");
+      ++kinds;
+    }
+    if (c.contains("patterns")) {
+      h.claims = ClaimKind::Patterns;
+      const std::string pp = cp + "/patterns";
+      array(c["patterns"], pp, "the patterns of the names claimed (fnmatch's, on a name's last part)");
+      if (c["patterns"].empty()) fail(pp, "expected at least one pattern, such as \"test_*\"");
+      for (size_t i = 0; i < c["patterns"].size(); ++i) {
+        const std::string ip = pp + "/" + std::to_string(i);
+        std::string p = string(c["patterns"][i], ip, "a pattern such as \"test_*\"");
+        if (const std::string why = name_pattern_error(p); !why.empty())
+          fail(ip, fmt::format("pattern \"{}\" is refused: {}", p, why));
+        h.claim_names.push_back(std::move(p));
+      }
       ++kinds;
     }
     if (c.contains("top_level")) {
@@ -280,7 +300,7 @@ HookText HookReader::hook(const json& v, const std::string& ptr, const std::stri
       must_be_true(c["all"], cp + "/all", "\"all\"");
       ++kinds;
     }
-    if (kinds != 1) fail(cp, "claims needs exactly one of names, packages, top_level, all");
+    if (kinds != 1) fail(cp, "claims needs exactly one of names, packages, patterns, top_level, all");
     if (c.contains("top_level_only"))
       h.top_level_only = boolean(c["top_level_only"], cp + "/top_level_only", "\"top_level_only\"");
   }

@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace impsim {
 
@@ -17,6 +18,10 @@ bool is_unicode_identifier(std::string_view s);
 // identifiers: the tables hold the decompositions of identifier characters
 // only, so other text is not normalised fully.
 std::string nfkc_identifier(std::string_view s);
+
+// Appends the code points of strict UTF-8 text to `out`; false where it is
+// not UTF-8 (no overlongs, surrogates or values past U+10FFFF).
+bool decode_utf8(std::string_view s, std::vector<char32_t>& out);
 
 // Appends the UTF-8 encoding of the code point `cp`.
 void append_utf8(std::string& out, char32_t cp);

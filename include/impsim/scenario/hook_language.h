@@ -23,7 +23,9 @@ namespace impsim {
 enum class FinderClass : uint8_t { Builtin, Frozen, Path, Proxy, Hook };
 
 // Which fullnames a hook acts on; any other name: find_spec returns None at once.
-enum class ClaimKind : uint8_t { Names, Packages, TopLevel, All };
+// Patterns: the last part of the name matched as fnmatch.fnmatchcase
+// matches it (base/name_pattern.h), by any of the patterns.
+enum class ClaimKind : uint8_t { Names, Packages, TopLevel, All, Patterns };
 
 enum class ActionKind : uint8_t {
   Import,    // `import m` inside find_spec
@@ -94,7 +96,7 @@ struct HookText {
   std::string name;
   std::string pointer;
   ClaimKind claims = ClaimKind::All;
-  std::vector<std::string> claim_names;  // Names, Packages
+  std::vector<std::string> claim_names;  // Names, Packages; Patterns: the patterns
   bool top_level_only = false;           // acts only when path is None
   std::vector<HookActionText> actions;
   GuardKind guard = GuardKind::None;
@@ -159,6 +161,7 @@ struct HookClass {
   std::string name;
   ClaimKind claims = ClaimKind::All;
   std::vector<NameId> claim_names;
+  std::vector<std::string> claim_patterns;  // Patterns
   bool top_level_only = false;
   std::vector<HookAction> actions;
   GuardKind guard = GuardKind::None;

@@ -77,9 +77,29 @@ def claims(hook, fullname, path):
         return fullname in c["names"]
     if "packages" in c:
         return any(fullname == p or fullname.startswith(p + ".") for p in c["packages"])
+    if "patterns" in c:  # the real fnmatch, on the name's last part
+        last = fullname.rpartition(".")[2]
+        return any(_fnmatch.fnmatchcase(last, p) for p in c["patterns"])
     if "top_level" in c:
         return "." not in fullname
     return True
+
+
+_fnmatch = None
+
+
+def load_fnmatch(hooks):
+    """fnmatch (and re, which it compiles each pattern with) imported, and
+    each pattern compiled, before the program runs and only where a hook
+    claims by pattern: no search of theirs is counted, and no other
+    scenario finds them in sys.modules."""
+    global _fnmatch
+    patterns = [p for h in hooks.values() for p in h.get("claims", {}).get("patterns", [])]
+    if patterns:
+        import fnmatch
+        _fnmatch = fnmatch
+        for p in patterns:
+            fnmatch.fnmatchcase("", p)
 
 
 def index_of(obj):
@@ -386,6 +406,7 @@ class Runtime(common.StepLoop):
         fix = DESIGNS.get(design)
         self.hooks = {name: apply_fix(h, fix) if not only or only == name else dict(h)
                       for name, h in scenario.get("hooks", {}).items()}
+        load_fnmatch(self.hooks)
         self.finders = scenario.get("finders", {})
         self.tree = scenario.get("tree", {})
         self.counts = Counts()

@@ -1,4 +1,4 @@
-// Drives name_pattern_matches (include/impsim/base/name_pattern.h) from
+// Drives NamePattern (include/impsim/base/name_pattern.h) from
 // standard input, for tools/check/name_patterns, which asks each
 // interpreter's own fnmatch.fnmatchcase the same questions.
 //
@@ -6,6 +6,7 @@
 // `1` or `0` (matches or not), or `refused: WHY` for a pattern the hook
 // language does not take.
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include "impsim/base/name_pattern.h"
@@ -16,10 +17,11 @@ int main() {
     const size_t tab = line.find('\t');
     const std::string pattern = line.substr(0, tab);
     const std::string name = tab == std::string::npos ? std::string() : line.substr(tab + 1);
-    if (const std::string why = impsim::name_pattern_error(pattern); !why.empty())
-      std::cout << "refused: " << why << '\n';
+    std::string why;
+    if (const std::optional<impsim::NamePattern> p = impsim::NamePattern::parse(pattern, &why))
+      std::cout << (p->matches(name) ? '1' : '0') << '\n';
     else
-      std::cout << (impsim::name_pattern_matches(pattern, name) ? '1' : '0') << '\n';
+      std::cout << "refused: " << why << '\n';
   }
   return 0;
 }

@@ -2,24 +2,13 @@
 
 #include <fmt/format.h>
 
-#include <utility>
-#include <vector>
+#include <algorithm>
 
 #include "impsim/base/unicode_names.h"
 
 namespace impsim {
 
 namespace {
-
-// One element of a pattern: `*`, `?`, a literal, or a set.
-struct Token {
-  enum Kind : uint8_t { Star, Any, Literal, Set } kind = Literal;
-  char32_t literal = 0;
-  bool negated = false;
-  std::vector<std::pair<char32_t, char32_t>> ranges;  // a single character is (c, c)
-};
-
-Token token(Token::Kind kind, char32_t literal = 0) { return Token{kind, literal, false, {}}; }
 
 // The characters a pattern may hold as literals: those of identifiers
 // (ASCII letters, digits, "_", and any non-ASCII character, which an
@@ -34,14 +23,17 @@ std::string shown(char32_t c) {
   return s;
 }
 
-// The pattern's tokens, or the reason it is refused in `why`.
-std::vector<Token> parse(std::string_view pattern, std::string* why) {
+}  // namespace
+
+std::optional<NamePattern> NamePattern::parse(std::string_view pattern, std::string* why) {
   std::vector<char32_t> cps;
-  std::vector<Token> out;
-  auto refuse = [&](std::string w) {
+  NamePattern p;
+  std::vector<Token>& out = p.tokens_;
+  auto refuse = [&](std::string w) -> std::optional<NamePattern> {
     *why = std::move(w);
-    return std::vector<Token>{};
+    return std::nullopt;
   };
+  auto token = [](Token::Kind kind, char32_t literal = 0) { return Token{kind, literal, false, {}}; };
   if (!decode_utf8(pattern, cps)) return refuse("it is not UTF-8");
   if (cps.empty()) return refuse("it is empty");
   for (size_t i = 0; i < cps.size(); ++i) {
@@ -89,10 +81,10 @@ std::vector<Token> parse(std::string_view pattern, std::string* why) {
       out.push_back(token(Token::Literal, c));
     }
   }
-  return out;
+  return p;
 }
 
-bool one(const Token& t, char32_t c) {
+bool NamePattern::one(const Token& t, char32_t c) {
   if (t.kind == Token::Any) return true;
   if (t.kind == Token::Literal) return t.literal == c;
   bool in = false;
@@ -100,19 +92,10 @@ bool one(const Token& t, char32_t c) {
   return in != t.negated;
 }
 
-}  // namespace
-
-std::string name_pattern_error(std::string_view pattern) {
-  std::string why;
-  parse(pattern, &why);
-  return why;
-}
-
-bool name_pattern_matches(std::string_view pattern, std::string_view text) {
-  std::string why;
-  const std::vector<Token> p = parse(pattern, &why);
+bool NamePattern::matches(std::string_view text) const {
+  const std::vector<Token>& p = tokens_;
   std::vector<char32_t> s;
-  if (!why.empty() || !decode_utf8(text, s)) return false;
+  if (!decode_utf8(text, s)) return false;
   // Every token but `*` takes one character: a `*` is tried at its shortest
   // first, and the last one met takes one more character each time what
   // follows it fails (no earlier `*` need take more).
@@ -133,6 +116,11 @@ bool name_pattern_matches(std::string_view pattern, std::string_view text) {
   }
   while (pi < p.size() && p[pi].kind == Token::Star) ++pi;
   return pi == p.size();
+}
+
+bool last_part_matches(const std::vector<NamePattern>& patterns, std::string_view name) {
+  const std::string_view last = name.substr(name.rfind('.') + 1);  // npos + 1 == 0
+  return std::any_of(patterns.begin(), patterns.end(), [&](const NamePattern& p) { return p.matches(last); });
 }
 
 }  // namespace impsim

@@ -213,8 +213,10 @@ void Engine::run_step_once(const CStep& step) {
     close_label("limit");
     throw;
   } catch (...) {
-    // A hang: Hang in a run without threads, the scheduler's cancellation
-    // of a thread left waiting in one with threads.
+    // Anything else unwinding through a step ends the run with the step
+    // never ended: a hang (Hang in a run without threads, the scheduler's
+    // cancellation of a thread left waiting in one with threads), or a
+    // failure of impsim's own such as running out of memory.
     close_label("", /*ended=*/false);
     throw;
   }

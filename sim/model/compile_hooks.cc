@@ -31,10 +31,8 @@ HookModel compile_hooks(const HooksText& text, NameTable& names) {
     HookClass c;
     c.name = h.name;
     c.claims = h.claims;
-    if (h.claims == ClaimKind::Patterns)
-      c.claim_patterns = h.claim_names;
-    else
-      for (auto& n : h.claim_names) c.claim_names.push_back(names.intern(n));
+    for (auto& n : h.claim_names) c.claim_names.push_back(names.intern(n));
+    c.claim_patterns = h.claim_patterns;
     // Sorted: every finder call tests its name against them (hook_claims).
     std::sort(c.claim_names.begin(), c.claim_names.end());
     c.top_level_only = h.top_level_only;
@@ -101,12 +99,8 @@ bool hook_claims(const HookClass& hook, const NameTable& names, NameId name, boo
       for (NameId n = name; n != kNoName; n = names.parent(n))
         if (std::binary_search(hook.claim_names.begin(), hook.claim_names.end(), n)) return true;
       return false;
-    case ClaimKind::Patterns: {
-      const std::string_view full = names.text(name);
-      const std::string_view last = full.substr(full.rfind('.') + 1);  // npos + 1 == 0
-      return std::any_of(hook.claim_patterns.begin(), hook.claim_patterns.end(),
-                         [&](const std::string& p) { return name_pattern_matches(p, last); });
-    }
+    case ClaimKind::Patterns:
+      return last_part_matches(hook.claim_patterns, names.text(name));
   }
   return false;
 }

@@ -118,11 +118,8 @@ class ClaimsText {
           if (end == 0) break;
         }
         return false;
-      case ClaimKind::Patterns: {
-        const std::string_view last = name.substr(name.rfind('.') + 1);  // npos + 1 == 0
-        return std::any_of(h_.claim_names.begin(), h_.claim_names.end(),
-                           [&](const std::string& p) { return name_pattern_matches(p, last); });
-      }
+      case ClaimKind::Patterns:
+        return last_part_matches(h_.claim_patterns, name);
     }
     return false;
   }
@@ -283,10 +280,11 @@ HookText HookReader::hook(const json& v, const std::string& ptr, const std::stri
       if (c["patterns"].empty()) fail(pp, "expected at least one pattern, such as \"test_*\"");
       for (size_t i = 0; i < c["patterns"].size(); ++i) {
         const std::string ip = pp + "/" + std::to_string(i);
-        std::string p = string(c["patterns"][i], ip, "a pattern such as \"test_*\"");
-        if (const std::string why = name_pattern_error(p); !why.empty())
-          fail(ip, fmt::format("pattern \"{}\" is refused: {}", p, why));
-        h.claim_names.push_back(std::move(p));
+        const std::string p = string(c["patterns"][i], ip, "a pattern such as \"test_*\"");
+        std::string why;
+        std::optional<NamePattern> parsed = NamePattern::parse(p, &why);
+        if (!parsed) fail(ip, fmt::format("pattern \"{}\" is refused: {}", p, why));
+        h.claim_patterns.push_back(std::move(*parsed));
       }
       ++kinds;
     }

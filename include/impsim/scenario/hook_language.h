@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "impsim/base/name_pattern.h"
 #include "impsim/scenario/names.h"
 
 namespace impsim {
@@ -96,7 +97,8 @@ struct HookText {
   std::string name;
   std::string pointer;
   ClaimKind claims = ClaimKind::All;
-  std::vector<std::string> claim_names;  // Names, Packages; Patterns: the patterns
+  std::vector<std::string> claim_names;     // Names, Packages
+  std::vector<NamePattern> claim_patterns;  // Patterns
   bool top_level_only = false;           // acts only when path is None
   std::vector<HookActionText> actions;
   GuardKind guard = GuardKind::None;
@@ -161,7 +163,7 @@ struct HookClass {
   std::string name;
   ClaimKind claims = ClaimKind::All;
   std::vector<NameId> claim_names;
-  std::vector<std::string> claim_patterns;  // Patterns
+  std::vector<NamePattern> claim_patterns;  // Patterns
   bool top_level_only = false;
   std::vector<HookAction> actions;
   GuardKind guard = GuardKind::None;

@@ -74,14 +74,20 @@ def params_text(params):
     return "[" + ", ".join(f"{k}={v}" for k, v in sorted(params.items())) + "]" if params else ""
 
 
-def real_program(path, variant):
-    """What decides the real run of `variant` on the file at `path`: the
-    hook declarations as the design leaves them (hook_runtime.apply_fix).
-    Designs with the same ones run the same program, which then runs once."""
+def stand_ins(path):
+    """{design: the first design in DESIGNS that runs the same real program}
+    for the file at `path`. What decides a design's real run is the hook
+    declarations as the design leaves them (hook_runtime.apply_fix): designs
+    that leave them the same run one program, which then runs once."""
     with open(path) as f:
         hooks = json.load(f).get("hooks", {})
-    fix = hook_runtime.DESIGNS[variant]
-    return json.dumps({name: hook_runtime.apply_fix(h, fix) for name, h in hooks.items()}, sort_keys=True)
+    first = {}  # the declarations as a design leaves them -> the first design
+    out = {}
+    for variant in DESIGNS:
+        fix = hook_runtime.DESIGNS[variant]
+        program = json.dumps({name: hook_runtime.apply_fix(h, fix) for name, h in hooks.items()}, sort_keys=True)
+        out[variant] = first.setdefault(program, variant)
+    return out
 
 
 def main(args, files, pythons):
@@ -106,10 +112,11 @@ def main(args, files, pythons):
                 for v in dict.fromkeys(minor[py] for py in pythons):
                     views[path, variant, v] = pool.submit(impsim_runs, args.impsim, path, variant, v, args.timeout)
         real = {}  # (path, variant, py, index) -> the real run (a future)
+        submitted = {}  # (path, stand-in design, py, params) -> the real run (a future)
         for path in files:
-            first = {}  # real_program -> the first design that runs it
+            stand_in_of = stand_ins(path)
             for variant in DESIGNS:
-                stand_in = first.setdefault(real_program(path, variant), variant)
+                stand_in = stand_in_of[variant]
                 for py in pythons:
                     # Every run impsim made (each sweep value, or the params), the
                     # real side given the same params.
@@ -117,12 +124,12 @@ def main(args, files, pythons):
                         if limit:
                             continue
                         key = (path, stand_in, py, json.dumps(params, sort_keys=True))
-                        if key not in real:
-                            real[key] = pool.submit(servers.run, py, [path, stand_in, json.dumps(params)],
-                                                    args.timeout)
+                        if key not in submitted:
+                            submitted[key] = pool.submit(servers.run, py, [path, stand_in, json.dumps(params)],
+                                                         args.timeout)
                         else:
                             shared += 1
-                        real[path, variant, py, i] = real[key]
+                        real[path, variant, py, i] = submitted[key]
         for path in files:
             for variant in DESIGNS:
                 for py in pythons:

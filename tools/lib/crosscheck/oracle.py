@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 
 from . import harness, harness_common
 from .counters import CORE as _CORE
@@ -93,7 +94,8 @@ def run_one(scenario, variant, params, python=None, timeout=120, extra=None):
     return run
 
 
-_FORKED = {}  # harness path -> its ForkedRuns
+_FORKED = {}  # harness path -> its ForkedRuns, made at its first run
+_FORKED_LOCK = threading.Lock()  # runs come from a tool's worker threads
 
 
 def run_harness(python, harness, config, tmp, timeout, error=OracleError, what="harness", fresh=False):
@@ -110,7 +112,10 @@ def run_harness(python, harness, config, tmp, timeout, error=OracleError, what="
                 raise error("CPython run timed out after %ss" % timeout)
             returncode, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
         else:
-            forked = _FORKED.setdefault(harness, ForkedRuns(harness))
+            with _FORKED_LOCK:
+                if harness not in _FORKED:
+                    _FORKED[harness] = ForkedRuns(harness)
+                forked = _FORKED[harness]
             returncode, stdout, stderr = forked.run(python, [config], timeout, cwd=tmp)
     except OSError as exc:
         raise error("cannot run %s: %s" % (python, exc))

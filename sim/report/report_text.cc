@@ -49,10 +49,18 @@ std::string run_problem(const VariantRun& r, const FilePlaces& places, bool allo
                         fmt::format("{}: stopped: limit {} reached at {}: {}", variant_name(r.variant), r.limit->limit,
                                     terminal_text(where(r.limit->traceback)), terminal_text(r.limit->detail)));
     const Counters& c = r.counters;
-    out += fmt::format("    counters so far: {} {}, {} {}, {} {}, {} {}\n", grouped(c.asks),
-                       plural(c.asks, "ask", "asks"), grouped(c.lookups), plural(c.lookups, "lookup", "lookups"),
-                       grouped(c.toggles), plural(c.toggles, "toggle", "toggles"), grouped(c.comparisons),
-                       plural(c.comparisons, "comparison", "comparisons"));
+    // A hook scenario's own counters; Paddle's finder's where it was asked
+    // (in a hook scenario without it they are all 0 and say nothing).
+    std::string so_far;
+    if (r.hooks_used)
+      so_far = fmt::format("{} {}, {} {}", grouped(r.hooks.searches), plural(r.hooks.searches, "search", "searches"),
+                           grouped(r.hooks.finder_calls), plural(r.hooks.finder_calls, "finder call", "finder calls"));
+    if (!r.hooks_used || c.asks != 0)
+      so_far += fmt::format("{}{} {}, {} {}, {} {}, {} {}", so_far.empty() ? "" : ", ", grouped(c.asks),
+                            plural(c.asks, "ask", "asks"), grouped(c.lookups), plural(c.lookups, "lookup", "lookups"),
+                            grouped(c.toggles), plural(c.toggles, "toggle", "toggles"), grouped(c.comparisons),
+                            plural(c.comparisons, "comparison", "comparisons"));
+    out += "    counters so far: " + so_far + "\n";
   }
   // A scenario without threads lists its main thread only when it hangs:
   // the hang's line says it all.

@@ -279,6 +279,51 @@ TEST_CASE("unbounded hook recursion raises RecursionError where CPython does") {
   CHECK(r->run.runs[0].outcome.error->type == "RecursionError");
 }
 
+// A served loader's create_module runs before the module exists: a module
+// it imports whose body calls a function of the served module finds it
+// missing (KeyError, as CPython's sys.modules[name]); the second import of
+// the served name finds it and runs nothing.
+TEST_CASE("a served loader's create_module imports before the module is in sys.modules") {
+  auto r = run_json(R"({"impsim": 1, "tree": {"probe": {"body": [{"call": "built", "body": []}]}, "dep": {}},
+    "hooks": {"h": {"claims": {"names": ["built"]}, "find_spec": [{"serve": true,
+      "create_module": [{"import": "dep"}, {"import": "nowhere", "optional": true}, {"import": "probe"}]}]}},
+    "finders": {"f": {"hook": "h"}}, "program": [{"install": "f"}, {"import": "built"}]})");
+  const VariantRun& v = r->run.runs[0];
+  REQUIRE(v.outcome.error.has_value());
+  CHECK(v.outcome.error->type == "KeyError");
+  CHECK(counter_of(v, "searches") == 4);  // built, dep, nowhere (caught), probe
+  auto ok = run_json(R"({"impsim": 1, "tree": {"dep": {}},
+    "hooks": {"h": {"claims": {"names": ["built"]}, "find_spec": [{"serve": true,
+      "create_module": [{"import": "dep"}, {"import": "nowhere", "optional": true}]}]}},
+    "finders": {"f": {"hook": "h"}}, "program": [{"install": "f"}, {"import": "built"}, {"import": "built"}]})");
+  const VariantRun& w = ok->run.runs[0];
+  CHECK_FALSE(w.outcome.error.has_value());
+  CHECK(counter_of(w, "searches") == 3);
+  CHECK(counter_of(w, "finder_calls:f") == 3);
+}
+
+// A loader that imports the name it creates recurses, one level per
+// create_module, until CPython's RecursionError: 199 levels on each
+// version measured (tools/check/recursion_depth, kind create_module); on
+// 3.14, not measured, --max-body-depth stops it. Never the C stack.
+TEST_CASE("a create_module that imports its own name ends in RecursionError, not a crash") {
+  for (const char* cpython : {"3.9", "3.11", "3.12", "3.13", "3.14"}) {
+    CAPTURE(cpython);
+    auto r = run_json(std::string(R"({"impsim": 1, "cpython": ")") + cpython + R"(", "tree": {"a": {}},
+      "hooks": {"h": {"claims": {"names": ["app"]}, "find_spec": [{"serve": true, "create_module": [{"import": "app"}]}]}},
+      "finders": {"f": {"hook": "h"}}, "program": [{"install": "f"}, {"import": "app", "optional": true}]})");
+    const VariantRun& v = r->run.runs[0];
+    if (std::string(cpython) == "3.14") {
+      REQUIRE(v.limit.has_value());
+      CHECK(v.limit->limit == "body-depth");
+      continue;
+    }
+    REQUIRE(v.outcome.error.has_value());
+    CHECK(v.outcome.error->type == "RecursionError");
+    CHECK(counter_of(v, "finder_calls:f") == 199);
+  }
+}
+
 // Measured by tools/lib/crosscheck/hooks_real.py on Debian's 3.11.2 and
 // pyenv's 3.12.1 (the same figures): a hook at 0 that calls PathFinder
 // directly, as pytest's rewriting hook does. `import a`: f, then its direct

@@ -58,7 +58,7 @@ void Engine::run_body(ModuleId frame, const std::vector<CStep>& body, bool is_ca
   thread_.py_in_hook = false;
   const uint64_t outer_frames = book_.memo.enter_frame();
   NameId name = interp_.records.module(frame).name;
-  if (traced<M>()) book_.trace->body_begin(*this, name, is_call);
+  if (traced<M>()) book_.trace->body_begin(*this, name, is_call ? BodyKind::Call : BodyKind::Module);
   try_finally([&] { run_steps<M>(body); },
               [&] {
                 thread_.frames.pop_back();
@@ -66,7 +66,7 @@ void Engine::run_body(ModuleId frame, const std::vector<CStep>& body, bool is_ca
                 thread_.py_in_hook = outer_in_hook;
                 book_.memo.leave_frame(outer_frames);
                 --thread_.body_depth;
-                if (traced<M>()) book_.trace->body_end(*this, name, is_call);
+                if (traced<M>()) book_.trace->body_end(*this, name, is_call ? BodyKind::Call : BodyKind::Module);
               });
 }
 

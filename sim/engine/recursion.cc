@@ -21,6 +21,7 @@ RecursionRule recursion_rule(CPython v) {
            .finder_after_search = 998,
            .hook_from_hook = 1000,
            .body_frames = 7,
+           .create_module_frames = 5,
            .call_suffix = true};
       if (v != CPython::V3_11) r.hook_suffix = " in comparison";
       break;
@@ -31,6 +32,7 @@ RecursionRule recursion_rule(CPython v) {
            .finder_after_search = 999,
            .hook_from_hook = 1000,
            .body_frames = 6,
+           .create_module_frames = 5,
            .call_suffix = false};
       break;
     case CPython::V3_13:
@@ -40,6 +42,7 @@ RecursionRule recursion_rule(CPython v) {
            .finder_after_search = 999,
            .hook_from_hook = 0,
            .body_frames = 6,
+           .create_module_frames = 5,
            .call_suffix = false};
       break;
     case CPython::V3_14:

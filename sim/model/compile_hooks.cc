@@ -69,6 +69,13 @@ HookModel compile_hooks(const HooksText& text, NameTable& names) {
       for (auto& n : a.package_names) x.package_names.push_back(names.intern(n));
       std::sort(x.package_names.begin(), x.package_names.end());
       for (auto& [claimed, served] : a.table) x.table.emplace_back(names.intern(claimed), names.intern(served));
+      for (const HookActionText& b : a.create_module) {
+        HookAction y;
+        y.kind = b.kind;
+        y.module = names.intern(b.target);
+        y.optional = b.optional;
+        x.create_module.push_back(std::move(y));
+      }
       c.actions.push_back(std::move(x));
     }
     for (const HookActionText& a : h.after_exec) {

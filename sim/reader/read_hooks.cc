@@ -43,7 +43,7 @@ const std::vector<ActionSyntax>& action_syntax() {
       {"reenter", ActionKind::Reenter, {"reenter"}, "a reenter action"},
       {"call", ActionKind::Call, {"call"}, "a call action"},
       {"call_next", ActionKind::CallNext, {"call_next"}, "a call_next action"},
-      {"serve", ActionKind::Serve, {"serve", "module", "package", "table"}, "a serve action"},
+      {"serve", ActionKind::Serve, {"serve", "module", "package", "table", "create_module"}, "a serve action"},
       {"unload", ActionKind::Unload, {"unload", "submodules"}, "an unload action"},
       {"start", ActionKind::Start, {"start"}, "a start action"},
       {"join", ActionKind::Join, {"join"}, "a join action"},
@@ -92,8 +92,11 @@ class HookReader : public reading::Reader {
   }
 
   HookText hook(const json& v, const std::string& ptr, const std::string& hook_name) const;
-  // `after_exec`: an action of a loader wrapper's after_exec, not of find_spec.
-  HookActionText action(const json& v, const std::string& ptr, bool after_exec = false) const;
+  // Where an action runs: find_spec's actions, a loader wrapper's
+  // after_exec, a served loader's create_module (import actions only in
+  // the last two; an import of create_module may be "optional").
+  enum class Place : uint8_t { FindSpec, AfterExec, CreateModule };
+  HookActionText action(const json& v, const std::string& ptr, Place place = Place::FindSpec) const;
   HookLock lock(const json& v, const std::string& ptr) const;
 };
 
@@ -129,8 +132,13 @@ class ClaimsText {
   std::unordered_set<std::string_view> claimed_;
 };
 
-HookActionText HookReader::action(const json& v, const std::string& ptr, bool after_exec) const {
-  object(v, ptr, after_exec ? "an after_exec action ({\"import\": M})" : "a find_spec action");
+HookActionText HookReader::action(const json& v, const std::string& ptr, Place place) const {
+  const bool after_exec = place == Place::AfterExec;
+  const bool create_module = place == Place::CreateModule;
+  object(v, ptr,
+         after_exec      ? "an after_exec action ({\"import\": M})"
+         : create_module ? "a create_module action ({\"import\": M} or {\"import\": M, \"optional\": true})"
+                         : "a find_spec action");
   static const std::string kinds = [] {
     std::string out;
     for (const ActionSyntax& a : action_syntax()) out += (out.empty() ? "" : ", ") + std::string(a.key);
@@ -146,8 +154,16 @@ HookActionText HookReader::action(const json& v, const std::string& ptr, bool af
         syntax = &a;
       }
   if (!syntax) fail(ptr, "an action needs one of: " + kinds);
-  expect_keys(v, ptr, syntax->keys.data(), syntax->keys.data() + syntax->keys.size(), syntax->what);
+  if (place != Place::FindSpec && syntax->kind != ActionKind::Import)
+    fail(ptr, after_exec ? "after the wrapped exec_module a loader runs import actions only ({\"import\": M})"
+                         : "a served loader's create_module runs import actions only ({\"import\": M})");
   HookActionText a;
+  if (create_module) {
+    expect_keys(v, ptr, {"import", "optional"}, "a create_module action");
+    if (v.contains("optional")) a.optional = boolean(v["optional"], ptr + "/optional", "\"optional\"");
+  } else {
+    expect_keys(v, ptr, syntax->keys.data(), syntax->keys.data() + syntax->keys.size(), syntax->what);
+  }
   a.kind = syntax->kind;
   a.pointer = ptr;
   const std::string kind(syntax->key);
@@ -155,9 +171,10 @@ HookActionText HookReader::action(const json& v, const std::string& ptr, bool af
   const json& x = v[kind];
   switch (a.kind) {
     case ActionKind::Import:
-      a.target = name(
-          x, kp,
-          after_exec ? "the module imported after the wrapped exec_module" : "the module imported inside find_spec");
+      a.target = name(x, kp,
+                      after_exec      ? "the module imported after the wrapped exec_module"
+                      : create_module ? "the module imported by the loader's create_module"
+                                      : "the module imported inside find_spec");
       break;
     case ActionKind::Reenter:
       if (string(x, kp, "\"find_spec\" (importlib.util.find_spec)") != "find_spec")
@@ -179,6 +196,14 @@ HookActionText HookReader::action(const json& v, const std::string& ptr, bool af
           a.package_names = names(v["package"], ptr + "/package", "the claimed names served as packages");
         else
           a.package = boolean(v["package"], ptr + "/package", "\"package\" (true, false or a list of names)");
+      }
+      if (v.contains("create_module")) {
+        // pyximport's build: what the served loader runs before the module
+        // exists, outside find_spec
+        const std::string cp = ptr + "/create_module";
+        array(v["create_module"], cp, "the imports the loader's create_module runs");
+        for (size_t i = 0; i < v["create_module"].size(); ++i)
+          a.create_module.push_back(action(v["create_module"][i], cp + "/" + std::to_string(i), Place::CreateModule));
       }
       if (v.contains("table")) {
         const std::string tp = ptr + "/table";
@@ -352,10 +377,7 @@ HookText HookReader::hook(const json& v, const std::string& ptr, const std::stri
           const std::string ep = lp + "/after_exec";
           array(l["after_exec"], ep, "the actions run after the wrapped exec_module (import actions)");
           for (size_t i = 0; i < l["after_exec"].size(); ++i) {
-            HookActionText a = action(l["after_exec"][i], ep + "/" + std::to_string(i), true);
-            if (a.kind != ActionKind::Import)
-              fail(a.pointer, "after the wrapped exec_module a loader runs import actions only ({\"import\": M})");
-            h.after_exec.push_back(std::move(a));
+            h.after_exec.push_back(action(l["after_exec"][i], ep + "/" + std::to_string(i), Place::AfterExec));
           }
         }
       } else {

@@ -47,6 +47,7 @@ std::vector<ScenarioWarning> scenario_warnings(const Scenario& sc) {
     for (const HookActionText& a : h.actions) {
       if (a.kind == ActionKind::Import || a.kind == ActionKind::Serve) may_import(maybe, a.target, true);
       for (const auto& [_, served] : a.table) may_import(maybe, served, true);
+      for (const HookActionText& b : a.create_module) may_import(maybe, b.target, true);
     }
   for (const HookText& h : sc.hooks.hooks)
     for (const HookActionText& a : h.after_exec) may_import(maybe, a.target, true);

@@ -253,12 +253,17 @@ class ChromeWriter : public TraceWriter {
                       enable ? "enable" : "disable", ts, walked, pid_, tid_, walked, copies,
                       json_text(meta_path_now(e, copies))));
   }
-  void body_begin(const Engine& e, NameId m, bool call) override {
+  void body_begin(const Engine& e, NameId m, BodyKind kind) override {
     follow(e);
     if (full()) return open("body", {}, {});
-    open("body", (call ? "call in " : "body of ") + text(m), fmt::format(R"({{"module":"{}"}})", json_text(text(m))));
+    open("body",
+         (kind == BodyKind::Call           ? "call in "
+          : kind == BodyKind::CreateModule ? "create_module for "
+                                           : "body of ") +
+             text(m),
+         fmt::format(R"({{"module":"{}"}})", json_text(text(m))));
   }
-  void body_end(const Engine& e, NameId, bool) override {
+  void body_end(const Engine& e, NameId, BodyKind) override {
     follow(e);
     close("{}");
   }

@@ -175,14 +175,17 @@ class DotWriter : public TraceWriter {
     else
       steps_.pop_back();
   }
-  void body_begin(const Engine& e, NameId m, bool call) override {
+  void body_begin(const Engine& e, NameId m, BodyKind kind) override {
     follow(e);
     Node n;
     n.kind = NodeKind::Body;
-    n.label = dot_text((call ? "a function of " : "body of ") + model_->names.text(m));
+    n.label = dot_text((kind == BodyKind::Call           ? "a function of "
+                        : kind == BodyKind::CreateModule ? "create_module for "
+                                                         : "body of ") +
+                       model_->names.text(m));
     frames_.push_back(std::move(n));
   }
-  void body_end(const Engine& e, NameId, bool) override {
+  void body_end(const Engine& e, NameId, BodyKind) override {
     follow(e);
     finish_frame(false);
   }

@@ -374,12 +374,13 @@ class ExploreWriter : public TraceWriter {
     follow(e);
     close(e, "\"G\"");
   }
-  void body_begin(const Engine& e, NameId m, bool call) override {
+  void body_begin(const Engine& e, NameId m, BodyKind kind) override {
     follow(e);
     if (cut_) return open(e, {});  // past --max-bytes: counted, not formatted
-    open(e, fmt::format("\"b\",{},{}", name_id(m), call ? 1 : 0));
+    // 0 a module body, 1 a call, 2 a loader's create_module
+    open(e, fmt::format("\"b\",{},{}", name_id(m), static_cast<int>(kind)));
   }
-  void body_end(const Engine& e, NameId, bool) override {
+  void body_end(const Engine& e, NameId, BodyKind) override {
     follow(e);
     close(e, "\"B\"");
   }

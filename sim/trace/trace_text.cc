@@ -250,16 +250,22 @@ class TextWriter : public TraceWriter {
     line("guard", fmt::format("guard exit: {}: {}", guard_site_text(site), guard_exit_text(a)));
   }
 
-  void body_begin(const Engine& e, NameId m, bool call) override {
+  void body_begin(const Engine& e, NameId m, BodyKind kind) override {
     follow(e);
     start(e);
     if (full()) return open("body", {});
-    open("body", call ? fmt::format("a function of {} runs", text(m)) : fmt::format("body of {} runs", text(m)));
+    open("body", kind == BodyKind::Call           ? fmt::format("a function of {} runs", text(m))
+                 : kind == BodyKind::CreateModule ? fmt::format("the loader's create_module for {} runs ({} is not in "
+                                                                "sys.modules yet)",
+                                                                text(m), text(m))
+                                                  : fmt::format("body of {} runs", text(m)));
   }
-  void body_end(const Engine& e, NameId m, bool call) override {
+  void body_end(const Engine& e, NameId m, BodyKind kind) override {
     follow(e);
     if (full()) return close({}, {});
-    close(" -> done", call ? fmt::format("function of {} returns", text(m)) : fmt::format("body of {} ends", text(m)));
+    close(" -> done", kind == BodyKind::Call           ? fmt::format("function of {} returns", text(m))
+                      : kind == BodyKind::CreateModule ? fmt::format("create_module for {} returns", text(m))
+                                                       : fmt::format("body of {} ends", text(m)));
   }
 
   // A thread's lock waits, each a line of its own (other threads' lines come between).

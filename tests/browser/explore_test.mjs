@@ -535,6 +535,33 @@ async function eachRow(v, visit) {
   await page.screenshot({ path: path.join(shots, "explore_threads_hang.png") });
 }
 
+// --- A served loader's create_module (pyximport's build): the page says whose loader runs, that the module
+// is not in sys.modules yet, and every row of the page has a why.
+{
+  const scenario = "tests/data/hooks/serve_create_module.json";
+  const file = path.join(work, "create_module.html");
+  run("explore", scenario, "--no-fold", "-o", file);
+  await open(file);
+  const v = (await page.evaluate(() => DATA.variants.map((x) => x.name)))[0];
+  await focus(v);
+  await press("Home");
+  let last = -1;
+  const events = [];
+  for (;;) {
+    const r = num(await pane(v).getAttribute("data-row"));
+    if (r === last) break;
+    last = r;
+    const why = (await pane(v).locator(".reason").innerText()).trim();
+    const event = await pane(v).locator("[data-field=event]").innerText();
+    events.push(event + " | " + why);
+    check(why !== "", `serve_create_module row ${r} (${event}): the why band says something`);
+    await press("ArrowRight");
+  }
+  check(events.some((e) => /^the loader's create_module for built runs \| .*built is not in sys\.modules until it returns/.test(e)),
+        "serve_create_module: the loader's create_module is a row of its own, and why it matters");
+  check(events.some((e) => /^create_module for built ends/.test(e)), "serve_create_module: and where it ends");
+}
+
 // --- 8. virtualenv's deadlock, no threads (the zoo's virtualenv_same_class): stepping to the end passes each
 // acquire and release of the hook's lock, in `impsim trace`'s order and words, and stops on main's wait for
 // the lock it holds: the event, the why, the stack (both objects' asks, the wait on top) and the notes.

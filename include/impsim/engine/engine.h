@@ -315,7 +315,7 @@ class Engine {
   SpecId _find_spec_legacy(FinderId finder, NameId name, PathRef path);
   bool is_legacy_finder(FinderId finder) const;
   // serve from a table: the spec of `name` standing for module `target`.
-  SpecId serve_from_table(int32_t hook, NameId name, NameId target);
+  SpecId serve_from_table(int32_t hook, NameId name, NameId target, const HookAction& serve);
   ModuleId import_module_by_name(NameId name);
   // sys.meta_path.insert(at, f) / .append(f) / .remove(f) (false: ValueError).
   void meta_path_insert(int64_t at, FinderId finder);
@@ -431,6 +431,7 @@ class Engine {
   void hook_lock_release(FinderId finder, NameId name, HookLockSite site);
   void hook_exec_module(LoaderId loader, ModuleId module);
   ModuleId hook_create_module(LoaderId loader, SpecId spec);
+  void run_create_module(const std::vector<HookAction>& imports, NameId name);
   // One call of finder object `f` counted (finder_calls:ID), and in every
   // open labelled step: each step notes the objects called inside it, with
   // their count when first called, so a step costs what it calls, not a

@@ -37,6 +37,11 @@ struct RecursionRule {
   // _find_and_load_unlocked, _load_unlocked, exec_module,
   // _call_with_frames_removed, exec and the body's own frame.
   int64_t body_frames = 0;
+  // Frames from a module's importer to an import a served loader's
+  // create_module makes: _find_and_load, _find_and_load_unlocked,
+  // _load_unlocked, module_from_spec and create_module (whose import
+  // statements run in its frame).
+  int64_t create_module_frames = 0;
   // 3.9 to 3.11 name the C call that ran out of room: " while calling a
   // Python object" (but a Python frame pushed by an import chain says nothing).
   bool call_suffix = false;

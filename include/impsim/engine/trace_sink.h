@@ -96,6 +96,9 @@ struct ThreadWait {
   int32_t lock = -1;      // HookLock: which hook lock
 };
 
+// What runs between body_begin and body_end.
+enum class BodyKind : uint8_t { Module, Call, CreateModule };
+
 class TraceSink {
  public:
   virtual ~TraceSink() = default;
@@ -137,9 +140,11 @@ class TraceSink {
   // closes (after its exit's toggles and restores).
   virtual void guard_begin(const Engine&, GuardSite, bool /*enable*/, GuardAction) {}
   virtual void guard_end(const Engine&, GuardSite, GuardAction) {}
-  // A module body (exec of a tree file) or a `call` function starts / ends.
-  virtual void body_begin(const Engine&, NameId /*module*/, bool /*call*/) {}
-  virtual void body_end(const Engine&, NameId /*module*/, bool /*call*/) {}
+  // A module body (exec of a tree file), a `call` function, or a served
+  // loader's create_module (the module it creates is not in sys.modules
+  // yet) starts / ends.
+  virtual void body_begin(const Engine&, NameId /*module*/, BodyKind) {}
+  virtual void body_end(const Engine&, NameId /*module*/, BodyKind) {}
   // The running thread starts to wait / is woken and goes on (a lock's
   // acquire then tries again, as `_ModuleLock.acquire` loops). A wait that
   // never ends is part of a hang (Engine::hang_waits). Threaded runs, and a

@@ -90,6 +90,10 @@ struct HookActionText {
   std::vector<std::string> package_names;  // serve: only these names' specs are packages'
   // serve: {claimed name: module it stands for} (six.moves.queue -> queue)
   std::vector<std::pair<std::string, std::string>> table;
+  // serve: what the loader's create_module runs before the module is made
+  // (pyximport's build): import actions, in order
+  std::vector<HookActionText> create_module;
+  bool optional = false;  // an import of create_module: ImportError caught
   std::string pointer;
 };
 
@@ -156,7 +160,9 @@ struct HookAction {
   bool package = false;
   std::vector<NameId> package_names;             // sorted: serve's per-name package flag
   std::vector<std::pair<NameId, NameId>> table;  // serve: claimed name -> the module served for it
+  std::vector<HookAction> create_module;         // serve: HookActionText::create_module
   int32_t thread = -1;                           // start, join: the scenario's thread, by index
+  bool optional = false;                         // an import of create_module
 };
 
 struct HookClass {

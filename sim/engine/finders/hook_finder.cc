@@ -217,7 +217,7 @@ SpecId Engine::run_hook_actions(FinderId finder, const HookClass& hook, NameId n
         // importlib.util.spec_from_loader(fullname, HookLoader())
         auto entry = std::find_if(a.table.begin(), a.table.end(), [&](const auto& e) { return e.first == name; });
         if (entry != a.table.end()) {
-          result = serve_from_table(hi, name, entry->second);
+          result = serve_from_table(hi, name, entry->second, a);
           break;
         }
         ModuleId served = kNoModule;
@@ -225,7 +225,7 @@ SpecId Engine::run_hook_actions(FinderId finder, const HookClass& hook, NameId n
           if (!interp_.sys_modules.contains(a.module)) raise("KeyError", "'" + names_.text(a.module) + "'");
           served = interp_.sys_modules.get(a.module);
         }
-        hook_finders_.loaders.push_back(HookFinders::Loader{-1, hi, served, kNoName});
+        hook_finders_.loaders.push_back(HookFinders::Loader{-1, hi, served, kNoName, kNoFinder, &a});
         LoaderId loader =
             new_loader(Loader{LoaderKind::HookServe, false, 0, static_cast<int32_t>(hook_finders_.loaders.size() - 1)});
         const bool package = a.package || std::binary_search(a.package_names.begin(), a.package_names.end(), name);
@@ -253,9 +253,9 @@ SpecId Engine::run_hook_actions(FinderId finder, const HookClass& hook, NameId n
 // is_package, which reads the entry's __path__, which imports the module it
 // stands for (`__import__(target)`): its body runs inside find_spec. The
 // spec is a package's when that module has a __path__.
-SpecId Engine::serve_from_table(int32_t hook, NameId name, NameId target) {
+SpecId Engine::serve_from_table(int32_t hook, NameId name, NameId target, const HookAction& serve) {
   const ModuleId m = import_module_by_name(target);
-  hook_finders_.loaders.push_back(HookFinders::Loader{-1, hook, kNoModule, target});
+  hook_finders_.loaders.push_back(HookFinders::Loader{-1, hook, kNoModule, target, kNoFinder, &serve});
   LoaderId loader =
       new_loader(Loader{LoaderKind::HookServe, false, 0, static_cast<int32_t>(hook_finders_.loaders.size() - 1)});
   return new_spec(name, loader, interp_.records.module(m).path != kNoPath ? kEmptyPath : kNoPath);
@@ -272,11 +272,56 @@ ModuleId Engine::import_module_by_name(NameId name) {
 ModuleId Engine::hook_create_module(LoaderId loader, SpecId spec) {
   const Loader l = interp_.records.loader(loader);
   const HookFinders::Loader h = hook_finders_.loaders[static_cast<size_t>(l.ref)];
+  // What the loader does before the module exists (pyximport compiles the
+  // .pyx: Cython 3 in create_module, 0.29 in load_module before
+  // imp.load_dynamic inserts the module), so the name is not in sys.modules
+  // while it runs.
+  if (l.kind == LoaderKind::HookServe && h.serve && !h.serve->create_module.empty())
+    run_create_module(h.serve->create_module, interp_.records.spec(spec).name);
   // six's create_module -> load_module: MovedModule._resolve() imports the
   // module again (nothing to do unless it left sys.modules) and serves it.
   if (l.kind == LoaderKind::HookServe && h.target != kNoName) return import_module_by_name(h.target);
   if (l.kind == LoaderKind::HookServe) return h.module;
   return create_module(h.inner, spec);
+}
+
+// The imports of a served loader's create_module, in its frame (a loader
+// that imports the name it is creating recurses as CPython does, until
+// RecursionError or --max-body-depth).
+void Engine::run_create_module(const std::vector<HookAction>& imports, NameId name) {
+  if (++thread_.body_depth > book_.limits.max_body_depth) {
+    --thread_.body_depth;
+    throw LimitReached{"body-depth",
+                       fmt::format("module bodies, calls and loaders' create_module nested {} deep; raise it with "
+                                   "--max-body-depth",
+                                   book_.limits.max_body_depth),
+                       {}};
+  }
+  const int64_t outer_depth = thread_.py_depth;
+  const bool outer_in_hook = thread_.py_in_hook;
+  thread_.py_depth += recursion_.create_module_frames;
+  thread_.py_in_hook = false;
+  if (book_.trace) book_.trace->body_begin(*this, name, BodyKind::CreateModule);
+  try_finally(
+      [&] {
+        for (const HookAction& a : imports) {
+          if (!a.optional) {
+            import_statement(a.module);
+            continue;
+          }
+          try {
+            import_statement(a.module);
+          } catch (PyError& e) {
+            if (!e.is_import_error()) throw;
+          }
+        }
+      },
+      [&] {
+        thread_.py_depth = outer_depth;
+        thread_.py_in_hook = outer_in_hook;
+        --thread_.body_depth;
+        if (book_.trace) book_.trace->body_end(*this, name, BodyKind::CreateModule);
+      });
 }
 
 // exec_module: a served module's body already ran (or there is none); a

@@ -138,10 +138,13 @@ def import_module(name):
 class ServeLoader(_abc.Loader):
     """A hook's own loader (serve): the module object it was given (None:
     the default creation), or, for a table entry, the module it stands for,
-    imported again as six's load_module does (MovedModule._resolve)."""
+    imported again as six's load_module does (MovedModule._resolve).  First
+    its create_module runs the serve action's "create_module" imports
+    (pyximport's build), before the module exists."""
 
-    def __init__(self, module=None, target=None, package=False):
+    def __init__(self, module=None, target=None, package=False, build=()):
         self.module, self.target, self.package = module, target, package
+        self.build = build
 
     def is_package(self, fullname):
         # what spec_from_loader asks when a legacy finder's find_module
@@ -151,6 +154,12 @@ class ServeLoader(_abc.Loader):
         return self.package
 
     def create_module(self, spec):
+        for action in self.build:
+            try:
+                __import__(action["import"])
+            except ImportError:
+                if not action.get("optional"):
+                    raise
         return import_module(self.target) if self.target else self.module
 
     def exec_module(self, module):
@@ -342,13 +351,14 @@ class Hook:
             # six: spec_from_loader asks is_package, which reads the entry's
             # __path__, which imports the module it stands for.
             module = import_module(target)
-            return _util.spec_from_loader(fullname, ServeLoader(target=target),
+            return _util.spec_from_loader(fullname, ServeLoader(target=target, build=action.get("create_module", ())),
                                           is_package=hasattr(module, "__path__"))
         name = action.get("module")
         package = action.get("package")
         package = fullname in package if isinstance(package, list) else bool(package)
-        return _util.spec_from_loader(fullname, ServeLoader(_sys.modules[name] if name else None, package=package),
-                                      is_package=package)
+        loader = ServeLoader(_sys.modules[name] if name else None, package=package,
+                             build=action.get("create_module", ()))
+        return _util.spec_from_loader(fullname, loader, is_package=package)
 
 
 class Counts:

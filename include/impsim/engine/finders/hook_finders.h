@@ -47,6 +47,9 @@ struct HookFinders {
     ModuleId module;              // HookServe: the module object served, or kNoModule
     NameId target;                // HookServe from a table: the module served (imported at create_module), or kNoName
     FinderId finder = kNoFinder;  // HookWrapped: the object whose find_spec wrapped it (whose lock it takes)
+    // HookServe: the serve action, whose create_module imports run first
+    // (into the model, which outlives the run)
+    const HookAction* serve = nullptr;
   };
   std::vector<Loader> loaders;
   // Attributes set on a module by a hook's wrapped loader (outcome marks).

@@ -191,6 +191,9 @@ def real_vs_restated(args, jobs, pool):
     checks worth something."""
     total = matched = 0
     for path, name, scenario, _, planned in jobs:
+        if zoo_oracle.no_restatement(scenario):
+            print("SKIP %s: no re-stated run (%s)" % (name, zoo_oracle.no_restatement(scenario)))
+            continue
         for variant, params, future in planned:
             if future is None:
                 continue
@@ -251,6 +254,7 @@ def compare_all(args, jobs, mode):
             print("SKIP %s variants %s: no %s oracle (%s)" % (
                 name, ",".join(skipped), mode,
                 "no \"real\" key" if mode == "real" and "real" not in scenario
+                else zoo_oracle.no_restatement(scenario) if mode == "restated" and zoo_oracle.no_restatement(scenario)
                 else "a design the package does not have"))
         for index, (variant, params, future) in enumerate(planned):
             if future is None:

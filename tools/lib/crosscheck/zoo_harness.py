@@ -35,6 +35,8 @@ import os as _os
 import sys as _sys
 import builtins as _builtins
 import importlib as _importlib
+import importlib._bootstrap as _bootstrap
+import importlib.util as _util
 import json as _json
 import threading as _threading  # noqa: F401 (loaded before counting)
 import warnings as _warnings
@@ -71,6 +73,14 @@ class _Runtime(_hooks.Runtime):
         self.mark_exprs = dict(real.get("marks", {}))
         self.class_seen = {}       # class name -> objects seen, in order
         self.ns = {"sys": _sys}
+        # config "record": the run's import graph (tools/gen/zoo_import_graph)
+        self.graph = [] if config.get("record") else None
+
+    def start_counting(self):
+        stop = super().start_counting()
+        if self.graph is None:
+            return stop
+        return _record_import_graph(self.graph, stop)
 
     def on_search(self):
         self.observe()
@@ -187,6 +197,53 @@ class _Runtime(_hooks.Runtime):
         super().uninstall(fid)
 
 
+def _found_by(spec):
+    """Which finder made a spec, in the words of the scenario format."""
+    if spec is None:
+        return None
+    loader = spec.loader
+    if loader is _bootstrap.BuiltinImporter:
+        return "builtin"
+    if loader is _bootstrap.FrozenImporter:
+        return "frozen"
+    if type(loader).__module__ in ("_frozen_importlib_external", "importlib._bootstrap_external"):
+        return "path"
+    return "hook"
+
+
+def _record_import_graph(graph, stop_counting):
+    """Wraps the counting _find_spec and _load_unlocked, so that each search
+    is logged with the module whose loading it happened in (None: a step of
+    the program), and each load with its outcome.  Returns the stop."""
+    counting, load = _bootstrap._find_spec, _bootstrap._load_unlocked
+    loading = [None]
+
+    def _find_spec(name, path, target=None):
+        spec = counting(name, path, target)
+        graph.append({"search": name, "in": loading[-1], "found_by": _found_by(spec),
+                      "package": spec is not None and spec.submodule_search_locations is not None})
+        return spec
+
+    def _load_unlocked(spec):
+        graph.append({"load": spec.name, "in": loading[-1]})
+        loading.append(spec.name)
+        try:
+            return load(spec)
+        except BaseException as exc:
+            graph.append({"load_failed": spec.name, "error": type(exc).__name__})
+            raise
+        finally:
+            loading.pop()
+
+    _bootstrap._find_spec = _util._find_spec = _find_spec
+    _bootstrap._load_unlocked = _load_unlocked
+
+    def stop():
+        _bootstrap._load_unlocked = load
+        stop_counting()
+    return stop
+
+
 def _wrapper_modules(func):
     """The __module__ of each function in a chain of wrappers, each holding
     the one it wraps in a closure cell (virtualenv's patch_dist)."""
@@ -213,12 +270,13 @@ def _report(rt, error):
     by_object = dict(c.by_object)
     predefined = dict(c.predefined)
     meta_path = rt.meta_path_ids()
-    # The scenario's modules: the names of its tree, of its preloaded list
-    # and of what its hooks claim by name (served modules), and every module
+    # The scenario's modules: the names of its tree, of its preloaded and
+    # builtin lists and of what its hooks claim by name (served modules), and every module
     # loaded from a tree file under any name (distutils.core from the tree's
     # setuptools/_distutils/core.py); not what the real set-up imported.
     owned = set(rt.tree) | set(rt.external) \
-        | set(rt.scenario.get("sys_modules", {}).get("preloaded", []))
+        | set(rt.scenario.get("sys_modules", {}).get("preloaded", [])) \
+        | set(rt.scenario.get("builtin", []))
     for hook in rt.hooks.values():
         owned.update(hook.get("claims", {}).get("names", ()))
     root = rt.tree_root + "/"
@@ -294,6 +352,8 @@ def _main(argv):
     report = _report(rt, error)
     report["counters"]["legacy_warnings"] = rt.legacy_warnings
     report["python"] = "%d.%d.%d" % _sys.version_info[:3]
+    if rt.graph is not None:
+        report["import_graph"] = rt.graph
     _sys.stdout.write(_json.dumps(report) + "\n")
     _sys.stdout.flush()
     if rt.hang:

@@ -48,10 +48,17 @@ def real_variants(scenario):
     return ("as_is",) + tuple(bind.get("variants", {}))
 
 
+def no_restatement(scenario):
+    """Why the scenario has no re-stated run, or None: "real".
+    "no_restated_run" says why (a tree of the interpreter's own module
+    names, which the real ones shadow through their loaded parents)."""
+    return scenario.get("real", {}).get("no_restated_run")
+
+
 def runnable(scenario, variant, mode):
     if mode == "real":
         return "real" in scenario and variant in real_variants(scenario)
-    return variant in RESTATED_VARIANTS
+    return variant in RESTATED_VARIANTS and not no_restatement(scenario)
 
 
 def python_of(scenario, mode, default):
@@ -60,7 +67,7 @@ def python_of(scenario, mode, default):
     return default
 
 
-def run_one(scenario, variant, params, mode, python, timeout=120):
+def run_one(scenario, variant, params, mode, python, timeout=120, record=False):
     real = scenario.get("real", {}) if mode == "real" else {}
     external = set(real.get("external", [])) | set(real.get("copy", {})) \
         | set(real.get("generate", {}))
@@ -98,7 +105,7 @@ def run_one(scenario, variant, params, mode, python, timeout=120):
         config = os.path.join(tmp, "config.json")
         with open(config, "w") as f:
             json.dump({"scenario": scenario, "variant": variant, "params": params,
-                       "tree_root": root, "mode": mode}, f)
+                       "tree_root": root, "mode": mode, "record": record}, f)
         report = oracle.run_harness(python, HARNESS, config, tmp, timeout, ZooError, "zoo harness")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -536,7 +536,8 @@ async function eachRow(v, visit) {
 }
 
 // --- A served loader's create_module (pyximport's build): the page says whose loader runs, that the module
-// is not in sys.modules yet, and every row of the page has a why.
+// is not in sys.modules yet, and each row up to where it ends has a why (every row of a hook page:
+// ddtrace_watchdog's walk above).
 {
   const scenario = "tests/data/hooks/serve_create_module.json";
   const file = path.join(work, "create_module.html");
@@ -555,6 +556,7 @@ async function eachRow(v, visit) {
     const event = await pane(v).locator("[data-field=event]").innerText();
     events.push(event + " | " + why);
     check(why !== "", `serve_create_module row ${r} (${event}): the why band says something`);
+    if (/^create_module for built ends/.test(event)) break;
     await press("ArrowRight");
   }
   check(events.some((e) => /^the loader's create_module for built runs \| .*built is not in sys\.modules until it returns/.test(e)),

@@ -33,6 +33,17 @@ void Engine::run() {
   });
 }
 
+// One more frame --max-body-depth counts (`what` names what it counts);
+// the caller takes it back with --thread_.body_depth.
+void Engine::enter_body_depth(const char* what) {
+  if (++thread_.body_depth <= book_.limits.max_body_depth) return;
+  --thread_.body_depth;
+  throw LimitReached{
+      "body-depth",
+      fmt::format("{} nested {} deep; raise it with --max-body-depth", what, book_.limits.max_body_depth),
+      {}};
+}
+
 template <class M>
 void Engine::run_steps(const std::vector<CStep>& steps) {
   for (const CStep& s : steps) run_step<M>(s);
@@ -42,13 +53,7 @@ void Engine::run_steps(const std::vector<CStep>& steps) {
 // a Python frame whose globals are that module's __dict__.
 template <class M>
 void Engine::run_body(ModuleId frame, const std::vector<CStep>& body, bool is_call) {
-  if (++thread_.body_depth > book_.limits.max_body_depth) {
-    --thread_.body_depth;
-    throw LimitReached{"body-depth",
-                       fmt::format("module bodies and calls nested {} deep; raise it with --max-body-depth",
-                                   book_.limits.max_body_depth),
-                       {}};
-  }
+  enter_body_depth("module bodies and calls");
   thread_.frames.push_back(frame);
   // A call is one Python frame above its caller; a module body, the import
   // machinery's frames above its importer (recursion.h).

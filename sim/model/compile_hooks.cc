@@ -23,6 +23,14 @@ std::vector<FinderId> HookModel::hook_objects() const {
 }
 
 HookModel compile_hooks(const HooksText& text, NameTable& names) {
+  // An import action of a loader (after_exec, create_module).
+  auto import_action = [&](const HookActionText& a) {
+    HookAction x;
+    x.kind = a.kind;
+    x.module = names.intern(a.target);
+    x.optional = a.optional;
+    return x;
+  };
   HookModel m;
   m.used = text.used;
   const FinderClass predefined[] = {FinderClass::Builtin, FinderClass::Frozen, FinderClass::Path, FinderClass::Proxy};
@@ -69,21 +77,10 @@ HookModel compile_hooks(const HooksText& text, NameTable& names) {
       for (auto& n : a.package_names) x.package_names.push_back(names.intern(n));
       std::sort(x.package_names.begin(), x.package_names.end());
       for (auto& [claimed, served] : a.table) x.table.emplace_back(names.intern(claimed), names.intern(served));
-      for (const HookActionText& b : a.create_module) {
-        HookAction y;
-        y.kind = b.kind;
-        y.module = names.intern(b.target);
-        y.optional = b.optional;
-        x.create_module.push_back(std::move(y));
-      }
+      for (const HookActionText& b : a.create_module) x.create_module.push_back(import_action(b));
       c.actions.push_back(std::move(x));
     }
-    for (const HookActionText& a : h.after_exec) {
-      HookAction x;
-      x.kind = a.kind;
-      x.module = names.intern(a.target);
-      c.after_exec.push_back(std::move(x));
-    }
+    for (const HookActionText& a : h.after_exec) c.after_exec.push_back(import_action(a));
     if (!h.toggle_finder.empty()) c.toggle = m.find(h.toggle_finder);
   }
   if (text.meta_path)

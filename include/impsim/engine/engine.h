@@ -512,6 +512,7 @@ class Engine {
   void run_guard_levels(const CStep& step, int64_t level);
   template <class M = AnyRun>
   void run_body(ModuleId frame, const std::vector<CStep>& body, bool is_call);
+  void enter_body_depth(const char* what);
 
   // `_local_enabled_scope |= scope`: in place, seen by every holder of the object.
   template <class M>

@@ -289,14 +289,7 @@ ModuleId Engine::hook_create_module(LoaderId loader, SpecId spec) {
 // that imports the name it is creating recurses as CPython does, until
 // RecursionError or --max-body-depth).
 void Engine::run_create_module(const std::vector<HookAction>& imports, NameId name) {
-  if (++thread_.body_depth > book_.limits.max_body_depth) {
-    --thread_.body_depth;
-    throw LimitReached{"body-depth",
-                       fmt::format("module bodies, calls and loaders' create_module nested {} deep; raise it with "
-                                   "--max-body-depth",
-                                   book_.limits.max_body_depth),
-                       {}};
-  }
+  enter_body_depth("module bodies, calls and loaders' create_module");
   const int64_t outer_depth = thread_.py_depth;
   const bool outer_in_hook = thread_.py_in_hook;
   thread_.py_depth += recursion_.create_module_frames;
@@ -305,14 +298,10 @@ void Engine::run_create_module(const std::vector<HookAction>& imports, NameId na
   try_finally(
       [&] {
         for (const HookAction& a : imports) {
-          if (!a.optional) {
-            import_statement(a.module);
-            continue;
-          }
           try {
             import_statement(a.module);
           } catch (PyError& e) {
-            if (!e.is_import_error()) throw;
+            if (!a.optional || !e.is_import_error()) throw;
           }
         }
       },

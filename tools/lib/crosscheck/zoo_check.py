@@ -169,9 +169,11 @@ def main(args):
             path, _, scenario, _, runs = job
             if not args.no_impsim and not args.zoo_real_vs_restated:
                 job[3] = pool.submit(run_impsim, args, path)
+            # Against the re-statement, a scenario that has none runs nothing.
+            unpaired = args.zoo_real_vs_restated and zoo_oracle.no_restatement(scenario)
             for variant, params in zoo_oracle.run_plan(scenario):
                 future = None
-                if zoo_oracle.runnable(scenario, variant, mode):
+                if zoo_oracle.runnable(scenario, variant, mode) and not unpaired:
                     future = pool.submit(oracle_run, args, scenario, variant, params, mode)
                 runs.append((variant, params, future))
         if args.zoo_real_vs_restated:
@@ -191,8 +193,9 @@ def real_vs_restated(args, jobs, pool):
     checks worth something."""
     total = matched = 0
     for path, name, scenario, _, planned in jobs:
-        if zoo_oracle.no_restatement(scenario):
-            print("SKIP %s: no re-stated run (%s)" % (name, zoo_oracle.no_restatement(scenario)))
+        why = zoo_oracle.no_restatement(scenario)
+        if why:  # its real runs were not started (main)
+            print("SKIP %s: no re-stated run (%s)" % (name, why))
             continue
         for variant, params, future in planned:
             if future is None:
@@ -251,11 +254,11 @@ def compare_all(args, jobs, mode):
         iruns = (report or {}).get("runs", [])
         skipped = [v for v, _, f in planned if f is None]
         if skipped:
+            unrestated = mode == "restated" and zoo_oracle.no_restatement(scenario)
             print("SKIP %s variants %s: no %s oracle (%s)" % (
                 name, ",".join(skipped), mode,
                 "no \"real\" key" if mode == "real" and "real" not in scenario
-                else zoo_oracle.no_restatement(scenario) if mode == "restated" and zoo_oracle.no_restatement(scenario)
-                else "a design the package does not have"))
+                else unrestated or "a design the package does not have"))
         for index, (variant, params, future) in enumerate(planned):
             if future is None:
                 continue

@@ -474,6 +474,23 @@ TEST_CASE("hook verdicts: a wrapper's mark names the step that set it") {
   CHECK(r.out.find("during ?") == std::string::npos);
 }
 
+// A mark counts the times its wrapper ran on the module: two copies that
+// each wrap what the other found, and a reload, are no longer read as one.
+TEST_CASE("hook marks: a chain of wrappers and a reload count, one wrapper reads as before") {
+  auto marks_of = [](const std::string& file, const std::string& variant) {
+    const auto r = test::impsim("run " + kSource + "/" + file + " --json --variant " + variant);
+    return nlohmann::json::parse(r.out)["runs"][0]["outcome"]["marks"];
+  };
+  const auto chain = marks_of("tests/data/hooks/wrapt_object_set.json", "as_is");
+  CHECK(chain["pk.a"] == "hooked*2");
+  CHECK(marks_of("tests/data/hooks/wrapt_object_set.json", "guard_global_set")["pk.a"] == "hooked");
+  CHECK(marks_of("scenarios/zoo/virtualenv_reimport.json", "as_is")["distutils.dist"] == "virtualenv*2");
+  // An import and two reloads run the body three times; as_is the hook
+  // re-enters and wraps what its own inner call wrapped, call_next does not.
+  CHECK(marks_of("tests/data/hooks/reload.json", "as_is")["pkg.a"] == "watched*6");
+  CHECK(marks_of("tests/data/hooks/reload.json", "call_next")["pkg.a"] == "watched*3");
+}
+
 // Each label's sys.meta_path as its step ended (measured on the real
 // pytest by crosscheck --zoo): the leak is read step by step; a step a
 // hang stopped has none, and counts what it did until the hang.

@@ -125,8 +125,9 @@ TEST_CASE("a swept hook scenario without P and without report: the hook counters
   sc.report.clear();
   std::vector<std::string> rows;
   for (const ReportRow& r : report_rows(sc)) rows.push_back(r.counter);
-  CHECK(rows == std::vector<std::string>{"searches", "finder_calls:pyimport", "finder_calls:BuiltinImporter",
-                                         "finder_calls:FrozenImporter", "finder_calls:PathFinder", "max_depth"});
+  CHECK(rows == std::vector<std::string>{"searches", "finder_calls:pyimport", "finder_calls:pyx",
+                                         "finder_calls:BuiltinImporter", "finder_calls:FrozenImporter",
+                                         "finder_calls:PathFinder", "max_depth"});
   // Where P takes part, lookups means something and stays the default.
   Scenario paddle = parse_scenario(R"({"impsim": 1, "tree": {"a": {}}, "meta_path": ["P", "PathFinder"],
     "program": [{"import": "a"}]})",

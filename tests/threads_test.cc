@@ -160,13 +160,13 @@ namespace {
 const std::string kThreads = impsim::test::kSource + "/tests/data/threads/";
 
 // The points of the run-until-blocked schedule, one "thread point what" a line.
-std::vector<std::string> default_points(const std::string& text) {
+std::vector<std::string> default_points(const std::string& text, const char* variant = "before") {
   Scenario sc = scenario(text);
   Model model = compile_model(sc, {});
   RunOptions options;
   options.cpython = parse_cpython("3.11");
   std::vector<std::string> out;
-  for (const PointText& p : schedule_points(model, *parse_variant("before"), options, ""))
+  for (const PointText& p : schedule_points(model, *parse_variant(variant), options, ""))
     out.push_back(p.thread + " " + p.point + " " + p.module + p.target + p.site);
   return out;
 }
@@ -178,6 +178,38 @@ bool follows(const std::vector<std::string>& points, const std::string& first, c
 }
 
 }  // namespace
+
+// importlib.reload's _exec holds the module's lock around the body it runs
+// again, as _find_and_load does (the points measured on the real threads by
+// crosscheck --threads, tests/data/threads/reload_*.json).
+TEST_CASE("threads: a reload takes the module's lock around its exec, which a deadlock can involve") {
+  const std::vector<std::string> reload = default_points(R"({"impsim": 1, "tree": {"a": {}},
+    "threads": {"w": []}, "program": [{"import": "a"}, {"reload": "a"}]})",
+                                                         "as_is");
+  // After the second step's point: the reload's search, then a's lock
+  // taken, its exec inside it.
+  std::vector<std::string> after_import;
+  int steps = 0;
+  for (const std::string& p : reload) {
+    if (steps == 2) after_import.push_back(p);
+    if (p == "main step ") ++steps;
+  }
+  CHECK(after_import.front() == "main global_acquire find_spec");
+  const auto at = [&](const std::string& p) {
+    return std::find(after_import.begin(), after_import.end(), p) - after_import.begin();
+  };
+  REQUIRE(at("main module_acquire a") < static_cast<long>(after_import.size()));
+  CHECK(at("main module_acquire a") < at("main exec_begin a"));
+  CHECK(at("main exec_begin a") < at("main exec_end a"));
+  CHECK(at("main exec_end a") < at("main module_release a"));
+  // Searching every schedule finds the reload's own _DeadlockError, not
+  // swallowed, and the import's that is.
+  const auto r = impsim::test::impsim("schedules " + kThreads + "reload_deadlock.json");
+  CHECK(r.out.find("w: _DeadlockError: deadlock detected by _ModuleLock('a')") != std::string::npos);
+  CHECK(r.out.find("main: ok; w: ok") != std::string::npos);
+  const auto again = impsim::test::impsim("schedules " + kThreads + "reload_reloading.json");
+  CHECK(again.out.find("2 outcomes") != std::string::npos);
+}
 
 // Where the real threads pass them (tools/check/crosscheck --threads): the
 // return of exec_module by an exception is exec_end, and a join that

@@ -2,6 +2,7 @@
 // Each function names the one it mirrors; read them side by side.
 #include <fmt/format.h>
 
+#include <optional>
 #include <tuple>
 
 #include "impsim/engine/engine.h"
@@ -481,7 +482,13 @@ SpecId Engine::find_spec(NameId name) {
 // sys.meta_path (_find_spec with the module as target, which no finder
 // modelled here reads), then _bootstrap._exec: the found loader's
 // exec_module runs on the SAME module object, with no create_module, and
-// the module is moved to the end of sys.modules, raising or not.
+// the module is moved to the end of sys.modules, raising or not. With
+// threads, _exec holds the module's lock (`with _ModuleLockManager(name)`)
+// across all of that: a thread importing the name for the first time waits
+// for it, two locks taken in opposite orders are a _DeadlockError, and the
+// exec is bracketed by scheduling points as _load_unlocked's is. The
+// module's spec is not `_initializing`, so an import of the name in
+// sys.modules does not wait.
 template <class M>
 void Engine::reload(NameId name) {
   if (!interp_.sys_modules.contains(name)) raise("KeyError", repr(names_.text(name)));  // sys.modules[name]
@@ -504,27 +511,53 @@ void Engine::reload(NameId name) {
         const SpecId spec = _find_spec<M>(name, path);
         if (spec == kNoSpec)
           raise("ModuleNotFoundError", fmt::format("spec not found for the module {}", repr(names_.text(name))));
-        // module.__spec__ = spec; _init_module_attrs(spec, module, override=True)
-        Module& m = interp_.records.write_module(module);
-        m.spec = spec;
-        if (interp_.records.spec(spec).search != kNoPath) m.path = interp_.records.spec(spec).search;
-        // _exec, under the module's lock (one thread: nobody else holds it)
-        if (!interp_.sys_modules.contains(name) || interp_.sys_modules.get(name) != module)
-          raise("ImportError", fmt::format("module {} not in sys.modules", repr(names_.text(name))));
-        // finally: module = sys.modules.pop(name); sys.modules[name] = module
-        auto pop_and_put_back = [&] {
-          if (!interp_.sys_modules.contains(name)) raise("KeyError", repr(names_.text(name)));
-          interp_.sys_modules.move_to_end(name);
-        };
-        try {
-          exec_module<M>(interp_.records.spec(spec).loader, module);
-        } catch (PyError&) {
-          pop_and_put_back();  // a KeyError here replaces the error, as in Python
-          throw;
+        interp_.records.write_module(module).spec = spec;  // module.__spec__ = spec
+        if (threaded<M>()) [[unlikely]] {
+          module_lock_enter(name);
+          try_finally_switching([&] { _exec<M>(spec, module); }, [&] { module_lock_exit(name); });
+        } else {
+          _exec<M>(spec, module);  // one thread: nobody else holds the module's lock
         }
-        pop_and_put_back();
       },
       [&] { std::erase(interp_.reloading, name); });
+}
+
+// _bootstrap._exec(spec, module) inside its `with _ModuleLockManager(name)`:
+// the module must still be the one in sys.modules; _init_module_attrs
+// (override=True), the loader's exec_module, and, raising or not, the
+// name moved to the end of sys.modules.
+template <class M>
+void Engine::_exec(SpecId spec, ModuleId module) {
+  const NameId name = interp_.records.spec(spec).name;
+  if (!interp_.sys_modules.contains(name) || interp_.sys_modules.get(name) != module)
+    raise("ImportError", fmt::format("module {} not in sys.modules", repr(names_.text(name))));
+  if (interp_.records.spec(spec).search != kNoPath)
+    interp_.records.write_module(module).path = interp_.records.spec(spec).search;
+  // finally: module = sys.modules.pop(name); sys.modules[name] = module
+  auto pop_and_put_back = [&] {
+    if (!interp_.sys_modules.contains(name)) raise("KeyError", repr(names_.text(name)));
+    interp_.sys_modules.move_to_end(name);
+  };
+  std::optional<PyError> raised;
+  if (threaded<M>()) [[unlikely]] {
+    // The exec's start and end are scheduling points, passed outside any
+    // handler (no fiber may switch inside one).
+    schedule_point(PointKind::ExecBegin, name);
+    try {
+      exec_module<M>(interp_.records.spec(spec).loader, module);
+    } catch (PyError& e) {
+      raised = std::move(e);
+    }
+    schedule_point(PointKind::ExecEnd, name);
+  } else {
+    try {
+      exec_module<M>(interp_.records.spec(spec).loader, module);
+    } catch (PyError& e) {
+      raised = std::move(e);
+    }
+  }
+  pop_and_put_back();  // a KeyError here replaces the error, as in Python
+  if (raised) throw std::move(*raised);
 }
 
 // Whether the run's mode can be a PlainRun (run_mode.h): stepped, untraced,
@@ -541,7 +574,8 @@ bool Engine::plain_run() const {
   template void Engine::exec_module<M>(LoaderId, ModuleId);     \
   template ModuleId Engine::_load_unlocked<M>(SpecId);          \
   template SpecId Engine::find_spec<M>(NameId);                 \
-  template void Engine::reload<M>(NameId);
+  template void Engine::reload<M>(NameId);                      \
+  template void Engine::_exec<M>(SpecId, ModuleId);
 IMPSIM_EACH_RUN_MODE(IMPSIM_INSTANTIATE)
 #undef IMPSIM_INSTANTIATE
 

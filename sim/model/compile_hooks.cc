@@ -48,6 +48,7 @@ HookModel compile_hooks(const HooksText& text, NameTable& names) {
     c.loader = h.loader;
     c.attribute = h.attribute;
     c.install = h.install;
+    c.presence = h.presence;
     c.uninstall = h.uninstall;
     c.legacy = h.legacy;
     c.lock = h.lock;

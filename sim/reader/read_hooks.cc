@@ -278,7 +278,7 @@ HookLock HookReader::lock(const json& v, const std::string& ptr) const {
 
 HookText HookReader::hook(const json& v, const std::string& ptr, const std::string& hook_name) const {
   object(v, ptr, "a hook definition");
-  expect_keys(v, ptr, {"claims", "find_spec", "guard", "loader", "install", "uninstall", "api", "lock"},
+  expect_keys(v, ptr, {"claims", "find_spec", "guard", "loader", "install", "presence", "uninstall", "api", "lock"},
               "a hook definition");
   HookText h;
   h.name = hook_name;
@@ -395,6 +395,9 @@ HookText HookReader::hook(const json& v, const std::string& ptr, const std::stri
                                        {"insert0_if_absent", InstallPolicy::Insert0IfAbsent},
                                        {"append", InstallPolicy::Append},
                                        {"append_if_absent", InstallPolicy::AppendIfAbsent}});
+  if (v.contains("presence"))
+    h.presence = choice<InstallPresence>(v["presence"], ptr + "/presence", "presence test",
+                                         {{"object", InstallPresence::Object}, {"class", InstallPresence::Class}});
   if (v.contains("uninstall"))
     h.uninstall = choice<UninstallPolicy>(v["uninstall"], ptr + "/uninstall", "uninstall policy",
                                           {{"first", UninstallPolicy::First},

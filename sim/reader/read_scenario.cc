@@ -202,12 +202,6 @@ void check_thread_refs(Reader& r, const Scenario& sc) {
   auto check = [&](const Step& s) {
     if (s.kind == StepKind::Start || s.kind == StepKind::Join)
       check_name(s.pointer, s.detail().thread, s.kind == StepKind::Start);
-    // A reload's _exec holds the module's lock, which no threaded run of
-    // impsim takes for it yet: refused rather than run without it.
-    if (s.kind == StepKind::Reload && !sc.threads.empty())
-      r.fail(s.pointer + "/reload",
-             "importlib.reload is not modelled in a scenario with threads (its _exec holds the module's lock, "
-             "which impsim does not take for a reload yet); reload in a scenario without \"threads\"");
   };
   each_step(sc.program, check);
   for (const ThreadText& t : sc.threads) each_step(t.program, check);

@@ -117,11 +117,13 @@ Outcome outcome_of(const Engine& engine) {
     else if (m.marks == kMarkDisabled)
       out.marks[name] = "disabled";
     if (m.marks) out.marked_by[name] = origin(m.marked_by);
-    // Attributes a hook's loader set show as marks of their own.
-    if (const std::vector<std::string>* attrs = engine.module_attributes(engine.sys_modules().get(n))) {
-      for (const std::string& a : *attrs) {
+    // Attributes a hook's loader set show as marks of their own; one set
+    // k times (a chain of k wrappers, a reload) shows as "x*k".
+    if (const auto* attrs = engine.module_attributes(engine.sys_modules().get(n))) {
+      for (const HookFinders::Attribute& a : *attrs) {
         std::string& mark = out.marks[name];
-        mark += (mark.empty() ? "" : "+") + a;
+        mark += (mark.empty() ? "" : "+") + a.name;
+        if (a.times > 1) mark += "*" + std::to_string(a.times);
       }
       if (!attrs->empty()) out.marked_by[name] = origin(m.marked_by);
     }

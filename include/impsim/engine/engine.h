@@ -267,6 +267,10 @@ class Engine {
   // importlib.reload(sys.modules[name]).
   template <class M = AnyRun>
   void reload(NameId name);
+  // _bootstrap._exec(spec, module): a reload's exec of the found loader on
+  // the module it already has.
+  template <class M = AnyRun>
+  void _exec(SpecId spec, ModuleId module);
   // PathFinder.find_spec(name, path) over the scenario's tree. The tests
   // that answer None without a search are inline: a probe for a missing
   // name asks again and again with the same path.
@@ -303,8 +307,9 @@ class Engine {
   const std::string& hook_lock_text(int32_t l) const { return hook_finders_.locks[static_cast<size_t>(l)].name; }
   // Every finder object of the run, by FinderId: the model's, then those `new` steps made.
   const std::vector<FinderObject>& finder_objects() const { return interp_.objects; }
-  // Attributes set on a module by a hook's wrapped loader (outcome marks).
-  const std::vector<std::string>* module_attributes(ModuleId m) const;
+  // Attributes set on a module by a hook's wrapped loader, and how many
+  // times each (outcome marks).
+  const std::vector<HookFinders::Attribute>* module_attributes(ModuleId m) const;
   // finder.find_spec(name, path) for any finder object.
   SpecId finder_find_spec(FinderId finder, NameId name, PathRef path);
   // BuiltinImporter.find_spec: the scenario's "builtin" names.

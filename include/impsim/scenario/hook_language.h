@@ -71,6 +71,11 @@ struct HookLock {
 
 enum class LoaderWrap : uint8_t { Unchanged, SetAttribute, Toggle };
 enum class InstallPolicy : uint8_t { Insert0, Insert0IfAbsent, Append, AppendIfAbsent };
+// What an *_if_absent install looks for in sys.meta_path: the object itself
+// (`obj in sys.meta_path`) or any object of its class (an isinstance test,
+// as a fixed pyximport._have_importers makes: Cython 3's install makes a
+// new importer on every call, which no identity test ever finds).
+enum class InstallPresence : uint8_t { Object, Class };
 // First and All remove one copy or every copy. Counted: each install adds a
 // participant and an uninstall takes one away, removing the object with the
 // last (ddtrace's universal watchdog finder). IfInserted: the uninstall is
@@ -114,6 +119,7 @@ struct HookText {
   std::string toggle_finder;  // Toggle
   std::string toggle_pointer;
   InstallPolicy install = InstallPolicy::Insert0;
+  InstallPresence presence = InstallPresence::Object;
   UninstallPolicy uninstall = UninstallPolicy::First;
   bool legacy = false;  // "api": "find_module": no find_spec at all
   HookLock lock;
@@ -178,6 +184,7 @@ struct HookClass {
   std::vector<HookAction> after_exec;  // HookText::after_exec
   FinderId toggle = kNoFinder;
   InstallPolicy install = InstallPolicy::Insert0;
+  InstallPresence presence = InstallPresence::Object;
   UninstallPolicy uninstall = UninstallPolicy::First;
   // Only find_module (a pre-3.4 finder): _find_spec reaches it through
   // _find_spec_legacy up to 3.11 and skips it from 3.12 (docs/model.md).

@@ -31,6 +31,9 @@ void Engine::set_up_hooks() {
   hook_finders_.newest.resize(hm.objects.size());
   for (size_t i = 0; i < hook_finders_.newest.size(); ++i) hook_finders_.newest[i] = static_cast<FinderId>(i);
   hook_finders_.made.assign(hm.objects.size(), 0);
+  hook_finders_.class_of.assign(hm.objects.size(), -1);
+  for (size_t f = kProxyFinder + 1; f < hm.objects.size(); ++f) hook_finders_.class_of[f] = hm.objects[f].hook;
+  hook_finders_.next_class = static_cast<int32_t>(hm.hooks.size());
   hook_finders_.global_finding.clear();
   hook_finders_.locks.clear();
   hook_finders_.lock_of.assign(hm.objects.size(), -1);
@@ -166,7 +169,12 @@ bool Engine::meta_path_remove(FinderId finder) {
 // The hook's install(): its policy, or the variant's (idempotent_install).
 void Engine::install_hook(FinderId finder) {
   const HookClass& h = hook_finders_.classes[static_cast<size_t>(interp_.objects[static_cast<size_t>(finder)].hook)];
-  const bool present = interp_.meta_path.contains(finder);
+  bool present = interp_.meta_path.contains(finder);
+  if (h.presence == InstallPresence::Class && !present) {
+    const int32_t cls = hook_finders_.class_of[static_cast<size_t>(finder)];
+    for (FinderId f : interp_.meta_path.list())
+      if (f > kProxyFinder && hook_finders_.class_of[static_cast<size_t>(f)] == cls) present = true;
+  }
   bool inserted = false;
   switch (h.install) {
     case InstallPolicy::Insert0:
@@ -271,6 +279,8 @@ void Engine::new_hook_object(FinderId declared, bool same_class) {
     l = lock.per == HookLockScope::Class && same_class ? hook_finders_.lock_of[static_cast<size_t>(before)]
                                                        : new_hook_lock(h, interp_.objects.back().id);
   hook_finders_.lock_of.push_back(l);
+  hook_finders_.class_of.push_back(same_class ? hook_finders_.class_of[static_cast<size_t>(before)]
+                                              : hook_finders_.next_class++);
 }
 
 FinderId Engine::numbered_object(FinderId declared, int32_t k) {
@@ -330,7 +340,7 @@ void Engine::run_meta_path_step(const CStep& step) {
   }
 }
 
-const std::vector<std::string>* Engine::module_attributes(ModuleId m) const {
+const std::vector<HookFinders::Attribute>* Engine::module_attributes(ModuleId m) const {
   auto it = hook_finders_.attributes.find(m);
   return it == hook_finders_.attributes.end() ? nullptr : &it->second;
 }

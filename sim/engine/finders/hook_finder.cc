@@ -334,8 +334,10 @@ void Engine::hook_exec_module(LoaderId loader, ModuleId module) {
   // wrapt's notify_module_loaded: the post-import hooks (which set the
   // attribute, and may import) run under its lock when it takes one there.
   auto after_exec = [&] {
-    std::vector<std::string>& attrs = hook_finders_.attributes[module];
-    if (std::find(attrs.begin(), attrs.end(), hook.attribute) == attrs.end()) attrs.push_back(hook.attribute);
+    std::vector<HookFinders::Attribute>& attrs = hook_finders_.attributes[module];
+    auto at = std::find_if(attrs.begin(), attrs.end(), [&](const auto& a) { return a.name == hook.attribute; });
+    if (at == attrs.end()) at = attrs.insert(attrs.end(), {hook.attribute, 0});
+    ++at->times;
     // A verdict names the step that marked it, as for P's marks.
     interp_.records.write_module(module).marked_by = current_step();
     for (const HookAction& a : hook.after_exec) import_statement(a.module);

@@ -430,6 +430,7 @@ class Runtime(common.StepLoop):
         self.class_locks = {}   # hook name -> (its class's lock, impsim's name for it)
         self.lock_owner = {}    # id(hook lock) -> (thread ident, count) while held
         self.attributes = {}    # module name -> attributes wrappers set, in order
+        self.classes = {}       # hook name -> the class of its declared objects
         self.stack, self.where, self.active = [], {}, []
         self.counts.frames = self.active
         self.labels, self.results = {}, {}
@@ -496,7 +497,21 @@ class Runtime(common.StepLoop):
         """One object per declared finder (those in skip are bound elsewhere)."""
         for fid in self.finders:
             if fid not in skip:
-                self.name_object(fid, Hook(self, fid, self.hook_of(fid)))
+                self.name_object(fid, self.hook_class(fid)(self, fid, self.hook_of(fid)))
+
+    def hook_class(self, fid, same_class_as=None):
+        """The Python class of a new hook object: one per hook declaration
+        for the declared objects, a new one for a `new` step's (a re-run
+        module body defines it again), its predecessor's with same_class.
+        A "presence": "class" install tests it."""
+        if same_class_as is not None:
+            return type(same_class_as)
+        hook = self.finders[fid.partition("#")[0]]["hook"]
+        if "#" in fid:
+            return type(hook, (Hook,), {})
+        if hook not in self.classes:
+            self.classes[hook] = type(hook, (Hook,), {})
+        return self.classes[hook]
 
     def name_object(self, fid, obj):
         self.objects[fid.partition("#")[0]] = obj  # the id names the newest
@@ -521,14 +536,17 @@ class Runtime(common.StepLoop):
         of the object ID names now with same_class, else of a new class)."""
         k = self.made[fid] = self.made.get(fid, 0) + 1
         name = "%s#%d" % (fid, k)
-        self.name_object(name, Hook(self, name, self.hook_of(fid),
-                                    self.objects[fid] if same_class else None))
+        before = self.objects[fid] if same_class else None
+        self.name_object(name, self.hook_class(name, before)(self, name, self.hook_of(fid), before))
 
     def object(self, fid):
         return self.objects[fid]
 
     def mark(self, module, attribute):
-        setattr(module, "__impsim_mark_%s__" % attribute, True)
+        # The attribute counts the times it is set (a chain of wrappers, a
+        # reload): the outcome's "x*k".
+        key = "__impsim_mark_%s__" % attribute
+        setattr(module, key, getattr(module, key, 0) + 1)
         attrs = self.attributes.setdefault(module.__name__, [])
         if attribute not in attrs:
             attrs.append(attribute)
@@ -547,6 +565,9 @@ class Runtime(common.StepLoop):
 
         def install():
             present = index_of(obj) is not None
+            if hook.get("presence") == "class" and not present:
+                # isinstance, as a fixed pyximport._have_importers tests
+                present = any(isinstance(f, type(obj)) for f in _sys.meta_path)
             inserted = False
             if policy == "insert0" or (policy == "insert0_if_absent" and not present):
                 _sys.meta_path.insert(0, obj)

@@ -83,7 +83,13 @@ def _run(sc, variant, params, root):
     c = rt.counts
     meta_path = [rt.ids.get(id(f), repr(f)) for f in _sys.meta_path]
     modules = [n for n in _sys.modules if n not in before]
-    marks = {n: "+".join(a) for n, a in rt.attributes.items() if n in _sys.modules}
+    marks = {}
+    for n, attrs in rt.attributes.items():
+        if n in _sys.modules:
+            # Each count as the module object now in sys.modules holds it.
+            times = [(a, getattr(_sys.modules[n], "__impsim_mark_%s__" % a, 0)) for a in attrs]
+            if any(k for _, k in times):
+                marks[n] = "+".join(a if k == 1 else "%s*%d" % (a, k) for a, k in times if k)
     labels = {}
     for label, sums in rt.labels.items():
         labels[label] = {"searches": sums["searches"], "finder_calls": sums["finder_calls"],

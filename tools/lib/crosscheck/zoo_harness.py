@@ -286,18 +286,22 @@ def _report(rt, error):
     for name in modules:
         module = _sys.modules[name]
         d = getattr(module, "__dict__", {})
-        found = [k[len("__impsim_mark_"):-2] for k in d
-                 if k.startswith("__impsim_mark_")]
+        # mark -> times set: the re-statement's wrappers count in the
+        # attribute; an expression gives a count or a truth (once).
+        found = {k[len("__impsim_mark_"):-2]: int(v) for k, v in d.items()
+                 if k.startswith("__impsim_mark_")}
         for mark, expr in rt.mark_exprs.items():
             try:
-                if eval(expr, {"m": module, "sys": _sys,
-                               "wrapper_modules": _wrapper_modules}):
-                    found.append(mark)
+                value = eval(expr, {"m": module, "sys": _sys,
+                                    "wrapper_modules": _wrapper_modules})
             except Exception:
-                pass
-        found = sorted(set(found))
+                continue
+            if value:
+                times = value if type(value) is int else 1
+                found[mark] = max(found.get(mark, 0), times)
         if found:
-            marks[name] = "+".join(found)
+            marks[name] = "+".join(m if k == 1 else "%s*%d" % (m, k)
+                                   for m, k in sorted(found.items()) if k)
     labels = {}
     for label, sums in rt.labels.items():
         labels[label] = {k: sums[k] for k in ("searches", "finder_calls", "max_depth", "hook_depth",

@@ -24,6 +24,9 @@ RESTATED_VARIANTS = ("as_is", "idempotent_install", "remove_all", "skip_self",
                      "call_next", "guard_global_set", "guard_object_set",
                      "guard_flag")
 HOOK_KEYS = ("hooks", "finders", "meta_path")
+# Steps that make a scenario a hook scenario wherever they are (impsim's
+# kMetaPathSteps): its variants are then the hook designs.
+HOOK_STEPS = ("install", "uninstall", "insert", "append", "remove", "unload", "new", "reload")
 
 
 class ZooError(Exception):
@@ -31,7 +34,18 @@ class ZooError(Exception):
 
 
 def is_hook_scenario(scenario):
-    return any(key in scenario for key in HOOK_KEYS)
+    if any(key in scenario for key in HOOK_KEYS):
+        return True
+
+    def has_hook_step(steps):
+        for step in steps if isinstance(steps, list) else ():
+            if isinstance(step, dict) and (any(k in step for k in HOOK_STEPS)
+                                           or has_hook_step(step.get("do"))):
+                return True
+        return False
+    bodies = [entry.get("body") for entry in scenario.get("tree", {}).values() if isinstance(entry, dict)]
+    return any(has_hook_step(steps) for steps in
+               [scenario.get("program")] + list(scenario.get("threads", {}).values()) + bodies)
 
 
 def run_plan(scenario, overrides=None):

@@ -29,6 +29,12 @@ struct HookFinders {
   std::vector<ObjectState> state;      // by FinderId
   std::vector<FinderId> newest;        // by declared FinderId: what the id names now
   std::vector<int32_t> made;           // by declared FinderId: objects `new` made for it
+  // By FinderId: the object's class. The objects declared for a hook share
+  // one (the hook's index); a `new` step's object has a class of its own
+  // (a re-run module body defines the class again), or its predecessor's
+  // with `same_class`. An install with presence "class" tests it.
+  std::vector<int32_t> class_of;
+  int32_t next_class = 0;
   std::vector<NameId> global_finding;  // global_set guard: one set for every hook and thread
   // The hooks' own locks (HookClass::lock). lock_of, by FinderId: the lock
   // the object takes, -1 for none. A run with threads keeps who holds each
@@ -52,8 +58,15 @@ struct HookFinders {
     const HookAction* serve = nullptr;
   };
   std::vector<Loader> loaders;
-  // Attributes set on a module by a hook's wrapped loader (outcome marks).
-  std::map<ModuleId, std::vector<std::string>> attributes;
+  // Attributes set on a module by a hook's wrapped loader (outcome marks),
+  // with how many times: a chain of wrappers, a reload or a module body
+  // that patches again sets one again, and the count is what tells a
+  // wrapper chain of k from a single wrapper.
+  struct Attribute {
+    std::string name;
+    int64_t times = 0;
+  };
+  std::map<ModuleId, std::vector<Attribute>> attributes;
   LegacyFinders legacy_finders = LegacyFinders::ReachedWithWarning;  // the run's CPython's
 };
 

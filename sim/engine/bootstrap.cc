@@ -538,24 +538,18 @@ void Engine::_exec(SpecId spec, ModuleId module) {
     if (!interp_.sys_modules.contains(name)) raise("KeyError", repr(names_.text(name)));
     interp_.sys_modules.move_to_end(name);
   };
-  std::optional<PyError> raised;
-  if (threaded<M>()) [[unlikely]] {
-    // The exec's start and end are scheduling points, passed outside any
-    // handler (no fiber may switch inside one).
+  // With threads the exec's start and end are scheduling points, the end
+  // passed outside the handler (no fiber may switch inside one).
+  if (threaded<M>()) [[unlikely]]
     schedule_point(PointKind::ExecBegin, name);
-    try {
-      exec_module<M>(interp_.records.spec(spec).loader, module);
-    } catch (PyError& e) {
-      raised = std::move(e);
-    }
-    schedule_point(PointKind::ExecEnd, name);
-  } else {
-    try {
-      exec_module<M>(interp_.records.spec(spec).loader, module);
-    } catch (PyError& e) {
-      raised = std::move(e);
-    }
+  std::optional<PyError> raised;
+  try {
+    exec_module<M>(interp_.records.spec(spec).loader, module);
+  } catch (PyError& e) {
+    raised = std::move(e);
   }
+  if (threaded<M>()) [[unlikely]]
+    schedule_point(PointKind::ExecEnd, name);
   pop_and_put_back();  // a KeyError here replaces the error, as in Python
   if (raised) throw std::move(*raised);
 }

@@ -16,6 +16,7 @@
 # only), inside the interpreter under test.  Standard library only, Python
 # >= 3.9.
 
+import gc as _gc
 import sys as _sys
 import importlib as _importlib
 import importlib.abc as _abc
@@ -747,8 +748,21 @@ class Runtime(common.StepLoop):
         Returns the hang's waits in impsim's words ([]: it ended; its
         exception is raised here).  While the worker hangs it holds the
         global import lock (it is inside a find_spec): nothing may be
-        imported from here on, and the process must end with os._exit."""
+        imported from here on, and the process must end with os._exit.
+
+        Nor may this thread free anything the worker's imports made: a
+        module lock whose last reference goes runs a callback that takes
+        the global import lock, and would wait for ever for a worker that
+        hangs holding it (a frame the watch read, whose function then
+        returned, holds its _ModuleLockManager: the likely cause of a real
+        run that never ended, twice in about 4,000). So every frame read is kept
+        until the worker ends (on self: past a hang, to os._exit), and the
+        cyclic garbage collector, which may free such a cycle here, is off
+        meanwhile."""
         outcome = []
+        self.watched_frames = []
+        collecting = _gc.isenabled()
+        _gc.disable()
 
         def work():
             try:
@@ -762,11 +776,17 @@ class Runtime(common.StepLoop):
         while True:
             worker.join(0.005)
             if not worker.is_alive():
+                # Ended: nothing holds the global import lock any more.
+                self.watched_frames = []
+                if collecting:
+                    _gc.enable()
                 if outcome:
                     raise outcome[0]
                 return []
             frames = _sys._current_frames()
             frame = frames.get(worker.ident)
+            if frame is not None:
+                self.watched_frames.append(frame)
             frames.clear()
             wait = self.lock_wait(frame) if frame is not None else None
             now = _time.monotonic()

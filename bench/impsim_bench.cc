@@ -420,7 +420,7 @@ int bench_switch() {
   }
   int ran = 0;
   const std::function<void()> job = [&] { ++ran; };
-  const double trip = cpu_ns_per_call(200'000, [&] { run_on_engine_stack(job); });
+  const double trip = cpu_ns_per_call(200'000, [&] { run_on_engine_stack(size_t{8} << 20, job); });
   row("run_on_engine_stack, an empty job", ran == 7 * 200'000 ? std::optional(trip) : std::nullopt,
       "the job did not run once per call");
   return 0;

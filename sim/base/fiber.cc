@@ -101,34 +101,16 @@ namespace {
 #if defined(__SANITIZE_ADDRESS__)
 // A fiber that is never finished leaves its frames' red zones poisoned, and
 // a later mapping at the same addresses (or the next fiber on a pooled
-// stack) would inherit them. Only the part the fiber touched can hold any,
-// and a stack is touched from the top down: mincore is asked a mebibyte at
-// a time, downwards, until one has no page in memory (no frame is that
-// large). Unpoisoning all of a 1 GiB stack writes 128 MiB of shadow, which
-// made a schedule search under the sanitizer 100 times slower than without
-// it; asking mincore for all of it, and reading its answer, was still a
-// third. A touched page the kernel swapped out would end the walk early;
-// the sanitizer's build runs the tests, on machines that do not swap.
+// stack) would inherit them. Only the part the fiber touched can hold any
+// (stack_touched). Unpoisoning all of a 1 GiB stack writes 128 MiB of
+// shadow, which made a schedule search under the sanitizer 100 times
+// slower than without it; asking mincore for all of it, and reading its
+// answer, was still a third. A touched page the kernel swapped out would
+// end the walk early; the sanitizer's build runs the tests, on machines
+// that do not swap.
 void forget_stack(void* bottom, size_t size) {
-  constexpr size_t kChunk = size_t{1} << 20;
-  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  std::vector<unsigned char> resident(kChunk / page + 1);
-  char* const base = static_cast<char*>(bottom);
-  size_t low = size;  // the lowest touched byte found
-  for (size_t top = size; top > 0;) {
-    const size_t len = std::min(kChunk, top), from = top - len;
-    if (mincore(base + from, len, resident.data()) != 0) {
-      low = 0;  // no answer: all of it
-      break;
-    }
-    size_t i = 0;
-    const size_t pages = (len + page - 1) / page;
-    while (i < pages && !(resident[i] & 1)) ++i;
-    if (i == pages) break;
-    low = from + i * page;
-    top = from;
-  }
-  if (low < size) __asan_unpoison_memory_region(base + low, size - low);
+  const size_t touched = stack_touched(bottom, size);
+  if (touched > 0) __asan_unpoison_memory_region(static_cast<char*>(bottom) + (size - touched), touched);
 }
 void before_switch(void** fake_stack, const void* bottom, size_t size) {
   __sanitizer_start_switch_fiber(fake_stack, bottom, size);
@@ -184,6 +166,35 @@ void release_stack(void* base, size_t mapped, size_t page) {
 }
 
 }  // namespace
+
+// mincore is asked a mebibyte at a time, downwards, until a mebibyte has no
+// page in memory (no frame is that large).
+size_t stack_touched(const void* bottom, size_t size) {
+  constexpr size_t kChunk = size_t{1} << 20;
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> resident(kChunk / page + 1);
+  const char* const base = static_cast<const char*>(bottom);
+  size_t low = size;  // the lowest touched byte found
+  for (size_t top = size; top > 0;) {
+    const size_t len = std::min(kChunk, top), from = top - len;
+    if (mincore(const_cast<char*>(base + from), len, resident.data()) != 0) return size;  // no answer: all of it
+    size_t i = 0;
+    const size_t pages = (len + page - 1) / page;
+    while (i < pages && !(resident[i] & 1)) ++i;
+    if (i == pages) break;
+    low = from + i * page;
+    top = from;
+  }
+  return size - low;
+}
+
+size_t Fiber::touched() const { return base_ ? stack_touched(stack_bottom_, stack_size_) : 0; }
+
+void Fiber::give_back(size_t keep) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  keep = (keep + page - 1) / page * page;
+  if (base_ && stack_size_ > keep) madvise(stack_bottom_, stack_size_ - keep, MADV_DONTNEED);
+}
 
 Fiber::Switch Fiber::fastest() { return IMPSIM_FIBER_REGISTERS ? Switch::Registers : Switch::Ucontext; }
 

@@ -59,7 +59,8 @@ void print_stats(const std::vector<VariantRun>& runs, EngineKind engine);
 void print_error(const std::string& message);
 
 // Runs `body`, turning InputError into exit 2, InputLimitError,
-// ModelLimitError and std::bad_alloc into 3, OutputError into 4; each told
+// ModelLimitError, ResourceError and std::bad_alloc into 3, OutputError
+// into 4; each told
 // by tell_error (output.h). `text`, once the body has loaded the scenario,
 // holds the file's text: a ModelLimitError is placed at its step's line.
 int guarded(const std::string& file, const std::function<int()>& body, Sink* sink = nullptr,

@@ -247,6 +247,10 @@ int guarded(const std::string& file, const std::function<int()>& body, Sink* sin
     }
     i.message = fmt::format("{}: {}", where, e.what());
     return fail(i, sink);
+  } catch (const ResourceError& e) {
+    // A stack or another resource a run needs could not be had: nothing of
+    // the run is reported.
+    return fail({"memory", file, fmt::format("{}: {}", file, e.what()), "", 0, 0, "", kExitLimit}, sink);
   } catch (const std::bad_alloc&) {
     // The limits bound memory by the input's size (docs/limits.md), but
     // their ceilings can still ask for more than a machine (or ulimit -v)

@@ -4,6 +4,7 @@
 
 #include "impsim/base/engine_stack.h"
 #include "impsim/engine/engine.h"
+#include "impsim/engine/stack_budget.h"
 
 namespace impsim {
 
@@ -15,7 +16,7 @@ void Engine::run() {
     bad_schedule_ = run_threads(scheduler).bad_schedule;
     return;
   }
-  run_on_engine_stack([this] {
+  run_on_engine_stack(stack_budget(book_.limits), [this] {
     try {
       set_up();  // a scenario past --max-objects stops here
       // The mode is picked here, once: every step below runs in it.

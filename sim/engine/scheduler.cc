@@ -1,10 +1,14 @@
 // Simulated Python threads on fibers (include/impsim/engine/scheduler.h).
 #include "impsim/engine/scheduler.h"
 
+#include "impsim/base/errors.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <utility>
@@ -116,6 +120,7 @@ void Scheduler::entry(void* arg) {
     t->error = std::current_exception();
   }
   t->state = State::Done;
+  if (t->owner->measure_stacks_) t->owner->deepest_stack_ = std::max(t->owner->deepest_stack_, t->fiber.touched());
   for (const auto& other : t->owner->threads_)
     if (other->state == State::Waiting && other->joining == t->id) {
       other->joining = kNoThread;
@@ -129,7 +134,22 @@ void Scheduler::switch_out() {
   if (cancelling_) throw ThreadCancelled{};
 }
 
+// Whatever leaves run() by an exception (the policy's, a thread's under
+// stop_on_error, a stack that could not be mapped) leaves no thread
+// suspended mid-run: each is unwound first, while what its frames refer
+// to is still there. Outside the handler: unwinding switches fibers.
 ScheduleOutcome Scheduler::run() {
+  std::exception_ptr failed;
+  try {
+    return run_threads();
+  } catch (...) {
+    failed = std::current_exception();
+  }
+  cancel();
+  std::rethrow_exception(failed);
+}
+
+ScheduleOutcome Scheduler::run_threads() {
   PyThreadId last = kNoThread;  // the thread that ran last, where it stopped
   while (true) {
     std::vector<PyThreadId> runnable;
@@ -156,14 +176,19 @@ ScheduleOutcome Scheduler::run() {
     if (!t.started) {
       t.started = true;
       if (!t.fiber.start(stack_bytes_, &Scheduler::entry, &t)) {
-        t.error = std::make_exception_ptr(std::runtime_error("no stack could be mapped for a simulated thread"));
-        t.state = State::Done;
-        continue;
+        const int err = errno != 0 ? errno : ENOMEM;
+        t.state = State::Done;  // it never ran: nothing of it to unwind
+        throw ResourceError(fmt::format(
+            "out of memory: no {} MiB of address space for the stack of {} ({}); the depth limits "
+            "(--max-body-depth, --max-lookup-depth, --max-guard-depth) size each thread's stack: lower them, or "
+            "raise the memory limit (ulimit -v, the container's)",
+            (stack_bytes_ + (size_t{1} << 20) - 1) >> 20, thread_text(t.id), std::strerror(err)));
       }
     }
     t.fiber.resume();
     last = t.id;
     current_ = kNoThread;
+    if (stop_on_error_ && t.state == State::Done && t.error) std::rethrow_exception(t.error);
   }
   ScheduleOutcome out;
   out.schedule = schedule_;

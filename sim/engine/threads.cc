@@ -41,6 +41,7 @@
 #include <set>
 
 #include "impsim/engine/engine.h"
+#include "impsim/engine/stack_budget.h"
 
 namespace impsim {
 
@@ -49,7 +50,8 @@ ScheduleOutcome Engine::run_threads(Scheduler& scheduler) {
   threads_ = ThreadRun{};
   threads_.points = points;
   threads_.scheduler = &scheduler;
-  scheduler.set_stack_bytes(kThreadStackBytes);
+  scheduler.set_stack_bytes(stack_budget(book_.limits));
+  scheduler.stop_on_error(true);
   threads_.lock_rules = lock_rules_of(cpython_name(model_.axes.cpython));
   threads_.of_model.assign(model_.threads.size(), kNoThread);
   threads_.model_of = {-1};
@@ -83,17 +85,28 @@ ScheduleOutcome Engine::run_threads(Scheduler& scheduler) {
   }
   parked_.assign(1, PyThread{});  // main's slot: blank while main runs in thread_
   scheduler.spawn([this] { run_thread_program(model_.program); });
-  ScheduleOutcome out = scheduler.run();
+  // What the scheduler calls back refers to this engine: forgotten on
+  // every way out, a ResourceError's (a thread's stack, memory) included.
+  auto forget = [&] {
+    install_thread(0);
+    scheduler.on_resume(nullptr);
+    scheduler.on_point(nullptr);
+    scheduler.on_wait(nullptr);
+    threads_.scheduler = nullptr;
+  };
+  ScheduleOutcome out;
+  try {
+    out = scheduler.run();
+  } catch (...) {
+    forget();
+    throw;
+  }
   for (size_t t = 0; t < scheduler.threads(); ++t)
     threads_.finished.push_back(scheduler.finished(static_cast<PyThreadId>(t)));
   hang_waits_ = out.waits;
   // Threads left waiting are unwound while the engine they refer to is here.
   scheduler.cancel();
-  install_thread(0);
-  scheduler.on_resume(nullptr);
-  scheduler.on_point(nullptr);
-  scheduler.on_wait(nullptr);
-  threads_.scheduler = nullptr;
+  forget();
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include "impsim/base/plural.h"
 #include "impsim/base/resources.h"
 #include "impsim/base/text.h"
+#include "impsim/engine/stack_budget.h"
 #include "impsim/run/sweep.h"
 
 namespace impsim {
@@ -526,7 +527,7 @@ ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options) {
   out.variants = plan.variants;
   // The engine's stack is made on first use: make it here, so its mapping
   // is not timed as part of the first run.
-  run_on_engine_stack([] {});
+  run_on_engine_stack(stack_budget(options.limits), [] {});
   for (size_t si = 0; si < plan.points(); ++si) {
     if (options.progress && !plan.sweep_values.empty())
       options.progress(si, plan.sweep_values.size(), plan.sweep_values[si]);

@@ -15,7 +15,7 @@ enum ExitStatus : int {
   kExitOk = 0,
   kExitFailed = 1,   // an expectation not met, or an exception the scenario does not allow
   kExitInvalid = 2,  // InputError
-  kExitLimit = 3,    // InputLimitError, ModelLimitError, a run stopped by a limit
+  kExitLimit = 3,    // InputLimitError, ModelLimitError, ResourceError, a run stopped by a limit
   kExitOutput = 4,   // OutputError: the report could not be written (disk full, closed pipe, -o)
 };
 
@@ -63,6 +63,16 @@ class ModelLimitError : public std::runtime_error {
   const std::string limit;
   const std::string pointer;
   const std::string detail;
+};
+
+// A resource a run needs could not be had: memory, a stack for the engine or
+// for a simulated thread, a file descriptor (exit status 3). Whatever had
+// run is discarded: a count, an outcome or a search total from a run that
+// did not finish is never printed. `what()` says what ran out and where,
+// and how to get it.
+class ResourceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 // The report could not be written: exit status 4, never a silent 0.

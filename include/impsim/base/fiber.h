@@ -22,6 +22,11 @@
 
 namespace impsim {
 
+// The bytes of the stack [bottom, bottom + size) touched from its top: down
+// to its lowest page in memory, the pages below it untouched (a stack grows
+// down, one frame after another, so what it reached is contiguous).
+size_t stack_touched(const void* bottom, size_t size);
+
 class Fiber {
  public:
   enum class Switch { Registers, Ucontext };
@@ -47,6 +52,17 @@ class Fiber {
   void resume();
   // From the fiber: back to whoever resumed it.
   void suspend();
+  // How deep the stack has been touched, from its top: the bytes down to
+  // its lowest page in memory (mincore). A stack kept for reuse keeps its
+  // top pages, so this is at least what an earlier fiber left there. For
+  // measuring frames (tests/stack_budget_test.cc), not for the hot path.
+  size_t touched() const;
+  // Gives the stack's pages back to the system, but its top `keep` bytes
+  // (where a suspended fiber's frames are): the next touched() measures
+  // what runs after. Never while the fiber runs.
+  void give_back(size_t keep);
+  // The stack's size, as start() rounded it (0 before start).
+  size_t size() const { return stack_size_; }
 
  private:
   bool make_ucontext();

@@ -730,11 +730,6 @@ class Engine {
   std::string schedule_;
   std::optional<std::string> bad_schedule_;
   std::vector<std::string> hang_waits_;
-
- public:
-  // Each simulated thread's stack: as deep as the engine's own (the depth
-  // limits assume it), reserved, not committed.
-  static constexpr size_t kThreadStackBytes = size_t{1} << 30;
 };
 
 // What a trace calls a finder of each class.

@@ -88,8 +88,21 @@ class Scheduler {
   ScheduleOutcome run();
 
   // Each thread's stack from here on (a program sets it before it spawns:
-  // it knows how deep its threads recurse).
+  // it knows how deep its threads recurse). A stack that cannot be mapped
+  // (a memory cap) stops the run: the threads started are unwound and
+  // run() throws ResourceError, naming the thread.
   void set_stack_bytes(size_t bytes) { stack_bytes_ = bytes; }
+  // What a thread's body throws: by default it stays with the thread
+  // (error()) and the others go on. Set, it stops the run at once: the
+  // other threads are unwound and run() rethrows it. The engine sets it:
+  // its threads catch every Python exception themselves, so what escapes
+  // one (out of memory) leaves no run to report.
+  void stop_on_error(bool stop) { stop_on_error_ = stop; }
+  // For measuring frames (tests/stack_budget_test.cc): the most stack any
+  // thread touched, measured as each finished (Fiber::touched; a system
+  // call a thread, so off unless asked for).
+  void measure_stacks(bool on) { measure_stacks_ = on; }
+  size_t deepest_stack() const { return deepest_stack_; }
   // Called with a thread's id each time the scheduler is about to resume
   // it, before its fiber runs: the engine installs that thread's state.
   void on_resume(std::function<void(PyThreadId)> f) { on_resume_ = std::move(f); }
@@ -144,6 +157,7 @@ class Scheduler {
   enum class State { Runnable, Waiting, Done };
   struct Thread;
   static void entry(void* arg);
+  ScheduleOutcome run_threads();
   // Back to run(): the thread stays as its state says.
   void switch_out();
   void wait(const Wait& what);
@@ -162,6 +176,9 @@ class Scheduler {
   size_t choices_ = 0;
   std::optional<std::string> bad_schedule_;
   bool cancelling_ = false;
+  bool stop_on_error_ = false;
+  bool measure_stacks_ = false;
+  size_t deepest_stack_ = 0;
   std::function<void(PyThreadId)> on_resume_;
   std::function<void()> on_point_;
   std::function<void(const Wait&, bool)> on_wait_;

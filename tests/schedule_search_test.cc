@@ -3,7 +3,10 @@
 // replayable representative, random and PCT searches, shards merged.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <deque>
 #include <functional>
+#include <map>
 #include <numeric>
 #include <set>
 #include <string>
@@ -257,4 +260,194 @@ TEST_CASE("a program that does not repeat itself under the same choices is refus
   CHECK(r.error->find("not deterministic") != std::string::npos);
   const ScheduleSearch bad_shard = search_schedules(letters({1, 1}), {.shard = 2, .shards = 2});
   REQUIRE(bad_shard.error.has_value());
+}
+
+namespace {
+
+// The exhaustive search as it was first written: each run's children are
+// copies of its whole prefix plus one other pick, kept on a stack (memory
+// quadratic in a run's length). The search now keeps its tree in linear
+// memory; it must run the same schedules in the same order, so that every
+// count, cut and representative stays what it was.
+struct ReferenceRun {
+  std::vector<std::vector<PyThreadId>> runnable;
+  std::vector<PyThreadId> reached;
+  std::vector<size_t> pick;
+  std::string outcome, schedule;
+  int preemptions = 0;
+};
+
+ReferenceRun reference_run(const ScheduledProgram& program, const std::vector<size_t>& prefix) {
+  ReferenceRun run;
+  Scheduler s([&](const std::vector<PyThreadId>& runnable, PyThreadId reached) -> size_t {
+    const size_t at = run.pick.size();
+    const size_t pick = at < prefix.size() ? prefix[at] : Scheduler::until_blocked_pick(runnable, reached);
+    run.runnable.push_back(runnable);
+    run.reached.push_back(reached);
+    run.pick.push_back(pick);
+    run.preemptions += reached != kNoThread && runnable[pick] != reached;
+    run.schedule += (run.schedule.empty() ? "" : ".") + std::to_string(runnable[pick]);
+    return pick;
+  });
+  run.outcome = program(s);
+  return run;
+}
+
+std::vector<std::vector<size_t>> reference_children(const ReferenceRun& run, size_t from, int bound) {
+  std::vector<std::vector<size_t>> out;
+  int before = 0;
+  for (size_t i = 0; i < run.pick.size(); ++i) {
+    for (size_t alt = 0; i >= from && alt < run.runnable[i].size(); ++alt) {
+      if (alt == run.pick[i]) continue;
+      const bool preempts = run.reached[i] != kNoThread && run.runnable[i][alt] != run.reached[i];
+      if (before + preempts > bound) continue;
+      std::vector<size_t> child(run.pick.begin(), run.pick.begin() + static_cast<long>(i));
+      child.push_back(alt);
+      out.push_back(std::move(child));
+    }
+    before += run.reached[i] != kNoThread && run.runnable[i][run.pick[i]] != run.reached[i];
+  }
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+ScheduleSearch reference_search(const ScheduledProgram& program, const SearchOptions& o) {
+  ScheduleSearch out;
+  std::map<std::string, OutcomeClass> classes;
+  uint64_t runs = 0;
+  const uint64_t max_runs = o.max_schedules / o.shards + (o.max_schedules % o.shards != 0);
+  auto tally = [&](const ReferenceRun& r) {
+    auto [it, fresh] = classes.try_emplace(r.outcome, OutcomeClass{r.outcome, 1, r.schedule, r.preemptions});
+    if (!fresh) {
+      if (better_representative(r.preemptions, r.schedule, it->second)) {
+        it->second.schedule = r.schedule;
+        it->second.preemptions = r.preemptions;
+      }
+      ++it->second.schedules;
+    }
+    ++out.schedules;
+  };
+  auto finish = [&] {
+    for (auto& [_, c] : classes) out.outcomes.push_back(c);
+    return out;
+  };
+  std::deque<std::vector<size_t>> frontier{{}};
+  uint64_t shared = 0;
+  while (o.shards > 1 && !frontier.empty() && frontier.size() < 4 * size_t{o.shards}) {
+    if (runs >= max_runs) return finish();
+    std::vector<size_t> prefix = std::move(frontier.front());
+    frontier.pop_front();
+    const ReferenceRun r = reference_run(program, prefix);
+    ++runs;
+    if (shared++ % o.shards == o.shard) tally(r);
+    for (auto& child : reference_children(r, prefix.size(), o.preemption_bound)) frontier.push_back(std::move(child));
+  }
+  std::vector<std::vector<size_t>> stack;
+  for (size_t i = 0; i < frontier.size(); ++i)
+    if (o.shards == 1 || i % o.shards == o.shard) stack.push_back(std::move(frontier[i]));
+  std::reverse(stack.begin(), stack.end());
+  while (!stack.empty()) {
+    if (runs >= max_runs) return finish();
+    std::vector<size_t> prefix = std::move(stack.back());
+    stack.pop_back();
+    const ReferenceRun r = reference_run(program, prefix);
+    ++runs;
+    tally(r);
+    for (auto& child : reference_children(r, prefix.size(), o.preemption_bound)) stack.push_back(std::move(child));
+  }
+  out.complete = true;
+  return finish();
+}
+
+// Threads that take a lock of their own in turn, `rounds` times each: every
+// wait is a choice where the thread that reached it cannot go on (no
+// preemption), so the tree is deep as well as wide.
+ScheduledProgram contended(int threads, int rounds) {
+  return [threads, rounds](Scheduler& s) {
+    std::string log;
+    for (int t = 0; t < threads; ++t)
+      s.spawn([&s, &log, t, rounds] {
+        for (int i = 0; i < rounds; ++i) {
+          s.acquire_hook_lock(0, false);
+          log += static_cast<char>('a' + t);
+          s.point();
+          s.release_hook_lock(0);
+        }
+      });
+    s.run();
+    return log;
+  };
+}
+
+void check_same(const ScheduleSearch& got, const ScheduleSearch& want) {
+  REQUIRE_FALSE(got.error.has_value());
+  CHECK(got.schedules == want.schedules);
+  CHECK(got.complete == want.complete);
+  REQUIRE(got.outcomes.size() == want.outcomes.size());
+  for (size_t i = 0; i < want.outcomes.size(); ++i) {
+    CAPTURE(i);
+    CHECK(got.outcomes[i].outcome == want.outcomes[i].outcome);
+    CHECK(got.outcomes[i].schedules == want.outcomes[i].schedules);
+    CHECK(got.outcomes[i].schedule == want.outcomes[i].schedule);
+    CHECK(got.outcomes[i].preemptions == want.outcomes[i].preemptions);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the exhaustive search runs the schedules the first search ran, in its order, cut where it was cut") {
+  struct Program {
+    const char* name;
+    ScheduledProgram run;
+  };
+  const std::vector<Program> programs{{"letters 3 3", letters({3, 3})},
+                                      {"letters 2 2 1", letters({2, 2, 1})},
+                                      {"letters 1 0 2 1", letters({1, 0, 2, 1})},
+                                      {"crossing locks", crossing},
+                                      {"global cycle", global_cycle},
+                                      {"contended 2 x 3", contended(2, 3)},
+                                      {"contended 3 x 2", contended(3, 2)}};
+  for (const Program& p : programs)
+    for (int bound : {0, 1, 2, 3})
+      for (uint64_t max : {uint64_t{1}, uint64_t{7}, uint64_t{60}, uint64_t{10000}})
+        for (uint32_t shards : {1u, 2u, 5u})
+          for (uint32_t shard = 0; shard < shards; ++shard)
+            // keep_choices 1: every node but the one searched drops its
+            // choices and gets them back by running again.
+            for (uint64_t keep : {uint64_t{0}, uint64_t{1}}) {
+              CAPTURE(p.name);
+              CAPTURE(bound);
+              CAPTURE(max);
+              CAPTURE(shard);
+              CAPTURE(shards);
+              CAPTURE(keep);
+              const SearchOptions o{.preemption_bound = bound,
+                                    .max_schedules = max,
+                                    .shard = shard,
+                                    .shards = shards,
+                                    .keep_choices = keep};
+              check_same(search_schedules(p.run, o), reference_search(p.run, o));
+            }
+}
+
+TEST_CASE("the exhaustive search keeps memory linear in a run's length") {
+  // Two threads of 3,000 points each: the first search copied every
+  // child's prefix, about 9 million choices for the first run alone.
+  for (int points : {300, 3000}) {
+    CAPTURE(points);
+    const ScheduleSearch r = search_schedules(letters({points, points}), {.preemption_bound = 2, .max_schedules = 5});
+    REQUIRE_FALSE(r.error.has_value());
+    CHECK(r.longest_run > static_cast<uint64_t>(points));
+    // The default budget: eight runs' worth past the path, plus the path
+    // and the node searched.
+    CHECK(r.peak_kept_choices <= 10 * r.longest_run + 4096);
+  }
+  // A deep tree under a small budget: the choices dropped are got back by
+  // running again, and what is kept stays within the budget and the path.
+  const ScheduleSearch deep = search_schedules(contended(3, 4), {.preemption_bound = 1, .keep_choices = 64});
+  REQUIRE_FALSE(deep.error.has_value());
+  CHECK(deep.complete);
+  CHECK(deep.rerun_runs > 0);
+  CHECK(deep.peak_kept_choices <= 64 + 3 * deep.longest_run);
+  check_same(deep, reference_search(contended(3, 4), {.preemption_bound = 1}));
 }

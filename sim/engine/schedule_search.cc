@@ -16,14 +16,28 @@ namespace {
 
 // Shrinking stops after this many runs of one search, whatever is left.
 constexpr uint64_t kMaxShrinkRuns = 10000;
+// The threads a choice can name: one bit each (a scenario has 16 at most).
+constexpr PyThreadId kMaxSearchThreads = 32;
 
-// One choice point of a run: who could run, who reached it (kNoThread when
-// it finished or waits), and the index picked.
+// One choice point of a run, in 8 bytes (a schedule search keeps a run's
+// choices, and a long run has hundreds of thousands): who could run (a bit
+// per thread), who reached it (kNoThread when it finished or waits), and
+// the index picked among those who could run, by id.
 struct Choice {
-  std::vector<PyThreadId> runnable;
-  PyThreadId reached = kNoThread;
-  size_t pick = 0;
-  bool preempts() const { return reached != kNoThread && runnable[pick] != reached; }
+  uint32_t runnable = 0;
+  int16_t reached = kNoThread;
+  uint16_t pick = 0;
+
+  size_t options() const { return static_cast<size_t>(__builtin_popcount(runnable)); }
+  // The thread at `index` among those who could run.
+  PyThreadId thread(size_t index) const {
+    uint32_t bits = runnable;
+    for (size_t i = 0; i < index; ++i) bits &= bits - 1;
+    return static_cast<PyThreadId>(__builtin_ctz(bits));
+  }
+  PyThreadId picked() const { return thread(pick); }
+  bool preempts_with(size_t index) const { return reached != kNoThread && thread(index) != reached; }
+  bool preempts() const { return preempts_with(pick); }
 };
 
 struct Run {
@@ -33,6 +47,9 @@ struct Run {
   int preemptions = 0;
   bool diverged = false;  // a prefix choice the program no longer offers
 };
+
+// A program with more threads than a Choice can name.
+struct TooManyThreads {};
 
 // Runs the program once under `decide` (which returns an index into
 // runnable, or nothing for run_until_blocked's pick), recording each choice.
@@ -46,18 +63,24 @@ Run run_program(const ScheduledProgram& program, const Decide& decide) {
       run.diverged = true;
       pick.reset();
     }
-    Choice c{runnable, reached, pick.value_or(Scheduler::until_blocked_pick(runnable, reached))};
+    Choice c;
+    for (PyThreadId t : runnable) {
+      if (t < 0 || t >= kMaxSearchThreads) throw TooManyThreads{};
+      c.runnable |= uint32_t{1} << t;
+    }
+    c.reached = static_cast<int16_t>(reached);
+    c.pick = static_cast<uint16_t>(pick.value_or(Scheduler::until_blocked_pick(runnable, reached)));
     run.preemptions += c.preempts() ? 1 : 0;
     run.schedule += fmt::format("{}{}", run.schedule.empty() ? "" : ".", runnable[c.pick]);
-    run.choices.push_back(std::move(c));
-    return run.choices.back().pick;
+    run.choices.push_back(c);
+    return c.pick;
   });
   run.outcome = program(s);
   return run;
 }
 
 // Follows `prefix` (indices), then run_until_blocked.
-Run run_prefix(const ScheduledProgram& program, const std::vector<size_t>& prefix) {
+Run run_prefix(const ScheduledProgram& program, const std::vector<uint16_t>& prefix) {
   return run_program(program, [&](size_t at, const std::vector<PyThreadId>&, PyThreadId) -> std::optional<size_t> {
     if (at < prefix.size()) return prefix[at];
     return std::nullopt;
@@ -78,7 +101,7 @@ Run run_ids(const ScheduledProgram& program, const std::vector<PyThreadId>& ids,
 
 std::vector<PyThreadId> picked_ids(const Run& run) {
   std::vector<PyThreadId> ids;
-  for (const Choice& c : run.choices) ids.push_back(c.runnable[c.pick]);
+  for (const Choice& c : run.choices) ids.push_back(c.picked());
   return ids;
 }
 
@@ -121,80 +144,238 @@ class Tally {
   uint64_t runs_ = 0;
 };
 
-// The prefixes a run spawns: at each of its choices past its own prefix,
-// each other pick whose preemptions stay within the bound. In the order a
-// depth-first search pops them: the last choice's first.
-std::vector<std::vector<size_t>> children(const Run& run, size_t prefix_size, int bound) {
-  std::vector<std::vector<size_t>> out;
-  int before = 0;  // preemptions of the choices before i
-  std::vector<int> preemptions_before(run.choices.size());
-  for (size_t i = 0; i < run.choices.size(); ++i) {
-    preemptions_before[i] = before;
-    before += run.choices[i].preempts() ? 1 : 0;
-  }
-  for (size_t i = prefix_size; i < run.choices.size(); ++i) {
-    const Choice& c = run.choices[i];
-    for (size_t alt = 0; alt < c.runnable.size(); ++alt) {
-      if (alt == c.pick) continue;
-      const bool preempts = c.reached != kNoThread && c.runnable[alt] != c.reached;
-      if (preemptions_before[i] + (preempts ? 1 : 0) > bound) continue;
-      std::vector<size_t> child;
-      for (size_t j = 0; j < i; ++j) child.push_back(run.choices[j].pick);
-      child.push_back(alt);
-      out.push_back(std::move(child));
-    }
-  }
-  std::reverse(out.begin(), out.end());
-  return out;
-}
-
-std::string diverged_error(const std::vector<size_t>& prefix) {
+std::string diverged_error(size_t prefix) {
   return fmt::format(
       "the program made other choices under the same schedule (prefix of {} choices): it is not deterministic, so "
       "no search of its schedules can be trusted",
-      prefix.size());
+      prefix);
 }
 
-void search_exhaustive(const ScheduledProgram& program, const SearchOptions& o, ScheduleSearch& out, Tally& tally) {
-  uint64_t runs = 0;
-  const uint64_t max_runs = o.max_schedules / o.shards + (o.max_schedules % o.shards != 0);
-  auto run_node = [&](const std::vector<size_t>& prefix) -> std::optional<Run> {
-    Run run = run_prefix(program, prefix);
-    ++runs;
-    if (run.diverged) {
-      out.error = diverged_error(prefix);
-      return std::nullopt;
+// The exhaustive search's tree, kept in memory linear in a run's length.
+//
+// Each run is a node. Its schedule is its parent's up to one choice, then
+// another pick there (`alt`), then the picks its own run made; a node keeps
+// only those own choices, and a child's prefix is read back through its
+// ancestors. Copying each child's whole prefix (as the search first did)
+// made a run of L choices cost L^2 / 2 before it even ran a child: 3 GB for
+// two threads of 20,000 imports.
+//
+// The search's stack holds, per node, where its next child is (a cursor),
+// not its children: they are found one at a time, in the order a
+// depth-first search of the whole list took them (the earliest choice
+// first, then the lowest pick), so the schedules run, their order and the
+// representatives chosen are what they were. A node's choices past its
+// cursor are needed only when the search comes back to it; past a budget
+// (kKeptRuns runs' worth of choices) the ones of the nodes nearest the root
+// are dropped, keeping what their descendants' prefixes read, and got back
+// by running the node's schedule again when the search returns to it.
+struct Node {
+  Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+  // A chain of ancestors let go one at a time, not by recursion: a search
+  // of a contended program can be thousands of nodes deep.
+  ~Node() {
+    if (kept) *kept -= own.size();
+    std::shared_ptr<Node> p = std::move(parent);
+    while (p && p.use_count() == 1) {
+      std::shared_ptr<Node> next = std::move(p->parent);
+      p.reset();
+      p = std::move(next);
     }
-    return run;
-  };
-  // Shards share the top of the tree: each runs it breadth first until the
-  // frontier has a few nodes a shard, counts the runs whose number falls
-  // to it, then searches depth first the frontier's nodes that fall to it.
-  std::deque<std::vector<size_t>> frontier{{}};
-  uint64_t shared = 0;
-  while (o.shards > 1 && !frontier.empty() && frontier.size() < 4 * size_t{o.shards}) {
-    if (runs >= max_runs) return;
-    std::vector<size_t> prefix = std::move(frontier.front());
-    frontier.pop_front();
-    std::optional<Run> run = run_node(prefix);
-    if (!run) return;
-    if (shared++ % o.shards == o.shard) tally.add(*run);
-    for (auto& child : children(*run, prefix.size(), o.preemption_bound)) frontier.push_back(std::move(child));
   }
-  std::vector<std::vector<size_t>> stack;
-  for (size_t i = 0; i < frontier.size(); ++i)
-    if (o.shards == 1 || i % o.shards == o.shard) stack.push_back(std::move(frontier[i]));
-  std::reverse(stack.begin(), stack.end());
-  while (!stack.empty()) {
-    if (runs >= max_runs) return;
-    std::vector<size_t> prefix = std::move(stack.back());
-    stack.pop_back();
-    std::optional<Run> run = run_node(prefix);
-    if (!run) return;
-    tally.add(*run);
-    for (auto& child : children(*run, prefix.size(), o.preemption_bound)) stack.push_back(std::move(child));
+
+  std::shared_ptr<Node> parent;
+  uint32_t prefix = 0;         // the choices its run followed: its parent's before prefix - 1, then alt
+  uint16_t alt = 0;            // the pick at choice prefix - 1 (no parent: none)
+  int prefix_preemptions = 0;  // preemptions among the choices before `prefix`
+  uint32_t length = 0;         // the choices its run made
+  // The run's choices from `prefix` on: all of them, or (trimmed) those
+  // before the child whose subtree the search is in.
+  std::vector<Choice> own;
+  size_t* kept = nullptr;  // the search's count of the choices its nodes keep
+  bool whole() const { return own.size() == length - prefix; }
+};
+
+// A child still to run: of `node` (null: the root, the empty schedule), at
+// choice `i`, picking `alt` there. `single`: a frontier's one child (the
+// shards' shared top); else a cursor that moves on to the node's next child.
+struct Pending {
+  std::shared_ptr<Node> node;
+  uint32_t i = 0;
+  uint16_t alt = 0;
+  int before = 0;  // the node's run's preemptions before choice i
+  bool single = true;
+};
+
+// How many runs' choices a search keeps past the path it is on.
+constexpr size_t kKeptRuns = 8;
+
+class ExhaustiveSearch {
+ public:
+  ExhaustiveSearch(const ScheduledProgram& program, const SearchOptions& o, ScheduleSearch& out, Tally& tally)
+      : program_(program), o_(o), out_(out), tally_(tally) {}
+
+  void search() {
+    const uint64_t max_runs = o_.max_schedules / o_.shards + (o_.max_schedules % o_.shards != 0);
+    // Shards share the top of the tree: each runs it breadth first until the
+    // frontier has a few nodes a shard, counts the runs whose number falls
+    // to it, then searches depth first the frontier's nodes that fall to it.
+    std::deque<Pending> frontier{Pending{}};
+    uint64_t shared = 0;
+    while (o_.shards > 1 && !frontier.empty() && frontier.size() < 4 * size_t{o_.shards}) {
+      if (runs_ >= max_runs) return;
+      Pending p = std::move(frontier.front());
+      frontier.pop_front();
+      std::shared_ptr<Node> node = run_child(p, shared++ % o_.shards == o_.shard);
+      if (!node) return;
+      // In the order the breadth-first search queued them: the last
+      // choice's last pick first.
+      std::vector<Pending> kids;
+      for (Pending c = first_child(node); seek(c); ++c.alt) kids.push_back(c);
+      for (auto it = kids.rbegin(); it != kids.rend(); ++it) frontier.push_back(std::move(*it));
+    }
+    std::vector<Pending> stack;
+    for (size_t i = 0; i < frontier.size(); ++i)
+      if (o_.shards == 1 || i % o_.shards == o_.shard) stack.push_back(std::move(frontier[i]));
+    frontier.clear();
+    std::reverse(stack.begin(), stack.end());
+    while (!stack.empty()) {
+      if (runs_ >= max_runs) return;
+      Pending taken = stack.back();
+      Pending& top = stack.back();
+      if (top.single) {
+        stack.pop_back();
+      } else {
+        ++top.alt;
+        if (!seek(top)) {
+          // Its last child: the node keeps what that child's prefix reads.
+          trim(*top.node, taken.i);
+          stack.pop_back();
+        }
+      }
+      if (out_.error) return;  // a node's choices could not be had again
+      std::shared_ptr<Node> node = run_child(taken, true);
+      if (!node) return;
+      Pending c = first_child(node);
+      if (!seek(c)) continue;
+      c.single = false;
+      stack.push_back(std::move(c));
+      keep_within_budget(stack);
+    }
+    out_.complete = true;
   }
-  out.complete = true;
+
+ private:
+  // The prefix (picks by index) of a child of `node` at choice `i`.
+  std::vector<uint16_t> prefix_of(const Node* node, uint32_t i, uint16_t alt) const {
+    std::vector<uint16_t> prefix(node ? size_t{i} + 1 : 0);
+    if (!node) return prefix;
+    prefix[i] = alt;
+    for (uint32_t upto = i; node; node = node->parent.get()) {
+      for (uint32_t j = node->prefix; j < upto; ++j) prefix[j] = node->own[j - node->prefix].pick;
+      if (node->prefix == 0) break;
+      prefix[node->prefix - 1] = node->alt;
+      upto = node->prefix - 1;
+    }
+    return prefix;
+  }
+
+  // Runs the child `p` stands for; tallies it when `counted`. Null when
+  // the program diverged (out_.error says so).
+  std::shared_ptr<Node> run_child(const Pending& p, bool counted) {
+    Run run = run_prefix(program_, prefix_of(p.node.get(), p.i, p.alt));
+    ++runs_;
+    const uint32_t prefix = p.node ? p.i + 1 : 0;
+    if (run.diverged || run.choices.size() < prefix) {
+      out_.error = diverged_error(prefix);
+      return nullptr;
+    }
+    if (counted) tally_.add(run);
+    longest_ = std::max(longest_, run.choices.size());
+    auto node = std::make_shared<Node>();
+    node->parent = p.node;
+    node->prefix = prefix;
+    node->alt = p.alt;
+    for (uint32_t j = 0; j < prefix; ++j) node->prefix_preemptions += run.choices[j].preempts() ? 1 : 0;
+    node->length = static_cast<uint32_t>(run.choices.size());
+    node->own.assign(run.choices.begin() + prefix, run.choices.end());
+    node->kept = &kept_;
+    kept_ += node->own.size();
+    out_.peak_kept_choices = std::max<uint64_t>(out_.peak_kept_choices, kept_);
+    out_.longest_run = longest_;
+    return node;
+  }
+
+  static Pending first_child(const std::shared_ptr<Node>& node) {
+    return Pending{node, node->prefix, 0, node->prefix_preemptions, true};
+  }
+
+  // Moves `p` to its node's next child at or after (i, alt) whose
+  // preemptions stay within the bound; false when there is none.
+  bool seek(Pending& p) {
+    Node& n = *p.node;
+    while (p.i < n.length) {
+      if (!n.whole() && !restore(n)) return false;
+      const Choice& c = n.own[p.i - n.prefix];
+      for (; p.alt < c.options(); ++p.alt)
+        if (p.alt != c.pick && p.before + (c.preempts_with(p.alt) ? 1 : 0) <= o_.preemption_bound) return true;
+      p.before += c.preempts() ? 1 : 0;
+      ++p.i;
+      p.alt = 0;
+    }
+    return false;
+  }
+
+  // The node's choices before `i`: what its descendants' prefixes read.
+  void trim(Node& n, uint32_t i) {
+    const size_t keep = i - n.prefix;
+    if (n.own.size() <= keep) return;
+    kept_ -= n.own.size() - keep;
+    n.own.resize(keep);
+    n.own.shrink_to_fit();
+  }
+
+  // A trimmed node's choices, back from a run of its schedule (not a
+  // schedule of the search: counted nowhere).
+  bool restore(Node& n) {
+    Run run = run_prefix(program_, n.prefix == 0 ? std::vector<uint16_t>{} : prefix_of(n.parent.get(), n.prefix - 1, n.alt));
+    bool same = !run.diverged && run.choices.size() == n.length;
+    for (size_t j = 0; same && j < n.own.size(); ++j) same = run.choices[n.prefix + j].pick == n.own[j].pick;
+    if (!same) {
+      out_.error = diverged_error(n.prefix);
+      return false;
+    }
+    kept_ += n.length - n.prefix - n.own.size();
+    n.own.assign(run.choices.begin() + n.prefix, run.choices.end());
+    ++out_.rerun_runs;
+    out_.peak_kept_choices = std::max<uint64_t>(out_.peak_kept_choices, kept_);
+    return true;
+  }
+
+  // Past the budget, the stack's nodes nearest the root keep only what
+  // their descendants read (the top node keeps all: it is searched next).
+  void keep_within_budget(std::vector<Pending>& stack) {
+    const size_t budget = o_.keep_choices ? o_.keep_choices : kKeptRuns * longest_ + 4096;
+    for (size_t k = 0; kept_ > budget && k + 1 < stack.size(); ++k) {
+      Pending& p = stack[k];
+      if (p.single || !p.node->whole()) continue;
+      // The child being searched under it is the one before its cursor.
+      trim(*p.node, p.i);
+    }
+  }
+
+  const ScheduledProgram& program_;
+  const SearchOptions& o_;
+  ScheduleSearch& out_;
+  Tally& tally_;
+  uint64_t runs_ = 0;
+  size_t longest_ = 0;  // choices of the longest run so far
+  size_t kept_ = 0;     // choices the stack's nodes keep
+};
+
+void search_exhaustive(const ScheduledProgram& program, const SearchOptions& o, ScheduleSearch& out, Tally& tally) {
+  ExhaustiveSearch(program, o, out, tally).search();
 }
 
 // SplitMix64: the same numbers from the same seed on every machine, as a
@@ -295,10 +476,16 @@ ScheduleSearch search_schedules(const ScheduledProgram& program, const SearchOpt
     return out;
   }
   Tally tally;
-  if (options.kind == SearchKind::Exhaustive)
-    search_exhaustive(program, options, out, tally);
-  else
-    search_sampled(program, options, out, tally);
+  try {
+    if (options.kind == SearchKind::Exhaustive)
+      search_exhaustive(program, options, out, tally);
+    else
+      search_sampled(program, options, out, tally);
+  } catch (const TooManyThreads&) {
+    out.error = fmt::format("a thread numbered {} or more: a schedule search names {} threads at most",
+                            kMaxSearchThreads, kMaxSearchThreads);
+    out.complete = false;
+  }
   out.outcomes = tally.classes();
   out.schedules = tally.runs();
   return out;
@@ -314,8 +501,13 @@ ScheduleSearch merge_shards(const std::vector<ScheduleSearch>& shards) {
   Tally tally;
   for (const ScheduleSearch& s : shards) {
     for (const OutcomeClass& c : s.outcomes) tally.add(c);
-    out.schedules += s.schedules;
-    out.shrink_runs += s.shrink_runs;
+    // Shards from files are checked before they get here; a sum that
+    // would wrap is still refused, never printed.
+    if (__builtin_add_overflow(out.schedules, s.schedules, &out.schedules) ||
+        __builtin_add_overflow(out.shrink_runs, s.shrink_runs, &out.shrink_runs)) {
+      out.error = "the shards' counts add up past 2^64 - 1: they are not shards of one search";
+      out.complete = false;
+    }
     out.complete = out.complete && s.complete;
     if (s.error && !out.error) out.error = s.error;
   }
@@ -326,9 +518,13 @@ ScheduleSearch merge_shards(const std::vector<ScheduleSearch>& shards) {
 std::optional<ScheduleReplay> replay_schedule(const ScheduledProgram& program, const std::string& schedule) {
   std::optional<std::vector<PyThreadId>> ids = Scheduler::parse_schedule(schedule);
   if (!ids) return std::nullopt;
-  Run run = run_ids(program, *ids, true);
-  if (run.diverged) return std::nullopt;
-  return ScheduleReplay{run.outcome, run.preemptions};
+  try {
+    Run run = run_ids(program, *ids, true);
+    if (run.diverged) return std::nullopt;
+    return ScheduleReplay{run.outcome, run.preemptions};
+  } catch (const TooManyThreads&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace impsim

@@ -32,6 +32,9 @@
 // searches shrink that one further toward fewer preemptions: a preemption
 // is taken back where the outcome stays the same.
 //
+// The exhaustive search keeps its tree in memory linear in a run's length
+// (sim/engine/schedule_search.cc, "The exhaustive search's tree").
+//
 // A search can be split in shards (a CI matrix, a cluster's array jobs)
 // and the shards' results merged: counts add up to the unsplit search's,
 // and an exhaustive search's merged representatives are its own.
@@ -60,6 +63,10 @@ struct SearchOptions {
   uint64_t max_schedules = 10000;
   uint32_t shard = 0;  // this shard, of `shards`
   uint32_t shards = 1;
+  // Exhaustive: the choices of earlier runs the search keeps beyond the path
+  // it is on, at most (0: eight runs' worth); past it they are dropped and
+  // got back by running again. Changes no result; the tests make it small.
+  uint64_t keep_choices = 0;
 };
 
 struct OutcomeClass {
@@ -82,6 +89,13 @@ struct ScheduleSearch {
   // max_schedules). Random and PCT: never, they sample.
   bool complete = false;
   uint64_t shrink_runs = 0;  // runs spent shrinking representatives, not counted above
+  // Exhaustive, what its memory grew with (not reported; the tests and the
+  // benchmark read them): the most choice points one run made, the most
+  // the search kept at once, and the runs made again to get back choices
+  // it had dropped.
+  uint64_t longest_run = 0;
+  uint64_t peak_kept_choices = 0;
+  uint64_t rerun_runs = 0;
   // The program did not do the same thing twice under the same choices: a
   // search of it means nothing.
   std::optional<std::string> error;

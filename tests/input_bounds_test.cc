@@ -159,7 +159,8 @@ TEST_CASE("limit flags refuse values out of their range, naming the flag and the
       {"--max-filler 1e9", "--max-filler: \"1e9\" is not an integer"},
       {"--max-lookup-depth 1001", "--max-lookup-depth: 1001 is out of range; expected an integer from 1 to 1000"},
       {"--max-sweep-values 1000001", "--max-sweep-values: 1000001 is out of range"},
-      {"--max-steps 99999999999999999999999", "--max-steps: \"99999999999999999999999\" is not an integer"},
+      // Past 2^64 it is out of range too, not wrapped and not "not an integer".
+      {"--max-steps 99999999999999999999999", "--max-steps: 99999999999999999999999 is out of range"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.args);

@@ -131,7 +131,9 @@ TEST_CASE("a command line CLI11 refuses is told in impsim's words") {
   refused("explore a.json b.json -o x.html",
           "explore takes one FILE; 'b.json' is one too many; see impsim help explore");
   refused("run " + kNested + " --set", "--set needs a value (NAME=N); see impsim help run");
-  refused("trace " + kNested + " --max-nodes many", "--max-nodes many: expected an integer; see impsim help trace");
+  refused("trace " + kNested + " --max-nodes many",
+          "--max-nodes: \"many\" is not an integer; expected an integer from 0 to 18446744073709551615; see impsim "
+          "help trace");
   // Under --json the same message is the JSON error object too.
   auto j = test::shell(std::string(IMPSIM_BINARY) + " run " + kNested + " --quite --json 2>/dev/null");
   CHECK(j.status == 2);

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -43,6 +44,16 @@ struct RunFlags {
 // --max-tree-entries, --max-name-length); a command that loads a scenario
 // registers them and passes `limits` to parse_scenario_file.
 void add_input_limits(CLI::App* cmd, InputLimits& limits);
+
+// An integer flag checked on its text against [min, max] before CLI11
+// converts it (base/number.h): "-1" or 2^64 is refused with the range, not
+// wrapped into "no limit" or read modulo 2^32.
+CLI::Option* add_integer_option(CLI::App* cmd, const std::string& flag, uint64_t& value, int64_t min, uint64_t max,
+                                const std::string& help);
+CLI::Option* add_integer_option(CLI::App* cmd, const std::string& flag, int& value, int64_t min, uint64_t max,
+                                const std::string& help);
+CLI::Option* add_integer_option(CLI::App* cmd, const std::string& flag, std::optional<uint64_t>& value, int64_t min,
+                                uint64_t max, const std::string& help);
 
 // A repeatable option that also takes comma lists (--variants a,b), one
 // value per occurrence, so that the files after it stay files.

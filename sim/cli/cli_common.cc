@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "impsim/base/escape.h"
+#include "impsim/base/number.h"
 #include "impsim/reader/read_scenario.h"
 #include "impsim/report/report.h"
 #include "usage_errors.h"
@@ -66,22 +67,14 @@ std::vector<std::string> split_list(const std::string& list) {
 namespace {
 
 // CLI11 turns "-1" into 18446744073709551615 for an unsigned option without
-// a word, and a negative limit would then mean "no limit": every limit flag
-// is checked on its text first, against the range that keeps it safe.
+// a word, and a negative limit would then mean "no limit": every integer
+// flag is checked on its text first (base/number.h), against the range
+// that keeps it safe.
 CLI::Validator integer_in(int64_t min, uint64_t max) {
-  const std::string expected = fmt::format("expected an integer from {} to {}", min, max);
   return CLI::Validator(
-      [min, max, expected](std::string& text) -> std::string {
-        size_t i = text.starts_with('-') ? 1 : 0;
-        if (i == text.size() || text.size() - i > 20 ||
-            !std::all_of(text.begin() + static_cast<ptrdiff_t>(i), text.end(),
-                         [](char c) { return c >= '0' && c <= '9'; }))
-          return fmt::format("\"{}\" is not an integer; {}", text, expected);
-        __int128 v = 0;
-        for (size_t k = i; k < text.size(); ++k) v = v * 10 + (text[k] - '0');
-        if (i == 1) v = -v;
-        if (v < min || v > static_cast<__int128>(max)) return fmt::format("{} is out of range; {}", text, expected);
-        return "";
+      [min, max](std::string& text) -> std::string {
+        std::string why;
+        return parse_integer(text, min, max, &why) ? "" : why;
       },
       fmt::format("{}..{}", min, max));
 }
@@ -97,6 +90,19 @@ constexpr uint64_t kU64Max = UINT64_MAX;
 constexpr uint64_t kI64Max = INT64_MAX;
 
 }  // namespace
+
+CLI::Option* add_integer_option(CLI::App* cmd, const std::string& flag, uint64_t& value, int64_t min, uint64_t max,
+                                const std::string& help) {
+  return cmd->add_option(flag, value, help)->check(integer_in(min, max));
+}
+CLI::Option* add_integer_option(CLI::App* cmd, const std::string& flag, int& value, int64_t min, uint64_t max,
+                                const std::string& help) {
+  return cmd->add_option(flag, value, help)->check(integer_in(min, max));
+}
+CLI::Option* add_integer_option(CLI::App* cmd, const std::string& flag, std::optional<uint64_t>& value, int64_t min,
+                                uint64_t max, const std::string& help) {
+  return cmd->add_option(flag, value, help)->check(integer_in(min, max));
+}
 
 CLI::Option* add_list_option(CLI::App* cmd, const std::string& names, std::vector<std::string>& values,
                              const std::string& help) {
@@ -186,14 +192,10 @@ RunOptions RunFlags::options() const {
     std::string name = s.substr(0, eq), value = s.substr(eq + 1);
     if (!seen.insert(name).second)
       throw UsageError("<command line>", fmt::format("--set {}: {} is set twice; give each parameter once", s, name));
-    try {
-      size_t used = 0;
-      long long v = std::stoll(value, &used);
-      if (used != value.size()) throw std::invalid_argument(value);
-      o.overrides[name] = v;
-    } catch (const std::exception&) {
-      throw UsageError("<command line>", fmt::format("--set {}: \"{}\" is not an integer", s, value));
-    }
+    std::string why;
+    const std::optional<int64_t> v = parse_integer_as<int64_t>(value, INT64_MIN, INT64_MAX, &why);
+    if (!v) throw UsageError("<command line>", fmt::format("--set {}: {}", s, why));
+    o.overrides[name] = *v;
   }
   o.variants = variants;
   if (!revision.empty()) o.revision = parse_revision(revision);
@@ -204,9 +206,6 @@ RunOptions RunFlags::options() const {
 
 namespace {
 
-// Says why on standard error, under GitHub Actions as an annotation too,
-// and under --format json also as the JSON error object on standard output.
-int fail(const ErrorInfo& info, Sink* sink) { return tell_error(info, sink); }
 
 ErrorInfo info_of(const InputError& e, std::string kind, int status) {
   ErrorInfo i{std::move(kind), e.file, e.what(), e.pointer, 0, 0, "", status};
@@ -222,6 +221,13 @@ ErrorInfo info_of(const InputError& e, std::string kind, int status) {
 
 int guarded(const std::string& file, const std::function<int()>& body, Sink* sink,
             const std::shared_ptr<const std::string>* text) {
+  // Says why on standard error, under GitHub Actions as an annotation too,
+  // and under --format json also as the JSON error object on standard
+  // output; of the file's report it leaves nothing (Sink::hold).
+  auto fail = [sink](const ErrorInfo& info, Sink* to) {
+    if (sink) sink->drop_held();
+    return tell_error(info, to);
+  };
   try {
     return body();
   } catch (const InputLimitError& e) {

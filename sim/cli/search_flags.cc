@@ -9,20 +9,17 @@ void SearchFlags::add(CLI::App* cmd, const std::string& applies) {
                       applies)
       ->check(CLI::IsMember({"exhaustive", "random", "pct"}))
       ->capture_default_str();
-  cmd->add_option("--preemption-bound", preemption_bound,
-                  "Exhaustive: switches away from a thread that could go on, at most, per schedule" + applies)
-      ->check(CLI::Range(0, 16))
+  add_integer_option(cmd, "--preemption-bound", preemption_bound, 0, kMaxPreemptionBound,
+                     "Exhaustive: switches away from a thread that could go on, at most, per schedule" + applies)
       ->capture_default_str();
-  cmd->add_option("--seed", seed, "Random and pct: the seed (the same schedules on every machine)" + applies)
+  add_integer_option(cmd, "--seed", seed, 0, UINT64_MAX,
+                     "Random and pct: the seed (the same schedules on every machine)" + applies)
       ->capture_default_str();
-  cmd->add_option("--pct-depth", pct_depth, "Pct: the depth of the bug aimed at (priority changes + 1)" + applies)
-      ->check(CLI::Range(1, 64))
+  add_integer_option(cmd, "--pct-depth", pct_depth, 1, kMaxPctDepth,
+                     "Pct: the depth of the bug aimed at (priority changes + 1)" + applies)
       ->capture_default_str();
-  cmd->add_option("--max-schedules", max_schedules,
-                  "Runs of the search, at most (an exhaustive one cut short "
-                  "says so)" +
-                      applies)
-      ->check(CLI::Range(uint64_t{1}, uint64_t{100'000'000}))
+  add_integer_option(cmd, "--max-schedules", max_schedules, 1, kMaxSchedules,
+                     "Runs of the search, at most (an exhaustive one cut short says so)" + applies)
       ->capture_default_str();
 }
 

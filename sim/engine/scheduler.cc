@@ -2,6 +2,7 @@
 #include "impsim/engine/scheduler.h"
 
 #include "impsim/base/errors.h"
+#include "impsim/base/number.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -50,21 +51,19 @@ std::optional<std::vector<PyThreadId>> Scheduler::parse_schedule(const std::stri
   std::vector<PyThreadId> choices;
   for (size_t at = 0; !schedule.empty();) {
     const size_t dot = std::min(schedule.find('.', at), schedule.size());
-    int64_t t = 0;
-    bool digits = dot > at && dot - at <= 9;
-    for (size_t i = at; digits && i < dot; ++i) {
-      digits = schedule[i] >= '0' && schedule[i] <= '9';
-      t = t * 10 + (schedule[i] - '0');
-    }
-    if (!digits) {
+    // Nine digits at most: far past any thread a scenario has (16), and
+    // never near a wrap.
+    const std::optional<PyThreadId> t =
+        parse_integer_as<PyThreadId>(std::string_view(schedule).substr(at, dot - at), 0, 999'999'999);
+    if (!t) {
       if (why)
         *why = fmt::format(
-            "not a schedule: choice {} is not a thread number (a schedule is thread numbers joined by "
-            "dots, e.g. 0.1.1.0)",
+            "not a schedule: choice {} is not a thread number (a schedule is thread numbers joined by dots, e.g. "
+            "0.1.1.0)",
             choices.size() + 1);
       return std::nullopt;
     }
-    choices.push_back(static_cast<PyThreadId>(t));
+    choices.push_back(*t);
     if (dot == schedule.size()) break;
     at = dot + 1;
   }

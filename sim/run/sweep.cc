@@ -8,6 +8,7 @@
 
 #include "impsim/scenario/counters.h"
 #include "impsim/base/did_you_mean.h"
+#include "impsim/base/number.h"
 
 namespace impsim {
 
@@ -16,14 +17,9 @@ namespace {
 UsageError bad(const std::string& message) { return UsageError("<command line>", message); }
 
 int64_t parse_int(const std::string& s, const std::string& whole) {
-  try {
-    size_t used = 0;
-    long long v = std::stoll(s, &used);
-    if (used != s.size() || s.empty()) throw std::invalid_argument(s);
-    return v;
-  } catch (const std::exception&) {
-    throw bad(fmt::format("--values {}: \"{}\" is not an integer; expected A..B or A,B,C, such as 1..8", whole, s));
-  }
+  std::string why;
+  if (const std::optional<int64_t> v = parse_integer_as<int64_t>(s, INT64_MIN, INT64_MAX, &why)) return *v;
+  throw bad(fmt::format("--values {}: {} (the values are A..B or A,B,C, such as 1..8)", whole, why));
 }
 
 [[noreturn]] void too_many(const std::string& text, size_t max_values) {

@@ -159,6 +159,43 @@ def main():
         if len(statuses) != 1:
             fail(f"compare {path}: exit statuses differ between formats: {statuses}")
 
+    # schedules of a threaded scenario, in each format; its JSON split in
+    # two shards (each a document of its own, with the identity --merge
+    # checks) and merged back into the unsplit search's very document.
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "tests", "data", "threads", "*.json"))):
+            argv = ["schedules", path, "--max-schedules", "200"]
+            for fmt in ["text", "json"]:
+                status, out, _ = impsim(argv + ["--format", fmt])
+                if fmt == "json":
+                    check_json(" ".join(argv) + " --format json", out)
+                elif not out.strip():
+                    fail(f"{' '.join(argv)} --format text: printed nothing")
+                checked += 1
+            whole = impsim(argv + ["--format", "json"])[1]
+            shards = []
+            for i in (1, 2):
+                shard = os.path.join(tmp, f"{os.path.basename(path)}.{i}.json")
+                status, _, err = impsim(argv + ["--shard", f"{i}/2", "--format", "json", "-o", shard])
+                if status not in (0, 1):
+                    fail(f"{' '.join(argv)} --shard {i}/2: exit {status}: {err[-300:]}")
+                    continue
+                with open(shard) as f:
+                    doc = check_json(f"{' '.join(argv)} --shard {i}/2", f.read())
+                if doc is not None and "shard_of" not in doc:
+                    fail(f"{' '.join(argv)} --shard {i}/2: no shard_of")
+                shards.append(shard)
+            status, out, err = impsim(["schedules", "--merge", *shards, "--format", "json"])
+            merged = check_json(f"schedules --merge of {path}'s two shards", out)
+            # A search cut short at --max-schedules covers other schedules
+            # when split: only a complete one must come back the same.
+            if all(e["complete"] for e in json.loads(whole)["searches"]) and out != whole:
+                fail(f"schedules --merge of {path}'s two shards: not the unsplit search's document")
+            elif merged is not None and any(e["schedules"] != sum(o["schedules"] for o in e["outcomes"])
+                                            for e in merged["searches"]):
+                fail(f"schedules --merge of {path}'s two shards: the outcomes do not add up to the total")
+            checked += 1
+
     # Several files: one object, each file's report in it, the worst status.
     for argv in (["run"], ["compare", "--variants", "before,after"], ["validate"], ["trace", "--max-lines", "20"]):
         status, out, _ = impsim(argv + shipped[:3] + ["--format", "json"])

@@ -52,6 +52,14 @@ namespace impsim {
 
 enum class SearchKind : uint8_t { Exhaustive, Random, Pct };
 
+// The ranges of a search's options (--preemption-bound, --pct-depth,
+// --max-schedules, --shard): the flags take these, and a shard document
+// holding anything else is refused.
+inline constexpr int kMaxPreemptionBound = 16;
+inline constexpr int kMaxPctDepth = 64;
+inline constexpr uint64_t kMaxSchedules = 100'000'000;
+inline constexpr uint32_t kMaxShards = 100'000;
+
 struct SearchOptions {
   SearchKind kind = SearchKind::Exhaustive;
   int preemption_bound = 2;  // exhaustive

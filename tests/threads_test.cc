@@ -255,11 +255,41 @@ TEST_CASE("threads on the command line: schedules, trace --schedule, and a hang'
   SUBCASE("a schedule that cannot be followed, or a scenario without threads, is refused") {
     auto bad = impsim("trace " + kThreads + "cross_import.json --schedule 5");
     CHECK(bad.status == 2);
-    CHECK(bad.out.find("--schedule 5: choice 1: the thread asked for cannot run there") != std::string::npos);
+    CHECK(bad.out.find("--schedule 5: choice 1 is thread 5, which cannot run there (the before run): main (0) or w "
+                       "(1) can run") != std::string::npos);
     auto none = impsim("trace " + impsim::test::kNested + " --schedule 0");
     CHECK(none.status == 2);
     CHECK(none.out.find("declares no threads") != std::string::npos);
     CHECK(impsim("schedules " + impsim::test::kNested).status == 2);
+  }
+  SUBCASE("a schedule is checked in full before anything is printed: too many choices, too few, a wrong one") {
+    using impsim::test::shell_split;
+    const std::string trace = impsim::test::kBin + " trace " + kThreads + "cross_import.json --variant before ";
+    const std::string full = "0.0.0.0.0.0.0.0.0.0.0.0.0.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.0";
+    CHECK(shell_split(trace + "--schedule " + full).status == 1);  // main raises _DeadlockError
+    // 5,000 choices on a run of 38 used to exit 0, the rest dropped.
+    std::string many = "0";
+    for (int i = 1; i < 5000; ++i) many += ".0";
+    const auto too_many = shell_split(trace + "--schedule " + many);
+    CHECK(too_many.status == 2);
+    CHECK(too_many.out.empty());
+    CHECK(too_many.err.find("the schedule has 5000 choices, but the run makes only 38: choice 39 has nothing to "
+                            "choose") != std::string::npos);
+    CHECK(too_many.err.find("(9999 characters)") != std::string::npos);  // not printed whole
+    const auto too_few = shell_split(trace + "--schedule 0.0.0.0.0.0.0.0.0.0.0.0.0.1");
+    CHECK(too_few.status == 2);
+    CHECK(too_few.out.empty());
+    CHECK(too_few.err.find("the schedule has 14 choices, and the run makes more: at choice 15, main (0) or w (1) "
+                           "can run") != std::string::npos);
+    // A choice that cannot be followed used to come after a whole trace
+    // of another schedule.
+    const auto wrong = shell_split(trace + "--schedule 0.0.0.0.0.0.0.0.0.0.0.0.0.1.1.1.1.1.1.1.1.2");
+    CHECK(wrong.status == 2);
+    CHECK(wrong.out.empty());
+    CHECK(wrong.err.find("choice 22 is thread 2, which cannot run there: main (0) or w (1) can run") !=
+          std::string::npos);
+    for (const char* format : {"chrome", "dot", "importtime"})
+      CHECK(shell_split(trace + "--format " + format + " --schedule 0.0.5").out.empty());
   }
   SUBCASE("a run that hangs fails, and says who waits for what") {
     auto r = impsim("run " + kThreads + "join_in_body.json --variant before");
@@ -313,7 +343,7 @@ TEST_CASE("threads: shards of a search merge into the unsplit search, a missing 
   const std::string forged = impsim::test::write_temp("forged_shard.json", doc);
   const auto refused = impsim(fmt::format("schedules --merge {} {}/s2.json {}/s3.json", forged, dir, dir));
   CHECK(refused.status == 2);
-  CHECK(refused.out.find("an outcome's schedule that is not one") != std::string::npos);
+  CHECK(refused.out.find("at /searches/0/outcomes/0/schedule: \"schedule\": not a schedule") != std::string::npos);
   CHECK(impsim("schedules " + file + " --shard 1/3").status == 2);  // a shard is JSON, for --merge
   CHECK(impsim("schedules " + file + " --shard 4/3 --format json").status == 2);
 }

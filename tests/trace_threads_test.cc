@@ -364,7 +364,7 @@ TEST_CASE("trace threads on the command line: every format and explore follow --
         std::string::npos);
   auto bad = impsim("explore " + kThreadData + "cross_import.json --schedule 5 -o " + page);
   CHECK(bad.status == 2);
-  CHECK(bad.out.find("--schedule 5: choice 1: the thread asked for cannot run there") != std::string::npos);
+  CHECK(bad.out.find("--schedule 5: choice 1 is thread 5, which cannot run there") != std::string::npos);
   auto none = impsim("explore " + impsim::test::kNested + " --schedule 0 -o " + page);
   CHECK(none.status == 2);
   CHECK(none.out.find("declares no threads") != std::string::npos);

@@ -28,8 +28,9 @@ Action add_explore(CLI::App& app) {
       std::make_shared<State>(app, "explore", "Write an HTML page that steps through a run, event by event, with why",
                               /*one_file=*/true);
   CLI::App* cmd = st->cmd;
-  cmd->add_option("--max-bytes", st->max_bytes,
-                  "Cut a variant's events past N bytes of page data (repeated subtrees are folded first); 0: no limit")
+  add_integer_option(cmd, "--max-bytes", st->max_bytes, 0, UINT64_MAX,
+                     "Cut a variant's events past N bytes of page data (repeated subtrees are folded first); 0: no "
+                     "limit")
       ->capture_default_str();
   cmd->add_flag("--no-fold", st->no_fold, "Show every event, even in subtrees identical to one shown already");
   cmd->add_option("--schedule", st->schedule,
@@ -53,7 +54,7 @@ Action add_explore(CLI::App& app) {
       "  impsim explore scenarios/seed_incident.json -o incident.html\n"
       "  impsim explore scenarios/nested_guards.json --set k=2 --variant before --variant after -o k2.html\n"
       "  impsim explore scenarios/nested_guards.json --set k=2 > k2.html\n"
-      "  impsim explore tests/data/threads/cross_import.json --schedule 0.0.0.0.0.0.0.0.0.0.0.0.0.1 -o cross.html\n");
+      "  impsim explore tests/data/threads/cross_import.json --schedule 0.0.0.0.0.0.0.0.0.0.0.0.0.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.0 -o cross.html\n");
   return action_of(st, [st](Sink& sink) -> int {
     // -o is checked before the scenario is read, and written once it has run.
     const CheckedOutput page = check_output(sink, "-o", st->output, {st->single_file});

@@ -52,11 +52,11 @@ Action add_trace(CLI::App& app) {
   auto st =
       std::make_shared<State>(app, "trace", "Run scenarios once per variant and show every step of the resolution");
   CLI::App* cmd = st->cmd;
-  cmd->add_option("--max-lines", st->max_lines,
-                  "Cut each variant's trace after N lines (text, default 2000; importtime, default 200000) or N "
-                  "events (chrome, default 200000); 0: no limit");
-  cmd->add_option("--max-nodes", st->max_nodes,
-                  "dot: draw a variant's tree compressed (identical subtrees collapsed) past N nodes")
+  add_integer_option(cmd, "--max-lines", st->max_lines, 0, UINT64_MAX,
+                     "Cut each variant's trace after N lines (text, default 2000; importtime, default 200000) or N "
+                     "events (chrome, default 200000); 0: no limit");
+  add_integer_option(cmd, "--max-nodes", st->max_nodes, 0, UINT64_MAX,
+                     "dot: draw a variant's tree compressed (identical subtrees collapsed) past N nodes")
       ->capture_default_str();
   cmd->add_option("--schedule", st->schedule,
                   "A threaded scenario: follow this schedule (as `impsim schedules` prints it: the thread chosen at "
@@ -86,7 +86,7 @@ Action add_trace(CLI::App& app) {
       "  impsim trace scenarios/nested_guards.json --set k=4 --format dot | dot -Tsvg > tree.svg\n"
       "  impsim trace scenarios/import_chain.json --set k=2 --variant before --format importtime > it.log; tuna "
       "it.log\n"
-      "  impsim trace tests/data/threads/cross_import.json --schedule 0.0.0.0.0.0.0.0.0.0.0.0.0.1\n");
+      "  impsim trace tests/data/threads/cross_import.json --schedule 0.0.0.0.0.0.0.0.0.0.0.0.0.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.0\n");
   return action_of(st, [st](Sink& sink) -> int {
     const std::string format = st->out.name();
     // -o is checked before any scenario is read, and replaced once the

@@ -8,6 +8,7 @@
 
 #include "impsim/base/file_write.h"
 #include "impsim/engine/scheduler.h"
+#include "impsim/run/schedules.h"
 
 namespace impsim::cli {
 
@@ -164,6 +165,10 @@ void use_schedule(const Scenario& sc, const std::string& schedule, RunOptions& o
   if (!Scheduler::parse_schedule(schedule, &why))
     throw UsageError("<command line>", fmt::format("--schedule {}: {}", schedule, why));
   options.schedule = schedule;
+  // Checked in full on a run of its own before anything is shown: a trace
+  // prints as it runs, and used to print a whole run of some other
+  // schedule before it found a choice it could not follow.
+  if (std::optional<std::string> problem = schedule_problem(sc, options)) throw UsageError(sc.file, *problem);
 }
 
 }  // namespace impsim::cli

@@ -2,6 +2,9 @@
 #include "impsim/run/schedules.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 
 #include "impsim/base/errors.h"
 #include "impsim/base/plural.h"
@@ -88,6 +91,78 @@ std::vector<PointText> schedule_points(const Model& model, Variant variant, cons
                             p.target < 0 ? std::string() : model.threads[static_cast<size_t>(p.target)].name,
                             p.pointer ? *p.pointer : std::string()});
   return out;
+}
+
+namespace {
+
+// A schedule as a message quotes it: a long one by its start and length.
+std::string schedule_shown(const std::string& schedule) {
+  return schedule.size() <= 48 ? schedule : fmt::format("{}... ({} characters)", schedule.substr(0, 40), schedule.size());
+}
+
+}  // namespace
+
+std::optional<std::string> schedule_problem(const Scenario& sc, const RunOptions& options) {
+  std::string why;
+  const std::optional<std::vector<PyThreadId>> choices = Scheduler::parse_schedule(options.schedule, &why);
+  if (!choices) return why;
+  const RunPlan plan = plan_runs(sc, options, SweepMode::Ignore);
+  Model model = compile_model(sc, plan.params[0], options.model_limits);
+  apply_axes(model, options);
+  for (Variant v : plan.variants) {
+    // Where the run first parts from the schedule: the choice's number,
+    // the threads that could run there, and the one asked for (kNoThread:
+    // the schedule had no more choices).
+    struct Parting {
+      size_t choice = 0;
+      std::vector<PyThreadId> runnable;
+      PyThreadId asked = kNoThread;
+    };
+    std::optional<Parting> parted;
+    size_t at = 0;
+    Scheduler s([&](const std::vector<PyThreadId>& runnable, PyThreadId reached) -> size_t {
+      if (!parted) {
+        const PyThreadId asked = at < choices->size() ? (*choices)[at] : kNoThread;
+        const auto it = std::find(runnable.begin(), runnable.end(), asked);
+        if (it != runnable.end()) {
+          ++at;
+          return static_cast<size_t>(it - runnable.begin());
+        }
+        parted = Parting{at + 1, runnable, asked};
+      }
+      return Scheduler::until_blocked_pick(runnable, reached);
+    });
+    std::vector<std::string> names;
+    {
+      Engine engine(model, v, options.limits, EngineKind::Step);
+      engine.run_threads(s);
+      names = engine.thread_names();
+    }
+    auto thread = [&](PyThreadId t) {
+      return t >= 0 && static_cast<size_t>(t) < names.size() ? fmt::format("{} ({})", names[static_cast<size_t>(t)], t)
+                                                              : fmt::format("thread {}", t);
+    };
+    const std::string in = plan.variants.size() > 1 ? fmt::format(" (the {} run)", variant_name(v)) : "";
+    const std::string schedule = schedule_shown(options.schedule);
+    if (parted) {
+      std::vector<std::string> could;
+      for (PyThreadId t : parted->runnable) could.push_back(thread(t));
+      const std::string there = fmt::format("{} can run", fmt::join(could, " or "));
+      if (parted->asked == kNoThread)
+        return fmt::format(
+            "--schedule {}: the schedule has {} {}, and the run{} makes more: at choice {}, {}; give every choice, as "
+            "`impsim schedules` prints them",
+            schedule, choices->size(), plural(choices->size(), "choice", "choices"), in, parted->choice, there);
+      return fmt::format("--schedule {}: choice {} is {}, which cannot run there{}: {}", schedule, parted->choice,
+                         thread(parted->asked), in, there);
+    }
+    if (at < choices->size())
+      return fmt::format(
+          "--schedule {}: the schedule has {} choices, but the run{} makes only {}: choice {} has nothing to choose "
+          "(after it, each thread runs until it ends or waits)",
+          schedule, choices->size(), in, at, at + 1);
+  }
+  return std::nullopt;
 }
 
 std::vector<ThreadSearch> search_scenario_schedules(const Scenario& sc, const RunOptions& options,

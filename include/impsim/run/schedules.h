@@ -3,6 +3,7 @@
 // import locks (engine/schedule_search.h runs the engine once per schedule).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,14 @@ const char* search_kind_name(SearchKind kind);
 // every one within the bound"), said beside every "not found" and "never":
 // they hold only within it.
 std::string search_coverage(const ScheduleSearch& search);
+
+// A --schedule for `sc`'s runs under `options` (each variant at the
+// parameters a trace or an explorer page runs), checked in full before any
+// of them is shown: every choice must be one the run can follow, and the
+// run must make exactly as many choices as the schedule has (`impsim
+// schedules` prints whole ones). nullopt, or what is wrong: the choice's
+// number and what the run could do there.
+std::optional<std::string> schedule_problem(const Scenario& sc, const RunOptions& options);
 
 // One point of a schedule written out, by name (what
 // tools/lib/crosscheck/threads_real.py forces on real threads).

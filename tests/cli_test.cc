@@ -4,6 +4,7 @@
 // tools/check/check_reports.py checks every subcommand in every format against
 // the report schema.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -88,10 +89,13 @@ TEST_CASE("under GitHub Actions a failed expectation is annotated at its line an
   int line = 1;
   for (size_t i = 0; i < text.find("\"probe.lookups\": 8"); ++i) line += text[i] == '\n';
   std::string summary = test::write_temp("summary.md", "");
-  auto r = test::shell("GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY=" + summary + " " + IMPSIM_BINARY + " run " + failing);
-  CAPTURE(r.out);
+  auto r = test::shell_split("GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY=" + summary + " " + IMPSIM_BINARY + " run " +
+                             failing);
+  CAPTURE(r.err);
   CHECK(r.status == 1);
-  CHECK(r.out.find("::error file=" + failing + ",line=" + std::to_string(line) +
+  // On standard error, always: standard output holds the report alone.
+  CHECK(r.out.find("::error") == std::string::npos);
+  CHECK(r.err.find("::error file=" + failing + ",line=" + std::to_string(line) +
                    ",col=24,title=impsim expectation::seed_incident: after probe.lookups [filler=3298, k=7]: expected "
                    "8, got 7\n") != std::string::npos);
   std::string md = impsim::test::read_file(summary);
@@ -105,6 +109,41 @@ TEST_CASE("under GitHub Actions a failed expectation is annotated at its line an
   // Elsewhere, no annotation.
   auto plain = test::shell("GITHUB_ACTIONS= " + std::string(IMPSIM_BINARY) + " run " + failing);
   CHECK(plain.out.find("::error") == std::string::npos);
+}
+
+TEST_CASE("under GitHub Actions a trace of a run that raises is still one document on standard output") {
+  // The ::error line used to follow the document on standard output:
+  // `trace --format chrome > t.json` in CI wrote invalid JSON.
+  const std::string raises = test::write_temp("raises.json", R"({"impsim": 1, "tree": {}, "program": [{"import": "nope"}]})");
+  for (const char* format : {"chrome", "json", "dot", "importtime", "text"}) {
+    CAPTURE(format);
+    auto r = test::shell_split("GITHUB_ACTIONS=true " + std::string(IMPSIM_BINARY) + " trace " + raises +
+                               " --variant before --format " + format);
+    CHECK(r.status == 1);
+    CHECK(r.out.find("::error") == std::string::npos);
+    CHECK(r.err.find("::error file=" + raises) != std::string::npos);
+    if (std::string_view(format) == "chrome" || std::string_view(format) == "json")
+      CHECK_NOTHROW(nlohmann::json::parse(r.out));
+  }
+}
+
+TEST_CASE("a $GITHUB_STEP_SUMMARY that cannot be written is a warning, never a wait") {
+  const std::string dir = test::scratch_subdir("fifo");
+  const std::string fifo = dir + "/summary";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  // A FIFO nobody reads used to hold the command in open() for good; the
+  // timeout makes a regression fail instead of hanging the suite.
+  auto r = test::shell_split("GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY=" + fifo + " timeout 20 " +
+                             std::string(IMPSIM_BINARY) + " run " + test::kNested);
+  CHECK(r.status == 0);
+  CHECK(r.out.find("expectations: 8/8 hold") != std::string::npos);
+  CHECK(r.err.find("impsim: warning: $GITHUB_STEP_SUMMARY: cannot append to " + fifo +
+                   ": a FIFO that no process is reading; the step summary is left out") != std::string::npos);
+  // A folder: the same warning, the run the same.
+  auto folder = test::shell_split("GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY=" + dir + " " +
+                                  std::string(IMPSIM_BINARY) + " run " + test::kNested);
+  CHECK(folder.status == 0);
+  CHECK(folder.err.find("impsim: warning: $GITHUB_STEP_SUMMARY") != std::string::npos);
 }
 
 TEST_CASE("run --bless on a copy of each shipped scenario: the expectations then hold, and files whose held are unchanged") {

@@ -337,9 +337,15 @@ void write_file(const WriteTarget& target, std::string_view text) {
   w.commit();
 }
 
+// Without blocking, ever: the path is named by the environment (the CI
+// runner's $GITHUB_STEP_SUMMARY), and a FIFO nobody reads used to hold the
+// command in open() for good. A FIFO without a reader fails to open
+// (ENXIO); one whose reader does not read fails to take the text (EAGAIN).
 void append_file(const std::string& path, std::string_view text) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOCTTY | O_CLOEXEC, 0666);
-  if (fd < 0) throw OutputError(fmt::format("cannot append to {}: {}", path, std::strerror(errno)));
+  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOCTTY | O_CLOEXEC | O_NONBLOCK, 0666);
+  if (fd < 0)
+    throw OutputError(fmt::format("cannot append to {}: {}", path,
+                                  errno == ENXIO ? "a FIFO that no process is reading" : std::strerror(errno)));
   const char* p = text.data();
   size_t n = text.size();
   int err = 0;
@@ -353,7 +359,9 @@ void append_file(const std::string& path, std::string_view text) {
     }
   }
   if (::close(fd) != 0 && err == 0) err = errno;
-  if (err) throw OutputError(fmt::format("cannot append to {}: {}", path, std::strerror(err)));
+  if (err)
+    throw OutputError(fmt::format("cannot append to {}: {}", path,
+                                  err == EAGAIN ? "its reader is not taking what is written" : std::strerror(err)));
 }
 
 }  // namespace impsim

@@ -85,7 +85,7 @@ Action add_compare(CLI::App& app) {
     else
       sink.text(
           compare_schedules_text(c, sink.format == Format::Markdown ? CompareFormat::Markdown : CompareFormat::Text));
-    github_step_summary(compare_schedules_text(c, CompareFormat::Markdown));
+    if (github_step_summary_wanted()) github_step_summary(compare_schedules_text(c, CompareFormat::Markdown));
     return compare_schedules_exit_status(c);
   };
   return action_of(st, [st, cmd, refuse_flags_of_the_other_kind, compare_schedules](Sink& sink) -> int {
@@ -140,7 +140,7 @@ Action add_compare(CLI::App& app) {
           else
             sink.text(compare_text(c, sink.format == Format::Markdown ? CompareFormat::Markdown : CompareFormat::Text));
           sink.failures(result.scenario.name, run_failures(result, /*raised=*/false));
-          github_step_summary(compare_text(c, CompareFormat::Markdown));
+          if (github_step_summary_wanted()) github_step_summary(compare_text(c, CompareFormat::Markdown));
           if (st->flags.stats) print_stats(result.runs, options.engine);
           return compare_exit_status(result);
         });

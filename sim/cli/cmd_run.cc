@@ -25,7 +25,7 @@ void emit_run_report(Sink& sink, const ScenarioRun& result, const std::string& /
     case Format::Text: sink.text(report_text(result)); break;
   }
   sink.failures(result.scenario.name, run_failures(result));
-  github_step_summary(report_markdown(result, command));
+  if (github_step_summary_wanted()) github_step_summary(report_markdown(result, command));
 }
 
 Action add_run(CLI::App& app) {

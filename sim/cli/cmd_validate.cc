@@ -43,7 +43,7 @@ std::vector<PlacedWarning> tell_warnings(const Scenario& sc) {
     const std::string message =
         terminal_text(places.prefix(p.warning.pointer) + "at " + p.warning.pointer + ": " + p.warning.message);
     fmt::print(stderr, "impsim: warning: {}\n", message);
-    github_annotate(github_annotation("impsim warning", sc.file, p.pos, message, "warning"), true);
+    github_annotate(github_annotation("impsim warning", sc.file, p.pos, message, "warning"));
     out.push_back(std::move(p));
   }
   return out;

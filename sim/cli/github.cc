@@ -48,11 +48,18 @@ std::string github_annotation(const std::string& title, const std::string& file,
   return fmt::format("::{} ", command) + props + "::" + workflow_command_data(message) + "\n";
 }
 
-void github_annotate(const std::string& annotation, bool on_stderr) {
+void github_annotate(const std::string& annotation) {
   if (console() != Console::GitHubRunner) return;
-  std::ostream& out = on_stderr ? std::cerr : std::cout;
-  out << annotation;
-  out.flush();
+  // Whatever standard output holds goes first, so that in a log that
+  // shows both streams an annotation still follows what it annotates.
+  std::cout.flush();
+  std::cerr << annotation;
+  std::cerr.flush();
+}
+
+bool github_step_summary_wanted() {
+  const char* path = std::getenv("GITHUB_STEP_SUMMARY");
+  return path && *path;
 }
 
 void github_step_summary(const std::string& markdown) {
@@ -60,8 +67,10 @@ void github_step_summary(const std::string& markdown) {
   if (!path || !*path) return;
   try {
     append_file(path, markdown + "\n");
-  } catch (const OutputError&) {
-    fmt::print(stderr, "impsim: warning: cannot append to $GITHUB_STEP_SUMMARY ({})\n", terminal_text(path));
+  } catch (const OutputError& e) {
+    // A warning: the report itself is written, and the run's status stands.
+    fmt::print(stderr, "impsim: warning: $GITHUB_STEP_SUMMARY: {}; the step summary is left out\n",
+               terminal_text(e.what()));
   }
 }
 

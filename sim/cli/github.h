@@ -37,15 +37,17 @@ std::string error_title(const std::string& kind);
 std::string github_annotation(const std::string& title, const std::string& file, std::optional<SourcePos> pos,
                               const std::string& message, const char* command = "error");
 
-// Writes an annotation, when impsim runs under GitHub Actions, beside what
-// it annotates: on standard output beside a report that lists the failure,
-// on standard error beside an error message or a --quiet line, and under
-// --format json (standard output is one JSON object). The runner reads both.
-void github_annotate(const std::string& annotation, bool on_stderr);
+// Writes an annotation, when impsim runs under GitHub Actions, on standard
+// error: the runner reads workflow commands on both streams, and standard
+// output holds only the document asked for (a report, a trace, JSON), so
+// `impsim trace --format chrome > t.json` stays one JSON document in CI.
+void github_annotate(const std::string& annotation);
 
 // Appends `markdown` to $GITHUB_STEP_SUMMARY when it is set (and impsim
 // runs under GitHub Actions or the variable is set by hand).
 void github_step_summary(const std::string& markdown);
+// Whether there is a step summary to write: the Markdown is made only then.
+bool github_step_summary_wanted();
 
 // The step summary's list of a command's failures: a heading, then the
 // lines (terminal text, as standard error has them) in a code block.

@@ -6,7 +6,12 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <cerrno>
+#include <cstdlib>
+#include <exception>
+#include <cxxabi.h>
+#include <new>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -47,6 +52,42 @@ namespace {
 // terminal of a pipeline that ended as its user meant). Stopping here also
 // spares the rest of a run whose output nobody reads.
 extern "C" void on_closed_pipe(int) { _exit(kExitOutput); }
+
+// An allocation that fails where no exception may leave (a destructor: the
+// JSON library frees a document with a vector of its own) ends in
+// std::terminate, which would abort with a core and a message about no
+// active exception. Every failed allocation is noted first; a terminate
+// that follows one is said as what it is, out of memory, with exit status
+// 3, and whatever standard output still holds is dropped, not flushed: no
+// part of a report goes out as if it were whole. Nothing here allocates.
+std::atomic<bool> allocation_failed{false};
+
+void note_failed_allocation() {
+  allocation_failed.store(true);
+  throw std::bad_alloc();
+}
+
+[[noreturn]] void on_terminate() {
+  if (!allocation_failed.load()) __gnu_cxx::__verbose_terminate_handler();  // a bug: the usual message and abort
+  static const char kMessage[] =
+      "impsim: error: out of memory: an allocation failed where it could not be handled; nothing of this run was "
+      "reported (raise the memory limit, or lower --max-file-bytes or the limit the scenario reaches)\n";
+  static const char kAnnotation[] =
+      "::error title=impsim out of memory::out of memory: an allocation failed where it could not be handled; nothing "
+      "of this run was reported\n";
+  ssize_t ignored = write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+  const char* actions = std::getenv("GITHUB_ACTIONS");
+  if (actions && std::strcmp(actions, "true") == 0) ignored = write(STDERR_FILENO, kAnnotation, sizeof kAnnotation - 1);
+  (void)ignored;
+  _exit(kExitLimit);
+}
+
+// Before every other static initialiser (CLI11's validators allocate):
+// under a cap small enough, even those fail.
+[[gnu::constructor(101)]] void report_memory_failures() {
+  std::set_new_handler(note_failed_allocation);
+  std::set_terminate(on_terminate);
+}
 
 void exit_on_closed_pipe() {
   struct sigaction action {};

@@ -17,7 +17,32 @@ namespace impsim::cli {
 using nlohmann::ordered_json;
 
 void Sink::text(const std::string& s) {
-  if (!quiet) (out ? *out : std::cout) << s;
+  if (quiet) return;
+  if (holding_)
+    held_ += s;
+  else
+    (out ? *out : std::cout) << s;
+}
+
+void Sink::hold() {
+  holding_ = true;
+  held_.clear();
+  docs_before_hold_ = docs_.size();
+}
+
+void Sink::release() {
+  holding_ = false;
+  if (!held_.empty()) (out ? *out : std::cout) << held_;
+  held_.clear();
+  held_.shrink_to_fit();
+}
+
+void Sink::drop_held() {
+  if (!holding_) return;
+  holding_ = false;
+  held_.clear();
+  held_.shrink_to_fit();
+  docs_.resize(std::min(docs_.size(), docs_before_hold_));
 }
 
 void Sink::json(const ordered_json& j) { json_text(dump_json(j, json_options)); }
@@ -37,8 +62,7 @@ void Sink::failures(const std::string& scenario, const std::vector<Failure>& lis
     // Quiet silences success only: the report that would list the failure
     // is not printed, so its line goes to standard error.
     if (quiet) fmt::print(stderr, "{}\n", line);
-    github_annotate(github_annotation(failure_title(f.kind), f.file, f.pos, terminal_text(scenario + ": " + f.text)),
-                    quiet || format == Format::Json);
+    github_annotate(github_annotation(failure_title(f.kind), f.file, f.pos, terminal_text(scenario + ": " + f.text)));
     summary_line(line);
   }
   std::fflush(stderr);
@@ -139,7 +163,9 @@ int for_each_file(const std::vector<std::string>& files, Sink& sink, const std::
     // (not the lines of one list).
     if (i > 0 && reports) sink.text("\n");
     if (files.size() > 1 && reports && !sink.own_format) sink.text(file_header(files[i], sink.format));
+    sink.hold();
     status = std::max(status, body(files[i]));
+    sink.release();
   }
   sink.finish(status);
   return status;
@@ -166,7 +192,7 @@ int tell_error(const ErrorInfo& info, Sink* sink) {
   print_error(info.message);
   std::optional<SourcePos> pos;
   if (info.line > 0) pos = SourcePos{info.line, info.column};
-  github_annotate(github_annotation(error_title(info.kind), info.file, pos, terminal_text(info.message)), true);
+  github_annotate(github_annotation(error_title(info.kind), info.file, pos, terminal_text(info.message)));
   const std::string line = terminal_text("impsim: error: " + info.message);
   if (sink) {
     sink->summary_line(line);

@@ -33,6 +33,14 @@ class Sink {
   std::string command;          // the subcommand, which the step summary's list names
 
   void text(const std::string& s);           // ignored under --quiet
+  // What one file's command prints is held from hold() until release()
+  // writes it; drop_held() (an error stopped the file: out of memory, a
+  // limit, a bad input found late) forgets it, JSON documents included. So
+  // a report goes out whole or not at all: an allocation that fails after
+  // half a report was printed used to leave that half on standard output.
+  void hold();
+  void release();
+  void drop_held();
   void json(const nlohmann::ordered_json& j);
   void json_text(std::string dumped);        // an already written JSON document
   void error(const nlohmann::ordered_json& error_object);
@@ -53,6 +61,9 @@ class Sink {
  private:
   std::vector<std::string> docs_;
   std::vector<std::string> summary_;
+  bool holding_ = false;
+  std::string held_;
+  size_t docs_before_hold_ = 0;
   size_t files_ = 0;
   friend int for_each_file(const std::vector<std::string>&, Sink&, const std::function<int(const std::string&)>&);
 };

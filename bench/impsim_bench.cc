@@ -5,10 +5,13 @@
 // `impsim_bench ROOT memory`: peak RSS against simulated events instead.
 #include <fmt/format.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -470,9 +473,80 @@ int bench_schedules(const std::string& root) {
   return 0;
 }
 
+// `impsim_bench --schedule-memory`: what an exhaustive search keeps against
+// the length of its runs (docs/limits.md, "Schedule searches"): two threads
+// each repeating one step N times, from 1,000 to 100,000 steps a thread,
+// searched to --max-schedules 5 (every run of a search is as long). Each
+// case runs in a child of its own, so that its peak RSS is its own.
+int bench_schedule_memory() {
+  // bytes/choice: the peak RSS past the case's smallest run, per choice
+  // point past it (what a longer run adds).
+  fmt::print("{:<26} {:>8} {:>12} {:>12} {:>12} {:>13} {:>8}\n", "case (bound 2, 5 schedules)", "steps", "choices/run",
+             "kept (max)", "peak RSS MB", "bytes/choice", "wall s");
+  struct Case {
+    const char* name;
+    const char* step;
+  };
+  for (const Case& c : {Case{"imports of a cached module", R"({"import": "a"})"},
+                        Case{"reloads", R"({"reload": "a"})"}}) {
+    long first_rss = 0;
+    uint64_t first_choices = 0;
+    for (int steps : {1000, 3000, 10000, 30000, 100000}) {
+      const std::string json = fmt::format(
+          R"({{"impsim": 1, "tree": {{"a": {{}}}}, "threads": {{"w": [{{"import": "a"}}, {{"repeat": {}, "do": [{}]}}]}},
+              "program": [{{"import": "a"}}, {{"start": "w"}}, {{"repeat": {}, "do": [{}]}}, {{"join": "w"}}]}})",
+          steps, c.step, steps, c.step);
+      int pipe_fd[2];
+      if (pipe(pipe_fd) != 0) return 1;
+      const auto t0 = std::chrono::steady_clock::now();
+      const pid_t pid = fork();
+      if (pid == 0) {
+        close(pipe_fd[0]);
+        const Scenario sc = parse_scenario(json, "memory.json");
+        RunOptions options;
+        options.variants = {sc.hooks.used ? "as_is" : "before"};
+        options.limits.max_steps = 100'000'000;
+        SearchOptions search;
+        search.max_schedules = 5;
+        const ScheduleSearch s = search_scenario_schedules(sc, options, search).at(0).search;
+        const std::string line = fmt::format("{} {} {}", s.longest_run, s.peak_kept_choices, s.schedules);
+        ssize_t ignored = write(pipe_fd[1], line.data(), line.size());
+        (void)ignored;
+        _exit(s.schedules == 5 ? 0 : 1);
+      }
+      close(pipe_fd[1]);
+      char buf[128] = {};
+      ssize_t n = read(pipe_fd[0], buf, sizeof buf - 1);
+      close(pipe_fd[0]);
+      int status = 0;
+      rusage usage{};
+      wait4(pid, &status, 0, &usage);
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      uint64_t longest = 0, kept = 0, schedules = 0;
+      if (n <= 0 || std::sscanf(buf, "%lu %lu %lu", &longest, &kept, &schedules) != 3 || status != 0) {
+        fmt::print(stderr, "impsim_bench: the search of {} x {} did not finish\n", steps, c.name);
+        return 1;
+      }
+      const double mb = static_cast<double>(usage.ru_maxrss) / 1024;
+      if (first_choices == 0) {
+        first_rss = usage.ru_maxrss;
+        first_choices = longest;
+        fmt::print("{:<26} {:>8} {:>12} {:>12} {:>12.1f} {:>13} {:>8.2f}\n", c.name, steps, longest, kept, mb, "",
+                   wall);
+      } else {
+        fmt::print("{:<26} {:>8} {:>12} {:>12} {:>12.1f} {:>13.1f} {:>8.2f}\n", c.name, steps, longest, kept, mb,
+                   static_cast<double>(usage.ru_maxrss - first_rss) * 1024 / static_cast<double>(longest - first_choices),
+                   wall);
+      }
+    }
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const char* usage =
-      "usage: impsim_bench [--load | --memory | --floor | --floor-side engine|floor CASE | --switch | --schedules] "
+      "usage: impsim_bench [--load | --memory | --floor | --floor-side engine|floor CASE | --switch | --schedules | "
+      "--schedule-memory] "
       "[ROOT]\n"
       "  Times the engine alone on the scenarios docs/performance.md records (ROOT: the repository, default .).\n"
       "  --load: times loading (and compiling) a generated 50,000-module tree instead.\n"
@@ -480,6 +554,7 @@ int main(int argc, char** argv) {
       "  --floor: the step engine beside the bare replay floor (bench/replay_floor.cc), counters checked equal.\n"
       "  --floor-side engine|floor CASE: one run of one side of one --floor case, for callgrind.\n"
       "  --switch: what a switch between stacks costs (base/fiber.h), and a run's trip to the engine's stack.\n"
+      "  --schedule-memory: an exhaustive search's memory against its runs' length, 1,000 to 100,000 steps a thread.\n"
       "  --schedules: schedules searched a second on the threaded scenarios (tests/data/threads, bench/threads,\n"
       "               the zoo's).\n"
       "  ROOT's files are run with impsim's default limits (those of `impsim run` without flags): a run that\n"
@@ -494,6 +569,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (a == "--switch") return bench_switch();
+    if (a == "--schedule-memory") return bench_schedule_memory();
     if (a == "--load")
       load = true;
     else if (a == "--schedules")

@@ -219,8 +219,15 @@ ordered_json report_json(const ScenarioRun& run) {
                                      : counters_json(r.labels[i].second, shown);
       // A hook scenario's list of finder objects as the step ended: what a
       // step's installs and removals left, without cutting the program.
-      if (r.hooks_used)
-        lj["meta_path"] = r.label_meta_path[i] ? ordered_json(*r.label_meta_path[i]) : ordered_json(nullptr);
+      if (r.hooks_used) {
+        if (const auto& ids = r.label_meta_path[i]) {
+          ordered_json list = ordered_json::array();
+          for (FinderId f : *ids) list.push_back(r.finder_id(f));
+          lj["meta_path"] = std::move(list);
+        } else {
+          lj["meta_path"] = nullptr;
+        }
+      }
       json_append_unique(labels, r.labels[i].first, std::move(lj));
     }
     jr["labels"] = labels;

@@ -470,12 +470,7 @@ VariantRun run_one(const RunPlan& plan, const Model& model, size_t point, Varian
     for (size_t i = 0; i < model.labels.size(); ++i) {
       const LabelTotals& t = engine.labels()[i];
       r.label_hooks.emplace_back(model.labels[i], t.hooks);
-      std::optional<std::vector<std::string>> ids;
-      if (t.meta_path) {
-        ids.emplace();
-        for (FinderId f : *t.meta_path) ids->push_back(engine.finder_objects()[static_cast<size_t>(f)].id);
-      }
-      r.label_meta_path.push_back(std::move(ids));
+      r.label_meta_path.push_back(t.meta_path);
     }
     // The interpreter's three are counted per object too; P is not (its asks are).
     for (const FinderObject& f : engine.finder_objects()) {

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "impsim/engine/engine.h"
@@ -96,10 +97,17 @@ struct VariantRun {
   bool hooks_used = false;
   HookCounters hooks;
   std::vector<std::pair<std::string, HookCounters>> label_hooks;
-  // Each label's sys.meta_path (finder ids) as its step last ended; unset
-  // where it never ended (it never ran, or a hang or a limit stopped it).
-  std::vector<std::optional<std::vector<std::string>>> label_meta_path;
+  // Each label's sys.meta_path (finder objects, finder_id() names them) as
+  // its step last ended; unset where it never ended (it never ran, or a
+  // hang or a limit stopped it). Kept as objects, not their ids' text: a
+  // copy of every id for every label was labels x the ids' length (1,000
+  // labels and a 100 KB id took 1 GB in compare).
+  std::vector<std::optional<std::vector<FinderId>>> label_meta_path;
   std::vector<std::string> finder_ids;
+  std::string_view finder_id(FinderId f) const {
+    if (f == kProxyFinder) return kPredefinedFinders[kProxyFinder];
+    return finder_ids[static_cast<size_t>(f)];
+  }
   // finder_ids inverted: `new` steps can make a million objects, and the
   // reports look every one up by name.
   std::map<std::string, size_t, std::less<>> finder_index;

@@ -56,8 +56,9 @@ std::vector<Kind> all_kinds() {
   const std::string use = R"({"install": "f"}, {"import": "m", "label": "l"})";
   const std::string optional = R"({"install": "f"}, {"import": "m", "optional": true, "label": "l"})";
   auto pattern = [&](const std::string& p) {
-    return hook_scenario(fmt::format(R"("h": {{"claims": {{"patterns": ["{}"]}}, "find_spec": [{{"serve": true}}]}})", p),
-                         R"("f": {"hook": "h"})", optional);
+    return hook_scenario(
+        fmt::format(R"("h": {{"claims": {{"patterns": ["{}"]}}, "find_spec": [{{"serve": true}}]}})", p),
+        R"("f": {"hook": "h"})", optional);
   };
   std::string sets;
   while (sets.size() < kBytes) sets += "[a-z]";
@@ -81,8 +82,9 @@ std::vector<Kind> all_kinds() {
       // each run's per-name tables; its import stops at --max-body-depth.
       {"dotted module name", plain_scenario("", fmt::format(R"({{"import": "{}", "optional": true}})", dotted)), 50, 70,
        70, 3, names},
-      {"guard scope", plain_scenario("", fmt::format(R"({{"guard": {{"enable": true, "scope": ["{}"]}}, "body": []}})", s)),
-       20, 20, 20, 0, names},
+      {"guard scope",
+       plain_scenario("", fmt::format(R"({{"guard": {{"enable": true, "scope": ["{}"]}}, "body": []}})", s)), 20, 20,
+       20, 0, names},
       {"description", plain_scenario(fmt::format(R"(, "description": "{}")", s)), 20, 20, 20},
       {"scenario name", plain_scenario(fmt::format(R"(, "name": "{}")", s)), 20, 20, 20},
       {"$schema", plain_scenario(fmt::format(R"(, "$schema": "{}")", s)), 20, 20, 20},
@@ -94,8 +96,9 @@ std::vector<Kind> all_kinds() {
       {"report title", plain_scenario(fmt::format(R"(, "report": [{{"counter": "asks", "title": "{}"}}])", s)), 20, 20,
        20},
       {"sweep title",
-       plain_scenario(fmt::format(R"(, "params": {{"k": 1}}, "sweep": {{"param": "k", "values": [1, 2], "title": "{}"}})", s),
-                      R"({"import": "m", "label": "l", "repeat": "$k"})"),
+       plain_scenario(
+           fmt::format(R"(, "params": {{"k": 1}}, "sweep": {{"param": "k", "values": [1, 2], "title": "{}"}})", s),
+           R"({"import": "m", "label": "l", "repeat": "$k"})"),
        20, 20, 20},
       {"parameter name",
        plain_scenario(fmt::format(R"(, "params": {{"{}": 1}})", half),
@@ -107,7 +110,8 @@ std::vector<Kind> all_kinds() {
        hook_scenario(h, fmt::format(R"("{}": {{"hook": "h"}})", half),
                      fmt::format(R"({{"install": "{}"}}, {{"import": "m", "label": "l"}})", half)),
        20, 20, 40},
-      {"hook name", hook_scenario(fmt::format(R"("{}": {{{}}})", half, serve), fmt::format(R"("f": {{"hook": "{}"}})", half), use),
+      {"hook name",
+       hook_scenario(fmt::format(R"("{}": {{{}}})", half, serve), fmt::format(R"("f": {{"hook": "{}"}})", half), use),
        20, 20, 20},
       {"hook in a variant",
        hook_scenario(fmt::format(R"("{}": {{{}}})", third, serve), fmt::format(R"("f": {{"hook": "{}"}})", third), use,
@@ -194,7 +198,8 @@ void check_commands(const std::vector<std::string>& commands) {
       const long bound_kb = kSpareKb + static_cast<long>(per_byte[c] * bytes / 1024);
       CAPTURE(growth_kb);
       CAPTURE(bound_kb);
-      if (std::getenv("LONG_STRINGS_SHOW")) fmt::print(stderr, "{:28} {:9} {:7} KB (bound {} KB)\n", name, command, growth_kb, bound_kb);
+      if (std::getenv("LONG_STRINGS_SHOW"))
+        fmt::print(stderr, "{:28} {:9} {:7} KB (bound {} KB)\n", name, command, growth_kb, bound_kb);
       if (test::kMemoryMeasurable) CHECK(growth_kb <= bound_kb);
     }
   }
@@ -218,9 +223,8 @@ TEST_CASE("a long finder id is not copied per label: labels x the id's length is
   std::string program = fmt::format(R"({{"install": "{}"}})", id);
   for (int i = 0; i < 1000; ++i) program += fmt::format(R"(, {{"import": "m", "label": "l{}"}})", i);
   const std::string path = test::write_temp(
-      "labels_and_id.json",
-      hook_scenario(R"("h": {"claims": {"names": ["m"]}, "find_spec": [{"serve": true}]})",
-                    fmt::format(R"("{}": {{"hook": "h"}})", id), program));
+      "labels_and_id.json", hook_scenario(R"("h": {"claims": {"names": ["m"]}, "find_spec": [{"serve": true}]})",
+                                          fmt::format(R"("{}": {{"hook": "h"}})", id), program));
   malloc_trim(0);
   const std::string empty = test::write_temp("empty.json", plain_scenario(""));
   for (const char* command : {"run", "compare"}) {

@@ -47,8 +47,7 @@ std::optional<NamePattern> NamePattern::parse(std::string_view pattern, std::str
     const size_t start = i;
     next(i, c);
     if (c == '*') {
-      if (text.empty() || text.back() != '*')
-        text += '*';
+      if (text.empty() || text.back() != '*') text += '*';
       continue;
     }
     if (c == '?') {
@@ -101,7 +100,8 @@ std::optional<NamePattern> NamePattern::parse(std::string_view pattern, std::str
           "a pattern is matched against the last part of a name, which holds no \".\" (to claim a package and "
           "everything inside it, use \"packages\")");
     if (!literal_char(c))
-      return refuse(fmt::format("\"{}\": a pattern holds identifier characters, \"*\", \"?\" and sets [...]", shown(c)));
+      return refuse(
+          fmt::format("\"{}\": a pattern holds identifier characters, \"*\", \"?\" and sets [...]", shown(c)));
     text.append(pattern.substr(start, i - start));
     ++chars;
   }
@@ -119,9 +119,12 @@ NamePattern::Token NamePattern::read(size_t at) const {
   char32_t c = 0;
   size_t i = at;
   next_utf8(p, i, c);
-  if (c == '*') t.kind = Token::Star;
-  else if (c == '?') t.kind = Token::Any;
-  else if (c != '[') t.literal = c;
+  if (c == '*')
+    t.kind = Token::Star;
+  else if (c == '?')
+    t.kind = Token::Any;
+  else if (c != '[')
+    t.literal = c;
   else {
     t.kind = Token::Set;
     if (p[i] == '!') {

@@ -74,7 +74,8 @@ NameId NameTable::intern(std::string_view name) {
         // Every part from here on is a new name: room for them at once. A
         // name of millions of parts (--max-name-length raised) grew each
         // table by doubling, the old and the new copy alive together.
-        const size_t more = static_cast<size_t>(std::count(full.begin() + static_cast<ptrdiff_t>(start), full.end(), '.')) + 1;
+        const size_t more =
+            static_cast<size_t>(std::count(full.begin() + static_cast<ptrdiff_t>(start), full.end(), '.')) + 1;
         if (view_.size() + more > view_.capacity()) {
           const size_t n = std::max(view_.size() + more, 2 * view_.capacity());
           view_.reserve(n);

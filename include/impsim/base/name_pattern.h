@@ -40,7 +40,7 @@ class NamePattern {
     bool negated = false;
     char32_t literal = 0;
     size_t members = 0;
-    size_t end = 0;   // where the next element starts
+    size_t end = 0;  // where the next element starts
   };
   Token read(size_t at) const;
   bool one(const Token& t, char32_t c) const;

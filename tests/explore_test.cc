@@ -236,8 +236,8 @@ TEST_CASE("explore: a hook scenario's rows end at the run's hook counters and sy
         CHECK(calls == vr.hooks.finder_calls.u64());
         CHECK(depth == vr.hooks.max_depth.u64());
         CHECK(v["totals"]["searches"] == vr.hooks.searches.text());
-        for (size_t i = 0; i < vr.finder_ids.size(); ++i)
-          if (!vr.finder_ids[i].empty()) CHECK(by[vr.finder_ids[i]] == vr.hooks.by_object[i].u64());
+        for (size_t i = 0; i < vr.finder_ids().size(); ++i)
+          if (!vr.finder_ids()[i].empty()) CHECK(by[vr.finder_ids()[i]] == vr.hooks.by_object[i].u64());
         // The last sys.meta_path the rows set is the run's final one.
         REQUIRE(meta >= 0);
         std::string ids;

@@ -56,7 +56,8 @@ std::string text_table(const std::vector<std::vector<std::string>>& rows, size_t
   for (const auto& row : rows)
     for (size_t i = 0; i < row.size(); ++i) {
       if (widths.size() <= i) widths.push_back(0);
-      widths[i] = std::max(widths[i], text_width(row[i]));
+      const size_t w = text_width(row[i]);
+      if (w <= kLongestAlignedCell) widths[i] = std::max(widths[i], w);
     }
   if (widths.empty()) return "";
   // Blocks of the columns after the first: [begin, end).

@@ -49,20 +49,10 @@ bool ascii_continue(char32_t c) { return ascii_start(c) || (c >= '0' && c <= '9'
 
 // Decodes strict UTF-8 (no overlongs, surrogates or values past U+10FFFF).
 bool decode(std::string_view s, std::vector<char32_t>& out) {
+  char32_t cp = 0;
   for (size_t i = 0; i < s.size();) {
-    auto b = static_cast<unsigned char>(s[i]);
-    int extra = b < 0x80 ? 0 : (b & 0xE0) == 0xC0 ? 1 : (b & 0xF0) == 0xE0 ? 2 : (b & 0xF8) == 0xF0 ? 3 : -1;
-    if (extra < 0 || i + static_cast<size_t>(extra) >= s.size() + (extra == 0 ? 1 : 0)) return false;
-    char32_t cp = extra == 0 ? b : b & (0x3F >> extra);
-    for (int k = 1; k <= extra; ++k) {
-      auto c = static_cast<unsigned char>(s[i + static_cast<size_t>(k)]);
-      if ((c & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (c & 0x3F);
-    }
-    static constexpr char32_t kMin[] = {0, 0x80, 0x800, 0x10000};
-    if (cp < kMin[extra] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    if (!next_utf8(s, i, cp)) return false;
     out.push_back(cp);
-    i += static_cast<size_t>(extra) + 1;
   }
   return true;
 }
@@ -164,5 +154,22 @@ std::string nfkc_identifier(std::string_view s) {
 }
 
 bool decode_utf8(std::string_view s, std::vector<char32_t>& out) { return decode(s, out); }
+
+bool next_utf8(std::string_view s, size_t& i, char32_t& cp) {
+  auto b = static_cast<unsigned char>(s[i]);
+  int extra = b < 0x80 ? 0 : (b & 0xE0) == 0xC0 ? 1 : (b & 0xF0) == 0xE0 ? 2 : (b & 0xF8) == 0xF0 ? 3 : -1;
+  if (extra < 0 || i + static_cast<size_t>(extra) >= s.size() + (extra == 0 ? 1 : 0)) return false;
+  char32_t c32 = extra == 0 ? b : b & (0x3F >> extra);
+  for (int k = 1; k <= extra; ++k) {
+    auto c = static_cast<unsigned char>(s[i + static_cast<size_t>(k)]);
+    if ((c & 0xC0) != 0x80) return false;
+    c32 = (c32 << 6) | (c & 0x3F);
+  }
+  static constexpr char32_t kMin[] = {0, 0x80, 0x800, 0x10000};
+  if (c32 < kMin[extra] || c32 > 0x10FFFF || (c32 >= 0xD800 && c32 <= 0xDFFF)) return false;
+  cp = c32;
+  i += static_cast<size_t>(extra) + 1;
+  return true;
+}
 
 }  // namespace impsim

@@ -150,7 +150,7 @@ void RunFlags::add(CLI::App* cmd, const std::string& variant_help) {
   // for 1000 of each (docs/limits.md).
   add_limit(cmd, "--max-lookup-depth", run.limits.max_lookup_depth, 1, 1000, "Stop (exit 3) past this lookup nesting");
   add_limit(cmd, "--max-body-depth", run.limits.max_body_depth, 1, 1000,
-            "Stop (exit 3) past this nesting of module bodies and calls");
+            "Stop (exit 3) past this nesting of module bodies, calls and parent imports");
   add_limit(cmd, "--max-guard-depth", run.limits.max_guard_depth, 1, 10000,
             "Stop (exit 3) past this many guards open at once, nest levels included");
   add_limit(cmd, "--max-steps", run.limits.max_steps, 0, kU64Max,

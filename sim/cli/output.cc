@@ -192,11 +192,15 @@ int tell_error(const ErrorInfo& info, Sink* sink) {
   print_error(info.message);
   std::optional<SourcePos> pos;
   if (info.line > 0) pos = SourcePos{info.line, info.column};
-  github_annotate(github_annotation(error_title(info.kind), info.file, pos, terminal_text(info.message)));
+  // What only a GitHub runner or a JSON report shows is built only there:
+  // the message holds what the file wrote (a key of millions of
+  // characters, say), and each form of it is a copy.
+  if (console() == Console::GitHubRunner)
+    github_annotate(github_annotation(error_title(info.kind), info.file, pos, terminal_text(info.message)));
   const std::string line = terminal_text("impsim: error: " + info.message);
   if (sink) {
     sink->summary_line(line);
-    sink->error(error_json(info));
+    if (sink->format == Format::Json) sink->error(error_json(info));
   } else {
     github_step_summary(failures_summary("", {line}));
   }

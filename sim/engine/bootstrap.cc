@@ -174,7 +174,13 @@ ModuleId Engine::_find_and_load_unlocked(NameId name) {
   PathRef path = kNoPath;  // None: a top-level search of sys.path
   NameId parent = names_.parent(name);
   if (parent != kNoName) {
-    if (!interp_.sys_modules.contains(parent)) _find_and_load<M>(parent);
+    if (!interp_.sys_modules.contains(parent)) {
+      // A C++ frame per part of the name: a name of millions of parts
+      // (--max-name-length raised) would overflow the engine's stack, so
+      // the nesting counts against --max-body-depth as bodies do.
+      enter_body_depth("module bodies, calls and parent imports");
+      try_finally([&] { _find_and_load<M>(parent); }, [&] { --thread_.body_depth; });
+    }
     // "Crazy side-effects!": the parent's import may have imported us.
     if (interp_.sys_modules.contains(name)) return interp_.sys_modules.get(name);
     if (!interp_.sys_modules.contains(parent)) raise("KeyError", repr(names_.text(parent)));

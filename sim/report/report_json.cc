@@ -99,10 +99,11 @@ ordered_json hook_counters_json(const VariantRun& r, const Counters& c, const Ho
   j["hook_reentries"] = count_json(h.hook_reentries);
   ordered_json by = ordered_json::object();
   // Hook objects first, then the interpreter's three.
-  for (FinderId f : counted_finder_order(r.finder_ids.size())) {
+  const std::vector<std::string>& ids = r.finder_ids();
+  for (FinderId f : counted_finder_order(ids.size())) {
     const size_t i = static_cast<size_t>(f);
-    if (!r.finder_ids[i].empty())
-      json_append_unique(by, r.finder_ids[i], count_json(i < h.by_object.size() ? h.by_object[i] : Count(0)));
+    if (!ids[i].empty())
+      json_append_unique(by, ids[i], count_json(i < h.by_object.size() ? h.by_object[i] : Count(0)));
   }
   j["finder_calls_by_object"] = by;
   return j;
@@ -219,8 +220,15 @@ ordered_json report_json(const ScenarioRun& run) {
                                      : counters_json(r.labels[i].second, shown);
       // A hook scenario's list of finder objects as the step ended: what a
       // step's installs and removals left, without cutting the program.
-      if (r.hooks_used)
-        lj["meta_path"] = r.label_meta_path[i] ? ordered_json(*r.label_meta_path[i]) : ordered_json(nullptr);
+      if (r.hooks_used) {
+        if (const auto& ids = r.label_meta_path[i]) {
+          ordered_json list = ordered_json::array();
+          for (FinderId f : *ids) list.push_back(r.finder_id(f));
+          lj["meta_path"] = std::move(list);
+        } else {
+          lj["meta_path"] = nullptr;
+        }
+      }
       json_append_unique(labels, r.labels[i].first, std::move(lj));
     }
     jr["labels"] = labels;

@@ -29,6 +29,16 @@ bool Outcome::operator==(const Outcome& o) const {
          same_error(error, o.error) && meta_path == o.meta_path && threads == o.threads && hang == o.hang;
 }
 
+FinderNames::FinderNames(std::vector<std::string> by_object) : ids(std::move(by_object)) {
+  for (size_t i = 0; i < ids.size(); ++i)
+    if (!ids[i].empty()) index.emplace(ids[i], i);
+}
+
+const std::vector<std::string>& VariantRun::finder_ids() const {
+  static const std::vector<std::string> none;
+  return finders ? finders->ids : none;
+}
+
 namespace {
 
 Count hook_run_counter(const VariantRun& r, const Counters& c, const HookCounters& h, std::string_view name) {
@@ -40,8 +50,9 @@ Count hook_run_counter(const VariantRun& r, const Counters& c, const HookCounter
   if (name == "hook_reentries") return h.hook_reentries;
   if (name == "lookup_depth") return c.max_depth;
   if (name.starts_with("finder_calls:")) {
-    auto it = r.finder_index.find(name.substr(13));
-    if (it == r.finder_index.end()) return 0;
+    if (!r.finders) return 0;
+    auto it = r.finders->index.find(name.substr(13));
+    if (it == r.finders->index.end()) return 0;
     return it->second < h.by_object.size() ? h.by_object[it->second] : Count(0);
   }
   return counter_value(c, name);
@@ -80,9 +91,10 @@ std::vector<std::string> report_counter_names(const std::vector<VariantRun>& run
     if (!id.empty() && listed.insert(id).second) out.push_back("finder_calls:" + id);
   };
   for (const VariantRun& r : runs)
-    for (size_t i = kProxyFinder + 1; i < r.finder_ids.size(); ++i) add(r.finder_ids[i]);
+    for (size_t i = kProxyFinder + 1; i < r.finder_ids().size(); ++i) add(r.finder_ids()[i]);
   for (FinderId f : {kBuiltinImporter, kFrozenImporter, kPathFinder})
-    if (static_cast<size_t>(f) < runs.front().finder_ids.size()) add(runs.front().finder_ids[static_cast<size_t>(f)]);
+    if (static_cast<size_t>(f) < runs.front().finder_ids().size())
+      add(runs.front().finder_ids()[static_cast<size_t>(f)]);
   out.push_back("max_depth");
   // Only where hook calls nest or a hook re-enters the import system.
   if (std::any_of(runs.begin(), runs.end(),
@@ -471,18 +483,12 @@ VariantRun run_one(const RunPlan& plan, const Model& model, size_t point, Varian
     for (size_t i = 0; i < model.labels.size(); ++i) {
       const LabelTotals& t = engine.labels()[i];
       r.label_hooks.emplace_back(model.labels[i], t.hooks);
-      std::optional<std::vector<std::string>> ids;
-      if (t.meta_path) {
-        ids.emplace();
-        for (FinderId f : *t.meta_path) ids->push_back(engine.finder_objects()[static_cast<size_t>(f)].id);
-      }
-      r.label_meta_path.push_back(std::move(ids));
+      r.label_meta_path.push_back(t.meta_path);
     }
     // The interpreter's three are counted per object too; P is not (its asks are).
-    for (const FinderObject& f : engine.finder_objects()) {
-      if (f.cls != FinderClass::Proxy) r.finder_index.emplace(f.id, r.finder_ids.size());
-      r.finder_ids.push_back(f.cls == FinderClass::Proxy ? "" : f.id);
-    }
+    std::vector<std::string> ids;
+    for (const FinderObject& f : engine.finder_objects()) ids.push_back(f.cls == FinderClass::Proxy ? "" : f.id);
+    r.finders = std::make_shared<const FinderNames>(std::move(ids));
   }
   r.outcome = outcome_of(engine);
   r.limit = engine.limit();
@@ -553,6 +559,10 @@ ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options) {
       VariantRun r = run_one(plan, model, si, variant, options);
       if (r.limit && r.limit->limit == "max-events" && options.engine == EngineKind::Step && !options.limits.max_events)
         r.limit->detail += fast_engine_hint(model, variant, options.limits);
+      // The objects of the run before, most often: one copy of their ids.
+      if (r.finders && !out.runs.empty() && out.runs.back().finders &&
+          out.runs.back().finders->ids == r.finders->ids)
+        r.finders = out.runs.back().finders;
       out.runs.push_back(std::move(r));
     }
     const size_t first = plan.index(si, 0);

@@ -71,6 +71,19 @@ NameId NameTable::intern(std::string_view name) {
       if (next == kNoName) {
         full = store(name);
         kept = true;
+        // Every part from here on is a new name: room for them at once. A
+        // name of millions of parts (--max-name-length raised) grew each
+        // table by doubling, the old and the new copy alive together.
+        const size_t more =
+            static_cast<size_t>(std::count(full.begin() + static_cast<ptrdiff_t>(start), full.end(), '.')) + 1;
+        if (view_.size() + more > view_.capacity()) {
+          const size_t n = std::max(view_.size() + more, 2 * view_.capacity());
+          view_.reserve(n);
+          parent_.reserve(n);
+          last_atom_.reserve(n);
+          is_torch_.reserve(n);
+          child_.reserve(n);
+        }
         if (torch_atom_ < 0) torch_atom_ = atom_of("torch");
       }
     }

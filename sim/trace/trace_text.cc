@@ -289,7 +289,7 @@ class TextWriter : public TraceWriter {
  private:
   // A module name as the terminal shows it (identifiers, but Unicode ones:
   // a Hangul filler prints as nothing).
-  std::string text(NameId n) const { return terminal_text(model_->names.text(n)); }
+  std::string text(NameId n) const { return terminal_text(model_->names.view(n)); }
 
   // Why a walk's sys.modules shrank or grew: what the toggle moved.
   std::string moved(const Engine& e, bool enable) const {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,7 +19,10 @@
 namespace impsim {
 
 // A pattern read once (the reader checks it, the model keeps it), then
-// matched at every finder call of the hook that claims by it.
+// matched at every finder call of the hook that claims by it. It holds its
+// text once, shared by every copy (a hook class is copied per design), and
+// reads its elements from the text as it matches: a pattern costs its own
+// bytes, not a structure per character (docs/limits.md, "Long strings").
 class NamePattern {
  public:
   // The pattern, or nullopt with the reason it is refused in `why`.
@@ -29,17 +33,22 @@ class NamePattern {
   bool matches(std::string_view text) const;
 
  private:
-  // One element: `*`, `?`, a literal, or a set.
+  // One element read at a byte of text_: `*`, `?`, a literal, or a set
+  // (its members are the bytes [members, end) of text_, before its `]`).
   struct Token {
     enum Kind : uint8_t { Star, Any, Literal, Set } kind = Literal;
-    char32_t literal = 0;
     bool negated = false;
-    std::vector<std::pair<char32_t, char32_t>> ranges;  // a single character is (c, c)
+    char32_t literal = 0;
+    size_t members = 0;
+    size_t end = 0;  // where the next element starts
   };
-  static bool one(const Token& t, char32_t c);
-  std::vector<Token> tokens_;
+  Token read(size_t at) const;
+  bool one(const Token& t, char32_t c) const;
+  // The checked pattern, runs of `*` written as one.
+  std::shared_ptr<const std::string> text_;
+  // The characters a name matched has at least: one per element but `*`.
+  size_t min_chars_ = 0;
 };
-
 // Claims by pattern: the last part of the dotted name `name` ("test_x" of
 // "pkg.test_x") matched by any of `patterns`.
 bool last_part_matches(const std::vector<NamePattern>& patterns, std::string_view name);

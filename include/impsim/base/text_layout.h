@@ -27,7 +27,12 @@ std::string wrap_paragraph(std::string_view text, std::string_view first = "", s
 // others right-aligned, two spaces apart, no trailing spaces. A table
 // wider than `width` is printed as blocks of its columns, each repeating
 // the first column and as wide as fits (at least one more column), a blank
-// line between blocks: every number stays whole and aligned.
+// line between blocks: every number stays whole and aligned. A cell wider
+// than kLongestAlignedCell (a counter of a label or finder id thousands of
+// characters long) is written as it is and sets no column's width: padding
+// every row, in every block, to it made the table's size the longest name
+// times the rows (a 7.5-million-character finder id: 900 MB of `compare`).
+inline constexpr size_t kLongestAlignedCell = 256;
 std::string text_table(const std::vector<std::vector<std::string>>& rows, size_t width = kTextWidth);
 
 }  // namespace impsim

@@ -23,6 +23,11 @@ std::string nfkc_identifier(std::string_view s);
 // not UTF-8 (no overlongs, surrogates or values past U+10FFFF).
 bool decode_utf8(std::string_view s, std::vector<char32_t>& out);
 
+// Reads the code point of strict UTF-8 text `s` at byte `i` (< s.size())
+// into `cp` and moves `i` past it; false, `i` and `cp` unchanged, where it
+// is not UTF-8.
+bool next_utf8(std::string_view s, size_t& i, char32_t& cp);
+
 // Appends the UTF-8 encoding of the code point `cp`.
 void append_utf8(std::string& out, char32_t cp);
 

@@ -35,7 +35,7 @@ struct EngineLimits {
   // hit" without stepping 500 million events).
   uint64_t default_bound = kDefaultMaxEvents;
   int max_lookup_depth = 200;       // nested _find_spec_for_specific_module
-  int max_body_depth = 200;         // nested module bodies and calls
+  int max_body_depth = 200;         // nested module bodies, calls and parent imports
   int max_guard_depth = 5000;       // guards open at once (nest levels included)
   uint64_t max_steps = 10'000'000;  // scenario steps run (repeats counted), events or not
   // Hook scenarios: finder objects a run has besides the interpreter's four

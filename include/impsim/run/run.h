@@ -6,8 +6,10 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "impsim/engine/engine.h"
@@ -84,6 +86,19 @@ struct Outcome {
   bool operator==(const Outcome& o) const;
 };
 
+// A run's finder objects by id: every hook run of a comparison (ten
+// designs) has the same ones unless `new` steps made others, and each kept
+// its own copy of every id, twice (a 7.5 MB id was 150 MB of compare's
+// memory). run_scenario shares one between runs whose ids are equal.
+struct FinderNames {
+  std::vector<std::string> ids;  // by FinderId; P's empty
+  // ids inverted (views into ids, which never change once built): `new`
+  // steps can make a million objects, and the reports look every one up
+  // by name.
+  std::map<std::string_view, size_t, std::less<>> index;
+  explicit FinderNames(std::vector<std::string> by_object);
+};
+
 struct VariantRun {
   Variant variant = Variant::Before;
   Params params;
@@ -96,13 +111,20 @@ struct VariantRun {
   bool hooks_used = false;
   HookCounters hooks;
   std::vector<std::pair<std::string, HookCounters>> label_hooks;
-  // Each label's sys.meta_path (finder ids) as its step last ended; unset
-  // where it never ended (it never ran, or a hang or a limit stopped it).
-  std::vector<std::optional<std::vector<std::string>>> label_meta_path;
-  std::vector<std::string> finder_ids;
-  // finder_ids inverted: `new` steps can make a million objects, and the
-  // reports look every one up by name.
-  std::map<std::string, size_t, std::less<>> finder_index;
+  // Each label's sys.meta_path (finder objects, finder_id() names them) as
+  // its step last ended; unset where it never ended (it never ran, or a
+  // hang or a limit stopped it). Kept as objects, not their ids' text: a
+  // copy of every id for every label was labels x the ids' length (1,000
+  // labels and a 100 KB id took 1 GB in compare).
+  std::vector<std::optional<std::vector<FinderId>>> label_meta_path;
+  // The ids of the finder objects by FinderId (P's empty), and inverted;
+  // runs with the same objects share them (see FinderNames).
+  std::shared_ptr<const FinderNames> finders;
+  const std::vector<std::string>& finder_ids() const;
+  std::string_view finder_id(FinderId f) const {
+    if (f == kProxyFinder) return kPredefinedFinders[kProxyFinder];
+    return finder_ids()[static_cast<size_t>(f)];
+  }
   Outcome outcome;
   std::vector<ExpectationResult> expectations;
   // expect_outcome: "identical"/"differs" against the first variant.

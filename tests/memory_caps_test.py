@@ -142,7 +142,7 @@ def stepped_caps(impsim, tmp):
         for argv in commands(path, True, page):
             reference = run(impsim, argv, page=page if argv[0] == "explore" else None)
             stack_stopped = False
-            for cap in range(SMALLEST_CAP_MB, 200, 6):
+            for cap in range(SMALLEST_CAP_MB, 200, 8):
                 capped = run(impsim, argv, cap, page if argv[0] == "explore" else None)
                 why = verdict(reference, capped, argv[0])
                 if why:

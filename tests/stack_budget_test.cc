@@ -38,6 +38,14 @@ Deep body_chain(int depth) {
   return {fmt::format(R"({{"impsim": 1, "tree": {{{}}}, "program": [{{"import": "m1"}}]}})", tree)};
 }
 
+// One import of a name `depth` parts deep: each parent is imported first,
+// one nesting a part (counted by --max-body-depth).
+Deep dotted_name(int depth) {
+  std::string name = "p1";
+  for (int i = 2; i <= depth; ++i) name += fmt::format(".p{}", i);
+  return {fmt::format(R"({{"impsim": 1, "tree": {{}}, "program": [{{"import": "{}", "optional": true}}]}})", name)};
+}
+
 // `depth` calls nested in one another, each a Python frame.
 Deep call_chain(int depth) {
   std::string body = R"({"import": "x"})";
@@ -93,6 +101,7 @@ RunOptions options_for(const Deep& d, int depth) {
 Scenario read(const Deep& d) {
   InputLimits in;
   in.max_json_depth = 1000;
+  in.max_name_length = 100'000;  // a name a thousand parts deep
   return parse_scenario(d.json, "stack.json", in);
 }
 
@@ -162,6 +171,7 @@ TEST_CASE("each nested module body costs at most the budget's bytes of stack") {
          },
          &StackCosts::body_level},
         400, 1000);
+  check({"an import of a dotted name, its parents imported first", &dotted_name, &StackCosts::body_level}, 400, 1000);
   // Two levels of JSON a call: --max-json-depth's 1,000 allows 499.
   check({"a call nested in a call", &call_chain, &StackCosts::body_level}, 200, 490);
 }

@@ -48,13 +48,13 @@ namespace {
 constexpr size_t kLargestStack = size_t{16} << 30;
 // The top of the stack kept by engine_stack_forget_touched: the stack's
 // own loop waits there.
-constexpr size_t kKeptTop = size_t{64} << 10;
+constexpr size_t kEngineKeptTop = size_t{64} << 10;
 
 size_t page_size() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
 
 size_t round_to_pages(size_t bytes) {
   const size_t page = page_size();
-  return (std::max(bytes, kKeptTop * 2) + page - 1) / page * page;
+  return (std::max(bytes, kEngineKeptTop * 2) + page - 1) / page * page;
 }
 
 [[noreturn]] void no_stack(size_t bytes, int err) {
@@ -96,7 +96,7 @@ class SwitchedStack final : public EngineStack {
   }
 
   size_t touched() const override { return fiber_.touched(); }
-  void forget_touched() override { fiber_.give_back(kKeptTop); }
+  void forget_touched() override { fiber_.give_back(kEngineKeptTop); }
 
  private:
   // The stack's own loop: each job runs from here, and its exception is

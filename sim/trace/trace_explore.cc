@@ -179,6 +179,7 @@ class ExploreWriter : public TraceWriter {
     last_meta_path_.clear();
     last_meta_path_text_ = -1;
     cut_ = false;
+    cut_open_ = 0;
     tally_ = {};
     tally = nullptr;
     data_bytes_ = 0;
@@ -459,14 +460,16 @@ class ExploreWriter : public TraceWriter {
   struct ThreadFrames {
     std::vector<Frame> frames;
     std::vector<bool> ask_decided;
+    uint64_t cut_open = 0;
   };
   void follow(const Engine& e) {
     if (!e.threaded_run() || e.running_thread() == thread_) return;
-    others_[thread_] = ThreadFrames{std::move(frames_), std::move(ask_decided_)};
+    others_[thread_] = ThreadFrames{std::move(frames_), std::move(ask_decided_), cut_open_};
     thread_ = e.running_thread();
     ThreadFrames& next = others_[thread_];
     frames_ = std::move(next.frames);
     ask_decided_ = std::move(next.ask_decided);
+    cut_open_ = next.cut_open;
     emit(e, row(FMT_COMPILE("\"T\",{}"), thread_), nullptr);
   }
 
@@ -684,7 +687,15 @@ class ExploreWriter : public TraceWriter {
     return true;
   }
 
+  // Past the cut an event is only counted (as emit would), and a frame it
+  // opens only counted open (cut_open_): nothing past the cut reads one.
+  void count_cut() {
+    ++variants_.back().events;
+    ++omitted_;
+  }
+
   void leaf(const Engine& e, std::string_view body) {
+    if (cut_) return count_cut();
     if (frames_.empty()) {
       emit(e, body, nullptr);
       return;
@@ -695,7 +706,12 @@ class ExploreWriter : public TraceWriter {
   }
 
   void open(const Engine& e, std::string_view body) {
-    State before = cut_ ? State{} : last_;  // past the cut nothing reads it
+    if (cut_) {
+      count_cut();
+      ++cut_open_;
+      return;
+    }
+    State before = last_;
     size_t first = row_starts_.size();
     std::string key;
     const bool shown = emit(e, body, &key);
@@ -705,6 +721,11 @@ class ExploreWriter : public TraceWriter {
   }
 
   void close(const Engine& e, std::string_view body) {
+    if (cut_ && cut_open_ != 0) {
+      count_cut();
+      --cut_open_;
+      return;
+    }
     // The row closes the frame's key (a frame past the cut has none).
     const bool shown = emit(e, body, &frames_.back().key);
     Frame f = std::move(frames_.back());
@@ -772,6 +793,7 @@ class ExploreWriter : public TraceWriter {
   State last_;
   bool started_ = false, cut_ = false;
   TraceTally tally_;         // the events past the cut the engine counted
+  uint64_t cut_open_ = 0;    // frames opened past the cut still open (this thread's)
   uint64_t data_bytes_ = 0;  // names and strings this variant added to the page
   uint64_t omitted_ = 0;
   std::string cut_where_;

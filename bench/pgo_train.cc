@@ -1,9 +1,10 @@
 // The training run of the Release build's profile-guided optimisation
 // (cmake/Pgo.cmake): every variant of each file given, at each sweep point,
-// on both engines, run by an engine compiled to count its branches. The
-// counts it leaves decide how the engine that ships is laid out. It stands
-// below the run layer on purpose: that layer links the engine being
-// optimised, which cannot come before its own profile.
+// on both engines, and once more traced past its cut (a trace's TalliedRun,
+// run_mode.h), run by an engine compiled to count its branches. The counts
+// it leaves decide how the engine that ships is laid out. It stands below
+// the run layer on purpose: that layer links the engine being optimised,
+// which cannot come before its own profile.
 #include <fmt/format.h>
 
 #include <exception>
@@ -12,6 +13,20 @@
 #include "impsim/engine/engine.h"
 #include "impsim/model/model.h"
 #include "impsim/reader/read_scenario.h"
+
+namespace {
+
+// A trace past its cut: it writes nothing, and has the engine count every
+// frequent event in its tally from the start (trace_sink.h).
+class CountingSink : public impsim::TraceSink {
+ public:
+  CountingSink() { tally = &counts_; }
+
+ private:
+  impsim::TraceTally counts_;
+};
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace impsim;
@@ -34,6 +49,11 @@ int main(int argc, char** argv) {
             e.run();
             ++runs;
           }
+          CountingSink sink;
+          Engine traced(model, *v, EngineLimits{});
+          traced.set_trace(&sink);
+          traced.run();
+          ++runs;
         }
       }
     } catch (const std::exception& e) {

@@ -11,8 +11,8 @@
 # Two stages inside one build, so a clean clone needs nothing but the build:
 #   1. impsim_engine_train: the engine's sources again, compiled to count
 #      branches, linked into bench/pgo_train.cc, which runs every variant of
-#      every shipped scenario at each sweep point, on both engines. The
-#      counts land in pgo/.
+#      every shipped scenario at each sweep point, on both engines and
+#      traced past a cut (TalliedRun). The counts land in pgo/.
 #   2. impsim_engine itself, compiled with those counts.
 # GCC names a count file, and keys the counts of a function local to its
 # file, after the object's auxiliary name, which follows the object's path

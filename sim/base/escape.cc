@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 
@@ -238,6 +239,11 @@ std::string terminal_text(std::string_view s) { return terminal(s, console() == 
 std::string visible_text(std::string_view s) { return terminal(s, false); }
 
 std::string json_text(std::string_view s) {
+  // Printable ASCII with nothing to escape (module names, most of a
+  // trace's text) is itself: a trace writes one per event.
+  if (std::all_of(s.begin(), s.end(),
+                  [](char c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\' && c != '#'; }))
+    return std::string(s);
   std::string out;
   out.reserve(s.size());
   char32_t prev = 0, prev2 = 0;  // for `##[`, transparent characters skipped

@@ -54,7 +54,8 @@ Action add_trace(CLI::App& app) {
   CLI::App* cmd = st->cmd;
   add_integer_option(cmd, "--max-lines", st->max_lines, 0, UINT64_MAX,
                      "Cut each variant's trace after N lines (text, default 2000; importtime, default 200000) or N "
-                     "events (chrome, default 200000); 0: no limit");
+                     "events (chrome, default 200000; dot: the events its tree is drawn from, default 1000000); 0: "
+                     "no limit");
   add_integer_option(cmd, "--max-nodes", st->max_nodes, 0, UINT64_MAX,
                      "dot: draw a variant's tree compressed (identical subtrees collapsed) past N nodes")
       ->capture_default_str();

@@ -206,6 +206,13 @@ ModuleId Engine::_find_and_load_unlocked(NameId name) {
 // legacy one) is asked through _find_spec_legacy; 3.12 skips it.
 template <class M>
 SpecId Engine::_find_spec(NameId name, PathRef path) {
+  if constexpr (!M::plain) {
+    // Past the sink's cut, a search runs as its TalliedRun (run_mode.h).
+    if (tallied_.find_spec && book_.trace->tally) [[unlikely]] {
+      book_.tally = book_.trace->tally;
+      return (this->*tallied_.find_spec)(name, path);
+    }
+  }
   const MetaPath& meta_path = search_extras<M>() ? begin_search() : interp_.meta_path;
   const bool is_reload = interp_.sys_modules.contains(name);
   // The parent import may have already imported this module.
@@ -223,9 +230,26 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
     // anything else there), and the first two answer None untraced: the
     // loop asks the copies, their count re-read at every turn as the
     // list's length is, then PathFinder.
-    for (int64_t i = 0; i < meta_path.proxy_copies(); ++i) {
+    int64_t i = 0;
+    for (; i < meta_path.proxy_copies(); ++i) {
       spec = traced_proxy_find_spec<M>(name, i, meta_path);
       if (spec != kNoSpec) return found(spec);
+    }
+    if constexpr (M::tallied) {
+      // Traced, the loop asks every finder from i on: BuiltinImporter and
+      // FrozenImporter answer None, PathFinder, the last, searches. (i is
+      // past the copies: further, if an ask disabled copies before it.)
+      const int64_t n = meta_path.size();
+      if (i >= n) return found(kNoSpec);
+      // Each ask opened and closed with nothing between: counted at once.
+      TraceTally* t = tally<M>();
+      const auto asks = static_cast<uint64_t>(n - i);
+      t->opened[TraceTally::Ask] += asks;
+      t->closed += asks;
+      t->merged += asks;
+      t->ticks += asks;
+      t->pending = false;
+      return found(path_finder_find_spec(name, path));
     }
     return found(path_finder_find_spec(name, path));
   }
@@ -562,9 +586,11 @@ void Engine::_exec(SpecId spec, ModuleId module) {
 
 // Whether the run's mode can be a PlainRun (run_mode.h): stepped, untraced,
 // no hooks, the live list walked. Its design and revision pick which one.
-bool Engine::plain_run() const {
-  return !fast_ && !book_.trace && !hooks_ && !snapshot_meta_path_ && model_.threads.empty();
-}
+bool Engine::plain_run() const { return !book_.trace && plain_but_traced(); }
+
+// A traced run that is otherwise plain: past its sink's cut, a TalliedRun
+// (run_mode.h).
+bool Engine::plain_but_traced() const { return !fast_ && !hooks_ && !snapshot_meta_path_ && model_.threads.empty(); }
 
 #define IMPSIM_INSTANTIATE(M)                                   \
   template void Engine::import_statement<M>(NameId);            \

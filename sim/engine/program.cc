@@ -20,10 +20,21 @@ void Engine::run() {
     try {
       set_up();  // a scenario past --max-objects stops here
       // The mode is picked here, once: every step below runs in it.
-      if (plain_run())
+      if (plain_run()) {
         with_plain_run(design_, rules_, [this]<class M>() { run_steps<M>(model_.program); });
-      else
+      } else {
+        // Traced, but plain otherwise: once the sink has a tally, what runs
+        // next runs as the TalliedRun of the design and revision.
+        if (book_.trace && plain_but_traced())
+          with_plain_run(design_, rules_, [this]<class M>() {
+            if constexpr (M::plain) {
+              using T = typename M::TalliedMode;
+              tallied_.find_spec = &Engine::_find_spec<T>;
+              tallied_.run_step = &Engine::run_step_once<T>;
+            }
+          });
         run_steps<AnyRun>(model_.program);
+      }
     } catch (PyError& e) {
       thread_.error = std::move(e);
     } catch (LimitReached& l) {
@@ -93,6 +104,13 @@ void Engine::run_step(const CStep& step) {
 
 template <class M>
 void Engine::run_step_once(const CStep& step) {
+  if constexpr (!M::plain) {
+    // Past the sink's cut, a step runs as its TalliedRun (run_mode.h).
+    if (tallied_.run_step && book_.trace->tally) [[unlikely]] {
+      book_.tally = book_.trace->tally;
+      return (this->*tallied_.run_step)(step);
+    }
+  }
   // Steps that cost no event (a repeated disable, say) still take time and
   // memory (a labelled step's results): they have a bound of their own.
   if (++book_.steps_run > book_.limits.max_steps)

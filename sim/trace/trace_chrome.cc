@@ -15,6 +15,7 @@
 // threading.Lock or RLock around its actions) is an "acquire" and a
 // "release" instant of cat "lock" on the thread's track; a run without threads that acquires a Lock its main thread
 // holds already ends as a threaded run's hang does, on track 1.
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include <map>
@@ -44,6 +45,8 @@ class ChromeWriter : public TraceWriter {
     model_ = &model;
     pid_ = static_cast<int>(index) + 1;
     clock_ = {};
+    tally_ = {};
+    tally = nullptr;
     events_ = omitted_ = 0;
     open_.clear();
     reasons_.clear();
@@ -71,6 +74,9 @@ class ChromeWriter : public TraceWriter {
     } else {
       while (!open_.empty()) close("{}");  // a limit stopped the run mid-way
     }
+    // What the tally counted past the cut: a left-out event per open and
+    // standalone event (a close's E is left out with its B).
+    omitted_ += tally_.all_opened() + tally_.all_lines();
     const Counters& c = e.counters();
     std::string counts;
     if (e.hooks_used()) {
@@ -95,8 +101,8 @@ class ChromeWriter : public TraceWriter {
         waits += fmt::format("{}\"{}\"", waits.empty() ? "" : ",", json_text(w));
       threads = fmt::format(R"(,"threads":[{}],"hang":[{}])", ended, waits);
     }
-    summaries_.push_back(fmt::format(R"("{}":{{{}"ticks":{},"events_left_out":{}{}}})", variant_, counts, clock_.now,
-                                     omitted_, threads));
+    summaries_.push_back(
+        fmt::format(R"("{}":{{{}"ticks":{},"events_left_out":{}{}}})", variant_, counts, now(), omitted_, threads));
   }
 
   void end() override {
@@ -111,22 +117,24 @@ class ChromeWriter : public TraceWriter {
   void step_begin(const Engine& e, const CStep& s) override {
     follow(e);
     if (full()) return open("step", {}, {});  // past --max-lines: counted, not formatted
-    open("step", step_text(*model_, s), fmt::format(R"({{"step":"{}"}})", json_text(*s.pointer)));
+    open("step", step_text(*model_, s), fmt::format(FMT_COMPILE(R"({{"step":"{}"}})"), json_text(*s.pointer)));
   }
   void step_end(const Engine& e, const CStep&, const char* result) override {
     follow(e);
-    if (!open_.back()) return close({});  // its B was left out: so is its E
-    close(fmt::format(R"({{"result":"{}"}})", json_text(result)));
+    if (unwound()) return;
+    if (!open_.back().shown) return close({});  // its B was left out: so is its E
+    close(fmt::format(FMT_COMPILE(R"({{"result":"{}"}})"), json_text(result)));
   }
   void import_begin(const Engine& e, NameId name) override {
     follow(e);
     if (full()) return open("import", {}, {});
-    open("import", "import " + text(name), fmt::format(R"({{"module":"{}"}})", json_text(text(name))));
+    open("import", "import " + text(name), fmt::format(FMT_COMPILE(R"({{"module":"{}"}})"), json_text(text(name))));
   }
   void import_end(const Engine& e, NameId, bool ok) override {
     follow(e);
-    if (!open_.back()) return close({});  // its B was left out: so is its E
-    close(fmt::format(R"({{"result":"{}"}})", ok ? "loaded" : "raised"));
+    if (unwound()) return;
+    if (!open_.back().shown) return close({});  // its B was left out: so is its E
+    close(fmt::format(FMT_COMPILE(R"({{"result":"{}"}})"), ok ? "loaded" : "raised"));
   }
   void ask_begin(const Engine& e, NameId name, FinderKind k, FinderId finder, int64_t index,
                  const MetaPath& walked) override {
@@ -137,21 +145,21 @@ class ChromeWriter : public TraceWriter {
     if (full()) return open("ask", {}, {});
     const bool stands = ask_stands(walked, index, finder);
     const std::string note = ask_note(e, walked, index, finder);
-    const std::string note_arg = note.empty() ? "" : fmt::format(R"(,"note":"{}")", json_text(note));
+    const std::string note_arg = note.empty() ? "" : fmt::format(FMT_COMPILE(R"(,"note":"{}")"), json_text(note));
     if (e.hooks_used()) {
       // A list of finder objects: the object asked, the loop's index and the length of the list it walks.
       std::string who = finder_id(e, finder);
       open("ask", fmt::format("ask {} {}", who, text(name)),
-           fmt::format(R"({{"name":"{}","finder":"{}","index":{},"len":{},"meta_path":"{}"{}}})", json_text(text(name)),
-                       json_text(who), index, walked.size(), json_text(meta_path_text(e, walked, stands ? index : -1)),
-                       note_arg));
+           fmt::format(FMT_COMPILE(R"({{"name":"{}","finder":"{}","index":{},"len":{},"meta_path":"{}"{}}})"),
+                       json_text(text(name)), json_text(who), index, walked.size(),
+                       json_text(meta_path_text(e, walked, stands ? index : -1)), note_arg));
       return;
     }
     const int64_t copies = walked.proxy_copies();
     std::string who = k != FinderKind::Proxy ? finder_name(k) : stands ? fmt::format("P{}", index + 1) : "P";
     open("ask", fmt::format("ask {} {}", who, text(name)),
-         fmt::format(R"({{"name":"{}","index":{},"copies":{},"meta_path":"{}"{}}})", json_text(text(name)), index,
-                     copies, meta_path_text(copies, stands ? index : -1), note_arg));
+         fmt::format(FMT_COMPILE(R"({{"name":"{}","index":{},"copies":{},"meta_path":"{}"{}}})"), json_text(text(name)),
+                     index, copies, meta_path_text(copies, stands ? index : -1), note_arg));
   }
   void decide(const Engine& e, NameId, FindReason r) override {
     follow(e);
@@ -167,8 +175,8 @@ class ChromeWriter : public TraceWriter {
     }
     if (full()) return instant("decision", {}, "hook");
     instant("decision",
-            fmt::format(R"({{"finder":"{}","name":"{}","reason":"{}","why":"{}"}})", json_text(finder_id(e, f)),
-                        json_text(text(name)), hook_reason_key(r), hook_reason_text(r)),
+            fmt::format(FMT_COMPILE(R"({{"finder":"{}","name":"{}","reason":"{}","why":"{}"}})"),
+                        json_text(finder_id(e, f)), json_text(text(name)), hook_reason_key(r), hook_reason_text(r)),
             "hook");
   }
   void hook_call(const Engine& e, FinderId caller, NameId name, HookCall c, FinderId called) override {
@@ -176,7 +184,7 @@ class ChromeWriter : public TraceWriter {
     if (full()) return instant("hook call", {}, "hook");
     instant(
         "hook call",
-        fmt::format(R"({{"finder":"{}","call":"{}","name":"{}","called":"{}","why":"{}"}})",
+        fmt::format(FMT_COMPILE(R"({{"finder":"{}","call":"{}","name":"{}","called":"{}","why":"{}"}})"),
                     json_text(finder_id(e, caller)), hook_call_key(c), json_text(text(name)),
                     json_text(finder_id(e, called)), json_text(hook_call_text(c, text(name), finder_id(e, called)))),
         "hook");
@@ -187,8 +195,9 @@ class ChromeWriter : public TraceWriter {
     if (full()) return instant(what, {}, "lock");
     const std::string n = name == kNoName ? std::string() : text(name);
     // "site" only where the lock is not find_spec's: those traces keep their bytes.
-    const std::string at =
-        site == HookLockSite::FindSpec ? std::string() : fmt::format(R"(,"site":"{}")", hook_lock_site_key(site));
+    const std::string at = site == HookLockSite::FindSpec
+                               ? std::string()
+                               : fmt::format(FMT_COMPILE(R"(,"site":"{}")"), hook_lock_site_key(site));
     instant(what,
             fmt::format(R"x({{"lock":"hook","hook_lock":"{}","finder":"{}","name":"{}"{},"why":"{} {}s {} {}"}})x",
                         json_text(e.hook_lock_name(f)), json_text(finder_id(e, f)), json_text(n), at,
@@ -198,6 +207,7 @@ class ChromeWriter : public TraceWriter {
   }
   void ask_end(const Engine& e, NameId, FinderKind k, AskAnswer a) override {
     follow(e);
+    if (unwound()) return;
     const char* answer = a == AskAnswer::Spec         ? "spec"
                          : a == AskAnswer::Suppressed ? "None (suppressed)"
                          : a == AskAnswer::Raised     ? "raised"
@@ -206,50 +216,53 @@ class ChromeWriter : public TraceWriter {
     reasons_.pop_back();
     std::optional<HookReason> h = hook_reasons_.back();
     hook_reasons_.pop_back();
-    if (!open_.back()) return close({});  // its B was left out: so is its E
+    if (!open_.back().shown) return close({});  // its B was left out: so is its E
     if (h) {
-      close(fmt::format(R"({{"answer":"{}","reason":"{}","why":"{}"}})", answer, hook_reason_key(*h),
+      close(fmt::format(FMT_COMPILE(R"({{"answer":"{}","reason":"{}","why":"{}"}})"), answer, hook_reason_key(*h),
                         hook_reason_text(*h)));
       return;
     }
     if (k != FinderKind::Proxy || !r) {
-      close(fmt::format(R"({{"answer":"{}"}})", answer));
+      close(fmt::format(FMT_COMPILE(R"({{"answer":"{}"}})"), answer));
       return;
     }
-    close(fmt::format(R"({{"answer":"{}","reason":"{}","why":"{}"}})", answer, reason_key(*r), reason_text(*r)));
+    close(fmt::format(FMT_COMPILE(R"({{"answer":"{}","reason":"{}","why":"{}"}})"), answer, reason_key(*r),
+                      reason_text(*r)));
   }
   // A guard's entry and exit are instants: what it did and why.
   void guard_begin(const Engine& e, GuardSite site, bool enable, GuardAction a) override {
     follow(e);
     if (full()) return instant("guard", {});
-    instant("guard", fmt::format(R"({{"site":"{}","enable":{},"action":"{}","why":"{}"}})", guard_site_key(site),
-                                 enable ? "true" : "false", guard_action_key(a), guard_action_text(a)));
+    instant("guard",
+            fmt::format(FMT_COMPILE(R"({{"site":"{}","enable":{},"action":"{}","why":"{}"}})"), guard_site_key(site),
+                        enable ? "true" : "false", guard_action_key(a), guard_action_text(a)));
   }
   void guard_end(const Engine& e, GuardSite site, GuardAction a) override {
     follow(e);
     if (full()) return instant("guard exit", {});
-    instant("guard exit", fmt::format(R"({{"site":"{}","action":"{}","why":"{}"}})", guard_site_key(site),
+    instant("guard exit", fmt::format(FMT_COMPILE(R"({{"site":"{}","action":"{}","why":"{}"}})"), guard_site_key(site),
                                       guard_action_key(a), guard_exit_text(a)));
   }
   void lookup_begin(const Engine& e, NameId name, uint64_t depth, uint8_t mark) override {
     follow(e);
     if (full()) return open("lookup", {}, {});
     open("lookup", fmt::format("lookup {}", text(name)),
-         fmt::format(R"({{"name":"{}","depth":{},"mark":"{}"}})", json_text(text(name)), depth,
+         fmt::format(FMT_COMPILE(R"({{"name":"{}","depth":{},"mark":"{}"}})"), json_text(text(name)), depth,
                      mark == kMarkDisabled ? "disabled" : "enabled"));
   }
   void lookup_end(const Engine& e, NameId, uint64_t, bool found) override {
     follow(e);
-    if (!open_.back()) return close({});  // its B was left out: so is its E
-    close(fmt::format(R"({{"found":{}}})", found ? "true" : "false"));
+    if (unwound()) return;
+    if (!open_.back().shown) return close({});  // its B was left out: so is its E
+    close(fmt::format(FMT_COMPILE(R"({{"found":{}}})"), found ? "true" : "false"));
   }
   void toggle(const Engine& e, bool enable, uint64_t walked, int64_t copies) override {
     follow(e);
-    uint64_t ts = clock_.now;
+    uint64_t ts = now();
     clock_.walk(walked);
     if (!room()) return;
-    event(fmt::format(R"({{"name":"{}","cat":"toggle","ph":"X","ts":{},"dur":{},"pid":{},"tid":{},)"
-                      R"("args":{{"walked":{},"copies_after":{},"meta_path":"{}"}}}})",
+    event(fmt::format(FMT_COMPILE(R"({{"name":"{}","cat":"toggle","ph":"X","ts":{},"dur":{},"pid":{},"tid":{},)"
+                                  R"("args":{{"walked":{},"copies_after":{},"meta_path":"{}"}}}})"),
                       enable ? "enable" : "disable", ts, walked, pid_, tid_, walked, copies,
                       json_text(meta_path_now(e, copies))));
   }
@@ -261,10 +274,11 @@ class ChromeWriter : public TraceWriter {
           : kind == BodyKind::CreateModule ? "create_module for "
                                            : "body of ") +
              text(m),
-         fmt::format(R"({{"module":"{}"}})", json_text(text(m))));
+         fmt::format(FMT_COMPILE(R"({{"module":"{}"}})"), json_text(text(m))));
   }
   void body_end(const Engine& e, NameId, BodyKind) override {
     follow(e);
+    if (unwound()) return;
     close("{}");
   }
 
@@ -288,8 +302,9 @@ class ChromeWriter : public TraceWriter {
   }
   void wait_end(const Engine& e, const ThreadWait& w) override {
     follow(e);
+    if (unwound()) return;
     waiting_.reset();
-    if (!open_.back()) return close({});  // its B was left out: so is its E
+    if (!open_.back().shown) return close({});  // its B was left out: so is its E
     close(fmt::format(R"({{"woken":"{}"}})", json_text(woken_text(e, w))));
   }
   // A cycle _ModuleLock.acquire found is an instant of its own, with an
@@ -322,8 +337,14 @@ class ChromeWriter : public TraceWriter {
   // A threaded run: each Python thread's events nest on a track of their
   // own (tid 1 is main, then the threads as they start), so the open
   // events of the thread that ran last are set aside when another runs.
+  // An event open: whether its B was written, and the asks and lookups
+  // the engine had open in the tally when it began (unwound()).
+  struct Open {
+    bool shown;
+    uint64_t under;
+  };
   struct Track {
-    std::vector<bool> open;
+    std::vector<Open> open;
     std::vector<std::optional<FindReason>> reasons;
     std::vector<std::optional<HookReason>> hook_reasons;
     std::optional<ThreadWait> waiting;
@@ -363,13 +384,13 @@ class ChromeWriter : public TraceWriter {
     park();
     // A hang's slices end a tick past the last event, so that a viewer
     // draws them (the totals keep the clock's own ticks).
-    const uint64_t now = clock_.now;
+    const uint64_t last = now();
     if (!e.hang_waits().empty()) clock_.now += 1;
     for (auto& [thread, t] : tracks_) {
       thread_ = thread;
       tid_ = thread + 1;
       open_ = std::move(t.open);
-      if (t.waiting && !full() && (open_.empty() || open_.back()))
+      if (t.waiting && !full() && (open_.empty() || open_.back().shown))
         instant("hang",
                 fmt::format(R"({{"why":"{} {}: the process never ends"}})", json_text(thread_name(e, thread)),
                             json_text(wait_text(e, *t.waiting))),
@@ -377,7 +398,7 @@ class ChromeWriter : public TraceWriter {
       while (!open_.empty()) close(t.waiting ? R"({"hang":true})" : "{}");
     }
     tracks_.clear();
-    clock_.now = now;
+    clock_.now = last;
   }
 
   // A flow event (an arrow, in Perfetto and chrome://tracing) from the
@@ -389,16 +410,17 @@ class ChromeWriter : public TraceWriter {
     if (!e.threaded_run() || to == thread_ || track == tracks_.end() || !track->second.named) return;
     // Inside an event left out, or past --max-lines: its two events are
     // counted as left out, as every other event is.
-    if (!(open_.empty() || open_.back()) || (max_ != 0 && events_ + 2 > max_)) {
+    if (!(open_.empty() || open_.back().shown) || (max_ != 0 && events_ + 2 > max_)) {
       omitted_ += 2;
       return;
     }
     events_ += 2;
+    cut_if_full();
     const uint64_t id = ++arrows_;
-    event(fmt::format(R"({{"name":"{}","cat":"lock","ph":"s","id":{},"ts":{},"pid":{},"tid":{}}})", name, id,
-                      clock_.now, pid_, tid_));
+    event(fmt::format(R"({{"name":"{}","cat":"lock","ph":"s","id":{},"ts":{},"pid":{},"tid":{}}})", name, id, now(),
+                      pid_, tid_));
     event(fmt::format(R"({{"name":"{}","cat":"lock","ph":"f","bp":"e","id":{},"ts":{},"pid":{},"tid":{}}})", name, id,
-                      clock_.now, pid_, to + 1));
+                      now(), pid_, to + 1));
   }
 
   // Past --max-lines nothing more is written, only counted: the callbacks
@@ -411,7 +433,32 @@ class ChromeWriter : public TraceWriter {
       return false;
     }
     ++events_;
+    cut_if_full();
     return true;
+  }
+  // Once nothing more is written, the engine may count what comes next in
+  // tally_ itself (TraceTally): every event from then on is left out.
+  void cut_if_full() {
+    if (full()) tally = &tally_;
+  }
+  // A close heard while asks or lookups the engine counted in the tally
+  // since the innermost event here began are open (a limit stopped the
+  // run inside them): it closes the innermost of those, left out as they
+  // are, not one of this stack's.
+  bool unwound() {
+    if (engine_open() <= (open_.empty() ? 0 : open_.back().under)) return false;
+    ++tally_.closed;
+    return true;
+  }
+  // The asks and lookups the engine has open in the tally: none, but where
+  // a limit stopped the run inside them (a limit skips every close). The
+  // writer adds no frames of its own there.
+  uint64_t engine_open() const { return tally_.all_opened() - tally_.closed; }
+  // The simulated clock, with the ticks the tally counted.
+  uint64_t now() {
+    clock_.now += tally_.ticks;
+    tally_.ticks = 0;
+    return clock_.now;
   }
   void raw(const std::string& s) {
     out_ << (first_ ? "" : ",\n") << s;
@@ -419,29 +466,29 @@ class ChromeWriter : public TraceWriter {
   }
   void event(const std::string& s) { raw(s); }
   void instant(const char* name, const std::string& args, const char* cat = "guard") {
-    if (!(open_.empty() || open_.back())) {  // inside an event left out
+    if (!(open_.empty() || open_.back().shown)) {  // inside an event left out
       ++omitted_;
       return;
     }
     if (!room()) return;
-    event(fmt::format(R"({{"name":"{}","cat":"{}","ph":"i","s":"t","ts":{},"pid":{},"tid":{},"args":{}}})", name, cat,
-                      clock_.now, pid_, tid_, args));
+    event(fmt::format(FMT_COMPILE(R"({{"name":"{}","cat":"{}","ph":"i","s":"t","ts":{},"pid":{},"tid":{},"args":{}}})"),
+                      name, cat, now(), pid_, tid_, args));
   }
   void open(const char* cat, const std::string& name, const std::string& args) {
     // Nothing inside an event that was left out is written either, so
     // every B written gets its E.
-    bool shown = (open_.empty() || open_.back()) && room();
-    if (!shown && !(open_.empty() || open_.back())) ++omitted_;
-    open_.push_back(shown);
+    bool shown = (open_.empty() || open_.back().shown) && room();
+    if (!shown && !(open_.empty() || open_.back().shown)) ++omitted_;
+    open_.push_back({shown, engine_open()});
     if (!shown) return;
-    event(fmt::format(R"({{"name":"{}","cat":"{}","ph":"B","ts":{},"pid":{},"tid":{},"args":{}}})", json_text(name),
-                      cat, clock_.now, pid_, tid_, args));
+    event(fmt::format(FMT_COMPILE(R"({{"name":"{}","cat":"{}","ph":"B","ts":{},"pid":{},"tid":{},"args":{}}})"),
+                      json_text(name), cat, now(), pid_, tid_, args));
   }
   void close(const std::string& args) {
-    bool shown = open_.back();
+    bool shown = open_.back().shown;
     open_.pop_back();
     if (!shown) return;
-    event(fmt::format(R"({{"ph":"E","ts":{},"pid":{},"tid":{},"args":{}}})", clock_.now, pid_, tid_, args));
+    event(fmt::format(FMT_COMPILE(R"({{"ph":"E","ts":{},"pid":{},"tid":{},"args":{}}})"), now(), pid_, tid_, args));
   }
 
   std::ostream& out_;
@@ -451,9 +498,10 @@ class ChromeWriter : public TraceWriter {
   int pid_ = 1;
   bool first_ = true;
   SimClock clock_;
+  TraceTally tally_;
   uint64_t events_ = 0, omitted_ = 0;
   uint64_t arrows_ = 0;  // flow ids, unique in the file
-  std::vector<bool> open_;
+  std::vector<Open> open_;
   std::vector<std::optional<FindReason>> reasons_;       // one per open ask
   std::vector<std::optional<HookReason>> hook_reasons_;  // one per open ask
   std::vector<std::string> summaries_;

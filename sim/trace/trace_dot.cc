@@ -29,6 +29,14 @@
 // and the variant's box says how each thread ended and the hang's waits.
 // A hook's own lock, taken and given back, is a line of the object's ask; a
 // run without threads that hangs on one draws its wait as a threaded hang.
+//
+// A variant's tree is recorded from its first --max-lines events (1,000,000
+// unless set; 0: no limit), each begin, end and decision the writer hears:
+// past them the run goes on counted only (the engine's own TraceTally where
+// it can), so a trace stopped by --max-events costs about what the run
+// does. A frame still open at the cut is drawn with what it did before it,
+// marked "(cut: ...)"; the graph's label says how many lookups and
+// suppressed asks (finder calls, in a hook scenario) came after the cut.
 #include <fmt/format.h>
 
 #include <map>
@@ -57,6 +65,7 @@ struct Node {
   uint64_t depth = 0;
   bool found = false;
   bool suppressed = false;  // a suppressed ask (a leaf)
+  bool cut = false;         // still open at the --max-lines cut: what it did after it is not drawn
   bool decided = false;     // Ask of a hook object: its decision is in the label (not part of the key)
   int64_t copy = 0;         // suppressed: which copy of P was asked (1-based)
   std::vector<std::pair<NodeId, uint64_t>> children;  // runs: (subtree, times in a row)
@@ -77,6 +86,7 @@ struct VariantTree {
   uint64_t lookups = 0, max_depth = 0, suppressed = 0;
   std::vector<std::string> threads;  // a threaded run: each thread's name, by id
   std::string ended;                 // ... how each ended, and a hang's waits (escaped for DOT)
+  std::string cut;                   // what the --max-lines cut left out (escaped for DOT), or empty
 };
 
 void add_run(std::vector<std::pair<NodeId, uint64_t>>& runs, NodeId id) {
@@ -88,7 +98,8 @@ void add_run(std::vector<std::pair<NodeId, uint64_t>>& runs, NodeId id) {
 
 class DotWriter : public TraceWriter {
  public:
-  DotWriter(std::ostream& out, const TraceOptions& o) : out_(out), max_nodes_(o.max_nodes) {}
+  DotWriter(std::ostream& out, const TraceOptions& o)
+      : out_(out), max_nodes_(o.max_nodes), max_events_(o.max_lines.value_or(kDotEvents)) {}
 
   void begin(const Scenario& sc, const Model& model, const std::vector<Variant>&) override {
     threaded_ = !model.threads.empty();
@@ -112,6 +123,12 @@ class DotWriter : public TraceWriter {
     thread_ = 0;
     waiting_.reset();
     others_.clear();
+    heard_ = 0;
+    cut_ = false;
+    cut_depth_ = 0;
+    late_asks_ = 0;
+    tally_ = {};
+    tally = nullptr;
   }
 
   void end_variant(const Engine& e) override {
@@ -123,7 +140,7 @@ class DotWriter : public TraceWriter {
         thread_ = thread;
         unpark(state);
         if (waiting_) attach(wait_node(*waiting_, true));
-        while (!frames_.empty()) finish_frame(false);
+        while (!frames_.empty()) finish_frame(false, cut_);
       }
       t.threads = e.thread_names();
       std::string ended;
@@ -137,12 +154,27 @@ class DotWriter : public TraceWriter {
       for (const std::string& w : e.hang_waits()) t.ended += "\\n" + dot_text("hang: " + w);
     }
     // A limit may stop the run with lookups open: close them as not found.
-    while (!frames_.empty()) finish_frame(false);
+    while (!frames_.empty()) finish_frame(false, cut_);
     step_nested_.clear();
     // A trace steps every event (no --engine fast), so its counts stay in 64 bits.
     t.lookups = e.counters().lookups.u64();
     t.max_depth = e.counters().max_depth.u64();
     t.suppressed = e.counters().suppressed.u64();
+    if (cut_) {
+      // What came after the cut, from the engine's counters (a trace steps
+      // every event) or, in a hook scenario, the asks heard since.
+      const uint64_t calls = late_asks_ + tally_.opened[TraceTally::Ask];
+      const uint64_t lookups = t.lookups - lookups_at_cut_, suppressed = t.suppressed - suppressed_at_cut_;
+      t.cut = dot_text(
+          hooks_
+              ? fmt::format("cut at --max-lines {}: the tree is drawn from the run's first {} events; {} more "
+                            "finder {} came after them",
+                            max_events_, grouped(max_events_), grouped(calls), plural(calls, "call", "calls"))
+              : fmt::format("cut at --max-lines {}: the tree is drawn from the run's first {} events; {} more "
+                            "{} and {} more suppressed {} came after them",
+                            max_events_, grouped(max_events_), grouped(lookups), plural(lookups, "lookup", "lookups"),
+                            grouped(suppressed), plural(suppressed, "ask", "asks")));
+    }
     if (hooks_) {
       const HookCounters& h = e.hook_counters();
       t.summary = fmt::format("{} {}, {} finder {}, deepest _find_spec nesting {}", grouped(h.searches),
@@ -155,6 +187,10 @@ class DotWriter : public TraceWriter {
   // one inside them is a statement node.
   void step_begin(const Engine& e, const CStep& s) override {
     follow(e);
+    if (late(e)) {
+      ++cut_depth_;
+      return;
+    }
     const bool nested = !frames_.empty();
     step_nested_.push_back(nested);
     if (!nested) {
@@ -168,15 +204,24 @@ class DotWriter : public TraceWriter {
   }
   void step_end(const Engine& e, const CStep&, const char*) override {
     follow(e);
+    const bool cut = late(e);
+    if (cut && cut_depth_ != 0) {
+      --cut_depth_;
+      return;
+    }
     const bool nested = step_nested_.back();
     step_nested_.pop_back();
     if (nested)
-      finish_frame(false);
+      finish_frame(false, cut);
     else
       steps_.pop_back();
   }
   void body_begin(const Engine& e, NameId m, BodyKind kind) override {
     follow(e);
+    if (late(e)) {
+      ++cut_depth_;
+      return;
+    }
     Node n;
     n.kind = NodeKind::Body;
     n.label = dot_text((kind == BodyKind::Call           ? "a function of "
@@ -187,12 +232,22 @@ class DotWriter : public TraceWriter {
   }
   void body_end(const Engine& e, NameId, BodyKind) override {
     follow(e);
-    finish_frame(false);
+    const bool cut = late(e);
+    if (cut && cut_depth_ != 0) {
+      --cut_depth_;
+      return;
+    }
+    finish_frame(false, cut);
   }
 
   void ask_begin(const Engine& e, NameId name, FinderKind, FinderId finder, int64_t index,
                  const MetaPath& walked) override {
     follow(e);
+    if (late(e)) {
+      ++late_asks_;
+      ++cut_depth_;
+      return;
+    }
     asks_.push_back(index);
     if (!hooks_) return;
     Node n;
@@ -210,6 +265,7 @@ class DotWriter : public TraceWriter {
   // (its ask has decided already) and what an action asks, lines below it.
   void hook_decide(const Engine& e, FinderId f, NameId, HookReason r) override {
     follow(e);
+    if (late(e)) return;  // past the cut a box is not written to
     if (!hooks_ || frames_.empty() || frames_.back().kind != NodeKind::Ask) return;
     Node& n = frames_.back();
     if (!n.decided) {
@@ -221,6 +277,7 @@ class DotWriter : public TraceWriter {
   }
   void hook_call(const Engine& e, FinderId caller, NameId name, HookCall c, FinderId called) override {
     follow(e);
+    if (late(e)) return;
     if (!hooks_ || frames_.empty() || frames_.back().kind != NodeKind::Ask) return;
     frames_.back().label += "\\n" + dot_text(finder_id(e, caller) + " " +
                                              hook_call_text(c, model_->names.text(name), finder_id(e, called)));
@@ -228,6 +285,7 @@ class DotWriter : public TraceWriter {
   // A hook's own lock, taken and given back around its actions: lines of the ask.
   void hook_lock(const Engine& e, FinderId f, NameId name, bool acquire, HookLockSite site) override {
     follow(e);
+    if (late(e)) return;
     if (!hooks_ || frames_.empty() || frames_.back().kind != NodeKind::Ask) return;
     frames_.back().label +=
         "\\n" +
@@ -236,16 +294,21 @@ class DotWriter : public TraceWriter {
   }
   void ask_end(const Engine& e, NameId name, FinderKind, AskAnswer a) override {
     follow(e);
+    const bool cut = late(e);
+    if (cut && cut_depth_ != 0) {
+      --cut_depth_;
+      return;
+    }
     int64_t index = asks_.back();
     asks_.pop_back();
     if (hooks_) {
       frames_.back().label += a == AskAnswer::Spec     ? "\\n-> spec"
                               : a == AskAnswer::Raised ? "\\n-> raised"
                                                        : "\\n-> None";
-      finish_frame(a == AskAnswer::Spec);
+      finish_frame(a == AskAnswer::Spec, cut);
       return;
     }
-    if (a != AskAnswer::Suppressed) return;
+    if (a != AskAnswer::Suppressed || cut) return;  // an answer after the cut: counted, not drawn
     Node n;
     n.kind = NodeKind::Suppressed;
     n.name = name;
@@ -258,6 +321,10 @@ class DotWriter : public TraceWriter {
 
   void lookup_begin(const Engine& e, NameId name, uint64_t depth, uint8_t) override {
     follow(e);
+    if (late(e)) {
+      ++cut_depth_;
+      return;
+    }
     Node n;
     n.name = name;
     n.depth = depth;
@@ -266,21 +333,36 @@ class DotWriter : public TraceWriter {
   }
   void lookup_end(const Engine& e, NameId, uint64_t, bool found) override {
     follow(e);
-    finish_frame(found);
+    const bool cut = late(e);
+    if (cut && cut_depth_ != 0) {
+      --cut_depth_;
+      return;
+    }
+    finish_frame(found, cut);
   }
 
   // A wait is drawn once it ends (or, never ending, at the run's end).
   void wait_begin(const Engine& e, const ThreadWait& w) override {
     follow(e);
+    if (late(e)) {
+      ++cut_depth_;
+      return;
+    }
     waiting_ = wait_text(e, w);
   }
   void wait_end(const Engine& e, const ThreadWait&) override {
     follow(e);
-    attach(wait_node(*waiting_, false));
+    const bool cut = late(e);
+    if (cut && cut_depth_ != 0) {
+      --cut_depth_;
+      return;
+    }
+    if (!cut) attach(wait_node(*waiting_, false));
     waiting_.reset();
   }
   void deadlock(const Engine& e, const std::vector<ThreadWait>& cycle, bool swallowed) override {
     follow(e);
+    if (late(e)) return;
     attach(wait_node(deadlock_text(e, cycle, swallowed), false));
   }
 
@@ -324,6 +406,7 @@ class DotWriter : public TraceWriter {
     uint64_t open_lookups = 0, open_asks = 0;
     int64_t last_group_serial = -1, last_group = -1;
     std::optional<std::string> waiting;
+    uint64_t cut_depth = 0;
   };
   void follow(const Engine& e) {
     if (!e.threaded_run() || e.running_thread() == thread_) return;
@@ -334,7 +417,7 @@ class DotWriter : public TraceWriter {
   void park() {
     others_[thread_] =
         ThreadState{std::move(frames_), std::move(steps_),  std::move(asks_), std::move(step_nested_), open_lookups_,
-                    open_asks_,         last_group_serial_, last_group_,      std::move(waiting_)};
+                    open_asks_,         last_group_serial_, last_group_,      std::move(waiting_),     cut_depth_};
     frames_.clear();
     steps_.clear();
     asks_.clear();
@@ -351,6 +434,7 @@ class DotWriter : public TraceWriter {
     last_group_serial_ = t.last_group_serial;
     last_group_ = t.last_group;
     waiting_ = std::move(t.waiting);
+    cut_depth_ = t.cut_depth;
   }
   // A lock wait's leaf; `hang`: it never ended.
   NodeId wait_node(const std::string& what, bool hang) {
@@ -369,6 +453,7 @@ class DotWriter : public TraceWriter {
                       : n.kind == NodeKind::Wait     ? fmt::format("W{}/{}", n.found ? 1 : 0, n.label)
                                                  : fmt::format("{}{}", n.kind == NodeKind::Body ? 'B' : 'T', n.label);
     for (auto& [id, count] : n.children) key += fmt::format(":{}x{}", id, count);
+    if (n.cut) key += ":cut";
     auto it = index_.find(key);
     if (it != index_.end()) return it->second;
     NodeId id = static_cast<NodeId>(nodes_.size());
@@ -397,10 +482,15 @@ class DotWriter : public TraceWriter {
   }
 
   // Closes the innermost frame. A body or statement with nothing below it
-  // is dropped: only what leads to a lookup is drawn.
-  void finish_frame(bool found) {
+  // is dropped: only what leads to a lookup is drawn. `cut`: it closes
+  // after the --max-lines cut (or is left open at the end past it).
+  void finish_frame(bool found, bool cut = false) {
     Node n = std::move(frames_.back());
     frames_.pop_back();
+    if (cut) {
+      n.cut = true;
+      if (!n.label.empty()) n.label += "\\n" + dot_text(kCutMark);
+    }
     if (n.kind == NodeKind::Lookup)
       --open_lookups_;
     else if (n.kind == NodeKind::Ask)
@@ -429,7 +519,8 @@ class DotWriter : public TraceWriter {
       return n.label;
     const std::string& name = model_->names.text(n.name);
     if (n.suppressed) return fmt::format("{}\\nsuppressed ask (P copy {})", dot_text(name), n.copy);
-    return fmt::format("{}\\ndepth {}\\n{}", dot_text(name), n.depth, n.found ? "found" : "not found");
+    return fmt::format("{}\\ndepth {}\\n{}{}", dot_text(name), n.depth, n.found ? "found" : "not found",
+                       n.cut ? "\\n" + dot_text(kCutMark) : "");
   }
 
   std::string node_attrs(const Node& n) const {
@@ -578,7 +669,8 @@ class DotWriter : public TraceWriter {
     out_ << fmt::format("  subgraph \"cluster_{}\" {{\n    label=\"{}\";\n    color=\"#bbbbbb\";\n", t.title, t.title);
     out_ << body_;
     out_ << "  }\n";
-    if (!compress_) return "";
+    const std::string cut = t.cut.empty() ? "" : fmt::format("\\n{}: {}", t.title, t.cut);
+    if (!compress_) return cut;
     std::string note = fmt::format("\\n{}: {} {} in full, more than --max-nodes {}, so drawn compressed:", t.title,
                                    grouped(full), plural(full, "node", "nodes"), max_nodes_);
     note += fmt::format(" {} {} of identical siblings drawn once each and marked 'x N',", grouped(merged_runs_),
@@ -587,11 +679,35 @@ class DotWriter : public TraceWriter {
                         plural(cut_identical_, "subtree", "subtrees"));
     note +=
         fmt::format(" {} {} past the limit left out", grouped(cut_limit_), plural(cut_limit_, "subtree", "subtrees"));
-    return note;
+    return note + cut;
   }
+
+  // Counts the event heard; true once it comes past the --max-lines cut,
+  // which follows the max_events_-th (its counters then are kept for the
+  // label), and from which on the engine counts what it can itself.
+  bool late(const Engine& e) {
+    if (cut_) return true;
+    if (max_events_ != 0 && ++heard_ >= max_events_) {
+      cut_ = true;
+      lookups_at_cut_ = e.counters().lookups.u64();
+      suppressed_at_cut_ = e.counters().suppressed.u64();
+      tally = &tally_;
+    }
+    return false;
+  }
+
+  static constexpr uint64_t kDotEvents = 1'000'000;
+  static constexpr const char* kCutMark = "(cut: what came after is not drawn)";
 
   std::ostream& out_;
   uint64_t max_nodes_;
+  uint64_t max_events_;
+  uint64_t heard_ = 0;      // events heard (and drawn from) so far
+  bool cut_ = false;        // past the cut: events are counted, not drawn
+  uint64_t cut_depth_ = 0;  // frames opened past the cut, still open (each thread its own)
+  uint64_t late_asks_ = 0;  // asks begun past the cut that the writer heard
+  uint64_t lookups_at_cut_ = 0, suppressed_at_cut_ = 0;
+  TraceTally tally_;  // what the engine counted itself past the cut
   const Model* model_ = nullptr;
   std::string name_, params_;
   std::vector<Node> nodes_;

@@ -36,9 +36,11 @@
 // and its threads parts too, threads or not: a run without threads that
 // acquires a Lock its main thread holds already hangs, and its page shows
 // that hang as a threaded page does, on thread main.
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <unordered_map>
 
@@ -72,9 +74,25 @@ struct State {
 constexpr const char* kSetKeys[] = {"c", "m", "t", "h", "g", "s", "k", "v", "x", "y"};
 constexpr const char* kIncKeys[] = {"q", "u", "n", "o", "w", "p"};
 
-std::string delta_text(const State& a, const State& b) {
-  std::string d;
-  auto add = [&](const auto& k, auto v) { d += fmt::format("{}\"{}\":{}", d.empty() ? "" : ",", k, v); };
+// Appends what changed from a to b: `{"k":v,...}`, or `0` for nothing.
+// By hand, as the page reads it: each event detailed makes one.
+void append_delta(std::string& d, const State& a, const State& b) {
+  const size_t start = d.size();
+  d.append("{", 1);
+  auto add = [&](std::string_view key, auto v) {
+    // `,"key":v` made on the stack, appended at once (keys are a few letters).
+    char item[64];
+    size_t n = 0;
+    if (d.size() != start + 1) item[n++] = ',';
+    item[n++] = '"';
+    key.copy(item + n, key.size());
+    n += key.size();
+    item[n++] = '"';
+    item[n++] = ':';
+    const fmt::format_int digits(v);
+    std::memcpy(item + n, digits.data(), digits.size());
+    d.append(item, n + digits.size());
+  };
   const int64_t sa[] = {a.copies, (int64_t)a.modules, (int64_t)a.torch, (int64_t)a.cache, a.global,
                         a.scope,  a.blocked,          a.resolving,      a.torch_names,    a.cache_names};
   const int64_t sb[] = {b.copies, (int64_t)b.modules, (int64_t)b.torch, (int64_t)b.cache, b.global,
@@ -92,9 +110,19 @@ std::string delta_text(const State& a, const State& b) {
   if (a.search_depth != b.search_depth) add("z", b.search_depth);
   for (size_t i = 0; i < b.by_object.size(); ++i) {
     const uint64_t before = i < a.by_object.size() ? a.by_object[i] : 0;
-    if (b.by_object[i] != before) add(fmt::format("@{}", i), b.by_object[i] - before);
+    if (b.by_object[i] != before) add("@" + std::to_string(i), b.by_object[i] - before);
   }
-  return d.empty() ? "0" : "{" + d + "}";
+  if (d.size() == start + 1) {
+    d.back() = '0';
+    return;
+  }
+  d.append("}", 1);
+}
+
+std::string delta_text(const State& a, const State& b) {
+  std::string d;
+  append_delta(d, a, b);
+  return d;
 }
 
 struct Frame {
@@ -151,6 +179,9 @@ class ExploreWriter : public TraceWriter {
     last_meta_path_.clear();
     last_meta_path_text_ = -1;
     cut_ = false;
+    cut_open_ = 0;
+    tally_ = {};
+    tally = nullptr;
     data_bytes_ = 0;
     omitted_ = 0;
     thread_ = 0;
@@ -171,6 +202,9 @@ class ExploreWriter : public TraceWriter {
                         finders_[i].id, objects[i].id, i));
     }
     VariantData& v = variants_.back();
+    // What the tally counted past the cut: a row each, none shown.
+    v.events += tally_.events();
+    omitted_ += tally_.events();
     const Counters& c = e.counters();
     std::string t;
     for (const CounterInfo& ci : kCounters)
@@ -281,23 +315,23 @@ class ExploreWriter : public TraceWriter {
   void step_begin(const Engine& e, const CStep& s) override {
     follow(e);
     if (cut_) return open(e, {});  // past --max-bytes: counted, not formatted
-    open(e, fmt::format("\"s\",\"{}\",\"{}\",{}", json_text(*s.pointer), json_text(step_text(*model_, s)),
-                        s.label >= 0 ? s.label : -1));
+    open(e, row(FMT_COMPILE("\"s\",\"{}\",\"{}\",{}"), json_text(*s.pointer), json_text(step_text(*model_, s)),
+                s.label >= 0 ? s.label : -1));
   }
   void step_end(const Engine& e, const CStep&, const char* result) override {
     follow(e);
     if (cut_) return close(e, {});  // past --max-bytes: counted, not formatted
-    close(e, fmt::format("\"S\",\"{}\"", json_text(result)));
+    close(e, row(FMT_COMPILE("\"S\",\"{}\""), json_text(result)));
   }
   void import_begin(const Engine& e, NameId name) override {
     follow(e);
     if (cut_) return open(e, {});
-    open(e, fmt::format("\"i\",{}", name_id(name)));
+    open(e, row(FMT_COMPILE("\"i\",{}"), name_id(name)));
   }
   void import_end(const Engine& e, NameId, bool ok) override {
     follow(e);
     if (cut_) return close(e, {});
-    close(e, fmt::format("\"I\",{}", ok ? 1 : 0));
+    close(e, row(FMT_COMPILE("\"I\",{}"), ok ? 1 : 0));
   }
   void ask_begin(const Engine& e, NameId name, FinderKind k, FinderId finder, int64_t index,
                  const MetaPath& walked) override {
@@ -307,21 +341,21 @@ class ExploreWriter : public TraceWriter {
     // walks. An ask the page must not draw at its index of sys.meta_path
     // (trace_detail::ask_note) carries the length and the note in both.
     const std::string note = ask_note(e, walked, index, finder);
-    const std::string tail = note.empty() ? "" : fmt::format(",\"{}\"", json_text(note));
+    const std::string tail = note.empty() ? "" : fmt::format(FMT_COMPILE(",\"{}\""), json_text(note));
     if (hooks_) {
       ask_decided_.push_back(false);
-      open(e, fmt::format("\"a\",{},\"{}\",{},{}{}", name_id(name), json_text(finder_id(e, finder)), index,
-                          walked.size(), tail));
+      open(e, row(FMT_COMPILE("\"a\",{},\"{}\",{},{}{}"), name_id(name), json_text(finder_id(e, finder)), index,
+                  walked.size(), tail));
     } else if (note.empty()) {
-      open(e, fmt::format("\"a\",{},\"{}\",{}", name_id(name), finder_name(k), index));
+      open(e, row(FMT_COMPILE("\"a\",{},\"{}\",{}"), name_id(name), finder_name(k), index));
     } else {
-      open(e, fmt::format("\"a\",{},\"{}\",{},{}{}", name_id(name), finder_name(k), index, walked.size(), tail));
+      open(e, row(FMT_COMPILE("\"a\",{},\"{}\",{},{}{}"), name_id(name), finder_name(k), index, walked.size(), tail));
     }
   }
   void decide(const Engine& e, NameId, FindReason r) override {
     follow(e);
     if (cut_) return leaf(e, {});
-    leaf(e, fmt::format("\"r\",\"{}\"", reason_key(r)));
+    leaf(e, row(FMT_COMPILE("\"r\",\"{}\""), reason_key(r)));
   }
   // A hook's decision is its ask's "r" row, as P's; one made in a direct
   // call (its ask has decided already) is a "d" row naming the object.
@@ -330,45 +364,46 @@ class ExploreWriter : public TraceWriter {
     if (cut_) return leaf(e, {});
     if (!ask_decided_.empty() && !ask_decided_.back()) {
       ask_decided_.back() = true;
-      return leaf(e, fmt::format("\"r\",\"{}\"", hook_reason_key(r)));
+      return leaf(e, row(FMT_COMPILE("\"r\",\"{}\""), hook_reason_key(r)));
     }
-    leaf(e, fmt::format("\"d\",\"{}\",{},\"{}\"", json_text(finder_id(e, f)), name_id(name), hook_reason_key(r)));
+    leaf(e, row(FMT_COMPILE("\"d\",\"{}\",{},\"{}\""), json_text(finder_id(e, f)), name_id(name), hook_reason_key(r)));
   }
   // What a hook's action asks: a "c" row (the caller, the call, the name, the object called).
   void hook_call(const Engine& e, FinderId caller, NameId name, HookCall c, FinderId called) override {
     follow(e);
     if (cut_) return leaf(e, {});
-    leaf(e, fmt::format("\"c\",\"{}\",\"{}\",{},\"{}\"", json_text(finder_id(e, caller)), hook_call_key(c),
-                        name_id(name), json_text(finder_id(e, called))));
+    leaf(e, row(FMT_COMPILE("\"c\",\"{}\",\"{}\",{},\"{}\""), json_text(finder_id(e, caller)), hook_call_key(c),
+                name_id(name), json_text(finder_id(e, called))));
   }
   void ask_end(const Engine& e, NameId, FinderKind, AskAnswer a) override {
     follow(e);
     if (hooks_ && !ask_decided_.empty()) ask_decided_.pop_back();
     if (cut_) return close(e, {});  // past --max-bytes: counted, not formatted
-    close(e, fmt::format("\"A\",\"{}\"", a == AskAnswer::Spec         ? "spec"
-                                         : a == AskAnswer::Suppressed ? "suppressed"
-                                         : a == AskAnswer::Raised     ? "raised"
-                                                                      : "none"));
+    close(e, row(FMT_COMPILE("\"A\",\"{}\""), a == AskAnswer::Spec         ? "spec"
+                                              : a == AskAnswer::Suppressed ? "suppressed"
+                                              : a == AskAnswer::Raised     ? "raised"
+                                                                           : "none"));
   }
   void lookup_begin(const Engine& e, NameId name, uint64_t depth, uint8_t mark) override {
     follow(e);
     if (cut_) return open(e, {});  // past --max-bytes: counted, not formatted
-    open(e, fmt::format("\"l\",{},{},\"{}\"", name_id(name), depth, mark == kMarkDisabled ? "disabled" : "enabled"));
+    open(e,
+         row(FMT_COMPILE("\"l\",{},{},\"{}\""), name_id(name), depth, mark == kMarkDisabled ? "disabled" : "enabled"));
   }
   void lookup_end(const Engine& e, NameId, uint64_t, bool found) override {
     follow(e);
     if (cut_) return close(e, {});  // past --max-bytes: counted, not formatted
-    close(e, fmt::format("\"L\",{}", found ? 1 : 0));
+    close(e, row(FMT_COMPILE("\"L\",{}"), found ? 1 : 0));
   }
   void toggle(const Engine& e, bool enable, uint64_t walked, int64_t) override {
     follow(e);
     if (cut_) return leaf(e, {});  // past --max-bytes: counted, not formatted
-    leaf(e, fmt::format("\"t\",{},{}", enable ? 1 : 0, walked));
+    leaf(e, row(FMT_COMPILE("\"t\",{},{}"), enable ? 1 : 0, walked));
   }
   void guard_begin(const Engine& e, GuardSite site, bool enable, GuardAction a) override {
     follow(e);
     if (cut_) return open(e, {});  // past --max-bytes: counted, not formatted
-    open(e, fmt::format("\"g\",\"{}\",{},\"{}\"", guard_site_key(site), enable ? 1 : 0, guard_action_key(a)));
+    open(e, row(FMT_COMPILE("\"g\",\"{}\",{},\"{}\""), guard_site_key(site), enable ? 1 : 0, guard_action_key(a)));
   }
   void guard_end(const Engine& e, GuardSite, GuardAction) override {
     follow(e);
@@ -378,7 +413,7 @@ class ExploreWriter : public TraceWriter {
     follow(e);
     if (cut_) return open(e, {});  // past --max-bytes: counted, not formatted
     // 0 a module body, 1 a call, 2 a loader's create_module
-    open(e, fmt::format("\"b\",{},{}", name_id(m), static_cast<int>(kind)));
+    open(e, row(FMT_COMPILE("\"b\",{},{}"), name_id(m), static_cast<int>(kind)));
   }
   void body_end(const Engine& e, NameId, BodyKind) override {
     follow(e);
@@ -392,9 +427,9 @@ class ExploreWriter : public TraceWriter {
   void wait_begin(const Engine& e, const ThreadWait& w) override {
     follow(e);
     if (cut_) return open(e, {});
-    open(e, fmt::format("\"w\",\"{}\",{},{},\"{}\"{}", wait_key(w),
-                        w.kind == WaitKind::ModuleLock ? name_id(w.module) : -1, w.on, w.site,
-                        w.kind == WaitKind::HookLock ? ",\"" + json_text(e.hook_lock_text(w.lock)) + "\"" : ""));
+    open(e, row(FMT_COMPILE("\"w\",\"{}\",{},{},\"{}\"{}"), wait_key(w),
+                w.kind == WaitKind::ModuleLock ? name_id(w.module) : -1, w.on, w.site,
+                w.kind == WaitKind::HookLock ? ",\"" + json_text(e.hook_lock_text(w.lock)) + "\"" : ""));
   }
   // A hook object acquires or releases its own lock: a "k" row (the object,
   // 1 for acquire, the name, the lock, and, where the lock is not taken in
@@ -402,9 +437,9 @@ class ExploreWriter : public TraceWriter {
   void hook_lock(const Engine& e, FinderId f, NameId name, bool acquire, HookLockSite site) override {
     follow(e);
     if (cut_) return leaf(e, {});
-    leaf(e, fmt::format("\"k\",\"{}\",{},{},\"{}\"{}", json_text(finder_id(e, f)), acquire ? 1 : 0,
-                        name == kNoName ? -1 : name_id(name), json_text(e.hook_lock_name(f)),
-                        site == HookLockSite::FindSpec ? "" : fmt::format(",\"{}\"", hook_lock_site_key(site))));
+    leaf(e, row(FMT_COMPILE("\"k\",\"{}\",{},{},\"{}\"{}"), json_text(finder_id(e, f)), acquire ? 1 : 0,
+                name == kNoName ? -1 : name_id(name), json_text(e.hook_lock_name(f)),
+                site == HookLockSite::FindSpec ? "" : fmt::format(FMT_COMPILE(",\"{}\""), hook_lock_site_key(site))));
   }
   void wait_end(const Engine& e, const ThreadWait&) override {
     follow(e);
@@ -415,8 +450,8 @@ class ExploreWriter : public TraceWriter {
   void deadlock(const Engine& e, const std::vector<ThreadWait>& cycle, bool swallowed) override {
     follow(e);
     if (cut_) return leaf(e, {});
-    leaf(e, fmt::format("\"D\",{},{},\"{}\"", swallowed ? 1 : 0, cycle.empty() ? -1 : cycle.front().on,
-                        json_text(deadlock_text(e, cycle, swallowed))));
+    leaf(e, row(FMT_COMPILE("\"D\",{},{},\"{}\""), swallowed ? 1 : 0, cycle.empty() ? -1 : cycle.front().on,
+                json_text(deadlock_text(e, cycle, swallowed))));
   }
 
  private:
@@ -425,15 +460,17 @@ class ExploreWriter : public TraceWriter {
   struct ThreadFrames {
     std::vector<Frame> frames;
     std::vector<bool> ask_decided;
+    uint64_t cut_open = 0;
   };
   void follow(const Engine& e) {
     if (!e.threaded_run() || e.running_thread() == thread_) return;
-    others_[thread_] = ThreadFrames{std::move(frames_), std::move(ask_decided_)};
+    others_[thread_] = ThreadFrames{std::move(frames_), std::move(ask_decided_), cut_open_};
     thread_ = e.running_thread();
     ThreadFrames& next = others_[thread_];
     frames_ = std::move(next.frames);
     ask_decided_ = std::move(next.ask_decided);
-    emit(e, fmt::format("\"T\",{}", thread_), nullptr);
+    cut_open_ = next.cut_open;
+    emit(e, row(FMT_COMPILE("\"T\",{}"), thread_), nullptr);
   }
 
   // The page for a run without threads (or hook locks): the template
@@ -483,6 +520,15 @@ class ExploreWriter : public TraceWriter {
     }
     return s;
   }
+  // string_id(set_text(members)), remembered: a guard's scope comes back
+  // at every toggle, and its text is sorted names.
+  int set_id(const std::vector<NameId>& members) {
+    auto it = set_ids_.find(members);
+    if (it != set_ids_.end()) return it->second;
+    const int id = string_id(set_text(members));
+    set_ids_.emplace(members, id);
+    return id;
+  }
   std::string set_text(const std::vector<NameId>& members) {
     std::vector<std::string> names;
     for (NameId n : members) names.push_back(model_->names.text(n));
@@ -504,13 +550,13 @@ class ExploreWriter : public TraceWriter {
     const std::vector<NameId>& scope = e.sets().members(f.scope);
     if (scope != last_scope_ || last_scope_text_ < 0) {
       last_scope_ = scope;
-      last_scope_text_ = string_id(set_text(scope));
+      last_scope_text_ = set_id(scope);
     }
     s.scope = last_scope_text_;
     const std::vector<NameId>& blocked = e.sets().members(f.blocked);
     if (blocked != last_blocked_ || last_blocked_text_ < 0) {
       last_blocked_ = blocked;
-      last_blocked_text_ = string_id(set_text(blocked));
+      last_blocked_text_ = set_id(blocked);
     }
     s.blocked = last_blocked_text_;
     const std::vector<NameId>& resolving = e.resolving_names();
@@ -589,8 +635,17 @@ class ExploreWriter : public TraceWriter {
     return t + ",\"finder_calls_by_object\":{" + by + "},\"meta_path\":\"" + json_text(meta_path_text(e, -1)) + "\"";
   }
 
-  // Appends one row; returns false once the variant is cut.
-  bool emit(const Engine& e, const std::string& body, std::string* key_out) {
+  // A row's body, formatted in place: valid until the next call.
+  template <class S, class... Args>
+  std::string_view row(const S& format, const Args&... args) {
+    body_.clear();
+    fmt::format_to(fmt::appender(body_), format, args...);
+    return {body_.data(), body_.size()};
+  }
+
+  // Appends one row (to the page, and to *key_out); returns false once the
+  // variant is cut.
+  bool emit(const Engine& e, std::string_view body, std::string* key_out) {
     VariantData& v = variants_.back();
     ++v.events;
     if (!started_) {
@@ -604,57 +659,83 @@ class ExploreWriter : public TraceWriter {
       return false;
     }
     // The rows and the names and strings they brought (all of a variant's
-    // page data that grows with its events), and a byte per event: folding
-    // keeps a repetitive run's rows small, but each event it folds was
-    // still snapshot and interned, and explore's time is bounded as its
-    // page is (past the cut an event is only counted).
-    if (max_bytes_ != 0 && rows_.size() + data_bytes_ + v.events > max_bytes_) {
+    // page data that grows with its events), and kEventBytes per event:
+    // folding keeps a repetitive run's rows small, but each event it folds
+    // was still snapshot and interned, and explore's time is bounded as its
+    // page is (past the cut an event is only counted, and the run goes on
+    // at about the speed of an untraced one).
+    if (max_bytes_ != 0 && rows_.size() + data_bytes_ + kEventBytes * v.events > max_bytes_) {
       cut_ = true;
+      tally = &tally_;  // the engine may count what comes next itself (TraceTally)
       ++omitted_;
       const CStep* s = e.current_step();
       cut_where_ = s ? "step " + *s->pointer : "the start";
       return false;
     }
     State now = snapshot(e);
-    std::string row = "[" + body + "," + delta_text(last_, now) + "]";
-    if (key_out) *key_out = row;
     row_starts_.push_back(rows_.size());
-    rows_ += (rows_.empty() ? "" : ",\n") + row;
+    if (!rows_.empty()) rows_.append(",\n", 2);
+    const size_t row_at = rows_.size();
+    rows_.append("[", 1);
+    rows_.append(body);
+    rows_.append(",", 1);
+    append_delta(rows_, last_, now);
+    rows_.append("]", 1);
+    if (key_out) key_out->append(rows_, row_at);
     ++v.rows_count;
-    last_ = now;
+    last_ = std::move(now);
     return true;
   }
 
-  void leaf(const Engine& e, const std::string& body) {
-    std::string row;
-    bool shown = emit(e, body, &row);
-    if (!frames_.empty()) {
-      frames_.back().events += 1;
-      if (shown) frames_.back().key += row + "\n";
-    }
+  // Past the cut an event is only counted (as emit would), and a frame it
+  // opens only counted open (cut_open_): nothing past the cut reads one.
+  void count_cut() {
+    ++variants_.back().events;
+    ++omitted_;
   }
 
-  void open(const Engine& e, const std::string& body) {
-    State before = cut_ ? State{} : last_;  // past the cut nothing reads it
+  void leaf(const Engine& e, std::string_view body) {
+    if (cut_) return count_cut();
+    if (frames_.empty()) {
+      emit(e, body, nullptr);
+      return;
+    }
+    Frame& parent = frames_.back();
+    parent.events += 1;
+    if (emit(e, body, &parent.key)) parent.key += '\n';
+  }
+
+  void open(const Engine& e, std::string_view body) {
+    if (cut_) {
+      count_cut();
+      ++cut_open_;
+      return;
+    }
+    State before = last_;
     size_t first = row_starts_.size();
-    std::string row;
-    bool shown = emit(e, body, &row);
-    frames_.push_back(Frame{first, before, shown ? row + "\n" : std::string(), 1});
+    std::string key;
+    const bool shown = emit(e, body, &key);
+    if (shown) key += '\n';
+    frames_.push_back(Frame{first, std::move(before), std::move(key), 1});
     if (!shown) frames_.back().first_row = SIZE_MAX;
   }
 
-  void close(const Engine& e, const std::string& body) {
-    std::string row;
-    bool shown = emit(e, body, &row);
+  void close(const Engine& e, std::string_view body) {
+    if (cut_ && cut_open_ != 0) {
+      count_cut();
+      --cut_open_;
+      return;
+    }
+    // The row closes the frame's key (a frame past the cut has none).
+    const bool shown = emit(e, body, &frames_.back().key);
     Frame f = std::move(frames_.back());
     frames_.pop_back();
     f.events += 1;
     if (!frames_.empty()) frames_.back().events += f.events;
     if (!shown || f.first_row == SIZE_MAX || cut_) return;
-    f.key += row;
     auto [it, fresh] = intern_.emplace(std::move(f.key), static_cast<int>(intern_.size()));
     const int id = it->second;
-    if (!frames_.empty()) frames_.back().key += fmt::format("#{}\n", id);
+    if (!frames_.empty()) frames_.back().key += fmt::format(FMT_COMPILE("#{}\n"), id);
     if (static_cast<size_t>(id) >= originals_.size()) originals_.resize(static_cast<size_t>(id) + 1, -1);
     const size_t rows = row_starts_.size() - f.first_row;
     int64_t& original = originals_[static_cast<size_t>(id)];
@@ -675,13 +756,19 @@ class ExploreWriter : public TraceWriter {
       r = by_row_.erase(r);
     }
     State now = last_;
-    std::string row_f = fmt::format("[\"F\",{},{},{}]", original, f.events, delta_text(f.before, now));
+    std::string row_f = fmt::format(FMT_COMPILE("[\"F\",{},{},{}]"), original, f.events, delta_text(f.before, now));
     row_starts_.push_back(rows_.size());
     rows_ += (rows_.empty() ? "" : ",\n") + row_f;
     ++v.rows_count;
   }
 
   static constexpr size_t kMinFold = 6;
+  // What an event detailed counts against --max-bytes besides its row: at
+  // the default, a run that folds into few rows is detailed for about
+  // 500,000 events (some 0.1 s), then counted. One byte, as it was, let a
+  // run be detailed for 2 million (0.45 s), longer than the rest of a
+  // 50-million-event run takes.
+  static constexpr uint64_t kEventBytes = 4;
 
   std::ostream& out_;
   uint64_t max_bytes_;
@@ -693,9 +780,11 @@ class ExploreWriter : public TraceWriter {
   std::vector<std::string> names_, strings_;
   std::unordered_map<NameId, int> name_index_;
   std::unordered_map<std::string, int> string_index_;
+  std::map<std::vector<NameId>, int> set_ids_;  // set_id's memory
   std::vector<NameId> torch_ids_;
 
   std::string rows_;
+  fmt::memory_buffer body_;         // row's buffer
   std::vector<size_t> row_starts_;  // byte offset of each row in rows_
   std::vector<Frame> frames_;
   std::unordered_map<std::string, int> intern_;
@@ -703,6 +792,8 @@ class ExploreWriter : public TraceWriter {
   std::multimap<size_t, int> by_row_;  // first row -> subtree id, to forget folded originals
   State last_;
   bool started_ = false, cut_ = false;
+  TraceTally tally_;         // the events past the cut the engine counted
+  uint64_t cut_open_ = 0;    // frames opened past the cut still open (this thread's)
   uint64_t data_bytes_ = 0;  // names and strings this variant added to the page
   uint64_t omitted_ = 0;
   std::string cut_where_;

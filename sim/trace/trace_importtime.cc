@@ -59,6 +59,10 @@ class ImportTimeWriter : public TraceWriter {
   void begin_variant(const Model& model, Variant v, size_t) override {
     model_ = &model;
     clock_ = {};
+    // Only the imports and finder calls make lines: the rest is counted in
+    // tally_, by the engine itself in a run plain but for its trace.
+    tally_ = {};
+    tally = &tally_;
     stack_.clear();
     variant_ = variant_name(v);
     lines_ = omitted_ = 0;
@@ -92,23 +96,25 @@ class ImportTimeWriter : public TraceWriter {
   }
 
   void import_begin(const Engine&, NameId name) override {
-    if (!threaded_) stack_.push_back({model_->names.text(name), clock_.now, 0});
+    if (!threaded_) stack_.push_back({full() ? std::string() : model_->names.text(name), now(), 0});
   }
   void import_end(const Engine&, NameId, bool) override {
     if (!threaded_) pop();
   }
   void find_and_load_begin(const Engine& e, NameId name) override {
-    stacks_[e.running_thread()].push_back(begin_line(model_->names.text(name)));
+    stacks_[e.running_thread()].push_back(begin_line(full() ? std::string() : model_->names.text(name)));
   }
   void find_and_load_end(const Engine& e, NameId, bool) override { end_of(e); }
   void ask_begin(const Engine& e, NameId name, FinderKind, FinderId finder, int64_t, const MetaPath&) override {
     if (e.hooks_used()) {
-      std::string line = fmt::format("{}.{}('{}')", trace_detail::finder_id(e, finder),
-                                     trace_detail::finder_method(e, finder), model_->names.text(name));
+      // Past --max-lines no line is written again: its name is not made.
+      std::string line = full() ? std::string()
+                                : fmt::format("{}.{}('{}')", trace_detail::finder_id(e, finder),
+                                              trace_detail::finder_method(e, finder), model_->names.text(name));
       if (threaded_)
         stacks_[e.running_thread()].push_back(begin_line(std::move(line)));
       else
-        stack_.push_back({std::move(line), clock_.now, 0});
+        stack_.push_back({std::move(line), now(), 0});
     }
     clock_.ask();
   }
@@ -130,14 +136,15 @@ class ImportTimeWriter : public TraceWriter {
   void pop() {
     Open o = std::move(stack_.back());
     stack_.pop_back();
-    uint64_t cum = clock_.now - o.start;
+    uint64_t cum = now() - o.start;
     size_t level = stack_.size();
     if (!stack_.empty()) stack_.back().children += cum;
     write(cum - o.children, cum, level, o.name);
   }
+  bool full() const { return max_ != 0 && lines_ >= max_; }
   template <class Int>
   void write(Int self, Int cum, size_t level, const std::string& name) {
-    if (max_ != 0 && lines_ >= max_) {
+    if (full()) {
       ++omitted_;
       return;
     }
@@ -154,13 +161,13 @@ class ImportTimeWriter : public TraceWriter {
     int64_t accumulated_copy;
   };
   Timed begin_line(std::string name) {
-    Timed t{std::move(name), clock_.now, accumulated_};
+    Timed t{std::move(name), now(), accumulated_};
     ++level_;
     accumulated_ = 0;
     return t;
   }
   void end_line(const Timed& t) {
-    const auto cum = static_cast<int64_t>(clock_.now - t.start);
+    const auto cum = static_cast<int64_t>(now() - t.start);
     --level_;
     write(cum - accumulated_, cum, static_cast<size_t>(std::max<int64_t>(level_, 0)), t.name);
     accumulated_ = t.accumulated_copy + cum;
@@ -179,7 +186,14 @@ class ImportTimeWriter : public TraceWriter {
   Timed root_;
   int64_t level_ = 0, accumulated_ = 0;
   const Model* model_ = nullptr;
+  // The simulated clock, with the ticks the tally counted.
+  uint64_t now() {
+    clock_.now += tally_.ticks;
+    tally_.ticks = 0;
+    return clock_.now;
+  }
   SimClock clock_;
+  TraceTally tally_;
   std::vector<Open> stack_;
   std::string variant_;
   uint64_t lines_ = 0, omitted_ = 0;

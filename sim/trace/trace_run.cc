@@ -175,17 +175,31 @@ std::string hook_totals_text(const Engine& e) {
 }
 
 std::string meta_path_text(int64_t copies, int64_t at) {
+  // By hand, not by fmt: a trace writes one per ask and per toggle.
   static const char* kBuiltins[3] = {"Builtin", "Frozen", "Path"};
   std::string s = "[";
   if (copies > 8) {
-    s += fmt::format("P x{}", copies);
-    if (at >= 0 && at < copies) s += fmt::format(" (*{})", at);
+    s += "P x";
+    s += std::to_string(copies);
+    if (at >= 0 && at < copies) {
+      s += " (*";
+      s += std::to_string(at);
+      s += ")";
+    }
     s += " | ";
   } else if (copies > 0) {
-    for (int64_t i = 0; i < copies; ++i) s += fmt::format("{}{}P", i ? " " : "", i == at ? "*" : "");
+    for (int64_t i = 0; i < copies; ++i) {
+      if (i) s += ' ';
+      if (i == at) s += '*';
+      s += 'P';
+    }
     s += " | ";
   }
-  for (int64_t i = 0; i < 3; ++i) s += fmt::format("{}{}{}", i ? " " : "", copies + i == at ? "*" : "", kBuiltins[i]);
+  for (int64_t i = 0; i < 3; ++i) {
+    if (i) s += ' ';
+    if (copies + i == at) s += '*';
+    s += kBuiltins[i];
+  }
   return s + "]";
 }
 

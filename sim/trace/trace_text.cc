@@ -4,6 +4,8 @@
 // line ("... -> None").
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iterator>
 #include <map>
 
 #include "impsim/base/escape.h"
@@ -41,7 +43,9 @@ class TextWriter : public TraceWriter {
     thread_ = kNoThread;
     others_.clear();
     lines_ = omitted_ = 0;
-    omitted_kinds_.clear();
+    std::fill(std::begin(omitted_kinds_), std::end(omitted_kinds_), 0);
+    tally_ = {};
+    tally = nullptr;
     indent_ = 0;
     pending_ = false;
     started_ = false;
@@ -57,12 +61,17 @@ class TextWriter : public TraceWriter {
   void end_variant(const Engine& e) override {
     follow(e);
     flush_pending();
+    // What the tally counted past the cut: a line per open and standalone
+    // event, and per close that did not follow its open at once.
+    omitted_ += tally_.all_opened() + tally_.all_lines() + tally_.closed - tally_.merged;
+    for (size_t k = 0; k < TraceTally::kKinds; ++k) omitted_kinds_[k] += tally_.opened[k] + tally_.lines[k];
+    clock_.now += tally_.ticks;
     if (omitted_ > 0) {
       std::string kinds;
-      for (const char* k : {"step", "import", "body", "ask", "lookup", "toggle", "guard", "wait"})
-        if (auto it = omitted_kinds_.find(k); it != omitted_kinds_.end())
-          kinds +=
-              fmt::format("{}{} {}{}", kinds.empty() ? "" : ", ", grouped(it->second), k, it->second == 1 ? "" : "s");
+      static constexpr const char* kShown[] = {"step", "import", "body", "ask", "lookup", "toggle", "guard", "wait"};
+      for (size_t k = 0; k < std::size(kShown); ++k)
+        if (const uint64_t n = omitted_kinds_[k]; n != 0)
+          kinds += fmt::format("{}{} {}{}", kinds.empty() ? "" : ", ", grouped(n), kShown[k], n == 1 ? "" : "s");
       out_ << fmt::format(
           "... cut at --max-lines {}: {} more lines left out ({}); the totals below are the whole run's\n", max_,
           grouped(omitted_), kinds);
@@ -111,88 +120,109 @@ class TextWriter : public TraceWriter {
 
   void step_begin(const Engine& e, const CStep& s) override {
     follow(e);
+    if (cut()) {
+      start_cut();
+      return tally_.open(TraceTally::Step);
+    }
     start(e);
-    open("step", full() ? std::string()
-                        : fmt::format("step {}: {}", terminal_text(*s.pointer), terminal_text(step_text(*model_, s))));
+    open(TraceTally::Step,
+         full() ? std::string()
+                : fmt::format("step {}: {}", terminal_text(*s.pointer), terminal_text(step_text(*model_, s))));
   }
   void step_end(const Engine& e, const CStep& s, const char* result) override {
     follow(e);
-    if (full()) return close({}, {});
+    if (cut()) return tally_.close();
     close(fmt::format(" -> {}", result), fmt::format("step {} -> {}", terminal_text(*s.pointer), result));
   }
 
   void import_begin(const Engine& e, NameId name) override {
     follow(e);
+    if (cut()) {
+      start_cut();
+      return tally_.open(TraceTally::Import);
+    }
     start(e);
-    open("import", full()
-                       ? std::string()
-                       : fmt::format("import {}: not in sys.modules; _find_and_load asks sys.meta_path", text(name)));
+    open(TraceTally::Import,
+         full() ? std::string()
+                : fmt::format("import {}: not in sys.modules; _find_and_load asks sys.meta_path", text(name)));
   }
   void import_end(const Engine& e, NameId name, bool ok) override {
     follow(e);
+    if (cut()) return tally_.close();
     const char* r = ok ? "loaded" : "raised";
-    if (full()) return close({}, {});
     close(fmt::format(" -> {}", r), fmt::format("import {} -> {}", text(name), r));
   }
 
   void ask_begin(const Engine& e, NameId name, FinderKind k, FinderId finder, int64_t index,
                  const MetaPath& walked) override {
     follow(e);
+    if (cut()) {
+      start_cut();
+      ++tally_.ticks;
+      return tally_.open(TraceTally::Ask);
+    }
     start(e);
     clock_.ask();
     if (e.hooks_used()) {
       // A list of finder objects: index and length are the walk's.
       std::string who = terminal_text(finder_id(e, finder));
       asks_.push_back(who);
-      if (full()) return open("ask", {});
-      open("ask", fmt::format("ask i={} {}: {}.{}('{}')", index, terminal_text(ask_list_text(e, walked, index, finder)),
-                              who, finder_method(e, finder), text(name)));
+      if (full()) return open(TraceTally::Ask, {});
+      open(TraceTally::Ask,
+           fmt::format("ask i={} {}: {}.{}('{}')", index, terminal_text(ask_list_text(e, walked, index, finder)), who,
+                       finder_method(e, finder), text(name)));
       return;
     }
     if (full()) {
       asks_.emplace_back();
-      return open("ask", {});
+      return open(TraceTally::Ask, {});
     }
     std::string who = k != FinderKind::Proxy ? finder_name(k)
                       : ask_stands(walked, index, finder)
                           ? fmt::format("P (copy {} of {})", index + 1, walked.proxy_copies())
                           : std::string("P");
     asks_.push_back(who);
-    open("ask", fmt::format("ask i={} {}: {}.find_spec('{}')", index, ask_list_text(e, walked, index, finder), who,
-                            text(name)));
+    open(TraceTally::Ask, fmt::format("ask i={} {}: {}.find_spec('{}')", index, ask_list_text(e, walked, index, finder),
+                                      who, text(name)));
   }
   // The suppressed answer already says why (ask_end).
   void decide(const Engine& e, NameId, FindReason r) override {
     follow(e);
+    if (cut()) return;
     if (pending_ && r != FindReason::Suppressed && !full()) pending_text_ += fmt::format(" [{}]", reason_text(r));
   }
   // A hook's decision joins its ask's line, as P's does; one made in a
   // direct call, where no ask is open, is a line of its own.
   void hook_decide(const Engine& e, FinderId f, NameId name, HookReason r) override {
     follow(e);
-    if (pending_ && std::string_view(pending_kind_) == "ask") {
+    if (cut()) {
+      if (!(tally_.pending && tally_.pending_kind == TraceTally::Ask)) tally_.line(TraceTally::Decision);
+      return;
+    }
+    if (pending_ && pending_kind_ == TraceTally::Ask) {
       if (!full()) pending_text_ += fmt::format(" [{}]", hook_reason_text(r));
       return;
     }
-    if (full()) return line("decision", {});
-    line("decision", fmt::format("{}.{}('{}') [{}]", terminal_text(finder_id(e, f)), finder_method(e, f), text(name),
-                                 hook_reason_text(r)));
+    if (full()) return line(TraceTally::Decision, {});
+    line(TraceTally::Decision, fmt::format("{}.{}('{}') [{}]", terminal_text(finder_id(e, f)), finder_method(e, f),
+                                           text(name), hook_reason_text(r)));
   }
   void hook_call(const Engine& e, FinderId caller, NameId name, HookCall c, FinderId called) override {
     follow(e);
-    if (full()) return line("call", {});
-    line("call", fmt::format("{} {}", terminal_text(finder_id(e, caller)),
-                             hook_call_text(c, text(name), terminal_text(finder_id(e, called)))));
+    if (cut()) return tally_.line(TraceTally::Call);
+    line(TraceTally::Call, fmt::format("{} {}", terminal_text(finder_id(e, caller)),
+                                       hook_call_text(c, text(name), terminal_text(finder_id(e, called)))));
   }
   void hook_lock(const Engine& e, FinderId f, NameId name, bool acquire, HookLockSite site) override {
     follow(e);
-    if (full()) return line("lock", {});
-    line("lock", fmt::format("{} {} {} {}", terminal_text(finder_id(e, f)), acquire ? "acquires" : "releases",
-                             terminal_text(e.hook_lock_name(f)),
-                             hook_lock_where(site, name == kNoName ? std::string() : text(name))));
+    if (cut()) return tally_.line(TraceTally::Lock);
+    line(TraceTally::Lock, fmt::format("{} {} {} {}", terminal_text(finder_id(e, f)), acquire ? "acquires" : "releases",
+                                       terminal_text(e.hook_lock_name(f)),
+                                       hook_lock_where(site, name == kNoName ? std::string() : text(name))));
   }
   void ask_end(const Engine& e, NameId name, FinderKind, AskAnswer a) override {
     follow(e);
+    if (cut()) return tally_.close();
     std::string who = asks_.back();
     asks_.pop_back();
     const char* r = a == AskAnswer::Spec         ? "spec"
@@ -205,13 +235,15 @@ class TextWriter : public TraceWriter {
 
   void lookup_begin(const Engine& e, NameId name, uint64_t depth, uint8_t mark) override {
     follow(e);
+    if (cut()) return tally_.open(TraceTally::Lookup);
     const char* why = mark == kMarkDisabled ? "blocked" : "in scope";
-    if (full()) return open("lookup", {});
-    open("lookup", fmt::format("lookup '{}' (depth {}): {}, so P finds the real spec itself, with P disabled",
-                               text(name), depth, why));
+    if (full()) return open(TraceTally::Lookup, {});
+    open(TraceTally::Lookup, fmt::format("lookup '{}' (depth {}): {}, so P finds the real spec itself, with P disabled",
+                                         text(name), depth, why));
   }
   void lookup_end(const Engine& e, NameId name, uint64_t depth, bool found) override {
     follow(e);
+    if (cut()) return tally_.close();
     const char* r = found ? "found (its loader is wrapped)" : "not found";
     if (full()) return close({}, {});
     close(fmt::format(" -> {}", r), fmt::format("lookup '{}' (depth {}) -> {}", text(name), depth, r));
@@ -219,49 +251,66 @@ class TextWriter : public TraceWriter {
 
   void toggle_begin(const Engine& e, bool) override {
     follow(e);
+    if (cut()) return;
     size_before_ = e.sys_modules().size();
     cache_before_ = e.torch_cache().order().size();
   }
   void toggle(const Engine& e, bool enable, uint64_t walked, int64_t copies) override {
     follow(e);
+    if (cut()) {
+      start_cut();
+      tally_.ticks += walked;
+      return tally_.line(TraceTally::Toggle);
+    }
     start(e);
     clock_.walk(walked);
-    if (full()) return line("toggle", {});
+    if (full()) return line(TraceTally::Toggle, {});
     if (enable)
-      line("toggle",
+      line(TraceTally::Toggle,
            fmt::format("enable: walk over {} {} of sys.modules; P inserted at 0 -> {}{}", grouped(walked),
                        plural(walked, "name", "names"), terminal_text(meta_path_now(e, copies)), moved(e, true)));
     else
-      line("toggle",
+      line(TraceTally::Toggle,
            fmt::format("disable: walk over {} {} of sys.modules; one P removed -> {}{}", grouped(walked),
                        plural(walked, "name", "names"), terminal_text(meta_path_now(e, copies)), moved(e, false)));
   }
 
   void guard_begin(const Engine& e, GuardSite site, bool enable, GuardAction a) override {
     follow(e);
+    if (cut()) {
+      start_cut();
+      return tally_.line(TraceTally::Guard);
+    }
     start(e);
-    if (full()) return line("guard", {});
-    line("guard", fmt::format("guard: {} (enable={}) {}", guard_site_text(site), enable ? "True" : "False",
-                              guard_action_text(a)));
+    if (full()) return line(TraceTally::Guard, {});
+    line(TraceTally::Guard, fmt::format("guard: {} (enable={}) {}", guard_site_text(site), enable ? "True" : "False",
+                                        guard_action_text(a)));
   }
   void guard_end(const Engine& e, GuardSite site, GuardAction a) override {
     follow(e);
-    if (full()) return line("guard", {});
-    line("guard", fmt::format("guard exit: {}: {}", guard_site_text(site), guard_exit_text(a)));
+    if (cut()) return tally_.line(TraceTally::Guard);
+    if (full()) return line(TraceTally::Guard, {});
+    line(TraceTally::Guard, fmt::format("guard exit: {}: {}", guard_site_text(site), guard_exit_text(a)));
   }
 
   void body_begin(const Engine& e, NameId m, BodyKind kind) override {
     follow(e);
+    if (cut()) {
+      start_cut();
+      return tally_.open(TraceTally::Body);
+    }
     start(e);
-    if (full()) return open("body", {});
-    open("body", kind == BodyKind::Call           ? fmt::format("a function of {} runs", text(m))
-                 : kind == BodyKind::CreateModule ? fmt::format("the loader's create_module for {} runs ({} is not in "
-                                                                "sys.modules yet)",
-                                                                text(m), text(m))
-                                                  : fmt::format("body of {} runs", text(m)));
+    if (full()) return open(TraceTally::Body, {});
+    open(TraceTally::Body, kind == BodyKind::Call ? fmt::format("a function of {} runs", text(m))
+                           : kind == BodyKind::CreateModule
+                               ? fmt::format("the loader's create_module for {} runs ({} is not in "
+                                             "sys.modules yet)",
+                                             text(m), text(m))
+                               : fmt::format("body of {} runs", text(m)));
   }
   void body_end(const Engine& e, NameId m, BodyKind kind) override {
     follow(e);
+    if (cut()) return tally_.close();
     if (full()) return close({}, {});
     close(" -> done", kind == BodyKind::Call           ? fmt::format("function of {} returns", text(m))
                       : kind == BodyKind::CreateModule ? fmt::format("create_module for {} returns", text(m))
@@ -272,18 +321,18 @@ class TextWriter : public TraceWriter {
   void wait_begin(const Engine& e, const ThreadWait& w) override {
     if (!e.threaded_run()) return;  // a hook lock's hang without threads: the `hangs:` line says it
     follow(e);
-    if (full()) return line("wait", {});
-    line("wait", terminal_text(wait_text(e, w)));
+    if (cut()) return tally_.line(TraceTally::Wait);
+    line(TraceTally::Wait, terminal_text(wait_text(e, w)));
   }
   void wait_end(const Engine& e, const ThreadWait& w) override {
     follow(e);
-    if (full()) return line("wait", {});
-    line("wait", terminal_text(woken_text(e, w)));
+    if (cut()) return tally_.line(TraceTally::Wait);
+    line(TraceTally::Wait, terminal_text(woken_text(e, w)));
   }
   void deadlock(const Engine& e, const std::vector<ThreadWait>& cycle, bool swallowed) override {
     follow(e);
-    if (full()) return line("wait", {});
-    line("wait", terminal_text(deadlock_text(e, cycle, swallowed)));
+    if (cut()) return tally_.line(TraceTally::Wait);
+    line(TraceTally::Wait, terminal_text(deadlock_text(e, cycle, swallowed)));
   }
 
  private:
@@ -306,6 +355,26 @@ class TextWriter : public TraceWriter {
   // Past --max-lines every line is left out, only counted: the callbacks
   // then skip formatting it (a trace stays a small factor of a run's time).
   bool full() const { return max_ != 0 && lines_ >= max_; }
+  // From the first event heard past the cut on, every event is counted in
+  // tally_, which the engine then fills itself (TraceTally): the open line
+  // still pending goes there too, left out as every line from here on.
+  bool cut() {
+    if (!full()) return false;
+    if (!tally) {
+      if (pending_) {
+        pending_ = false;
+        tally_.open(pending_kind_);
+      }
+      tally = &tally_;
+    }
+    return true;
+  }
+  // start() past the cut: its line is left out (and not by kind).
+  void start_cut() {
+    if (started_) return;
+    started_ = true;
+    tally_.line(TraceTally::Other);
+  }
 
   // A threaded run: each thread's lines keep their own nesting, and each
   // line says whose it is (a column of thread names). The run's own lines
@@ -313,6 +382,7 @@ class TextWriter : public TraceWriter {
   void follow(const Engine& e) {
     const PyThreadId t = e.threaded_run() ? e.running_thread() : kNoThread;
     if (t == thread_) return;
+    if (tally) tally_.flush();
     flush_pending();
     if (thread_ != kNoThread) others_[thread_] = {indent_, std::move(asks_)};
     thread_ = t;
@@ -326,14 +396,15 @@ class TextWriter : public TraceWriter {
   void start(const Engine& e) {
     if (started_) return;
     started_ = true;
-    line("", fmt::format("start: sys.modules holds {} {}; sys.meta_path is {}", grouped(e.sys_modules().size()),
-                         plural(e.sys_modules().size(), "name", "names"), terminal_text(meta_path_now(e, e.copies()))));
+    line(TraceTally::Other,
+         fmt::format("start: sys.modules holds {} {}; sys.meta_path is {}", grouped(e.sys_modules().size()),
+                     plural(e.sys_modules().size(), "name", "names"), terminal_text(meta_path_now(e, e.copies()))));
   }
 
-  void emit(int indent, const std::string& s, const char* kind, bool counts) {
+  void emit(int indent, const std::string& s, TraceTally::Kind kind, bool counts) {
     if (max_ != 0 && lines_ >= max_) {
       ++omitted_;
-      if (counts && *kind) ++omitted_kinds_[kind];
+      if (counts) ++omitted_kinds_[kind];
       return;
     }
     ++lines_;
@@ -345,7 +416,7 @@ class TextWriter : public TraceWriter {
     pending_ = false;
     emit(pending_indent_, pending_text_, pending_kind_, true);
   }
-  void open(const char* kind, std::string s) {
+  void open(TraceTally::Kind kind, std::string s) {
     flush_pending();
     pending_ = true;
     pending_indent_ = indent_;
@@ -359,10 +430,10 @@ class TextWriter : public TraceWriter {
       pending_ = false;
       emit(pending_indent_, pending_text_ + merged_suffix, pending_kind_, true);
     } else {
-      emit(indent_, close_line, "", false);
+      emit(indent_, close_line, TraceTally::Other, false);
     }
   }
-  void line(const char* kind, const std::string& s) {
+  void line(TraceTally::Kind kind, const std::string& s) {
     flush_pending();
     emit(indent_, s, kind, true);
   }
@@ -371,12 +442,13 @@ class TextWriter : public TraceWriter {
   uint64_t max_;
   const Model* model_ = nullptr;
   uint64_t lines_ = 0, omitted_ = 0;
-  std::map<std::string, uint64_t> omitted_kinds_;
+  uint64_t omitted_kinds_[TraceTally::kKinds] = {};  // of the lines left out before the tally took over
+  TraceTally tally_;
   int indent_ = 0;
   bool pending_ = false;
   int pending_indent_ = 0;
   std::string pending_text_;
-  const char* pending_kind_ = "";
+  TraceTally::Kind pending_kind_ = TraceTally::Other;
   bool started_ = false;
   SimClock clock_;
   std::vector<std::string> asks_;

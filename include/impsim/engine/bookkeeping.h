@@ -85,6 +85,7 @@ struct Bookkeeping {
   std::vector<LabelTotals> labels;
   std::optional<LimitReached> limit;
   TraceSink* trace = nullptr;
+  TraceTally* tally = nullptr;  // trace->tally, where a TalliedRun counts (run_mode.h)
   Memo memo;
 };
 

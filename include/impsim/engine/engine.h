@@ -272,9 +272,11 @@ class Engine {
   template <class M = AnyRun>
   void _exec(SpecId spec, ModuleId module);
   // PathFinder.find_spec(name, path) over the scenario's tree. The tests
-  // that answer None without a search are inline: a probe for a missing
-  // name asks again and again with the same path.
-  SpecId path_finder_find_spec(NameId name, PathRef path) {
+  // that answer None without a search are inline, always (with a
+  // TalliedRun's copies calling it too, GCC stopped inlining it in the
+  // plain run's): a probe for a missing name asks again and again with the
+  // same path.
+  [[gnu::always_inline]] SpecId path_finder_find_spec(NameId name, PathRef path) {
     if (names_.parent(name) == kNoName) {
       if (path != kNoPath) return kNoSpec;  // never happens: top-level searches pass None
     } else if (path < 0 || interp_.path_miss[static_cast<size_t>(name)] == path) {
@@ -372,6 +374,8 @@ class Engine {
   void enable(std::optional<SetId> scope);
   template <class M = AnyRun>
   void disable();
+  template <class M>
+  void trace_toggle(bool enable);
   // The walks of sys.modules a toggle makes, when there is anything to move.
   template <class M>
   [[gnu::noinline]] void _swap_torch_modules_to_cache();
@@ -383,6 +387,10 @@ class Engine {
   GuardEntry guard_enter(bool enable, std::optional<SetId> scope, GuardSite site = GuardSite::Step);
   [[gnu::cold, gnu::noinline]] void trace_guard_enter(GuardEntry& g, bool scope_asked, bool had);
   [[gnu::cold, gnu::noinline]] void trace_guard_exit(const GuardEntry& g);
+  template <class M>
+  void trace_guard_begin(GuardEntry& g, bool scope_asked, bool had);
+  template <class M>
+  void trace_guard_end(const GuardEntry& g);
   template <class M = AnyRun>
   void guard_exit(const GuardEntry& g);
   // _modify_scope_of_torch_proxy.
@@ -645,7 +653,7 @@ class Engine {
   LoaderId new_loader(Loader l);
 
   // The run's fixed facts as mode M knows them: constants in a plain run,
-  // which has none of the four below.
+  // which has none of the four below (a TalliedRun is traced).
   template <class M>
   static bool unless_plain(bool now) {
     if constexpr (M::plain)
@@ -653,9 +661,13 @@ class Engine {
     else
       return now;
   }
+  // A TalliedRun is traced; a PlainRun is not.
   template <class M>
   bool traced() const {
-    return unless_plain<M>(book_.trace != nullptr);
+    if constexpr (M::plain)
+      return M::tallied;
+    else
+      return book_.trace != nullptr;
   }
   template <class M>
   bool hooks() const {
@@ -673,6 +685,22 @@ class Engine {
   bool search_extras() const {
     return unless_plain<M>(search_extras_);
   }
+  // Where a TalliedRun counts its frequent events (asks, P's decisions,
+  // lookups, toggles, guards): the sink's tally, never null there, so the
+  // calls of the sink those events make in any other run fold away. nullptr
+  // in any other mode: the sink hears every event.
+  template <class M>
+  TraceTally* tally() const {
+    if constexpr (M::tallied) {
+      TraceTally* t = book_.tally;
+      if (t == nullptr) __builtin_unreachable();
+      return t;
+    } else {
+      return nullptr;
+    }
+  }
+  // Whether this run, but for its trace, would be a plain one.
+  bool plain_but_traced() const;
   template <class M>
   const Design& design() const {
     if constexpr (M::plain)
@@ -727,6 +755,14 @@ class Engine {
     LockSite global_site = LockSite::None;  // where the global lock is being taken (a trace's waits)
   };
   ThreadRun threads_;
+  // A traced run that is plain but for its trace: the TalliedRun of its
+  // design and revision (run_mode.h) that each search and step begun once
+  // the sink has a tally runs as. Empty in any other run.
+  struct Tallied {
+    SpecId (Engine::*find_spec)(NameId, PathRef) = nullptr;
+    void (Engine::*run_step)(const CStep&) = nullptr;
+  };
+  Tallied tallied_;
   std::string schedule_;
   std::optional<std::string> bad_schedule_;
   std::vector<std::string> hang_waits_;
@@ -755,6 +791,20 @@ template <class M>
 inline SpecId Engine::traced_proxy_find_spec(NameId name, int64_t index, const MetaPath& meta_path) {
   maybe_collect();
   if (!traced<M>()) return proxy_find_spec<M>(name);
+  if (TraceTally* t = tally<M>()) {
+    // A TalliedRun: counted, and closed whether it raises or not.
+    t->open(TraceTally::Ask);
+    ++t->ticks;
+    SpecId spec;
+    try {
+      spec = proxy_find_spec<M>(name);
+    } catch (PyError&) {
+      t->close();
+      throw;
+    }
+    t->close();
+    return spec;
+  }
   book_.trace->ask_begin(*this, name, FinderKind::Proxy, kProxyFinder, index, meta_path);
   // Only a trace reads these (machine words: copying them is free).
   const StepCounts before = thread_.counts;

@@ -99,9 +99,76 @@ struct ThreadWait {
 // What runs between body_begin and body_end.
 enum class BodyKind : uint8_t { Module, Call, CreateModule };
 
+// What a trace keeps of the events past its cut (`--max-lines`,
+// `--max-bytes`): nothing more is written of them, so each is only
+// counted, by what it would have been. Every format reads its counts off
+// these: a text line per event that opens a frame or stands alone, plus
+// one per close that does not come right after its open (an open closed
+// with nothing in between is one line); a Chrome event per open and per
+// standalone event; an explorer row per event of any kind; the simulated
+// clock's ticks (an ask 1, a walk the names it examines).
+//
+// A writer points TraceSink::tally at its tally once it writes nothing more
+// of the variant. In a run that is plain but for its trace (Paddle's
+// finder, no threads, the live sys.meta_path walked: run_mode.h) every
+// search and step begun from then on is a TalliedRun, which counts its
+// finder asks, P's decisions, lookups, toggles and guards here itself,
+// inline, as the writer would have, and still calls the sink for steps,
+// imports and module bodies (rare, and importtime times each import); it
+// opens and closes all it counts, so the frames the sink heard open are
+// closed through the sink. The run past the cut then costs about what an
+// untraced one does. Any other run calls the sink for every event, and the
+// writer counts them here.
+// (On cache lines of its own: the engine writes it at every event.)
+struct alignas(64) TraceTally {
+  enum Kind : uint8_t { Step, Import, Body, Ask, Lookup, Toggle, Guard, Wait, Decision, Call, Lock, Other, kKinds };
+  // (The fields one event updates lie apart: next to each other, the
+  // compiler adds them as one vector, which the next event's loads stall on.)
+  uint64_t closed = 0;           // frames closed
+  uint64_t opened[kKinds] = {};  // events that open a frame, by kind
+  uint64_t merged = 0;           // closes right after their open, nothing in between
+  uint64_t lines[kKinds] = {};   // events that stand alone, by kind (a guard's entry and exit each)
+  uint64_t notes = 0;            // events that are neither (P's decision: an explorer row, no line)
+  uint64_t ticks = 0;            // the simulated clock
+  bool pending = false;          // the last event was an open
+  Kind pending_kind = Other;
+
+  void open(Kind k) {
+    ++opened[k];
+    pending = true;
+    pending_kind = k;
+  }
+  void close() {
+    ++closed;
+    merged += pending ? 1 : 0;
+    pending = false;
+  }
+  void line(Kind k) {
+    ++lines[k];
+    pending = false;
+  }
+  void note() { ++notes; }
+  void flush() { pending = false; }  // a threaded run's switch: the open line is written then
+  uint64_t all_opened() const {
+    uint64_t n = 0;
+    for (uint64_t x : opened) n += x;
+    return n;
+  }
+  uint64_t all_lines() const {
+    uint64_t n = 0;
+    for (uint64_t x : lines) n += x;
+    return n;
+  }
+  // Every event counted (an explorer row each).
+  uint64_t events() const { return all_opened() + all_lines() + closed + notes; }
+};
+
 class TraceSink {
  public:
   virtual ~TraceSink() = default;
+  // Set once the sink writes nothing more of this run (TraceTally):
+  // frequent events may then be counted there instead of heard.
+  TraceTally* tally = nullptr;
   // A scenario step begins / ends (result: "ok", "found", "none", or an exception name).
   virtual void step_begin(const Engine&, const CStep&) {}
   virtual void step_end(const Engine&, const CStep&, const char* /*result*/) {}

@@ -27,9 +27,10 @@ std::optional<TraceFormat> parse_trace_format(const std::string& s);
 
 struct TraceOptions {
   TraceFormat format = TraceFormat::Text;
-  // text and importtime: lines per variant; chrome: events per variant; 0:
-  // no limit. Unset: 2,000 lines of text, 200,000 chrome events or
-  // importtime lines. dot uses max_nodes.
+  // text and importtime: lines per variant; chrome: events per variant;
+  // dot: the events each variant's tree is drawn from; 0: no limit. Unset:
+  // 2,000 lines of text, 200,000 chrome events or importtime lines,
+  // 1,000,000 dot events. Past it a trace only counts (TraceTally).
   std::optional<uint64_t> max_lines;
   uint64_t max_nodes = 300;        // dot: nodes per variant before subtrees are collapsed
   bool fold = true;                // explore: fold repeated identical subtrees

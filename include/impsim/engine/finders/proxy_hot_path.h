@@ -61,8 +61,12 @@ inline SpecId Engine::proxy_find_spec_stepped(NameId name) {
   ++thread_.counts.asks;
   count_event();
   const FindReason why = find_spec_branch<M>(name);
-  if (traced<M>()) [[unlikely]]
-    book_.trace->decide(*this, name, why);
+  if (traced<M>()) [[unlikely]] {
+    if (TraceTally* t = tally<M>())
+      t->note();
+    else
+      book_.trace->decide(*this, name, why);
+  }
   switch (why) {
     case FindReason::Suppressed:
       ++thread_.counts.suppressed;
@@ -100,7 +104,13 @@ inline SpecId Engine::_find_spec_for_specific_module(NameId name, bool exec_enab
   if (depth > thread_.high) [[unlikely]]
     reach_lookup_depth(depth);
   const bool fix = design<M>().resolving_fix;
-  if (traced<M>()) book_.trace->lookup_begin(*this, name, depth, mark);
+  if (traced<M>()) {
+    if (TraceTally* t = tally<M>()) {
+      t->open(TraceTally::Lookup);
+    } else {
+      book_.trace->lookup_begin(*this, name, depth, mark);
+    }
+  }
   GuardEntry g = guard_enter<M>(false, std::nullopt, GuardSite::Lookup);
   if (fix) resolving_add<M>(name);
   SpecId spec;
@@ -124,7 +134,13 @@ inline SpecId Engine::_find_spec_for_specific_module(NameId name, bool exec_enab
 template <class M>
 [[gnu::always_inline]] inline void Engine::lookup_exit(NameId name, const GuardEntry& g, SpecId spec) {
   guard_exit<M>(g);
-  if (traced<M>()) book_.trace->lookup_end(*this, name, thread_.depth, spec != kNoSpec);
+  if (traced<M>()) {
+    if (TraceTally* t = tally<M>()) {
+      t->close();
+    } else {
+      book_.trace->lookup_end(*this, name, thread_.depth, spec != kNoSpec);
+    }
+  }
   --thread_.depth;
 }
 
@@ -166,7 +182,7 @@ inline void Engine::scope_ior(SetId scope) {
 // stay in sys.modules.
 template <class M>
 inline void Engine::enable(std::optional<SetId> scope) {
-  if (traced<M>()) [[unlikely]]
+  if (traced<M>() && !tally<M>()) [[unlikely]]
     book_.trace->toggle_begin(*this, true);
   count_walk<M>();
   if (interp_.sys_modules.torch_count() > 0) _swap_torch_modules_to_cache<M>();
@@ -177,7 +193,7 @@ inline void Engine::enable(std::optional<SetId> scope) {
       check_meta_path_room();
     interp_.meta_path.insert_proxy_at_head();
   }
-  if (traced<M>()) book_.trace->toggle(*this, true, book_.last_walk, copies());
+  if (traced<M>()) trace_toggle<M>(true);
 }
 
 // disable_torch_proxy: removes ONE occurrence, clears proxy modules and puts
@@ -190,12 +206,39 @@ inline void Engine::disable() {
   else
     interp_.meta_path.remove(kProxyFinder);
   moved_copies();
-  if (traced<M>()) [[unlikely]]
+  if (traced<M>() && !tally<M>()) [[unlikely]]
     book_.trace->toggle_begin(*this, false);
   count_walk<M>();
   if (interp_.sys_modules.torch_count() > 0) _clear_torch_proxy_modules();
   if (!finder_.cache.order().empty()) _copy_torch_modules_from_cache();
-  if (traced<M>()) book_.trace->toggle(*this, false, book_.last_walk, copies());
+  if (traced<M>()) trace_toggle<M>(false);
+}
+
+// A guard's entry and exit, for the trace: a TalliedRun counts them.
+template <class M>
+[[gnu::always_inline]] inline void Engine::trace_guard_begin(GuardEntry& g, bool scope_asked, bool had) {
+  if (TraceTally* t = tally<M>())
+    t->line(TraceTally::Guard);
+  else
+    trace_guard_enter(g, scope_asked, had);
+}
+template <class M>
+[[gnu::always_inline]] inline void Engine::trace_guard_end(const GuardEntry& g) {
+  if (TraceTally* t = tally<M>())
+    t->line(TraceTally::Guard);
+  else
+    trace_guard_exit(g);
+}
+
+// A toggle's trace event: its walk, in the tally past the sink's cut.
+template <class M>
+[[gnu::always_inline]] inline void Engine::trace_toggle(bool enable) {
+  if (TraceTally* t = tally<M>()) {
+    t->ticks += book_.last_walk;
+    t->line(TraceTally::Toggle);
+    return;
+  }
+  book_.trace->toggle(*this, enable, book_.last_walk, copies());
 }
 
 // use_torch_proxy_guard, entry. b52ce17 saves set(_local_enabled_scope);
@@ -209,11 +252,11 @@ inline GuardEntry Engine::guard_enter(bool enable_, std::optional<SetId> scope, 
   if (enable_ == had && ((g.old_global && !scope) || g.old_scope == scope.value_or(kEmptySet))) {
     g.noop = true;
     if (traced<M>()) [[unlikely]]
-      trace_guard_enter(g, scope.has_value(), had);
+      trace_guard_begin<M>(g, scope.has_value(), had);
     return g;
   }
   if (traced<M>()) [[unlikely]]
-    trace_guard_enter(g, scope.has_value(), had);
+    trace_guard_begin<M>(g, scope.has_value(), had);
   if (rules<M>().guard_saves_copy)
     finder_.sets.hold(g.old_scope);
   else
@@ -230,7 +273,7 @@ template <class M>
 inline void Engine::guard_exit(const GuardEntry& g) {
   if (g.noop) {
     if (traced<M>()) [[unlikely]]
-      trace_guard_exit(g);
+      trace_guard_end<M>(g);
     return;
   }
   if (!g.enable) enable<M>(std::nullopt);
@@ -252,7 +295,7 @@ inline void Engine::guard_exit(const GuardEntry& g) {
   finder_.globally_enabled = g.old_global;
   if (g.enable) disable<M>();
   if (traced<M>()) [[unlikely]]
-    trace_guard_exit(g);
+    trace_guard_end<M>(g);
 }
 
 }  // namespace impsim

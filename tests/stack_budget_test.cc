@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <functional>
+#include <sstream>
 #include <string>
 
 #include "impsim/base/engine_stack.h"
@@ -16,6 +17,7 @@
 #include "impsim/model/model.h"
 #include "impsim/reader/read_scenario.h"
 #include "impsim/run/run.h"
+#include "impsim/trace/trace_formats.h"
 
 using namespace impsim;
 
@@ -115,6 +117,21 @@ size_t on_engine_stack(const Deep& d, int depth) {
   return engine_stack_touched();
 }
 
+// The same run traced (every format but one, a cut or none): a trace's
+// sink and its tallied runs past the cut have frames of their own.
+size_t traced_on_engine_stack(const Deep& d, int depth, TraceFormat format, uint64_t max_lines) {
+  const Scenario sc = read(d);
+  const RunOptions o = options_for(d, depth);
+  TraceOptions topt;
+  topt.format = format;
+  topt.max_lines = max_lines;
+  run_on_engine_stack(stack_budget(o.limits), [] {});
+  engine_stack_forget_touched();
+  std::ostringstream out;
+  write_trace(out, sc, o, topt);
+  return engine_stack_touched();
+}
+
 // The same program in a simulated thread `w` that main starts and joins:
 // the bytes of the deepest thread's stack.
 size_t on_thread_stack(const Deep& d, int depth) {
@@ -198,6 +215,30 @@ TEST_CASE("each nested lookup costs at most the budget's bytes of stack") {
 TEST_CASE("each open guard costs at most the budget's bytes of stack") {
   if (checked_stack_build()) return;
   check({"nested guard levels", &guards, &StackCosts::guard_level}, 2000, 10000);
+}
+
+TEST_CASE("a traced run costs at most the budget's bytes a level too, before its cut and past it") {
+  if (checked_stack_build()) return;
+  struct Traced {
+    const char* name;
+    TraceFormat format;
+    uint64_t max_lines;
+  };
+  for (const Traced& t : {Traced{"text, whole", TraceFormat::Text, 0}, Traced{"text, cut at 10 lines", TraceFormat::Text, 10},
+                          Traced{"chrome, whole", TraceFormat::Chrome, 0}, Traced{"dot, whole", TraceFormat::Dot, 0},
+                          Traced{"importtime, cut", TraceFormat::ImportTime, 10}}) {
+    for (const Kind& k : {Kind{"a module body importing the next", &body_chain, &StackCosts::body_level},
+                          Kind{"a hook importing what it claims", [](int) { return hook_loop(R"({"import": "app"})", "3.14"); },
+                               &StackCosts::lookup_level}}) {
+      const size_t a = traced_on_engine_stack(k.make(400), 400, t.format, t.max_lines);
+      const size_t b = traced_on_engine_stack(k.make(1000), 1000, t.format, t.max_lines);
+      const size_t per_level = b > a ? (b - a) / 600 : 0;
+      MESSAGE(fmt::format("traced ({}): {}: {} bytes a level ({} at 400, {} at 1000)", t.name, k.name, per_level, a, b));
+      CHECK(b > a);
+      CHECK(per_level <= stack_costs().*k.cost);
+      CHECK(b <= stack_budget(options_for(k.make(1000), 1000).limits));
+    }
+  }
 }
 
 TEST_CASE("the budget grows with each depth limit, and the maxima fit a 64-bit address space") {

@@ -62,7 +62,7 @@ ShardIdentity shard_identity(const std::string& scenario_text, const RunOptions&
 
 namespace {
 
-std::string params_text(const Params& params) {
+std::string search_params_text(const Params& params) {
   std::string out;
   for (const auto& [k, v] : params) out += fmt::format("{}{}={}", out.empty() ? "" : ", ", k, v);
   return out;
@@ -81,7 +81,7 @@ std::string schedules_text(const std::string& name, const std::vector<ThreadSear
   for (const ThreadSearch& t : searches) {
     const ScheduleSearch& s = t.search;
     out += fmt::format("{}, {}{}: {}\n", terminal_text(name), variant_name(t.variant),
-                       t.params.empty() ? "" : " (" + params_text(t.params) + ")", search_coverage(s));
+                       t.params.empty() ? "" : " (" + search_params_text(t.params) + ")", search_coverage(s));
     if (s.error) {
       out += "  " + terminal_text(*s.error) + "\n";
       continue;
@@ -540,7 +540,7 @@ std::vector<MergedSchedules> merge_shard_files(const std::vector<ShardFile>& fil
                            fmt::format("shard {}/{} of the {} search{} is missing: merging the others would count "
                                        "part of the schedules as all of them",
                                        i + 1, g.seen.size(), variant_name(g.variant),
-                                       g.params.empty() ? "" : " (" + params_text(g.params) + ")"));
+                                       g.params.empty() ? "" : " (" + search_params_text(g.params) + ")"));
       m.searches.push_back(ThreadSearch{g.variant, g.params, merge_shards(g.shards)});
       m.points.push_back(std::move(g.points));
     }

@@ -47,12 +47,22 @@ struct Variant {
 
   static const Variant Before, After, IdempotentEnable, DisableAll, IndexedWalk, AfterIdempotentEnable;
 };
-inline constexpr Variant Variant::Before{DesignId::Before, std::nullopt, {}};
-inline constexpr Variant Variant::After{DesignId::After, std::nullopt, {}};
-inline constexpr Variant Variant::IdempotentEnable{DesignId::IdempotentEnable, std::nullopt, {}};
-inline constexpr Variant Variant::DisableAll{DesignId::DisableAll, std::nullopt, {}};
-inline constexpr Variant Variant::IndexedWalk{DesignId::IndexedWalk, std::nullopt, {}};
-inline constexpr Variant Variant::AfterIdempotentEnable{DesignId::AfterIdempotentEnable, std::nullopt, {}};
+// constexpr where the compiler can make the std::string member in a
+// constant expression (GCC); clang with libstdc++ 12 cannot, and the fuzz
+// build uses clang (docs/fuzzing.md): there they are initialised before
+// main, as every use of them runs after.
+#if defined(__clang__)
+#define IMPSIM_VARIANT_CONSTANT inline const
+#else
+#define IMPSIM_VARIANT_CONSTANT inline constexpr
+#endif
+IMPSIM_VARIANT_CONSTANT Variant Variant::Before{DesignId::Before, std::nullopt, {}};
+IMPSIM_VARIANT_CONSTANT Variant Variant::After{DesignId::After, std::nullopt, {}};
+IMPSIM_VARIANT_CONSTANT Variant Variant::IdempotentEnable{DesignId::IdempotentEnable, std::nullopt, {}};
+IMPSIM_VARIANT_CONSTANT Variant Variant::DisableAll{DesignId::DisableAll, std::nullopt, {}};
+IMPSIM_VARIANT_CONSTANT Variant Variant::IndexedWalk{DesignId::IndexedWalk, std::nullopt, {}};
+IMPSIM_VARIANT_CONSTANT Variant Variant::AfterIdempotentEnable{DesignId::AfterIdempotentEnable, std::nullopt, {}};
+#undef IMPSIM_VARIANT_CONSTANT
 
 struct Design {
   bool resolving_fix = false;        // find_spec returns None for a name it is resolving

@@ -21,7 +21,9 @@
 
 using namespace impsim;
 
-namespace {
+// Named, not anonymous: the sanitizer build compiles the tests in batches
+// (a unity build), where another file's helpers of the same name meet these.
+namespace long_strings_test {
 
 // Under AddressSanitizer only the exit statuses are checked: a tenth of it.
 constexpr size_t kBytes = test::kMemoryMeasurable ? 2'000'000 : 200'000;
@@ -207,7 +209,6 @@ void check_commands(const std::vector<std::string>& commands) {
   }
 }
 
-}  // namespace
 
 TEST_CASE("the longest string of every field: validate and run stay within their bound per byte of the file") {
   check_commands({"validate", "run"});
@@ -249,3 +250,5 @@ TEST_CASE("a long finder id is not copied per label: labels x the id's length is
   CHECK(r.out.find("\"meta_path\": [\n            \"f\",") != std::string::npos);
   CHECK(r.out.find("\"meta_path\": [\n            \"P\",\n            \"f\",") != std::string::npos);
 }
+
+}  // namespace long_strings_test

@@ -13,12 +13,14 @@
 
 #include "test_util.h"
 
+// Named, not anonymous: the sanitizer build compiles the tests in batches
+// (a unity build), where another file's helpers of the same name meet these.
+namespace schedule_shards_test {
+
 namespace test = impsim::test;
 using impsim::test::read_file;
 using impsim::test::write_temp;
 using nlohmann::ordered_json;
-
-namespace {
 
 const std::string kThreads = impsim::test::kSource + "/tests/data/threads/";
 
@@ -51,7 +53,6 @@ void refused(const std::string& files, int status, const std::string& says) {
   CHECK(r.err.find(says) != std::string::npos);
 }
 
-}  // namespace
 
 TEST_CASE("shards of two scenarios made under one file name do not merge: the scenario digest differs") {
   const std::string dir = impsim::test::scratch_subdir("two_scenarios");
@@ -162,3 +163,5 @@ TEST_CASE("--shard takes its numbers as every integer flag does: no wrap past 2^
   test::impsim_says("run " + file + " --set k=9223372036854775808", 2,
               "--set k=9223372036854775808: 9223372036854775808 is out of range");
 }
+
+}  // namespace schedule_shards_test

@@ -21,7 +21,9 @@
 
 using namespace impsim;
 
-namespace {
+// Named, not anonymous: the sanitizer build compiles the tests in batches
+// (a unity build), where another file's helpers of the same name meet these.
+namespace stack_budget_test {
 
 // What a scenario needs to go `depth` levels deep, as its JSON and its flags.
 struct Deep {
@@ -176,7 +178,6 @@ void check(const Kind& k, int low, int high, bool threads = true) {
   }
 }
 
-}  // namespace
 
 TEST_CASE("each nested module body costs at most the budget's bytes of stack") {
   if (checked_stack_build()) return;  // the sanitizer's frames: not what the budget is for (engine_stack.h)
@@ -249,3 +250,5 @@ TEST_CASE("the budget grows with each depth limit, and the maxima fit a 64-bit a
   CHECK(stack_budget(deep) > stack_budget(deflt));
   if (!checked_stack_build()) CHECK(stack_budget(deep) < (size_t{1} << 30));
 }
+
+}  // namespace stack_budget_test

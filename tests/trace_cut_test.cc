@@ -18,7 +18,9 @@
 
 using namespace impsim;
 
-namespace {
+// Named, not anonymous: the sanitizer build compiles the tests in batches
+// (a unity build), where another file's helpers of the same name meet these.
+namespace trace_cut_test {
 
 const std::string kNested = std::string(IMPSIM_SOURCE_DIR) + "/scenarios/nested_guards.json";
 
@@ -82,7 +84,6 @@ std::map<std::string, TextVariant> text_variants(const std::string& text) {
   return out;
 }
 
-}  // namespace
 
 TEST_CASE("past --max-lines a text trace counts, by kind, the lines the full trace writes") {
   TraceOptions full_o;
@@ -236,3 +237,5 @@ TEST_CASE("trace and explore stopped by a limit past their cut: exit 3 and run's
                   "--max-events\"") != std::string::npos);
   CHECK(test::impsim("explore " + args + " > /dev/null").status == 3);
 }
+
+}  // namespace trace_cut_test

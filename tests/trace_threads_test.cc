@@ -49,7 +49,7 @@ const char* kTwoChains = R"({"impsim": 1, "name": "two_chains",
 
 // A schedule of it that starts a1, b1, a2 and b2 in that order, and ends
 // b2, b1, a2 and a1: the order of the measured run.
-const char* kInterleaved = "0.0.0.0.0.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.0.0.0.1.1.0.0.0.0.0.0.0.0.0.0.1";
+const char* kInterleaved = "0.0.0.0.0.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.0.0.0.1.1.0.0.0.0.0.0.0.0.0.0.1.1.1.1.1.1.1.1.1.1.1.1";
 
 struct TimeLine {
   int64_t self, cum;

@@ -2,7 +2,7 @@
 // events nested apart (a Chrome track, a DOT cluster, a call stack of the
 // page's per thread), lock waits and a hang shown as who waits for what,
 // held by whom, and `-X importtime` lines as CPython writes them when two
-// threads import at once (measured on 3.9-3.13: docs/threads.md).
+// threads import at once (measured on 3.9-3.13: docs/threads-verification.md).
 #include <doctest/doctest.h>
 
 #include <map>

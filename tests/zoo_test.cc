@@ -135,8 +135,8 @@ std::string results(const std::string& outcome) {
 
 }  // namespace
 
-// The zoo's threaded scenarios (docs/threads.md, "The zoo's threaded
-// scenarios"): what every schedule within the bound comes to, each outcome
+// The zoo's threaded scenarios (docs/threads-verification.md, "The zoo's
+// threaded scenarios"): what every schedule within the bound comes to, each outcome
 // class forced on real threads of CPython 3.9-3.13 by
 // tools/check/crosscheck --threads.
 TEST_CASE("ddtrace_thread_join: every schedule hangs on the join, none once the watchdog calls the next finders") {

@@ -70,7 +70,7 @@ def main():
         with open(os.path.join(ROOT, path)) as f:
             return bool(json.load(f).get("threads"))
 
-    # trace's JSON refuses a threaded scenario (docs/threads.md): the zoo's
+    # trace's JSON refuses a threaded scenario (docs/threads-design.md): the zoo's
     # threaded ones are left out of its command lines.
     untraced = {p for p in shipped if threaded(p)}
     # Each subcommand's command line over some files.

@@ -9,7 +9,7 @@
 // given the old file's mode (and owner, where the system lets it), renamed
 // over the old name, the folder fsync'd. A device or a pipe (/dev/null,
 // /dev/stdout, a FIFO a process reads) is written as it is. Anything else
-// is refused, before anything runs. docs/limits.md, "Files impsim writes".
+// is refused, before anything runs. docs/limits.md, "Files: each input read once, each output replaced whole".
 #pragma once
 
 #include <sys/types.h>

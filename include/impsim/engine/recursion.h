@@ -1,7 +1,8 @@
 // CPython's RecursionError for a finder that re-enters the import system
-// without a guard (docs/model.md, "Recursion"). The engine keeps a count of
-// the Python frames the real interpreter would have open (PyThread::py_depth:
-// the program's top level is frame 1) and, at each search and each hook
+// without a guard (docs/model.md, "Where the behaviour above was silent",
+// Recursion). The engine keeps a count of the Python frames the real
+// interpreter would have open (PyThread::py_depth: the program's top level
+// is frame 1) and, at each search and each hook
 // call, asks the version's rule whether the interpreter gets that far with
 // the default recursion limit (1000). The figures are measured on the real
 // interpreters by tools/check/recursion_depth; 3.14 is not measured, so it

@@ -18,7 +18,8 @@
 # the path of a real proxy.py for a Paddle scenario (threads_paddle.py), and
 # "extend": "run_until_blocked" to go on forcing past the
 # log's end and report the events forced as "passed" (docs/crosscheck.md,
-# "Threads: forcing a schedule in real CPython").
+# "Threads: forcing a schedule in real CPython"), "traces_after": s to
+# write every thread's stack to stderr and exit 1 after s seconds.
 #
 # How: every thread of the run is traced (sys.settrace) and pauses at each
 # point, inside the trace function, until the log's next event is its own.
@@ -42,6 +43,7 @@
 #
 # Standard library only, Python >= 3.9.
 
+import faulthandler as _faulthandler
 import gc as _gc
 import sys as _sys
 import os as _os
@@ -669,6 +671,8 @@ def main(argv):
     # a lock dies where its last reference goes, as in the engine, or not
     # in the run at all, a difference the crosscheck shows.
     _gc.disable()
+    if "traces_after" in options:  # a run again after one that gave no report
+        _faulthandler.dump_traceback_later(float(options["traces_after"]), exit=True)
     if "finder_source" in options:  # Paddle's finder, the real one (threads_paddle.py)
         spec = _util.spec_from_file_location("_impsim_threads_paddle", _HERE + "/threads_paddle.py")
         paddle = _util.module_from_spec(spec)

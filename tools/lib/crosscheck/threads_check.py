@@ -48,7 +48,9 @@ def run_real(python, scenario_path, log, options=None, timeout=60):
         return {"error": "no report: %s" % stderr}
     lines = [line for line in stdout.splitlines() if line.startswith("{")]
     if returncode != 0 or not lines:
-        return {"error": "exit %d: %s" % (returncode, stderr.strip()[-600:])}
+        stacks = stderr.find("Timeout (")  # traces_after's, whole
+        return {"error": "exit %d: %s" % (returncode, stderr[stacks:].strip() if stacks >= 0
+                                          else stderr.strip()[-600:])}
     return json.loads(lines[-1])
 
 
@@ -201,7 +203,7 @@ def crosscheck(args, files, pythons, is_hook_scenario):
         variants[p] = ["%s@%s" % (v, rev) for v in declared for rev in sources]
         options.update(((p, "%s@%s" % (v, rev)), {"variant": "%s@%s" % (v, rev), "finder_source": path})
                        for v in declared for rev, path in sources.items())
-    schedules = compared = bad = 0
+    schedules = compared = bad = again = 0
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         engine = {(path, minor, v): pool.submit(impsim_classes, args.impsim, path, minor, args.preemption_bound,
                                                 v, args.random, args.seed, args.timeout)
@@ -235,7 +237,17 @@ def crosscheck(args, files, pythons, is_hook_scenario):
                         # finished frame, and with it a lock: a race of the
                         # harness, not of the run. Once more, said so.
                         print("NOTE %s: a module lock died in the harness's own thread; run again" % where)
+                        again += 1
                         got = run_real(py, os.path.abspath(path), cls["points"], options[path, v], args.timeout)
+                    elif got.get("error", "").startswith("no report"):
+                        # Every wait of the harness is bounded: a run that never
+                        # reports is stuck in the harness, or the machine is
+                        # starved. Once more, its threads' stacks written
+                        # into the failure if it is stuck again.
+                        print("NOTE %s: the real run gave %s; run again" % (where, got["error"]))
+                        again += 1
+                        got = run_real(py, os.path.abspath(path), cls["points"],
+                                       dict(options[path, v], traces_after=args.timeout), 2 * args.timeout)
                     compared += 1
                     diffs = differences(scenarios[path], want, got)
                     if diffs and got.get("early_after_global"):
@@ -251,10 +263,10 @@ def crosscheck(args, files, pythons, is_hook_scenario):
                     elif args.verbose:
                         print("ok   %s: %s" % (where, cls["outcome"]))
     print("crosscheck --threads: %d/%d outcome classes match CPython (%d schedules searched; %d scenarios, "
-          "%d interpreters, preemption bound %d%s; %.1f s)"
+          "%d interpreters, preemption bound %d%s%s; %.1f s)"
           % (compared - bad, compared, schedules, len(files), len(pythons), args.preemption_bound,
              ", %d random schedules from seed %s" % (args.random, args.seed) if args.random else "",
-             time.monotonic() - started))
+             ", %d run again" % again if again else "", time.monotonic() - started))
     return 0 if compared and not bad else 1
 
 

@@ -18,7 +18,8 @@
 # the path of a real proxy.py for a Paddle scenario (threads_paddle.py), and
 # "extend": "run_until_blocked" to go on forcing past the
 # log's end and report the events forced as "passed" (docs/crosscheck.md,
-# "Threads: forcing a schedule in real CPython").
+# "Threads: forcing a schedule in real CPython"), "traces_after": s to
+# write every thread's stack to stderr and exit 1 after s seconds.
 #
 # How: every thread of the run is traced (sys.settrace) and pauses at each
 # point, inside the trace function, until the log's next event is its own.
@@ -42,6 +43,8 @@
 #
 # Standard library only, Python >= 3.9.
 
+import faulthandler as _faulthandler
+import gc as _gc
 import sys as _sys
 import os as _os
 import re as _re
@@ -104,6 +107,10 @@ _WOKEN_LINE = _line_of(_B._ModuleLock.acquire, "self.wakeup.release()", _WAKEUP_
 _ENTER_LINE = _line_of(_B._ImportLockContext.__enter__, "_imp.acquire_lock()")
 _GET_LOCK_LINE = _line_of(_B._get_module_lock, "_imp.acquire_lock()")
 _LOCK_GC_LINE = _line_of(_LOCK_GC, "_imp.acquire_lock()")
+
+
+class _StrayLockGC(Exception):
+    """Ends a module lock's callback in the controller before it waits."""
 
 
 class _Forget(dict):
@@ -345,10 +352,21 @@ class _Runtime(_hooks.Runtime):
     def stray_tracer(self, frame, event, arg):
         """The controller's trace: a lock callback run there (the last
         reference to a lock dropped by the controller, not by the thread
-        CPython would drop it in) is the harness's fault, reported."""
+        CPython would drop it in) is the harness's fault, reported. It is
+        ended before it runs: it takes the global import lock, which a
+        thread paused at a point may hold while it waits for the
+        controller, and neither would move again (a run that gave no
+        report). Its lock's name stays in _module_locks, a dead reference
+        _get_module_lock replaces. Python prints the exception as ignored
+        and turns the trace off (watch_strays turns it on again)."""
         if frame.f_code is _LOCK_GC:
             self.stray.append(_threading.current_thread().name)
+            raise _StrayLockGC("a module lock died in the harness's controller")
         return None
+
+    def watch_strays(self):
+        if _sys.gettrace() is None:
+            _sys.settrace(self.stray_tracer)
 
     def acquire_local(self):
         state = {"woken": False}
@@ -477,8 +495,12 @@ class _Runtime(_hooks.Runtime):
             # The dict holds this very frame, whose locals hold the dict: a
             # cycle that would keep every thread's frames, and the module
             # locks in their locals, alive until the garbage collector
-            # runs, at a time and in a thread of its choosing.
-            frames.clear()
+            # runs, at a time and in a thread of its choosing. One at a
+            # time: each may end a lock's callback, which turns the trace
+            # off.
+            while frames:
+                frames.popitem()
+                self.watch_strays()
 
     def settle(self):
         """Waits until every thread is paused, blocked or finished, seen
@@ -602,10 +624,11 @@ class _Runtime(_hooks.Runtime):
             _time.sleep(0.002)
 
     def control(self, before):
-        _sys.settrace(self.stray_tracer)
+        self.watch_strays()
         try:
             mismatch, stuck = self.force()
             waits = self.run_free()
+            self.watch_strays()
             report = {
                 "threads": {n: th.outcome for n, th in self.threads.items() if th.started},
                 "hang": bool(waits) or stuck,
@@ -643,6 +666,13 @@ def main(argv):
     if not isinstance(log, list) or not all(isinstance(e, dict) and "thread" in e and "point" in e for e in log):
         raise SystemExit("threads harness: %s is not a point log (a list of {\"thread\", \"point\", ...})" % argv[2])
     options = _json.loads(argv[3]) if len(argv) > 3 else {}
+    # A module lock in a garbage cycle would die when the cyclic collector
+    # runs, in whichever thread allocated last (the controller's too): off,
+    # a lock dies where its last reference goes, as in the engine, or not
+    # in the run at all, a difference the crosscheck shows.
+    _gc.disable()
+    if "traces_after" in options:  # a run again after one that gave no report
+        _faulthandler.dump_traceback_later(float(options["traces_after"]), exit=True)
     if "finder_source" in options:  # Paddle's finder, the real one (threads_paddle.py)
         spec = _util.spec_from_file_location("_impsim_threads_paddle", _HERE + "/threads_paddle.py")
         paddle = _util.module_from_spec(spec)

@@ -70,9 +70,8 @@ def main():
         with open(os.path.join(ROOT, path)) as f:
             return bool(json.load(f).get("threads"))
 
-    # trace's JSON refuses a threaded scenario (docs/threads-design.md): the zoo's
-    # threaded ones are left out of its command lines.
-    untraced = {p for p in shipped if threaded(p)}
+    # The zoo's threaded scenarios: compare searches their schedules.
+    threads = {p for p in shipped if threaded(p)}
     # Each subcommand's command line over some files.
     # --batched: the threaded scenarios apart, their compare's schedule
     # search cut at 100 (the same writers, each class a row as at any cut;
@@ -81,16 +80,16 @@ def main():
     cut = ["--max-schedules", "100"] if batched else []
     commands = {
         "run": lambda files: ["run", *files],
-        "compare": lambda files: ["compare", *files, *(cut if set(files) <= untraced else [])],
-        "trace": lambda files: ["trace", *[f for f in files if f not in untraced], "--max-lines", "50"],
+        "compare": lambda files: ["compare", *files, *(cut if set(files) <= threads else [])],
+        "trace": lambda files: ["trace", *files, "--max-lines", "50"],
         "validate": lambda files: ["validate", *files],
     }
     flags = (["--format", "text"], ["--format", "json"], ["--format", "markdown"], ["--json"])
     # What one check covers: a file, or with --batched every file at once.
-    groups = [[p for p in shipped if p not in untraced], sorted(untraced)] if batched else [[path] for path in shipped]
+    groups = [[p for p in shipped if p not in threads], sorted(threads)] if batched else [[path] for path in shipped]
 
     def names(group):
-        return [n for n in commands if n != "trace" or set(group) - untraced]
+        return list(commands)
 
     every = [commands[name](group) + flag for group in groups for name in names(group) for flag in flags]
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:

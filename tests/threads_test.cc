@@ -12,6 +12,7 @@
 #include "impsim/engine/schedule_search.h"
 #include "impsim/model/model.h"
 #include "impsim/reader/read_scenario.h"
+#include "impsim/run/run.h"
 #include "impsim/run/schedules.h"
 #include "test_util.h"
 
@@ -529,4 +530,82 @@ TEST_CASE("threads: a _DeadlockError keeps its lock alive until the thread that 
     forced.push_back(p["thread"].get<std::string>() + " " + p["point"].get<std::string>() + " " +
                      p.value("site", "") + p.value("module", ""));
   CHECK(points == forced);
+}
+
+namespace {
+
+// Each outcome's schedule replayed twice in this one process: a run that
+// read what it does not own would not be bound to end alike twice.
+void each_outcome_replays_twice(const std::string& text, const std::string& cpython, const ScheduleSearch& s) {
+  Scenario sc = scenario(text);
+  Model model = compile_model(sc, {});
+  RunOptions options;
+  options.cpython = parse_cpython(cpython);
+  apply_axes(model, options);
+  ScheduledProgram program = [&](Scheduler& sched) {
+    return threaded_outcome(model, *parse_variant("before"), options, sched);
+  };
+  for (const OutcomeClass& c : s.outcomes) {
+    CAPTURE(c.schedule);
+    const std::optional<ScheduleReplay> first = replay_schedule(program, c.schedule);
+    const std::optional<ScheduleReplay> second = replay_schedule(program, c.schedule);
+    REQUIRE(first);
+    REQUIRE(second);
+    CHECK(first->outcome == c.outcome);
+    CHECK(second->outcome == c.outcome);
+  }
+}
+
+// w's importlib.util.find_spec('a.b') finds `a` initialising in main and
+// waits for it; a's body fails, and main's import takes `a` out of
+// sys.modules again. A package `a` has a submodule b to find.
+std::string parent_fails(bool package) {
+  return fmt::format(R"({{"impsim": 1,
+    "tree": {{"a": {{"package": {}, "body": [{{"import": "missing"}}]}}{}}},
+    "threads": {{"w": [{{"find_spec": "a.b"}}]}},
+    "program": [{{"start": "w"}}, {{"import": "a", "optional": true}}, {{"join": "w"}}]}})",
+                     package ? "true" : "false", package ? R"(, "a.b": {})" : "");
+}
+
+}  // namespace
+
+TEST_CASE("threads: util.find_spec's parent import returns the module it waited for, though its body failed") {
+  // `__import__` returns the module object it found before the wait (as
+  // import.c does), not what sys.modules holds after it: the failed `a`,
+  // whose __path__ the search then walks, or whose lack of one it reports.
+  const ScheduleSearch pkg = search(parent_fails(true), 2);
+  REQUIRE_FALSE(pkg.error);
+  CHECK(has(pkg, "main: ok; w: ok; sys.modules: (none)"));
+  for (const OutcomeClass& c : pkg.outcomes) {
+    CAPTURE(c.outcome);
+    CHECK((c.outcome.starts_with("main: ok; w: ok; sys.modules: (none)") ||
+           c.outcome.starts_with("main: ok; w: ModuleNotFoundError: No module named 'missing'; sys.modules: (none)")));
+  }
+  each_outcome_replays_twice(parent_fails(true), "3.11", pkg);
+
+  const ScheduleSearch plain = search(parent_fails(false), 2);
+  REQUIRE_FALSE(plain.error);
+  CHECK(has(plain, "w: ModuleNotFoundError: __path__ attribute not found on 'a' while trying to find 'a.b'"));
+  for (const OutcomeClass& c : plain.outcomes) {
+    CAPTURE(c.outcome);
+    CHECK(c.outcome.starts_with("main: ok; w: ModuleNotFoundError: "));
+  }
+  each_outcome_replays_twice(parent_fails(false), "3.11", plain);
+}
+
+TEST_CASE("threads: a thread started while another walks its sys.meta_path snapshot (3.14) leaves the walk alone") {
+  // w1's _find_spec holds the snapshot it walks across the global lock's
+  // acquire, where main may start w2 and make room for w2's state.
+  const char* text = R"({"impsim": 1,
+    "tree": {"x": {}, "y": {}},
+    "threads": {"w1": [{"import": "x"}], "w2": [{"import": "y"}]},
+    "program": [{"start": "w1"}, {"start": "w2"}, {"join": "w1"}, {"join": "w2"}]})";
+  const ScheduleSearch s = search(text, 2, "3.14");
+  REQUIRE_FALSE(s.error);
+  REQUIRE(s.outcomes.size() >= 1);
+  for (const OutcomeClass& c : s.outcomes) {
+    CAPTURE(c.outcome);
+    CHECK(c.outcome.starts_with("main: ok; w1: ok; w2: ok; sys.modules: x y"));
+  }
+  each_outcome_replays_twice(text, "3.14", s);
 }

@@ -183,6 +183,11 @@ ScheduleOutcome Scheduler::run_threads() {
             "raise the memory limit (ulimit -v, the container's)",
             (stack_bytes_ + (size_t{1} << 20) - 1) >> 20, thread_text(t.id), std::strerror(err)));
       }
+      // A stack taken from the pool keeps the top an earlier fiber touched
+      // (fiber.cc), which would floor what this thread is measured to use
+      // at that much: all of it goes back but the page with the first frame
+      // start() wrote.
+      if (measure_stacks_) t.fiber.give_back(1);
     }
     t.fiber.resume();
     last = t.id;

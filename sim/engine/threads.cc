@@ -365,10 +365,16 @@ ModuleId Engine::_load_unlocked_threaded(SpecId spec, ModuleId module) {
       initialized);
 }
 
+// import.c keeps the module object it found in sys.modules and returns that
+// one after the wait: the body it waited for may have failed and taken the
+// name out of sys.modules (or another module put there), which must not
+// change what `__import__` hands back. The record stays: a threaded run
+// collects nothing (collect.cc).
 ModuleId Engine::import_name_threaded(NameId name) {
   if (!interp_.sys_modules.contains(name)) return _find_and_load_threaded(name);
+  const ModuleId module = interp_.sys_modules.get(name);
   if (initializing(name)) _lock_unlock_module(name);
-  return interp_.sys_modules.get(name);
+  return module;
 }
 
 void Engine::thread_start(int32_t at) {

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <exception>
 #include <map>
 #include <optional>
@@ -739,7 +740,12 @@ class Engine {
   Bookkeeping book_;          // limits, events, labels, the trace sink, the memo
   // The other Python threads, their state set aside while thread_ runs, by
   // PyThreadId (the running thread's slot is blank): counters() sums them all.
-  std::vector<PyThread> parked_;
+  // A deque: a thread started while others are suspended must not move
+  // them. A suspended thread's frames still refer to its state (the
+  // sys.meta_path snapshot its _find_spec walks), and a vector, growing,
+  // would copy every PyThread (its deque of snapshots makes its move
+  // throwing) and free the originals under those frames.
+  std::deque<PyThread> parked_;
   // A threaded run's own state (threads.cc); scheduler is nullptr in any other run.
   struct ThreadRun {
     Scheduler* scheduler = nullptr;

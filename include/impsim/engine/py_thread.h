@@ -86,7 +86,10 @@ struct PyThread {
   uint64_t next_region = 0;
 
   // CPython 3.14: the sys.meta_path each open _find_spec walks (a deque:
-  // a nested search's push leaves the outer one's list where it is).
+  // a nested search's push leaves the outer one's list where it is). Its
+  // loop holds the list across scheduling points, so a switch's swap of the
+  // thread's state (Engine::install_thread) moves the deque, never its
+  // lists, and a parked thread is never copied (Engine::parked_).
   std::deque<MetaPath> meta_path_snapshots;
 
   std::optional<PyError> error;  // the exception that ended it

@@ -99,8 +99,10 @@ class Scheduler {
   // one (out of memory) leaves no run to report.
   void stop_on_error(bool stop) { stop_on_error_ = stop; }
   // For measuring frames (tests/stack_budget_test.cc): the most stack any
-  // thread touched, measured as each finished (Fiber::touched; a system
-  // call a thread, so off unless asked for).
+  // thread touched, measured as each finished (Fiber::touched), on a stack
+  // whose pages were given back before the thread began, so that a pooled
+  // stack's kept top does not count (system calls a thread, so off unless
+  // asked for).
   void measure_stacks(bool on) { measure_stacks_ = on; }
   size_t deepest_stack() const { return deepest_stack_; }
   // Called with a thread's id each time the scheduler is about to resume

@@ -50,6 +50,7 @@ ScheduleOutcome Engine::run_threads(Scheduler& scheduler) {
   threads_ = ThreadRun{};
   threads_.points = points;
   threads_.scheduler = &scheduler;
+  interp_.locks = ImportLocks{};
   scheduler.set_stack_bytes(stack_budget(book_.limits));
   scheduler.stop_on_error(true);
   threads_.lock_rules = lock_rules_of(cpython_name(model_.axes.cpython));
@@ -215,13 +216,13 @@ void Engine::schedule_point(PointKind kind, NameId module, const std::string* po
 void Engine::acquire_import_lock(LockSite site) {
   about_to_pass(PointKind::GlobalAcquire, kNoName, site);
   threads_.global_site = site;
-  threads_.scheduler->acquire_global();
+  interp_.locks.imp_acquire_lock(*threads_.scheduler);
   resumed();
 }
 
 void Engine::release_import_lock(LockSite site) {
   about_to_pass(PointKind::GlobalRelease, kNoName, site);
-  threads_.scheduler->release_global();
+  interp_.locks.imp_release_lock(*threads_.scheduler);
   resumed();
 }
 
@@ -251,21 +252,21 @@ void Engine::drop_module_lock(NameId name) {
 
 LockResult Engine::acquire_module_lock(NameId name) {
   about_to_pass(PointKind::ModuleAcquire, name);
-  const LockResult r = threads_.scheduler->acquire_module(name);
+  const LockResult r = interp_.locks.module_lock_acquire(*threads_.scheduler, name);
   resumed();
   return r;
 }
 
 void Engine::release_module_lock(NameId name) {
   about_to_pass(PointKind::ModuleRelease, name);
-  threads_.scheduler->release_module(name);
+  interp_.locks.module_lock_release(*threads_.scheduler, name);
   resumed();
 }
 
 // For a trace: the cycle has_deadlock found when the running thread asked
 // for `name`'s lock, each wait's holder waiting for the next lock.
 std::vector<ThreadWait> Engine::deadlock_cycle(NameId name) const {
-  const ImportLocks& locks = threads_.scheduler->locks();
+  const ImportLocks& locks = interp_.locks;
   std::vector<ThreadWait> cycle;
   std::set<PyThreadId> seen{threads_.running};
   std::optional<int32_t> m = static_cast<int32_t>(name);

@@ -153,7 +153,7 @@ void Engine::hook_lock_acquire(FinderId finder, NameId name, HookLockSite site) 
   if (book_.trace) book_.trace->hook_lock(*this, finder, name, true, site);
   if (threads_.scheduler) {
     about_to_pass(PointKind::HookAcquire, name);
-    threads_.scheduler->acquire_hook_lock(l, lock.reentrant);
+    interp_.locks.hook_lock_acquire(*threads_.scheduler, l, lock.reentrant);
     resumed();
     return;
   }
@@ -170,7 +170,7 @@ void Engine::hook_lock_release(FinderId finder, NameId name, HookLockSite site) 
   if (book_.trace) book_.trace->hook_lock(*this, finder, name, false, site);
   if (threads_.scheduler) {
     about_to_pass(PointKind::HookRelease, name);
-    threads_.scheduler->release_hook_lock(l);
+    interp_.locks.hook_lock_release(*threads_.scheduler, l);
     resumed();
     return;
   }

@@ -103,7 +103,7 @@ LockResult ImportLocks::module_lock_acquire(Scheduler& s, int32_t m) {
   s.point();
   LockResult r;
   while ((r = acquire_module_step(s.current(), m)) == LockResult::Wait)
-    s.block({Scheduler::Wait::Kind::ModuleLock, m, module_lock(m)->owner});
+    s.block({WaitKind::ModuleLock, m, module_lock(m)->owner});
   return r;
 }
 
@@ -116,8 +116,7 @@ bool ImportLocks::module_lock_release(Scheduler& s, int32_t m) {
 // and try again.
 void ImportLocks::imp_acquire_lock(Scheduler& s) {
   s.point();
-  while (acquire_global_step(s.current()) == LockResult::Wait)
-    s.block({Scheduler::Wait::Kind::GlobalLock, -1, global_owner()});
+  while (acquire_global_step(s.current()) == LockResult::Wait) s.block({WaitKind::GlobalLock, -1, global_owner()});
 }
 
 // _imp.release_lock (_PyImport_ReleaseLock).
@@ -136,7 +135,7 @@ void ImportLocks::hook_lock_acquire(Scheduler& s, int32_t lock, bool reentrant) 
       return;
     }
     add_waiter(l, t);
-    s.block({Scheduler::Wait::Kind::HookLock, lock, l.owner});
+    s.block({WaitKind::HookLock, lock, l.owner});
   }
 }
 

@@ -121,7 +121,7 @@ void Scheduler::entry(void* arg) {
   t->state = State::Done;
   if (t->owner->measure_stacks_) t->owner->deepest_stack_ = std::max(t->owner->deepest_stack_, t->fiber.touched());
   for (const auto& other : t->owner->threads_)
-    if (other->state == State::Waiting && other->waits_for.kind == Wait::Kind::Join && other->waits_for.on == t->id)
+    if (other->state == State::Waiting && other->waits_for.kind == WaitKind::Join && other->waits_for.on == t->id)
       other->state = State::Runnable;
   t->fiber.suspend();  // for good
 }
@@ -203,15 +203,15 @@ ScheduleOutcome Scheduler::run_threads() {
 std::string Scheduler::describe_wait(PyThreadId id) const {
   const Wait& w = threads_[static_cast<size_t>(id)]->waits_for;
   switch (w.kind) {
-    case Wait::Kind::Join:
+    case WaitKind::Join:
       return fmt::format("{} waits for {} to finish (join)", thread_text(id), thread_text(w.on));
-    case Wait::Kind::HookLock:
+    case WaitKind::HookLock:
       return fmt::format("{} waits for {}, held by {}", thread_text(id),
                          hook_lock_name_ ? hook_lock_name_(w.module) : fmt::format("hook lock {}", w.module),
                          thread_text(w.on));
-    case Wait::Kind::GlobalLock:
+    case WaitKind::GlobalLock:
       return fmt::format("{} waits for the global import lock, held by {}", thread_text(id), thread_text(w.on));
-    case Wait::Kind::ModuleLock:
+    case WaitKind::ModuleLock:
       break;
   }
   return fmt::format("{} waits for the module lock of {}, held by {}", thread_text(id),
@@ -241,7 +241,7 @@ void Scheduler::block(const Wait& what) {
 }
 
 void Scheduler::join(PyThreadId t) {
-  while (threads_[static_cast<size_t>(t)]->state != State::Done) block({Wait::Kind::Join, -1, t});
+  while (threads_[static_cast<size_t>(t)]->state != State::Done) block({WaitKind::Join, -1, t});
 }
 
 std::exception_ptr Scheduler::error(PyThreadId t) const { return threads_[static_cast<size_t>(t)]->error; }

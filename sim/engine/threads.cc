@@ -63,13 +63,9 @@ ScheduleOutcome Engine::run_threads(Scheduler& scheduler) {
         [this] { threads_.points->push_back(threads_.next_point[static_cast<size_t>(threads_.running)]); });
   if (book_.trace)
     scheduler.on_wait([this](const Scheduler::Wait& w, bool waiting) {
-      const ThreadWait tw{w.kind == Scheduler::Wait::Kind::GlobalLock   ? WaitKind::GlobalLock
-                          : w.kind == Scheduler::Wait::Kind::ModuleLock ? WaitKind::ModuleLock
-                          : w.kind == Scheduler::Wait::Kind::HookLock   ? WaitKind::HookLock
-                                                                        : WaitKind::Join,
-                          w.kind == Scheduler::Wait::Kind::ModuleLock ? static_cast<NameId>(w.module) : kNoName, w.on,
-                          w.kind == Scheduler::Wait::Kind::GlobalLock ? lock_site_name(threads_.global_site) : "",
-                          w.kind == Scheduler::Wait::Kind::HookLock ? w.module : -1};
+      const ThreadWait tw{w.kind, w.kind == WaitKind::ModuleLock ? static_cast<NameId>(w.module) : kNoName, w.on,
+                          w.kind == WaitKind::GlobalLock ? lock_site_name(threads_.global_site) : "",
+                          w.kind == WaitKind::HookLock ? w.module : -1};
       if (waiting)
         book_.trace->wait_begin(*this, tw);
       else

@@ -38,6 +38,11 @@ namespace impsim {
 using PyThreadId = int32_t;
 inline constexpr PyThreadId kNoThread = -1;
 
+// What a blocked thread waits for: the global import lock, a module's
+// `_ModuleLock`, the end of a thread it joins, or a hook's own
+// threading.Lock / RLock. The scheduler's hangs and a trace's waits say it.
+enum class WaitKind : uint8_t { GlobalLock, ModuleLock, Join, HookLock };
+
 struct ScheduleOutcome {
   bool hang = false;
   // For a hang: one line per waiting thread, e.g. "thread 1 waits for the
@@ -56,8 +61,7 @@ class Scheduler {
   // the end of thread `on` (a join). The holder stays while it waits: only
   // the holder's last release wakes it.
   struct Wait {
-    enum class Kind : uint8_t { GlobalLock, ModuleLock, Join, HookLock };
-    Kind kind = Kind::GlobalLock;
+    WaitKind kind = WaitKind::GlobalLock;
     int32_t module = -1;  // ModuleLock: the module; HookLock: the hook lock
     PyThreadId on = kNoThread;
   };

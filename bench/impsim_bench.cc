@@ -454,7 +454,7 @@ int bench_schedules(const std::string& root) {
       rusage r0{}, r1{};
       getrusage(RUSAGE_SELF, &r0);
       const auto t0 = std::chrono::steady_clock::now();
-      const std::vector<ThreadSearch> found = search_scenario_schedules(sc, options, search);
+      const std::vector<DesignSearch> found = search_scenario_schedules(sc, options, search);
       const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       getrusage(RUSAGE_SELF, &r1);
       auto secs = [](const timeval& a, const timeval& b) {

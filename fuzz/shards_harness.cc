@@ -55,7 +55,7 @@ Verdict run_shards_input(const uint8_t* data, size_t size) {
     return Verdict::Invalid;
   }
   for (const MergedSchedules& m : merged)
-    for (const ThreadSearch& t : m.searches) {
+    for (const DesignSearch& t : m.searches) {
       uint64_t total = 0;
       for (const OutcomeClass& c : t.search.outcomes) total += c.schedules;
       if (total != t.search.schedules) broken("a merged search whose outcomes do not add up to its total");

@@ -95,7 +95,7 @@ TEST_CASE("compare across schedules: every end's schedule replays to it, for eac
   for (const ThreadedEnd& e : points[0].ends)
     for (size_t v = 0; v < e.designs.size(); ++v) {
       if (!e.designs[v]) continue;
-      const ThreadSearch& t = points[0].searches[v];
+      const DesignSearch& t = points[0].searches[v];
       const OutcomeClass& c = t.search.outcomes[e.designs[v]->representative];
       const ScheduledProgram end = [&](Scheduler& s) { return threaded_end(model, t.variant, options, s); };
       const std::optional<ScheduleReplay> r = replay_schedule(end, c.schedule);

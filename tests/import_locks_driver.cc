@@ -48,7 +48,7 @@ struct Driver {
 
   // _ModuleLock.acquire, once _get_module_lock has returned the lock.
   void acquire_module(PyThreadId t, int32_t m) {
-    switch (locks.acquire_module(t, m)) {
+    switch (locks.acquire_module_step(t, m)) {
       case LockResult::Acquired:
         note(t, "acquired");
         break;
@@ -62,7 +62,7 @@ struct Driver {
     }
   }
   void release_module(PyThreadId t, int32_t m) {
-    const auto woken = locks.release_module(t, m);
+    const auto woken = locks.release_module_step(t, m);
     if (!woken) {
       note(t, "error");
       return;
@@ -73,19 +73,19 @@ struct Driver {
   // _get_module_lock(m) (`_imp.acquire_lock()`, the lookup,
   // `_imp.release_lock()`), then the lock's acquire or release.
   void with_module_lock(PyThreadId t, int32_t m, Then then) {
-    if (locks.acquire_global(t) == LockResult::Wait) {
+    if (locks.acquire_global_step(t) == LockResult::Wait) {
       waiting[t] = {true, m, then};
       note(t, "waiting:global");
       return;
     }
-    wake(*locks.release_global(t));
+    wake(*locks.release_global_step(t));
     if (then == Then::Acquire)
       acquire_module(t, m);
     else
       release_module(t, m);
   }
   void acquire_global(PyThreadId t) {
-    if (locks.acquire_global(t) == LockResult::Acquired) {
+    if (locks.acquire_global_step(t) == LockResult::Acquired) {
       note(t, "acquired");
     } else {
       waiting[t] = {true, -1, Then::Hold};
@@ -114,7 +114,7 @@ struct Driver {
     } else if (op == "gacquire") {
       acquire_global(t);
     } else if (op == "grelease") {
-      const auto woken = locks.release_global(t);
+      const auto woken = locks.release_global_step(t);
       if (!woken) {
         note(t, "error");
         return;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "impsim/engine/import_locks.h"
 #include "impsim/engine/schedule_search.h"
 
 using namespace impsim;
@@ -66,15 +67,16 @@ uint64_t words(const std::vector<int>& points, int bound) {
 // Two threads taking two module locks in opposite orders; the outcome says
 // what each got.
 std::string crossing(Scheduler& s) {
+  ImportLocks locks;
   std::string said[2];
   auto body = [&](int32_t mine, int32_t theirs) {
     return [&, mine, theirs] {
       const PyThreadId me = s.current();
-      s.acquire_module(mine);
-      const LockResult r = s.acquire_module(theirs);
+      locks.module_lock_acquire(s, mine);
+      const LockResult r = locks.module_lock_acquire(s, theirs);
       said[me] = r == LockResult::Deadlock ? "_DeadlockError" : "took both";
-      if (r == LockResult::Acquired) s.release_module(theirs);
-      s.release_module(mine);
+      if (r == LockResult::Acquired) locks.module_lock_release(s, theirs);
+      locks.module_lock_release(s, mine);
     };
   };
   s.spawn(body(1, 2));
@@ -87,17 +89,18 @@ std::string crossing(Scheduler& s) {
 // module lock whose holder waits for the global lock: a hang some
 // schedules reach.
 std::string global_cycle(Scheduler& s) {
+  ImportLocks locks;
   s.spawn([&] {
-    s.acquire_global();
-    s.acquire_module(5);
-    s.release_module(5);
-    s.release_global();
+    locks.imp_acquire_lock(s);
+    locks.module_lock_acquire(s, 5);
+    locks.module_lock_release(s, 5);
+    locks.imp_release_lock(s);
   });
   s.spawn([&] {
-    s.acquire_module(5);
-    s.acquire_global();
-    s.release_global();
-    s.release_module(5);
+    locks.module_lock_acquire(s, 5);
+    locks.imp_acquire_lock(s);
+    locks.imp_release_lock(s);
+    locks.module_lock_release(s, 5);
   });
   const ScheduleOutcome o = s.run();
   std::string out = o.hang ? "hang:" : "both finished";
@@ -365,13 +368,14 @@ ScheduleSearch reference_search(const ScheduledProgram& program, const SearchOpt
 ScheduledProgram contended(int threads, int rounds) {
   return [threads, rounds](Scheduler& s) {
     std::string log;
+    ImportLocks locks;
     for (int t = 0; t < threads; ++t)
-      s.spawn([&s, &log, t, rounds] {
+      s.spawn([&s, &log, &locks, t, rounds] {
         for (int i = 0; i < rounds; ++i) {
-          s.acquire_hook_lock(0, false);
+          locks.hook_lock_acquire(s, 0, false);
           log += static_cast<char>('a' + t);
           s.point();
-          s.release_hook_lock(0);
+          locks.hook_lock_release(s, 0);
         }
       });
     s.run();

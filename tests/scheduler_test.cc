@@ -1,6 +1,6 @@
-// Scheduler: simulated threads on fibers, one schedule at a time, parked
-// on the import locks and woken by releases; hangs said with who waits for
-// what; schedules replayed choice for choice.
+// Scheduler: simulated threads on fibers, one schedule at a time, blocked
+// by the import locks (ImportLocks) and woken by their releases; hangs said
+// with who waits for what; schedules replayed choice for choice.
 #include <doctest/doctest.h>
 
 #include <stdexcept>
@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "impsim/engine/import_locks.h"
 #include "impsim/engine/scheduler.h"
 
 using namespace impsim;
@@ -106,15 +107,16 @@ TEST_CASE("a string that is not a schedule is refused whole, not misread") {
 
 TEST_CASE("two threads crossing module locks: the second to ask gets _DeadlockError, the first goes on") {
   Scheduler s(round_robin());
+  ImportLocks locks;
   std::vector<std::string> log;
   auto body = [&](int32_t mine, int32_t theirs) {
     return [&, mine, theirs] {
       const PyThreadId me = s.current();
-      REQUIRE(s.acquire_module(mine) == LockResult::Acquired);
-      const LockResult r = s.acquire_module(theirs);
+      REQUIRE(locks.module_lock_acquire(s, mine) == LockResult::Acquired);
+      const LockResult r = locks.module_lock_acquire(s, theirs);
       log.push_back(std::to_string(me) + (r == LockResult::Deadlock ? " deadlock" : " took both"));
-      if (r == LockResult::Acquired) s.release_module(theirs);
-      s.release_module(mine);  // _ModuleLockManager.__exit__, raising or not
+      if (r == LockResult::Acquired) locks.module_lock_release(s, theirs);
+      locks.module_lock_release(s, mine);  // _ModuleLockManager.__exit__, raising or not
     };
   };
   s.spawn(body(1, 2));
@@ -126,16 +128,17 @@ TEST_CASE("two threads crossing module locks: the second to ask gets _DeadlockEr
 
 TEST_CASE("a cycle through the global import lock is a hang, with who waits for what") {
   Scheduler s(round_robin());
+  ImportLocks locks;
   std::string reached;
   s.spawn([&] {
     const std::string held = "a heap string a hung thread must free";  // LSan sees it freed
-    s.acquire_global();                                                // inside find_spec, say
-    s.acquire_module(5);  // held by thread 1, which waits for the global lock
+    locks.imp_acquire_lock(s);                                         // inside find_spec, say
+    locks.module_lock_acquire(s, 5);  // held by thread 1, which waits for the global lock
     reached += held;
   });
   s.spawn([&] {
-    s.acquire_module(5);
-    s.acquire_global();  // _get_module_lock of another module
+    locks.module_lock_acquire(s, 5);
+    locks.imp_acquire_lock(s);  // _get_module_lock of another module
     reached += "never";
   });
   const ScheduleOutcome out = s.run();
@@ -149,15 +152,16 @@ TEST_CASE("a cycle through the global import lock is a hang, with who waits for 
 // a cycle through it and a module lock is no _DeadlockError but a hang.
 TEST_CASE("a cycle through a hook's lock and a module lock is a hang, which the deadlock check does not see") {
   Scheduler s(round_robin());
+  ImportLocks locks;
   s.describe_hook_locks_with([](int32_t l) { return "the threading.Lock of class h" + std::to_string(l); });
   std::vector<LockResult> module_results;
   s.spawn([&] {
-    s.acquire_hook_lock(7, false);
-    module_results.push_back(s.acquire_module(5));  // held by thread 1, which waits for the hook lock
+    locks.hook_lock_acquire(s, 7, false);
+    module_results.push_back(locks.module_lock_acquire(s, 5));  // held by thread 1, which waits for the hook lock
   });
   s.spawn([&] {
-    module_results.push_back(s.acquire_module(5));
-    s.acquire_hook_lock(7, false);
+    module_results.push_back(locks.module_lock_acquire(s, 5));
+    locks.hook_lock_acquire(s, 7, false);
   });
   const ScheduleOutcome out = s.run();
   CHECK(out.hang);
@@ -169,9 +173,10 @@ TEST_CASE("a cycle through a hook's lock and a module lock is a hang, which the 
 TEST_CASE("a hook's Lock taken again by its owner waits for ever, an RLock does not, a release wakes a waiter") {
   {
     Scheduler s;
+    ImportLocks locks;
     s.spawn([&] {
-      s.acquire_hook_lock(0, false);
-      s.acquire_hook_lock(0, false);
+      locks.hook_lock_acquire(s, 0, false);
+      locks.hook_lock_acquire(s, 0, false);
     });
     const ScheduleOutcome out = s.run();
     CHECK(out.hang);
@@ -179,13 +184,14 @@ TEST_CASE("a hook's Lock taken again by its owner waits for ever, an RLock does 
   }
   {
     Scheduler s;
+    ImportLocks locks;
     bool done = false;
     s.spawn([&] {
-      s.acquire_hook_lock(0, true);
-      s.acquire_hook_lock(0, true);
-      CHECK(s.release_hook_lock(0));
-      CHECK(s.release_hook_lock(0));
-      CHECK_FALSE(s.release_hook_lock(0));  // not held: RuntimeError in Python
+      locks.hook_lock_acquire(s, 0, true);
+      locks.hook_lock_acquire(s, 0, true);
+      CHECK(locks.hook_lock_release(s, 0));
+      CHECK(locks.hook_lock_release(s, 0));
+      CHECK_FALSE(locks.hook_lock_release(s, 0));  // not held: RuntimeError in Python
       done = true;
     });
     CHECK_FALSE(s.run().hang);
@@ -193,17 +199,18 @@ TEST_CASE("a hook's Lock taken again by its owner waits for ever, an RLock does 
   }
   {
     Scheduler s(round_robin());
+    ImportLocks locks;
     std::string order;
     s.spawn([&] {
-      s.acquire_hook_lock(0, false);
+      locks.hook_lock_acquire(s, 0, false);
       order += "0 took;";
       s.point();  // thread 1 asks for it now, and waits
-      s.release_hook_lock(0);
+      locks.hook_lock_release(s, 0);
     });
     s.spawn([&] {
-      s.acquire_hook_lock(0, false);
+      locks.hook_lock_acquire(s, 0, false);
       order += "1 took;";
-      s.release_hook_lock(0);
+      locks.hook_lock_release(s, 0);
     });
     CHECK_FALSE(s.run().hang);
     CHECK(order == "0 took;1 took;");

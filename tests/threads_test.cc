@@ -32,7 +32,7 @@ ScheduleSearch search(const std::string& text, int bound = 2, const std::string&
   options.cpython = parse_cpython(cpython);
   SearchOptions o;
   o.preemption_bound = bound;
-  std::vector<ThreadSearch> found = search_scenario_schedules(sc, options, o);
+  std::vector<DesignSearch> found = search_scenario_schedules(sc, options, o);
   REQUIRE(found.size() == 1);
   return found[0].search;
 }
@@ -436,7 +436,7 @@ TEST_CASE("threads: a hook's find_spec may start and join a thread, and the read
   options.variants = {"as_is"};
   SearchOptions o;
   o.preemption_bound = 2;
-  const std::vector<ThreadSearch> found = search_scenario_schedules(sc, options, o);
+  const std::vector<DesignSearch> found = search_scenario_schedules(sc, options, o);
   REQUIRE(found.size() == 1);
   REQUIRE(found[0].search.complete);
   REQUIRE(found[0].search.outcomes.size() == 1);

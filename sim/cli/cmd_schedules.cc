@@ -26,11 +26,11 @@ int merge_shards_of(Sink& sink, const std::vector<std::string>& files, const Inp
   for (const std::string& f : files) read.push_back({f == "-" ? "<stdin>" : f, read_scenario_file(f, limits)});
   int status = 0;
   for (const MergedSchedules& m : merge_shard_files(read, limits.max_json_depth)) {
-    for (const ThreadSearch& t : m.searches)
+    for (const DesignSearch& t : m.searches)
       if (t.search.error) status = 1;
     if (sink.format == Format::Json) {
       // Each representative's points, from the shards of its own search.
-      PointsOf kept = [&](const ThreadSearch& t, const std::string& schedule) {
+      PointsOf kept = [&](const DesignSearch& t, const std::string& schedule) {
         const auto& points = m.points[static_cast<size_t>(&t - m.searches.data())];
         auto it = points.find(schedule);
         return it == points.end() ? nlohmann::ordered_json() : it->second;
@@ -124,12 +124,12 @@ Action add_schedules(CLI::App& app) {
           SearchOptions search = st->search.options();
           search.shard = shard;
           search.shards = shards;
-          const std::vector<ThreadSearch> found = search_scenario_schedules(sc, options, search);
+          const std::vector<DesignSearch> found = search_scenario_schedules(sc, options, search);
           std::optional<ShardIdentity> identity;
           if (!st->shard.empty()) identity = shard_identity(sc.source ? *sc.source : std::string(), options, search);
           PointsOf points;
           if (st->points)
-            points = [&](const ThreadSearch& t, const std::string& schedule) {
+            points = [&](const DesignSearch& t, const std::string& schedule) {
               Model model = compile_model(sc, t.params, options.model_limits);
               apply_axes(model, options);
               return points_json(schedule_points(model, t.variant, options, schedule));
@@ -138,7 +138,7 @@ Action add_schedules(CLI::App& app) {
             sink.json(schedules_json(sc.name, sc.file, found, points, identity ? &*identity : nullptr));
           else
             sink.text(schedules_text(sc.name, found));
-          for (const ThreadSearch& t : found)
+          for (const DesignSearch& t : found)
             if (t.search.error) return 1;
           return 0;
         });

@@ -85,7 +85,7 @@ LoaderId Engine::new_loader(Loader l) { return interp_.records.new_loader(l); }
 
 // The threads' counters summed (the deepest lookup: the deepest of any).
 Counters Engine::counters() const {
-  Counters c = thread_.counters();
+  Counters c = py_thread_.counters();
   for (const PyThread& t : parked_) {
     const Counters tc = t.counters();
     c.add_delta(tc, Counters{});
@@ -95,7 +95,7 @@ Counters Engine::counters() const {
 }
 
 HookCounters Engine::hook_counters() const {
-  HookCounters h = thread_.hook_counters;
+  HookCounters h = py_thread_.hook_counters;
   for (const PyThread& t : parked_) {
     h.add_delta(t.hook_counters, HookCounters{});
     h.max_depth = std::max(h.max_depth, t.hook_counters.max_depth);
@@ -115,10 +115,10 @@ void Engine::set_up() {
   finder_.free_scope_objects.clear();
   if (!rules_.guard_saves_copy) finder_.scope_object = new_scope_object(kEmptySet);
   finder_.blocked = model_.blocked;
-  thread_.resolving.assign(names_.size(), 0);
+  py_thread_.resolving.assign(names_.size(), 0);
   finder_.resolving.assign(names_.size(), 0);
   finder_.resolving_list.clear();
-  thread_.meta_path_snapshots.clear();
+  py_thread_.meta_path_snapshots.clear();
   interp_.path_miss.assign(names_.size(), kNoPath);
   book_.labels.assign(model_.labels.size(), LabelTotals{});
   auto preload = [&](NameId name, bool torch) {
@@ -179,7 +179,7 @@ ModuleId Engine::_find_and_load_unlocked(NameId name) {
       // (--max-name-length raised) would overflow the engine's stack, so
       // the nesting counts against --max-body-depth as bodies do.
       enter_body_depth("module bodies, calls and parent imports");
-      try_finally([&] { _find_and_load<M>(parent); }, [&] { --thread_.body_depth; });
+      try_finally([&] { _find_and_load<M>(parent); }, [&] { --py_thread_.body_depth; });
     }
     // "Crazy side-effects!": the parent's import may have imported us.
     if (interp_.sys_modules.contains(name)) return interp_.sys_modules.get(name);
@@ -326,12 +326,12 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
 // sys.meta_path, kept on the thread until the search ends. Returns the list
 // to walk.
 const MetaPath& Engine::begin_search() {
-  const SearchEntry entry = thread_.next_entry;
-  thread_.next_entry = SearchEntry::ImportStatement;
-  if (snapshot_meta_path_) thread_.meta_path_snapshots.push_back(interp_.meta_path);
-  if (!hooks_) return thread_.meta_path_snapshots.back();
+  const SearchEntry entry = py_thread_.next_entry;
+  py_thread_.next_entry = SearchEntry::ImportStatement;
+  if (snapshot_meta_path_) py_thread_.meta_path_snapshots.push_back(interp_.meta_path);
+  if (!hooks_) return py_thread_.meta_path_snapshots.back();
   // _find_spec's frame, above the frames of the way in.
-  const int64_t depth = thread_.py_depth + entry_frames(entry) + 1;
+  const int64_t depth = py_thread_.py_depth + entry_frames(entry) + 1;
   if (recursion_.modelled) {
     const int64_t bound =
         entry == SearchEntry::ImportStatement ? recursion_.search_via_import : recursion_.search_via_find_spec;
@@ -340,37 +340,39 @@ const MetaPath& Engine::begin_search() {
     const bool names_call = entry != SearchEntry::ImportStatement || (depth - bound) % 2 == 1;
     if (depth > bound) recursion_error(recursion_.call_suffix && names_call ? kCallSuffix : "");
   }
-  ++thread_.hook_counters.searches;
+  ++py_thread_.hook_counters.searches;
   // Every open hook call of this thread passed its claims test: one of
   // them (a re-entry, an import in its actions, a body that runs) began it.
-  if (thread_.hook_call_depth > 0) ++thread_.hook_counters.hook_reentries;
-  ++thread_.search_depth;
-  if (thread_.search_depth > thread_.hook_counters.max_depth) thread_.hook_counters.max_depth = thread_.search_depth;
-  if (thread_.search_depth > thread_.label_search_high) thread_.label_search_high = thread_.search_depth;
-  thread_.py_outer.emplace_back(thread_.py_depth, thread_.py_in_hook);
-  thread_.py_depth = depth;
-  thread_.py_in_hook = false;
+  if (py_thread_.hook_call_depth > 0) ++py_thread_.hook_counters.hook_reentries;
+  ++py_thread_.search_depth;
+  if (py_thread_.search_depth > py_thread_.hook_counters.max_depth)
+    py_thread_.hook_counters.max_depth = py_thread_.search_depth;
+  if (py_thread_.search_depth > py_thread_.label_search_high) py_thread_.label_search_high = py_thread_.search_depth;
+  py_thread_.py_outer.emplace_back(py_thread_.py_depth, py_thread_.py_in_hook);
+  py_thread_.py_depth = depth;
+  py_thread_.py_in_hook = false;
   if (recursion_.modelled) {
     // The search is counted; its first finder call finds no room.
     if (depth > recursion_.finder_after_search && interp_.meta_path.size() > 0) {
       end_search();
       recursion_error(recursion_.call_suffix ? kCallSuffix : "");
     }
-  } else if (thread_.search_depth > static_cast<uint64_t>(book_.limits.max_lookup_depth)) {
-    throw LimitReached{"lookup-depth",
-                       fmt::format("_find_spec nested {} deep; raise it with --max-lookup-depth", thread_.search_depth),
-                       {}};
+  } else if (py_thread_.search_depth > static_cast<uint64_t>(book_.limits.max_lookup_depth)) {
+    throw LimitReached{
+        "lookup-depth",
+        fmt::format("_find_spec nested {} deep; raise it with --max-lookup-depth", py_thread_.search_depth),
+        {}};
   }
-  return snapshot_meta_path_ ? thread_.meta_path_snapshots.back() : interp_.meta_path;
+  return snapshot_meta_path_ ? py_thread_.meta_path_snapshots.back() : interp_.meta_path;
 }
 
 void Engine::end_search() {
   if (hooks_) {
-    --thread_.search_depth;
-    std::tie(thread_.py_depth, thread_.py_in_hook) = thread_.py_outer.back();
-    thread_.py_outer.pop_back();
+    --py_thread_.search_depth;
+    std::tie(py_thread_.py_depth, py_thread_.py_in_hook) = py_thread_.py_outer.back();
+    py_thread_.py_outer.pop_back();
   }
-  if (snapshot_meta_path_) thread_.meta_path_snapshots.pop_back();
+  if (snapshot_meta_path_) py_thread_.meta_path_snapshots.pop_back();
 }
 
 void Engine::recursion_error(const char* suffix) {
@@ -504,7 +506,7 @@ SpecId Engine::find_spec(NameId name) {
       raise("ModuleNotFoundError", fmt::format("__path__ attribute not found on {} while trying to find {}",
                                                repr(names_.text(parent)), repr(names_.text(name))));
   }
-  thread_.next_entry = SearchEntry::FindSpec;
+  py_thread_.next_entry = SearchEntry::FindSpec;
   return _find_spec<M>(name, path);
 }
 
@@ -537,7 +539,7 @@ void Engine::reload(NameId name) {
             raise("AttributeError", fmt::format("module {} has no attribute '__path__'", repr(names_.text(parent))));
         }
         // reload calls _find_spec itself, one frame deep, as util.find_spec does.
-        thread_.next_entry = SearchEntry::FindSpec;
+        py_thread_.next_entry = SearchEntry::FindSpec;
         const SpecId spec = _find_spec<M>(name, path);
         if (spec == kNoSpec)
           raise("ModuleNotFoundError", fmt::format("spec not found for the module {}", repr(names_.text(name))));

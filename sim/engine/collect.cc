@@ -8,7 +8,7 @@
 // the start of a scenario step and the start of each proxy ask: between a
 // spec's creation (PathFinder, the finder) and its attachment to a module
 // (module_from_spec) or its drop (a find_spec step), no step runs and no
-// proxy ask begins; a module whose body is running is on thread_.frames. Roots:
+// proxy ask begins; a module whose body is running is on py_thread_.frames. Roots:
 // sys.modules, the torch cache, the frame stack, and the fast engine's
 // memoised results (a replayed ask returns that SpecId, so it must stay the
 // same record). Freeing changes nothing an ask can read, so the memo's epoch
@@ -57,7 +57,7 @@ void Engine::collect() {
   // A thread switched out may hold a record in its C++ frames that nothing
   // else reaches (a spec found, not yet loaded): a threaded run keeps every
   // record; its threads' programs are small and its events bounded.
-  if (threads_.scheduler) {
+  if (thread_run_.scheduler) {
     interp_.next_collect = UINT64_MAX;
     return;
   }
@@ -65,7 +65,7 @@ void Engine::collect() {
     if (interp_.sys_modules.contains(n)) interp_.records.mark_module(interp_.sys_modules.get(n));
     if (finder_.cache.contains(n)) interp_.records.mark_module(finder_.cache.get(n));
   }
-  for (ModuleId m : thread_.frames) interp_.records.mark_module(m);
+  for (ModuleId m : py_thread_.frames) interp_.records.mark_module(m);
   book_.memo.forget_older_than(epoch());  // so the scan below sees each entry at most once
   book_.memo.for_each_result([&](SpecId s) { interp_.records.mark_spec(s); });
   interp_.records.sweep();

@@ -1,6 +1,6 @@
 // CPython's import locks (include/impsim/engine/import_locks.h): each
-// function follows the one it names in importlib/_bootstrap.py (3.11) or
-// Python/import.c.
+// function follows the one it names in importlib/_bootstrap.py (3.11),
+// Python/import.c or Lib/threading.py.
 #include "impsim/engine/import_locks.h"
 
 #include <algorithm>
@@ -29,6 +29,15 @@ std::optional<std::vector<PyThreadId>> release(ModuleLock& lock, PyThreadId t) {
 void add_waiter(ModuleLock& lock, PyThreadId t) {
   if (std::find(lock.waiters.begin(), lock.waiters.end(), t) == lock.waiters.end()) lock.waiters.push_back(t);
 }
+
+// After a release: false where CPython raises RuntimeError; else the woken
+// threads can run, and the release is a scheduling point.
+bool released(Scheduler& s, const std::optional<std::vector<PyThreadId>>& woken) {
+  if (!woken) return false;
+  s.wake(*woken);
+  s.point();
+  return true;
+}
 }  // namespace
 
 // _ModuleLock.has_deadlock: from the lock's owner, follow what each thread
@@ -52,7 +61,7 @@ bool ImportLocks::has_deadlock(PyThreadId t, int32_t m) const {
 // _ModuleLock.acquire: `_blocking_on[tid] = self`, then one pass of the
 // loop: take it (free, or ours again), raise _DeadlockError, or wait for a
 // release. The entry goes when acquire returns or raises.
-LockResult ImportLocks::acquire_module(PyThreadId t, int32_t m) {
+LockResult ImportLocks::acquire_module_step(PyThreadId t, int32_t m) {
   blocking_on_[t] = m;
   ModuleLock& lock = modules_[m];
   if (lock.count == 0 || lock.owner == t) {
@@ -69,14 +78,14 @@ LockResult ImportLocks::acquire_module(PyThreadId t, int32_t m) {
   return LockResult::Wait;
 }
 
-std::optional<std::vector<PyThreadId>> ImportLocks::release_module(PyThreadId t, int32_t m) {
+std::optional<std::vector<PyThreadId>> ImportLocks::release_module_step(PyThreadId t, int32_t m) {
   const auto it = modules_.find(m);
   if (it == modules_.end()) return std::nullopt;
   return release(it->second, t);
 }
 
 // _PyImport_AcquireLock: ours again, or free, or wait.
-LockResult ImportLocks::acquire_global(PyThreadId t) {
+LockResult ImportLocks::acquire_global_step(PyThreadId t) {
   if (global_.count == 0 || global_.owner == t) {
     global_.owner = t;
     ++global_.count;
@@ -86,7 +95,56 @@ LockResult ImportLocks::acquire_global(PyThreadId t) {
   return LockResult::Wait;
 }
 
-std::optional<std::vector<PyThreadId>> ImportLocks::release_global(PyThreadId t) { return release(global_, t); }
+std::optional<std::vector<PyThreadId>> ImportLocks::release_global_step(PyThreadId t) { return release(global_, t); }
+
+// _ModuleLock.acquire: its loop, each pass a step; a thread woken by a
+// release tries again.
+LockResult ImportLocks::module_lock_acquire(Scheduler& s, int32_t m) {
+  s.point();
+  LockResult r;
+  while ((r = acquire_module_step(s.current(), m)) == LockResult::Wait)
+    s.block({WaitKind::ModuleLock, m, module_lock(m)->owner});
+  return r;
+}
+
+// _ModuleLock.release.
+bool ImportLocks::module_lock_release(Scheduler& s, int32_t m) {
+  return released(s, release_module_step(s.current(), m));
+}
+
+// _imp.acquire_lock (_PyImport_AcquireLock): ours again, or free, or wait
+// and try again.
+void ImportLocks::imp_acquire_lock(Scheduler& s) {
+  s.point();
+  while (acquire_global_step(s.current()) == LockResult::Wait) s.block({WaitKind::GlobalLock, -1, global_owner()});
+}
+
+// _imp.release_lock (_PyImport_ReleaseLock).
+bool ImportLocks::imp_release_lock(Scheduler& s) { return released(s, release_global_step(s.current())); }
+
+// threading.Lock.acquire (RLock.acquire: taken again by its owner): free,
+// or wait for a release and try again.
+void ImportLocks::hook_lock_acquire(Scheduler& s, int32_t lock, bool reentrant) {
+  s.point();
+  const PyThreadId t = s.current();
+  while (true) {
+    ModuleLock& l = hooks_[lock];
+    if (l.count == 0 || (reentrant && l.owner == t)) {
+      l.owner = t;
+      ++l.count;
+      return;
+    }
+    add_waiter(l, t);
+    s.block({WaitKind::HookLock, lock, l.owner});
+  }
+}
+
+// threading.Lock.release (RLock.release).
+bool ImportLocks::hook_lock_release(Scheduler& s, int32_t lock) {
+  const auto it = hooks_.find(lock);
+  if (it == hooks_.end()) return false;
+  return released(s, release(it->second, s.current()));
+}
 
 const ModuleLock* ImportLocks::module_lock(int32_t m) const {
   const auto it = modules_.find(m);

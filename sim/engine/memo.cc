@@ -66,13 +66,13 @@ SpecId Engine::proxy_find_spec_memo(NameId name) {
   if (const MemoValue* v = book_.memo.find(key)) {
     // A replay that would cross a limit is stepped instead, so the run stops
     // at the very event the step engine stops at (docs/limits.md).
-    if (thread_.depth + v->rel_depth <= static_cast<uint64_t>(book_.limits.max_lookup_depth) &&
+    if (py_thread_.depth + v->rel_depth <= static_cast<uint64_t>(book_.limits.max_lookup_depth) &&
         (book_.max_events == kNoEventLimit || events() + v->events <= Count(book_.max_events))) {
       book_.memo.count_hit();
-      thread_.totals += v->delta;
+      py_thread_.totals += v->delta;
       book_.replayed_events += v->events;
       update_step_limit();
-      if (v->rel_depth > 0) reach_depth(thread_.depth + v->rel_depth);
+      if (v->rel_depth > 0) reach_depth(py_thread_.depth + v->rel_depth);
       if (v->delta.walks > 0) {
         uint64_t n = design_.indexed_walk ? interp_.sys_modules.torch_count() : interp_.sys_modules.size();
         book_.walk_peak = std::max(book_.walk_peak, n);
@@ -94,7 +94,7 @@ SpecId Engine::proxy_find_spec_memo(NameId name) {
     close_region(outer);
     throw;
   }
-  const uint64_t rel_depth = close_region(outer) - thread_.depth;
+  const uint64_t rel_depth = close_region(outer) - py_thread_.depth;
   if (memo_key(name) == key) {
     MemoValue v{};
     v.delta.add_delta(counters(), start);

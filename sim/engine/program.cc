@@ -36,7 +36,7 @@ void Engine::run() {
         run_steps<AnyRun>(model_.program);
       }
     } catch (PyError& e) {
-      thread_.error = std::move(e);
+      py_thread_.error = std::move(e);
     } catch (LimitReached& l) {
       book_.limit = std::move(l);
     } catch (Hang& h) {
@@ -46,10 +46,10 @@ void Engine::run() {
 }
 
 // One more frame --max-body-depth counts (`what` names what it counts);
-// the caller takes it back with --thread_.body_depth.
+// the caller takes it back with --py_thread_.body_depth.
 void Engine::enter_body_depth(const char* what) {
-  if (++thread_.body_depth <= book_.limits.max_body_depth) return;
-  --thread_.body_depth;
+  if (++py_thread_.body_depth <= book_.limits.max_body_depth) return;
+  --py_thread_.body_depth;
   throw LimitReached{
       "body-depth",
       fmt::format("{} nested {} deep; raise it with --max-body-depth", what, book_.limits.max_body_depth),
@@ -66,23 +66,23 @@ void Engine::run_steps(const std::vector<CStep>& steps) {
 template <class M>
 void Engine::run_body(ModuleId frame, const std::vector<CStep>& body, bool is_call) {
   enter_body_depth("module bodies and calls");
-  thread_.frames.push_back(frame);
+  py_thread_.frames.push_back(frame);
   // A call is one Python frame above its caller; a module body, the import
   // machinery's frames above its importer (recursion.h).
-  const int64_t outer_depth = thread_.py_depth;
-  const bool outer_in_hook = thread_.py_in_hook;
-  thread_.py_depth += is_call ? 1 : recursion_.body_frames;
-  thread_.py_in_hook = false;
+  const int64_t outer_depth = py_thread_.py_depth;
+  const bool outer_in_hook = py_thread_.py_in_hook;
+  py_thread_.py_depth += is_call ? 1 : recursion_.body_frames;
+  py_thread_.py_in_hook = false;
   const uint64_t outer_frames = book_.memo.enter_frame();
   NameId name = interp_.records.module(frame).name;
   if (traced<M>()) book_.trace->body_begin(*this, name, is_call ? BodyKind::Call : BodyKind::Module);
   try_finally([&] { run_steps<M>(body); },
               [&] {
-                thread_.frames.pop_back();
-                thread_.py_depth = outer_depth;
-                thread_.py_in_hook = outer_in_hook;
+                py_thread_.frames.pop_back();
+                py_thread_.py_depth = outer_depth;
+                py_thread_.py_in_hook = outer_in_hook;
                 book_.memo.leave_frame(outer_frames);
-                --thread_.body_depth;
+                --py_thread_.body_depth;
                 if (traced<M>()) book_.trace->body_end(*this, name, is_call ? BodyKind::Call : BodyKind::Module);
               });
 }
@@ -121,23 +121,23 @@ void Engine::run_step_once(const CStep& step) {
   maybe_collect();
   Counters start;
   uint64_t outer_high = 0;
-  const uint64_t start_depth = thread_.depth;
+  const uint64_t start_depth = py_thread_.depth;
   HookCounters hook_start;
   uint64_t saved_search_high = 0, saved_hook_high = 0;
   if (step.label >= 0) {
-    start = thread_.counters();
+    start = py_thread_.counters();
     outer_high = open_region();
     if (hooks<M>()) {
-      hook_start = thread_.hook_counters.totals();
-      thread_.hook_regions.push_back(HookRegion{++thread_.next_region, {}});
-      saved_search_high = thread_.label_search_high;
-      thread_.label_search_high = 0;
-      saved_hook_high = thread_.label_hook_high;
-      thread_.label_hook_high = 0;
+      hook_start = py_thread_.hook_counters.totals();
+      py_thread_.hook_regions.push_back(HookRegion{++py_thread_.next_region, {}});
+      saved_search_high = py_thread_.label_search_high;
+      py_thread_.label_search_high = 0;
+      saved_hook_high = py_thread_.label_hook_high;
+      py_thread_.label_hook_high = 0;
     }
   }
   if (traced<M>()) book_.trace->step_begin(*this, step);
-  const CStep* const outer_step = thread_.step;
+  const CStep* const outer_step = py_thread_.step;
   enter_step(&step);
   // `ended`: the step returned or raised. A step a hang stopped never
   // does: its counters are what it did until then, which is all it ever
@@ -147,26 +147,26 @@ void Engine::run_step_once(const CStep& step) {
     if (traced<M>() && ended) book_.trace->step_end(*this, step, result.c_str());
     if (step.label < 0) return;
     LabelTotals& t = book_.labels[step.label];
-    t.counters.add_delta(thread_.counters(), start);
+    t.counters.add_delta(py_thread_.counters(), start);
     // Deeper than the step began: a lookup ran inside it.
     const uint64_t deepest = close_region(outer_high);
     if (deepest > start_depth && deepest > t.counters.max_depth) t.counters.max_depth = deepest;
     if (hooks<M>()) {
-      t.hooks.add_totals_delta(thread_.hook_counters, hook_start);
+      t.hooks.add_totals_delta(py_thread_.hook_counters, hook_start);
       // Only the objects called inside have a slot (the reports read any
       // other as 0): a label does not cost every object the run made.
       std::vector<Count>& by = t.hooks.by_object;
-      for (const auto& [f, start_calls] : thread_.hook_regions.back().called) {
+      for (const auto& [f, start_calls] : py_thread_.hook_regions.back().called) {
         const auto i = static_cast<size_t>(f);
         if (by.size() <= i) by.resize(i + 1);
-        by[i] += thread_.hook_counters.by_object[i] - start_calls;
+        by[i] += py_thread_.hook_counters.by_object[i] - start_calls;
       }
-      thread_.hook_regions.pop_back();
+      py_thread_.hook_regions.pop_back();
       if (ended) t.meta_path = interp_.meta_path.list();
-      if (thread_.label_search_high > t.hooks.max_depth) t.hooks.max_depth = thread_.label_search_high;
-      thread_.label_search_high = std::max(saved_search_high, thread_.label_search_high);
-      if (thread_.label_hook_high > t.hooks.hook_depth) t.hooks.hook_depth = thread_.label_hook_high;
-      thread_.label_hook_high = std::max(saved_hook_high, thread_.label_hook_high);
+      if (py_thread_.label_search_high > t.hooks.max_depth) t.hooks.max_depth = py_thread_.label_search_high;
+      py_thread_.label_search_high = std::max(saved_search_high, py_thread_.label_search_high);
+      if (py_thread_.label_hook_high > t.hooks.hook_depth) t.hooks.hook_depth = py_thread_.label_hook_high;
+      py_thread_.label_hook_high = std::max(saved_hook_high, py_thread_.label_hook_high);
     }
     if (ended) append_result(t.results, std::move(result));
   };
@@ -256,8 +256,8 @@ void Engine::run_guard_levels(const CStep& step, int64_t level) {
     return;
   }
   // Each open guard is a C++ frame here: guards nested in guards multiply.
-  if (++thread_.guard_depth > book_.limits.max_guard_depth) {
-    --thread_.guard_depth;
+  if (++py_thread_.guard_depth > book_.limits.max_guard_depth) {
+    --py_thread_.guard_depth;
     throw LimitReached{"guard-depth",
                        fmt::format("{} guards open at once (nest levels included); raise it with --max-guard-depth",
                                    book_.limits.max_guard_depth),
@@ -268,7 +268,7 @@ void Engine::run_guard_levels(const CStep& step, int64_t level) {
   GuardEntry g = guard_enter<M>(step.guard_enable, scope, GuardSite::Step);
   try_finally([&] { run_guard_levels<M>(step, level + 1); },
               [&] {
-                --thread_.guard_depth;
+                --py_thread_.guard_depth;
                 guard_exit<M>(g);
               });
 }

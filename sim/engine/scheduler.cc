@@ -29,7 +29,7 @@ struct Scheduler::Thread {
   Fiber fiber;
   State state = State::Runnable;
   bool started = false;
-  PyThreadId joining = kNoThread;  // waiting: the thread it joins, if that is what it waits for
+  Wait waits_for;  // while Waiting
   std::exception_ptr error;
 };
 
@@ -121,10 +121,8 @@ void Scheduler::entry(void* arg) {
   t->state = State::Done;
   if (t->owner->measure_stacks_) t->owner->deepest_stack_ = std::max(t->owner->deepest_stack_, t->fiber.touched());
   for (const auto& other : t->owner->threads_)
-    if (other->state == State::Waiting && other->joining == t->id) {
-      other->joining = kNoThread;
+    if (other->state == State::Waiting && other->waits_for.kind == WaitKind::Join && other->waits_for.on == t->id)
       other->state = State::Runnable;
-    }
   t->fiber.suspend();  // for good
 }
 
@@ -205,21 +203,24 @@ ScheduleOutcome Scheduler::run_threads() {
   return out;
 }
 
-// A thread waiting for a module lock has it in _blocking_on; one waiting for
-// the global lock does not (it is outside the deadlock check).
+// Each holder is the one the thread blocked on: a lock is released to
+// another owner only after its waiters are woken.
 std::string Scheduler::describe_wait(PyThreadId id) const {
-  if (const PyThreadId j = threads_[static_cast<size_t>(id)]->joining; j != kNoThread)
-    return fmt::format("{} waits for {} to finish (join)", thread_text(id), thread_text(j));
-  if (const auto h = hook_lock_wanted_.find(id); h != hook_lock_wanted_.end())
-    return fmt::format("{} waits for {}, held by {}", thread_text(id),
-                       hook_lock_name_ ? hook_lock_name_(h->second) : fmt::format("hook lock {}", h->second),
-                       thread_text(hook_locks_.at(h->second).owner));
-  const std::optional<int32_t> m = locks_.blocking_on(id);
-  if (!m)
-    return fmt::format("{} waits for the global import lock, held by {}", thread_text(id),
-                       thread_text(locks_.global_owner()));
+  const Wait& w = threads_[static_cast<size_t>(id)]->waits_for;
+  switch (w.kind) {
+    case WaitKind::Join:
+      return fmt::format("{} waits for {} to finish (join)", thread_text(id), thread_text(w.on));
+    case WaitKind::HookLock:
+      return fmt::format("{} waits for {}, held by {}", thread_text(id),
+                         hook_lock_name_ ? hook_lock_name_(w.module) : fmt::format("hook lock {}", w.module),
+                         thread_text(w.on));
+    case WaitKind::GlobalLock:
+      return fmt::format("{} waits for the global import lock, held by {}", thread_text(id), thread_text(w.on));
+    case WaitKind::ModuleLock:
+      break;
+  }
   return fmt::format("{} waits for the module lock of {}, held by {}", thread_text(id),
-                     module_name_ ? module_name_(*m) : std::to_string(*m), thread_text(locks_.module_lock(*m)->owner));
+                     module_name_ ? module_name_(w.module) : std::to_string(w.module), thread_text(w.on));
 }
 
 std::string Scheduler::thread_text(PyThreadId t) const {
@@ -231,76 +232,21 @@ void Scheduler::point() {
   if (on_point_) on_point_();
 }
 
-// After a release: false where CPython raises RuntimeError; else the woken
-// threads can run, and the release is a scheduling point.
-bool Scheduler::released(const std::optional<std::vector<PyThreadId>>& woken) {
-  if (!woken) return false;
-  for (PyThreadId w : *woken) threads_[static_cast<size_t>(w)]->state = State::Runnable;
-  point();
-  return true;
+void Scheduler::wake(const std::vector<PyThreadId>& threads) {
+  for (PyThreadId w : threads) threads_[static_cast<size_t>(w)]->state = State::Runnable;
 }
 
-// Parks the running thread until a release wakes it.
-void Scheduler::wait(const Wait& what) {
-  threads_[static_cast<size_t>(current_)]->state = State::Waiting;
+void Scheduler::block(const Wait& what) {
+  Thread& me = *threads_[static_cast<size_t>(current_)];
+  me.state = State::Waiting;
+  me.waits_for = what;
   if (on_wait_) on_wait_(what, true);
   switch_out();
   if (on_wait_) on_wait_(what, false);
 }
 
-// Each acquire retries once woken, as _ModuleLock.acquire loops.
-LockResult Scheduler::acquire_module(int32_t m) {
-  point();
-  LockResult r;
-  while ((r = locks_.acquire_module(current_, m)) == LockResult::Wait)
-    wait({Wait::Kind::ModuleLock, m, locks_.module_lock(m)->owner});
-  return r;
-}
-
-bool Scheduler::release_module(int32_t m) { return released(locks_.release_module(current_, m)); }
-
-void Scheduler::acquire_global() {
-  point();
-  while (locks_.acquire_global(current_) == LockResult::Wait) wait({Wait::Kind::GlobalLock, -1, locks_.global_owner()});
-}
-
-bool Scheduler::release_global() { return released(locks_.release_global(current_)); }
-
-// threading.Lock.acquire() (RLock: taken again by its owner): free, or wait
-// for a release and try again.
-void Scheduler::acquire_hook_lock(int32_t lock, bool reentrant) {
-  point();
-  while (true) {
-    ModuleLock& l = hook_locks_[lock];
-    if (l.count == 0 || (reentrant && l.owner == current_)) {
-      l.owner = current_;
-      ++l.count;
-      hook_lock_wanted_.erase(current_);
-      return;
-    }
-    if (std::find(l.waiters.begin(), l.waiters.end(), current_) == l.waiters.end()) l.waiters.push_back(current_);
-    hook_lock_wanted_[current_] = lock;
-    wait({Wait::Kind::HookLock, lock, l.owner});
-  }
-}
-
-bool Scheduler::release_hook_lock(int32_t lock) {
-  const auto it = hook_locks_.find(lock);
-  if (it == hook_locks_.end() || it->second.owner != current_ || it->second.count == 0) return false;
-  std::vector<PyThreadId> woken;
-  if (--it->second.count == 0) {
-    it->second.owner = kNoThread;
-    woken.swap(it->second.waiters);
-  }
-  return released(woken);
-}
-
 void Scheduler::join(PyThreadId t) {
-  Thread& me = *threads_[static_cast<size_t>(current_)];
-  while (threads_[static_cast<size_t>(t)]->state != State::Done) {
-    me.joining = t;
-    wait({Wait::Kind::Join, -1, t});
-  }
+  while (threads_[static_cast<size_t>(t)]->state != State::Done) block({WaitKind::Join, -1, t});
 }
 
 std::exception_ptr Scheduler::error(PyThreadId t) const { return threads_[static_cast<size_t>(t)]->error; }

@@ -3,9 +3,9 @@
 //
 // Each simulated thread runs on a fiber of the Scheduler (scheduler.h); the
 // engine's own state for the thread running (PyThread: frames, guards,
-// thread-local sets, counters) is swapped into thread_ whenever the
+// thread-local sets, counters) is swapped into py_thread_ whenever the
 // scheduler resumes a thread (install_thread), so every function of the
-// engine keeps reading `thread_` as in a single-threaded run. What CPython
+// engine keeps reading `py_thread_` as in a single-threaded run. What CPython
 // shares between threads (sys.modules, sys.meta_path, the finder objects,
 // Paddle's finder) is shared here too.
 //
@@ -46,29 +46,26 @@
 namespace impsim {
 
 ScheduleOutcome Engine::run_threads(Scheduler& scheduler) {
-  std::vector<SchedulePoint>* const points = threads_.points;
-  threads_ = ThreadRun{};
-  threads_.points = points;
-  threads_.scheduler = &scheduler;
+  std::vector<SchedulePoint>* const points = thread_run_.points;
+  thread_run_ = ThreadRun{};
+  thread_run_.points = points;
+  thread_run_.scheduler = &scheduler;
+  interp_.locks = ImportLocks{};
   scheduler.set_stack_bytes(stack_budget(book_.limits));
   scheduler.stop_on_error(true);
-  threads_.lock_rules = lock_rules_of(cpython_name(model_.axes.cpython));
-  threads_.of_model.assign(model_.threads.size(), kNoThread);
-  threads_.model_of = {-1};
+  thread_run_.lock_rules = lock_rules_of(cpython_name(model_.axes.cpython));
+  thread_run_.of_model.assign(model_.threads.size(), kNoThread);
+  thread_run_.model_of = {-1};
   scheduler.on_resume([this](PyThreadId t) { install_thread(t); });
-  threads_.next_point.assign(1, SchedulePoint{});
-  if (threads_.points)
+  thread_run_.next_point.assign(1, SchedulePoint{});
+  if (thread_run_.points)
     scheduler.on_point(
-        [this] { threads_.points->push_back(threads_.next_point[static_cast<size_t>(threads_.running)]); });
+        [this] { thread_run_.points->push_back(thread_run_.next_point[static_cast<size_t>(thread_run_.running)]); });
   if (book_.trace)
     scheduler.on_wait([this](const Scheduler::Wait& w, bool waiting) {
-      const ThreadWait tw{w.kind == Scheduler::Wait::Kind::GlobalLock   ? WaitKind::GlobalLock
-                          : w.kind == Scheduler::Wait::Kind::ModuleLock ? WaitKind::ModuleLock
-                          : w.kind == Scheduler::Wait::Kind::HookLock   ? WaitKind::HookLock
-                                                                        : WaitKind::Join,
-                          w.kind == Scheduler::Wait::Kind::ModuleLock ? static_cast<NameId>(w.module) : kNoName, w.on,
-                          w.kind == Scheduler::Wait::Kind::GlobalLock ? lock_site_name(threads_.global_site) : "",
-                          w.kind == Scheduler::Wait::Kind::HookLock ? w.module : -1};
+      const ThreadWait tw{w.kind, w.kind == WaitKind::ModuleLock ? static_cast<NameId>(w.module) : kNoName, w.on,
+                          w.kind == WaitKind::GlobalLock ? lock_site_name(thread_run_.global_site) : "",
+                          w.kind == WaitKind::HookLock ? w.module : -1};
       if (waiting)
         book_.trace->wait_begin(*this, tw);
       else
@@ -83,7 +80,7 @@ ScheduleOutcome Engine::run_threads(Scheduler& scheduler) {
     book_.limit = std::move(l);
     return {};
   }
-  parked_.assign(1, PyThread{});  // main's slot: blank while main runs in thread_
+  parked_.assign(1, PyThread{});  // main's slot: blank while main runs in py_thread_
   scheduler.spawn([this] { run_thread_program(model_.program); });
   // What the scheduler calls back refers to this engine: forgotten on
   // every way out, a ResourceError's (a thread's stack, memory) included.
@@ -92,7 +89,7 @@ ScheduleOutcome Engine::run_threads(Scheduler& scheduler) {
     scheduler.on_resume(nullptr);
     scheduler.on_point(nullptr);
     scheduler.on_wait(nullptr);
-    threads_.scheduler = nullptr;
+    thread_run_.scheduler = nullptr;
   };
   ScheduleOutcome out;
   try {
@@ -102,7 +99,7 @@ ScheduleOutcome Engine::run_threads(Scheduler& scheduler) {
     throw;
   }
   for (size_t t = 0; t < scheduler.threads(); ++t)
-    threads_.finished.push_back(scheduler.finished(static_cast<PyThreadId>(t)));
+    thread_run_.finished.push_back(scheduler.finished(static_cast<PyThreadId>(t)));
   hang_waits_ = out.waits;
   // Threads left waiting are unwound while the engine they refer to is here.
   scheduler.cancel();
@@ -114,7 +111,7 @@ void Engine::run_thread_program(const std::vector<CStep>& program) {
   try {
     run_steps<AnyRun>(program);
   } catch (PyError& e) {
-    thread_.error = std::move(e);
+    py_thread_.error = std::move(e);
   } catch (LimitReached& l) {
     if (!book_.limit) book_.limit = std::move(l);
     return;
@@ -123,39 +120,39 @@ void Engine::run_thread_program(const std::vector<CStep>& program) {
   // has printed it): a _DeadlockError's references to its lock go with it,
   // the last one running the lock's callback here. Outside the handler: a
   // point may switch fibers.
-  std::vector<NameId> refs = std::move(thread_.deadlock_refs);
-  thread_.deadlock_refs.clear();
+  std::vector<NameId> refs = std::move(py_thread_.deadlock_refs);
+  py_thread_.deadlock_refs.clear();
   for (NameId name : refs) drop_module_lock(name);
 }
 
 std::vector<std::string> Engine::thread_names() const {
   std::vector<std::string> out;
-  for (int k : threads_.model_of) out.push_back(k < 0 ? "main" : model_.threads[static_cast<size_t>(k)].name);
+  for (int k : thread_run_.model_of) out.push_back(k < 0 ? "main" : model_.threads[static_cast<size_t>(k)].name);
   return out;
 }
 
 std::optional<PyError> Engine::thread_error(PyThreadId t) const {
-  return t == threads_.running ? thread_.error : parked_[static_cast<size_t>(t)].error;
+  return t == thread_run_.running ? py_thread_.error : parked_[static_cast<size_t>(t)].error;
 }
 
 PyThread Engine::new_py_thread() const {
   PyThread p;
   p.resolving.assign(names_.size(), 0);
-  p.hook_counters.by_object.assign(thread_.hook_counters.by_object.size(), Count(0));
-  p.region_mark.assign(thread_.region_mark.size(), 0);
+  p.hook_counters.by_object.assign(py_thread_.hook_counters.by_object.size(), Count(0));
+  p.region_mark.assign(py_thread_.region_mark.size(), 0);
   return p;
 }
 
 void Engine::install_thread(PyThreadId t) {
-  if (t == threads_.running) return;
+  if (t == thread_run_.running) return;
   // The thread that ran last knows every finder object made so far.
-  const size_t objects = thread_.hook_counters.by_object.size();
-  std::swap(thread_, parked_[static_cast<size_t>(threads_.running)]);
-  std::swap(thread_, parked_[static_cast<size_t>(t)]);
-  threads_.running = t;
-  if (thread_.hook_counters.by_object.size() < objects) {
-    thread_.hook_counters.by_object.resize(objects, Count(0));
-    thread_.region_mark.resize(objects, 0);
+  const size_t objects = py_thread_.hook_counters.by_object.size();
+  std::swap(py_thread_, parked_[static_cast<size_t>(thread_run_.running)]);
+  std::swap(py_thread_, parked_[static_cast<size_t>(t)]);
+  thread_run_.running = t;
+  if (py_thread_.hook_counters.by_object.size() < objects) {
+    py_thread_.hook_counters.by_object.resize(objects, Count(0));
+    py_thread_.region_mark.resize(objects, 0);
   }
 }
 
@@ -208,66 +205,67 @@ const char* lock_site_name(LockSite s) {
 
 void Engine::schedule_point(PointKind kind, NameId module, const std::string* pointer, int32_t target) {
   about_to_pass(kind, module, LockSite::None, pointer, target);
-  threads_.scheduler->point();
+  thread_run_.scheduler->point();
   resumed();
 }
 
 void Engine::acquire_import_lock(LockSite site) {
   about_to_pass(PointKind::GlobalAcquire, kNoName, site);
-  threads_.global_site = site;
-  threads_.scheduler->acquire_global();
+  thread_run_.global_site = site;
+  interp_.locks.imp_acquire_lock(*thread_run_.scheduler);
   resumed();
 }
 
 void Engine::release_import_lock(LockSite site) {
   about_to_pass(PointKind::GlobalRelease, kNoName, site);
-  threads_.scheduler->release_global();
+  interp_.locks.imp_release_lock(*thread_run_.scheduler);
   resumed();
 }
 
 bool Engine::initializing(NameId name) const {
   if (!interp_.sys_modules.contains(name)) return false;
   const SpecId spec = interp_.records.module(interp_.sys_modules.get(name)).spec;
-  return std::find(threads_.initializing.begin(), threads_.initializing.end(), spec) != threads_.initializing.end();
+  return std::find(thread_run_.initializing.begin(), thread_run_.initializing.end(), spec) !=
+         thread_run_.initializing.end();
 }
 
 // _get_module_lock: `_imp.acquire_lock()`, the lock looked up or made,
 // `_imp.release_lock()`. The caller holds a reference from here on.
 void Engine::_get_module_lock(NameId name) {
   acquire_import_lock(LockSite::ModuleLock);
-  ++threads_.lock_refs[name];
+  ++thread_run_.lock_refs[name];
   release_import_lock(LockSite::ModuleLock);
 }
 
 // The last reference to a module lock gone: the weakref callback
 // `_get_module_lock` set runs, under the global lock.
 void Engine::drop_module_lock(NameId name) {
-  auto it = threads_.lock_refs.find(name);
+  auto it = thread_run_.lock_refs.find(name);
   if (--it->second > 0) return;
-  threads_.lock_refs.erase(it);
+  thread_run_.lock_refs.erase(it);
   acquire_import_lock(LockSite::LockGc);
   release_import_lock(LockSite::LockGc);
 }
 
 LockResult Engine::acquire_module_lock(NameId name) {
   about_to_pass(PointKind::ModuleAcquire, name);
-  const LockResult r = threads_.scheduler->acquire_module(name);
+  const LockResult r = interp_.locks.module_lock_acquire(*thread_run_.scheduler, name);
   resumed();
   return r;
 }
 
 void Engine::release_module_lock(NameId name) {
   about_to_pass(PointKind::ModuleRelease, name);
-  threads_.scheduler->release_module(name);
+  interp_.locks.module_lock_release(*thread_run_.scheduler, name);
   resumed();
 }
 
 // For a trace: the cycle has_deadlock found when the running thread asked
 // for `name`'s lock, each wait's holder waiting for the next lock.
 std::vector<ThreadWait> Engine::deadlock_cycle(NameId name) const {
-  const ImportLocks& locks = threads_.scheduler->locks();
+  const ImportLocks& locks = interp_.locks;
   std::vector<ThreadWait> cycle;
-  std::set<PyThreadId> seen{threads_.running};
+  std::set<PyThreadId> seen{thread_run_.running};
   std::optional<int32_t> m = static_cast<int32_t>(name);
   while (m) {
     const ModuleLock* lock = locks.module_lock(*m);
@@ -284,7 +282,7 @@ void Engine::module_lock_enter(NameId name) {
   if (acquire_module_lock(name) == LockResult::Deadlock) {
     if (book_.trace) book_.trace->deadlock(*this, deadlock_cycle(name), /*swallowed=*/false);
     // The error's traceback keeps this thread's reference (PyThread::deadlock_refs).
-    thread_.deadlock_refs.push_back(name);
+    py_thread_.deadlock_refs.push_back(name);
     raise("_DeadlockError", fmt::format("deadlock detected by _ModuleLock('{}')", names_.text(name)));
   }
 }
@@ -306,7 +304,7 @@ void Engine::_lock_unlock_module(NameId name) {
 }
 
 ModuleId Engine::_find_and_load_threaded(NameId name) {
-  if (!threads_.lock_rules.find_and_load_always_locks && interp_.sys_modules.contains(name) && !initializing(name))
+  if (!thread_run_.lock_rules.find_and_load_always_locks && interp_.sys_modules.contains(name) && !initializing(name))
     return interp_.sys_modules.get(name);
   if (!book_.trace) return find_and_load_locked(name);
   book_.trace->find_and_load_begin(*this, name);
@@ -335,9 +333,9 @@ ModuleId Engine::find_and_load_locked(NameId name) {
 // the module's execution, which other threads' imports wait on.
 ModuleId Engine::_load_unlocked_threaded(SpecId spec, ModuleId module) {
   const NameId name = interp_.records.spec(spec).name;
-  threads_.initializing.push_back(spec);
+  thread_run_.initializing.push_back(spec);
   auto initialized = [&] {
-    threads_.initializing.erase(std::find(threads_.initializing.begin(), threads_.initializing.end(), spec));
+    thread_run_.initializing.erase(std::find(thread_run_.initializing.begin(), thread_run_.initializing.end(), spec));
   };
   return try_finally(
       [&] {
@@ -379,12 +377,12 @@ ModuleId Engine::import_name_threaded(NameId name) {
 
 void Engine::thread_start(int32_t at) {
   const auto k = static_cast<size_t>(at);
-  if (threads_.of_model[k] != kNoThread) raise("RuntimeError", "threads can only be started once");
+  if (thread_run_.of_model[k] != kNoThread) raise("RuntimeError", "threads can only be started once");
   parked_.push_back(new_py_thread());
-  threads_.next_point.emplace_back();
-  const PyThreadId id = threads_.scheduler->spawn([this, k] { run_thread_program(model_.threads[k].program); });
-  threads_.of_model[k] = id;
-  threads_.model_of.push_back(static_cast<int>(k));
+  thread_run_.next_point.emplace_back();
+  const PyThreadId id = thread_run_.scheduler->spawn([this, k] { run_thread_program(model_.threads[k].program); });
+  thread_run_.of_model[k] = id;
+  thread_run_.model_of.push_back(static_cast<int>(k));
   schedule_point(PointKind::Start, kNoName, nullptr, at);
 }
 
@@ -392,28 +390,28 @@ void Engine::thread_join(int32_t at) {
   // The point is the call of Thread.join, before its own checks: another
   // thread may start the target in between.
   schedule_point(PointKind::Join, kNoName, nullptr, at);
-  const PyThreadId t = threads_.of_model[static_cast<size_t>(at)];
+  const PyThreadId t = thread_run_.of_model[static_cast<size_t>(at)];
   if (t == kNoThread) raise("RuntimeError", "cannot join thread before it is started");
-  if (t == threads_.running) raise("RuntimeError", "cannot join current thread");
-  threads_.scheduler->join(t);
+  if (t == thread_run_.running) raise("RuntimeError", "cannot join current thread");
+  thread_run_.scheduler->join(t);
   resumed();
 }
 
 std::vector<std::string> Engine::thread_results() const {
   std::vector<std::string> out;
   // A run without threads: the main thread alone, reported only when it hangs.
-  if (threads_.model_of.empty()) {
+  if (thread_run_.model_of.empty()) {
     if (!hang_waits_.empty()) out.push_back("main: waiting");
     return out;
   }
   const std::vector<std::string> names = thread_names();
   for (size_t t = 0; t < names.size(); ++t) {
     const std::optional<PyError> e = thread_error(static_cast<PyThreadId>(t));
-    const bool done = t < threads_.finished.size() && threads_.finished[t];
+    const bool done = t < thread_run_.finished.size() && thread_run_.finished[t];
     out.push_back(fmt::format("{}: {}", names[t], !done ? "waiting" : e ? e->type + ": " + e->message : "ok"));
   }
   for (size_t k = 0; k < model_.threads.size(); ++k)
-    if (threads_.of_model[k] == kNoThread) out.push_back(model_.threads[k].name + ": never started");
+    if (thread_run_.of_model[k] == kNoThread) out.push_back(model_.threads[k].name + ": never started");
   return out;
 }
 

@@ -56,7 +56,7 @@ Reach reach_of(const SchedulesCompared& point, const ThreadedEnd& e) {
   Reach r;
   std::vector<std::string> never_within;
   for (size_t v = 0; v < point.searches.size(); ++v) {
-    const ThreadSearch& t = point.searches[v];
+    const DesignSearch& t = point.searches[v];
     const std::string name = variant_name(t.variant);
     if (t.search.error)
       r.unsearched.push_back(name);
@@ -115,7 +115,7 @@ DesignVerdict verdict_of(const SchedulesCompared& point, size_t v) {
   return d;
 }
 
-std::string search_line(const ThreadSearch& t) {
+std::string search_line(const DesignSearch& t) {
   std::string line = fmt::format("{}: {}", variant_name(t.variant), search_coverage(t.search));
   if (t.search.error) return line + "; " + *t.search.error;
   return line +
@@ -127,18 +127,18 @@ std::string point_text(const SchedulesCompared& point, bool md) {
   const std::string base = variant_name(point.searches[0].variant);
   if (md) {
     out += "Each design's schedules, searched as `impsim schedules --variant DESIGN` searches them:\n\n";
-    for (const ThreadSearch& t : point.searches) out += "- " + markdown_text(search_line(t)) + "\n";
+    for (const DesignSearch& t : point.searches) out += "- " + markdown_text(search_line(t)) + "\n";
     out += "\n";
     std::vector<std::vector<std::string>> table;
     std::vector<std::string> head{"the threads end with"};
-    for (const ThreadSearch& t : point.searches) head.push_back(variant_name(t.variant));
+    for (const DesignSearch& t : point.searches) head.push_back(variant_name(t.variant));
     head.emplace_back("verdict");
     table.push_back(head);
     for (size_t i = 0; i < point.ends.size(); ++i) {
       const ThreadedEnd& e = point.ends[i];
       std::vector<std::string> row{fmt::format("{}. {}", i + 1, e.end)};
       for (size_t v = 0; v < point.searches.size(); ++v) {
-        const ThreadSearch& t = point.searches[v];
+        const DesignSearch& t = point.searches[v];
         if (t.search.error)
           row.emplace_back("not searched");
         else if (!e.designs[v])
@@ -164,7 +164,7 @@ std::string point_text(const SchedulesCompared& point, bool md) {
     return out + "\n";
   }
   out += "each design's schedules, as `impsim schedules --variant DESIGN` searches them:\n";
-  for (const ThreadSearch& t : point.searches) out += "  " + terminal_text(search_line(t)) + "\n";
+  for (const DesignSearch& t : point.searches) out += "  " + terminal_text(search_line(t)) + "\n";
   out += fmt::format("\n{} {} of the threads, against {}:\n", point.ends.size(),
                      plural(point.ends.size(), "end", "ends"), base);
   for (size_t i = 0; i < point.ends.size(); ++i) {
@@ -217,7 +217,7 @@ ordered_json classes_json(const std::vector<OutcomeClass>& classes) {
 
 int compare_schedules_exit_status(const ScheduleComparison& c) {
   for (const SchedulesCompared& p : c.points)
-    for (const ThreadSearch& t : p.searches)
+    for (const DesignSearch& t : p.searches)
       if (t.search.error) return kExitFailed;
   return kExitOk;
 }
@@ -248,7 +248,7 @@ ordered_json compare_schedules_json(const ScheduleComparison& c) {
   j["file"] = sc.file;
   j["baseline"] = variant_name(first.searches.front().variant);
   ordered_json vs = ordered_json::array();
-  for (const ThreadSearch& t : first.searches) vs.push_back(variant_name(t.variant));
+  for (const DesignSearch& t : first.searches) vs.push_back(variant_name(t.variant));
   j["variants"] = vs;
   const SearchOptions& o = first.searches.front().search.options;
   ordered_json search;
@@ -268,7 +268,7 @@ ordered_json compare_schedules_json(const ScheduleComparison& c) {
     p["params"] = params;
     // Each design's search as `impsim schedules --format json` writes it.
     ordered_json searches = ordered_json::object();
-    for (const ThreadSearch& t : point.searches) {
+    for (const DesignSearch& t : point.searches) {
       ordered_json s;
       s["schedules"] = t.search.schedules;
       s["complete"] = t.search.complete;

@@ -76,9 +76,9 @@ bool any_outcome_has(const ScheduleSearch& s, std::string_view what) {
 
 }  // namespace
 
-std::string schedules_text(const std::string& name, const std::vector<ThreadSearch>& searches) {
+std::string schedules_text(const std::string& name, const std::vector<DesignSearch>& searches) {
   std::string out;
-  for (const ThreadSearch& t : searches) {
+  for (const DesignSearch& t : searches) {
     const ScheduleSearch& s = t.search;
     out += fmt::format("{}, {}{}: {}\n", terminal_text(name), variant_name(t.variant),
                        t.params.empty() ? "" : " (" + search_params_text(t.params) + ")", search_coverage(s));
@@ -116,7 +116,7 @@ ordered_json points_json(const std::vector<PointText>& points) {
   return out;
 }
 
-ordered_json schedules_json(const std::string& name, const std::string& file, const std::vector<ThreadSearch>& searches,
+ordered_json schedules_json(const std::string& name, const std::string& file, const std::vector<DesignSearch>& searches,
                             const PointsOf& points, const ShardIdentity* shard) {
   ordered_json j;
   j["scenario"] = name;
@@ -128,7 +128,7 @@ ordered_json schedules_json(const std::string& name, const std::string& file, co
                      {"shard", shard->shard},
                      {"options", shard->options}};
   j["searches"] = ordered_json::array();
-  for (const ThreadSearch& t : searches) {
+  for (const DesignSearch& t : searches) {
     const ScheduleSearch& s = t.search;
     ordered_json e;
     e["variant"] = variant_name(t.variant);
@@ -288,7 +288,7 @@ std::string short_text(const ordered_json& v) {
 
 // One search of a shard document, checked against the document's identity.
 struct ReadSearch {
-  ThreadSearch search;
+  DesignSearch search;
   std::map<std::string, ordered_json> points;  // schedule -> points
 };
 
@@ -312,7 +312,7 @@ ReadSearch read_search(const ShardDoc& d, const ordered_json& e, const std::stri
             {"variant", "params", "search", "preemption_bound", "seed", "pct_depth", "max_schedules", "shard", "shards",
              "schedules", "complete", "shrink_runs", "error", "outcomes"});
   ReadSearch out;
-  ThreadSearch& t = out.search;
+  DesignSearch& t = out.search;
   const std::string variant = text_field(d, e, at, "variant");
   const std::optional<Variant> v = parse_variant(variant);
   if (!v) refuse(d, at + "/variant", fmt::format("an unknown variant \"{}\"", variant));
@@ -541,7 +541,7 @@ std::vector<MergedSchedules> merge_shard_files(const std::vector<ShardFile>& fil
                                        "part of the schedules as all of them",
                                        i + 1, g.seen.size(), variant_name(g.variant),
                                        g.params.empty() ? "" : " (" + search_params_text(g.params) + ")"));
-      m.searches.push_back(ThreadSearch{g.variant, g.params, merge_shards(g.shards)});
+      m.searches.push_back(DesignSearch{g.variant, g.params, merge_shards(g.shards)});
       m.points.push_back(std::move(g.points));
     }
     out.push_back(std::move(m));

@@ -9,7 +9,7 @@ namespace impsim {
 
 std::vector<SchedulesCompared> compare_scenario_schedules(const Scenario& sc, const RunOptions& options,
                                                           const SearchOptions& search) {
-  const std::vector<ThreadSearch> found = search_scenario_schedules(sc, options, search);
+  const std::vector<DesignSearch> found = search_scenario_schedules(sc, options, search);
   const RunPlan plan = plan_runs(sc, options);
   const size_t designs = plan.variants.size();
   std::vector<SchedulesCompared> out;
@@ -23,7 +23,7 @@ std::vector<SchedulesCompared> compare_scenario_schedules(const Scenario& sc, co
     point.axes = model.axes;
     std::map<std::string, std::vector<std::optional<DesignReach>>> ends;
     for (size_t v = 0; v < designs; ++v) {
-      const ThreadSearch& t = point.searches[v];
+      const DesignSearch& t = point.searches[v];
       if (t.search.error) continue;  // a search that means nothing reaches nothing
       const ScheduledProgram program = [&](Scheduler& s) { return threaded_end(model, t.variant, options, s); };
       for (size_t i = 0; i < t.search.outcomes.size(); ++i) {

@@ -165,7 +165,7 @@ std::optional<std::string> schedule_problem(const Scenario& sc, const RunOptions
   return std::nullopt;
 }
 
-std::vector<ThreadSearch> search_scenario_schedules(const Scenario& sc, const RunOptions& options,
+std::vector<DesignSearch> search_scenario_schedules(const Scenario& sc, const RunOptions& options,
                                                     const SearchOptions& search) {
   if (sc.threads.empty())
     throw UsageError(sc.file,
@@ -174,13 +174,13 @@ std::vector<ThreadSearch> search_scenario_schedules(const Scenario& sc, const Ru
   if (options.engine == EngineKind::Fast)
     throw UsageError(sc.file, "--engine fast does not model threads; schedules run on the step engine (the default)");
   const RunPlan plan = plan_runs(sc, options);
-  std::vector<ThreadSearch> out;
+  std::vector<DesignSearch> out;
   for (const Params& params : plan.params) {
     Model model = compile_model(sc, params, options.model_limits);
     apply_axes(model, options);
     for (Variant v : plan.variants) {
       ScheduledProgram program = [&](Scheduler& s) { return threaded_outcome(model, v, options, s); };
-      out.push_back(ThreadSearch{v, model.params, search_schedules(program, search)});
+      out.push_back(DesignSearch{v, model.params, search_schedules(program, search)});
     }
   }
   return out;

@@ -173,7 +173,7 @@ class Engine {
   std::vector<std::string> thread_results() const;
   const std::vector<std::string>& hang_waits() const { return hang_waits_; }
   std::optional<PyError> thread_error(PyThreadId t) const;
-  bool threaded_run() const { return threads_.scheduler != nullptr; }
+  bool threaded_run() const { return thread_run_.scheduler != nullptr; }
   // The schedule run() follows (Scheduler::replay's string); empty: each
   // thread goes on until it blocks or ends. What went wrong following it.
   void set_schedule(std::string schedule) { schedule_ = std::move(schedule); }
@@ -181,17 +181,17 @@ class Engine {
   // Records, in `log`, every scheduling point each thread passes, in the
   // order they pass them (a schedule written out; tools/check/crosscheck
   // --threads forces the same order on real threads). nullptr: none.
-  void record_points(std::vector<SchedulePoint>* log) { threads_.points = log; }
-  PyThreadId running_thread() const { return threads_.running; }
+  void record_points(std::vector<SchedulePoint>* log) { thread_run_.points = log; }
+  PyThreadId running_thread() const { return thread_run_.running; }
   // The interpreter before the program's first line (run() starts with it;
   // tests call it to drive enable/disable/guard directly).
   void set_up();
 
   // The run's counters so far: what was replayed and folded, plus what was
-  // stepped since (Engine::thread_.counts).
+  // stepped since (Engine::py_thread_.counts).
   Counters counters() const;
   const std::vector<LabelTotals>& labels() const { return book_.labels; }
-  const std::optional<PyError>& error() const { return thread_.error; }
+  const std::optional<PyError>& error() const { return py_thread_.error; }
   const std::optional<LimitReached>& limit() const { return book_.limit; }
   const SysModules& sys_modules() const { return interp_.sys_modules; }
   const FinderState& finder() const { return finder_; }
@@ -219,19 +219,19 @@ class Engine {
   // more the interval also grows with what is alive, so collecting costs
   // O(1) per record made.
   void set_collect_interval(uint64_t n) { interp_.collect_interval = n; }
-  uint64_t lookup_depth() const { return thread_.depth; }
+  uint64_t lookup_depth() const { return py_thread_.depth; }
   // The innermost step that last changed the number of copies in sys.meta_path.
   const CStep* copies_changed_by() const {
-    return book_.copies_moves != book_.copies_moves_seen ? thread_.step : book_.copies_changed_by;
+    return book_.copies_moves != book_.copies_moves_seen ? py_thread_.step : book_.copies_changed_by;
   }
-  const CStep* current_step() const { return thread_.step; }
-  const std::vector<ModuleId>& frames() const { return thread_.frames; }
+  const CStep* current_step() const { return py_thread_.step; }
+  const std::vector<ModuleId>& frames() const { return py_thread_.frames; }
   // The Python thread running now.
-  const PyThread& thread() const { return thread_; }
+  const PyThread& thread() const { return py_thread_; }
   // The names the fix's _resolving holds now, in the order added: this
   // thread's, or the finder's one set (after-global-set).
   const std::vector<NameId>& resolving_names() const {
-    return design_.resolving_global ? finder_.resolving_list : thread_.resolving_list;
+    return design_.resolving_global ? finder_.resolving_list : py_thread_.resolving_list;
   }
   // Attaches an observer (not owned); nullptr detaches.
   void set_trace(TraceSink* sink) { book_.trace = sink; }
@@ -297,7 +297,7 @@ class Engine {
   // The hooks' reentrancy guards now (trace, explore): the global_set and
   // thread_set guards' names, and one object's own set and flag.
   const std::vector<NameId>& global_finding() const { return hook_finders_.global_finding; }
-  const std::vector<NameId>& thread_finding() const { return thread_.thread_finding; }
+  const std::vector<NameId>& thread_finding() const { return py_thread_.thread_finding; }
   const std::vector<NameId>& object_in_progress(FinderId f) const {
     return hook_finders_.state[static_cast<size_t>(f)].in_progress;
   }
@@ -452,9 +452,10 @@ class Engine {
   // copy of every object's count.
   void count_object_call(FinderId f) {
     const auto i = static_cast<size_t>(f);
-    if (!thread_.hook_regions.empty() && thread_.region_mark[i] < thread_.hook_regions.back().serial) [[unlikely]]
+    if (!py_thread_.hook_regions.empty() && py_thread_.region_mark[i] < py_thread_.hook_regions.back().serial)
+        [[unlikely]]
       note_object_in_regions(f);
-    ++thread_.hook_counters.by_object[i];
+    ++py_thread_.hook_counters.by_object[i];
   }
   void note_object_in_regions(FinderId f);
   void check_meta_path_room();
@@ -497,9 +498,9 @@ class Engine {
                       int32_t target = -1);
   void about_to_pass(PointKind kind, NameId module = kNoName, LockSite site = LockSite::None,
                      const std::string* pointer = nullptr, int32_t target = -1) {
-    if (threads_.points)
-      threads_.next_point[static_cast<size_t>(threads_.running)] =
-          SchedulePoint{threads_.running, kind, site, module, target, pointer};
+    if (thread_run_.points)
+      thread_run_.next_point[static_cast<size_t>(thread_run_.running)] =
+          SchedulePoint{thread_run_.running, kind, site, module, target, pointer};
   }
   // After a switch: a run another thread ended (a limit) ends this one too.
   void resumed();
@@ -509,7 +510,7 @@ class Engine {
   void thread_join(int32_t at);
   // A new thread's state, sized as the running thread's.
   PyThread new_py_thread() const;
-  // The scheduler is about to resume thread `t`: its state becomes thread_.
+  // The scheduler is about to resume thread `t`: its state becomes py_thread_.
   void install_thread(PyThreadId t);
   void run_thread_program(const std::vector<CStep>& program);
 
@@ -560,7 +561,7 @@ class Engine {
   void enter_step(const CStep* step) {
     book_.copies_changed_by = copies_changed_by();
     book_.copies_moves_seen = book_.copies_moves;
-    thread_.step = step;
+    py_thread_.step = step;
   }
   void count_event() {
     if (--book_.events_left < 0) [[unlikely]]
@@ -574,11 +575,11 @@ class Engine {
   // One toggle: one pass over sys.modules examining every name in it.
   template <class M>
   void count_walk() {
-    ++thread_.counts.toggles;  // and a walk (PyThread::counters)
+    ++py_thread_.counts.toggles;  // and a walk (PyThread::counters)
     // indexed-walk: a prefix index hands the toggle the torch names only.
     const uint64_t n = design<M>().indexed_walk ? interp_.sys_modules.torch_count() : interp_.sys_modules.size();
     if (traced<M>()) book_.last_walk = n;  // what the trace's toggle line prints
-    if (__builtin_add_overflow(thread_.counts.comparisons, n, &thread_.counts.comparisons)) [[unlikely]]
+    if (__builtin_add_overflow(py_thread_.counts.comparisons, n, &py_thread_.counts.comparisons)) [[unlikely]]
       comparisons_wrapped();
     if (n > book_.walk_peak) book_.walk_peak = n;
     count_event();
@@ -618,22 +619,22 @@ class Engine {
   // Deepest lookup nesting inside a region (a labelled step, a remembered
   // ask); regions nest. open_region returns what close_region needs.
   uint64_t open_region() {
-    const uint64_t outer = thread_.high;
-    thread_.high = thread_.depth;
+    const uint64_t outer = py_thread_.high;
+    py_thread_.high = py_thread_.depth;
     return outer;
   }
   // The region's deepest lookup (its opening depth if none began inside).
   uint64_t close_region(uint64_t outer) {
-    const uint64_t inner = thread_.high;
-    thread_.high = std::max(outer, inner);
+    const uint64_t inner = py_thread_.high;
+    py_thread_.high = std::max(outer, inner);
     return inner;
   }
   // high never passes peak_depth (a region opens at a depth already
   // reached), so a depth that does not pass high passes neither.
   void reach_depth(uint64_t depth) {
-    if (depth <= thread_.high) return;
-    thread_.high = depth;
-    if (depth > thread_.peak_depth) thread_.peak_depth = depth;
+    if (depth <= py_thread_.high) return;
+    py_thread_.high = depth;
+    if (depth > py_thread_.peak_depth) py_thread_.peak_depth = depth;
   }
   // A lookup went deeper than any since the region began: the peaks, and
   // --max-lookup-depth (a depth at or below high passed it already).
@@ -680,7 +681,7 @@ class Engine {
   }
   template <class M>
   bool threaded() const {
-    return unless_plain<M>(threads_.scheduler != nullptr);
+    return unless_plain<M>(thread_run_.scheduler != nullptr);
   }
   template <class M>
   bool search_extras() const {
@@ -734,11 +735,11 @@ class Engine {
 
   // The parts, each one job (docs/architecture.md, "The engine's state").
   Interpreter interp_;        // sys.modules, sys.meta_path, the records
-  PyThread thread_;           // the Python thread running now
+  PyThread py_thread_;        // the Python thread running now
   FinderState finder_;        // Paddle's finder
   HookFinders hook_finders_;  // the hook finders declared as data
   Bookkeeping book_;          // limits, events, labels, the trace sink, the memo
-  // The other Python threads, their state set aside while thread_ runs, by
+  // The other Python threads, their state set aside while py_thread_ runs, by
   // PyThreadId (the running thread's slot is blank): counters() sums them all.
   // A deque: a thread started while others are suspended must not move
   // them. A suspended thread's frames still refer to its state (the
@@ -760,7 +761,7 @@ class Engine {
     LockRules lock_rules;
     LockSite global_site = LockSite::None;  // where the global lock is being taken (a trace's waits)
   };
-  ThreadRun threads_;
+  ThreadRun thread_run_;
   // A traced run that is plain but for its trace: the TalliedRun of its
   // design and revision (run_mode.h) that each search and step begun once
   // the sink has a tally runs as. Empty in any other run.
@@ -813,7 +814,7 @@ inline SpecId Engine::traced_proxy_find_spec(NameId name, int64_t index, const M
   }
   book_.trace->ask_begin(*this, name, FinderKind::Proxy, kProxyFinder, index, meta_path);
   // Only a trace reads these (machine words: copying them is free).
-  const StepCounts before = thread_.counts;
+  const StepCounts before = py_thread_.counts;
   SpecId spec;
   try {
     spec = proxy_find_spec<M>(name);
@@ -823,7 +824,8 @@ inline SpecId Engine::traced_proxy_find_spec(NameId name, int64_t index, const M
     throw;
   }
   // Suppressed: this ask, and nothing nested in it, was answered by the fix.
-  const bool suppressed = thread_.counts.asks == before.asks + 1 && thread_.counts.suppressed == before.suppressed + 1;
+  const bool suppressed =
+      py_thread_.counts.asks == before.asks + 1 && py_thread_.counts.suppressed == before.suppressed + 1;
   book_.trace->ask_end(*this, name, FinderKind::Proxy,
                        spec != kNoSpec ? AskAnswer::Spec
                        : suppressed    ? AskAnswer::Suppressed

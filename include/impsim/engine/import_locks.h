@@ -1,27 +1,34 @@
-// CPython's import locks as data, for the threaded engine: the global
-// import lock (`_imp.acquire_lock`, reentrant: an owner and a count) and
-// one `_ModuleLock` per module name (`_bootstrap._get_module_lock`), with
-// the `_blocking_on` table its deadlock check walks.
+// CPython's import locks, which the Interpreter holds for every thread:
+// the global import lock (`_imp.acquire_lock`, reentrant: an owner and a
+// count), one `_ModuleLock` per module name (`_bootstrap._get_module_lock`)
+// with the `_blocking_on` table its deadlock check walks, and the hooks'
+// own `threading.Lock`s and `RLock`s.
 //
-// A real thread blocks inside `acquire`; a simulated one cannot, so each
-// operation is one step of one thread and says what happened: the lock was
-// taken, the thread must wait (it is parked on the lock until a release
-// wakes it, then calls acquire again, as `_ModuleLock.acquire`'s loop
-// does), or `_DeadlockError` was raised. A release returns the threads it
-// wakes: every waiter (of a module lock, the `wakeup` lock lets them
-// through one after another; of the global lock, the operating system
-// picks one, and the others find it taken again), each to retry. Which
-// woken thread retries first is the scheduler's choice, as the operating
-// system's is in CPython.
+// Two layers. The steps (`*_step`) are the locks as data: a real thread
+// blocks inside `acquire`; a simulated one cannot, so each step is one
+// pass of one thread and says what happened: the lock was taken, the
+// thread must wait, or `_DeadlockError` was raised. A release step returns
+// the threads it wakes: every waiter (of a module lock, the `wakeup` lock
+// lets them through one after another; of the global lock, the operating
+// system picks one, and the others find it taken again), each to retry.
+//
+// The functions named after CPython's (`module_lock_acquire` for
+// `_ModuleLock.acquire`, ...) are what a running simulated thread calls:
+// they loop over the steps as `_ModuleLock.acquire` loops, and where the
+// lock is held by another thread they ask the Scheduler, passed in, to
+// block the thread until a release wakes it. Which woken thread retries
+// first is the scheduler's choice, as the operating system's is in
+// CPython. The locks are the interpreter's, shared by its threads; the
+// scheduler only picks who runs.
 //
 // What the thread that waits has left in `_blocking_on` stays there until
 // its retry takes the lock or raises: other threads' deadlock checks see it
 // in between, as they do in CPython, where the entry is removed only when
 // acquire returns.
 //
-// tools/check/import_locks --model runs random sequences of these
-// operations on each interpreter's own `_bootstrap` (threads of its own,
-// one step at a time) and on tests/import_locks_driver.cc, and compares.
+// tools/check/import_locks --model runs random sequences of the steps on
+// each interpreter's own `_bootstrap` (threads of its own, one step at a
+// time) and on tests/import_locks_driver.cc, and compares.
 #pragma once
 
 #include <cstdint>
@@ -30,15 +37,14 @@
 #include <string>
 #include <vector>
 
-namespace impsim {
+#include "impsim/engine/scheduler.h"
 
-// A simulated Python thread, 0 the main thread.
-using PyThreadId = int32_t;
-inline constexpr PyThreadId kNoThread = -1;
+namespace impsim {
 
 enum class LockResult { Acquired, Wait, Deadlock };
 
 // `_ModuleLock`: owner and count (reentrant for its owner), and who waits.
+// A hook's lock is one too (a Lock is one its owner cannot take again).
 struct ModuleLock {
   PyThreadId owner = kNoThread;
   int64_t count = 0;
@@ -63,23 +69,48 @@ LockRules lock_rules_of(const std::string& cpython);
 
 class ImportLocks {
  public:
-  // `_ModuleLock.acquire` (the lock of module `m`, made on first use as
-  // `_get_module_lock` makes it) by thread `t`: one pass of its loop.
-  LockResult acquire_module(PyThreadId t, int32_t m);
+  // What a running thread calls (the Scheduler's current one), each
+  // blocking it on `s` while another thread holds the lock. Each acquire
+  // is a scheduling point first; each release that succeeds, one after.
+
+  // `_ModuleLock.acquire` of module `m`'s lock: Acquired, or Deadlock
+  // (the caller raises _DeadlockError).
+  LockResult module_lock_acquire(Scheduler& s, int32_t m);
+  // `_ModuleLock.release`; false where CPython raises RuntimeError.
+  bool module_lock_release(Scheduler& s, int32_t m);
+  // `_imp.acquire_lock()`.
+  void imp_acquire_lock(Scheduler& s);
+  // `_imp.release_lock()`; false where CPython raises RuntimeError.
+  bool imp_release_lock(Scheduler& s);
+  // A hook's `threading.Lock.acquire()` (`reentrant`: `RLock.acquire()`).
+  // Its owner asking again for a Lock waits for ever, and nothing checks
+  // for a deadlock (`_blocking_on` holds module locks only), so a cycle
+  // through one is a hang.
+  void hook_lock_acquire(Scheduler& s, int32_t lock, bool reentrant);
+  // A hook's `threading.Lock.release()`; false where Python raises
+  // RuntimeError.
+  bool hook_lock_release(Scheduler& s, int32_t lock);
+
+  // The steps, for thread `t`.
+
+  // One pass of `_ModuleLock.acquire`'s loop (the lock of module `m`,
+  // made on first use as `_get_module_lock` makes it).
+  LockResult acquire_module_step(PyThreadId t, int32_t m);
   // `_ModuleLock.release`. Returns the threads to wake (each must call
-  // acquire_module again), or nullopt where CPython raises RuntimeError
-  // ('cannot release un-acquired lock': `t` does not own it).
-  std::optional<std::vector<PyThreadId>> release_module(PyThreadId t, int32_t m);
+  // acquire_module_step again), or nullopt where CPython raises
+  // RuntimeError ('cannot release un-acquired lock': `t` does not own it).
+  std::optional<std::vector<PyThreadId>> release_module_step(PyThreadId t, int32_t m);
   // `_ModuleLock.has_deadlock`: whether waiting for `m` would close a
   // cycle of threads each waiting for a module lock the next one holds.
   bool has_deadlock(PyThreadId t, int32_t m) const;
 
-  // `_imp.acquire_lock()`: reentrant; no deadlock check (a thread waiting
-  // for it is outside `_blocking_on`, so a cycle through it is a hang).
-  LockResult acquire_global(PyThreadId t);
+  // One pass of `_imp.acquire_lock()`: reentrant; no deadlock check (a
+  // thread waiting for it is outside `_blocking_on`, so a cycle through it
+  // is a hang).
+  LockResult acquire_global_step(PyThreadId t);
   // `_imp.release_lock()`: the threads to wake; nullopt where
   // CPython raises RuntimeError ('not holding the import lock').
-  std::optional<std::vector<PyThreadId>> release_global(PyThreadId t);
+  std::optional<std::vector<PyThreadId>> release_global_step(PyThreadId t);
 
   const ModuleLock* module_lock(int32_t m) const;
   PyThreadId global_owner() const { return global_.owner; }
@@ -90,6 +121,7 @@ class ImportLocks {
   ModuleLock global_;
   std::map<int32_t, ModuleLock> modules_;
   std::map<PyThreadId, int32_t> blocking_on_;
+  std::map<int32_t, ModuleLock> hooks_;  // a hook's own locks, by the hook lock's index
 };
 
 }  // namespace impsim

@@ -1,11 +1,12 @@
-// CPython's process-wide state: sys.modules, sys.meta_path and the module,
-// spec and loader objects, shared by every Python thread. (The import
-// lock and the module locks will live here too.)
+// CPython's process-wide state: sys.modules, sys.meta_path, the module,
+// spec and loader objects and the import locks, shared by every Python
+// thread.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "impsim/engine/import_locks.h"
 #include "impsim/engine/meta_path.h"
 #include "impsim/engine/records.h"
 #include "impsim/engine/sys_modules.h"
@@ -30,6 +31,10 @@ struct Interpreter {
   // importlib's _RELOADING: the modules a reload is running for (a reload
   // of one of them returns it as it is).
   std::vector<NameId> reloading;
+  // The global import lock, the module locks with `_blocking_on`, and the
+  // hooks' own locks: taken by a threaded run's threads (Engine::run_threads
+  // makes them new), which the scheduler blocks while another holds one.
+  ImportLocks locks;
 };
 
 }  // namespace impsim

@@ -3,17 +3,20 @@
 // Each simulated thread runs on a fiber of its own (base/fiber.h), so a
 // thread stopped in the middle of the engine's recursion keeps its C++
 // frames while another runs. One runs at a time. The running thread gives
-// the others a turn only at a scheduling point: point(), and each lock
-// operation (before an acquire, after a release). There the scheduler asks
-// its policy which runnable thread goes on; the choices made where there
-// was a choice (two threads or more able to run) are the schedule, a
-// string such as "0.1.1.0" that replay() runs again, choice for choice.
+// the others a turn only at a scheduling point: point(), which the import
+// locks (import_locks.h) pass before each acquire and after each release.
+// There the scheduler asks its policy which runnable thread goes on; the
+// choices made where there was a choice (two threads or more able to run)
+// are the schedule, a string such as "0.1.1.0" that replay() runs again,
+// choice for choice.
 //
-// A thread that must wait for a lock (import_locks.h) is parked until a
-// release wakes it; it then retries, as `_ModuleLock.acquire` loops. When
-// no thread can run and some still wait, the run is a hang: CPython would
-// wait forever (the global import lock is outside its deadlock check), and
-// the outcome says who waits for what, held by whom.
+// The scheduler only picks who runs: it owns no lock. A thread that must
+// wait (for a lock the interpreter's ImportLocks finds held, or in join())
+// is blocked, saying what it waits for, until wake() makes it runnable
+// again; a lock's waiter then retries, as `_ModuleLock.acquire` loops.
+// When no thread can run and some still wait, the run is a hang: CPython
+// would wait forever (the global import lock is outside its deadlock
+// check), and the outcome says who waits for what, held by whom.
 //
 // The engine runs a threaded scenario's Python threads on it
 // (sim/engine/threads.cc); the schedule searches run it once per schedule.
@@ -22,16 +25,23 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "impsim/base/fiber.h"
-#include "impsim/engine/import_locks.h"
 
 namespace impsim {
+
+// A simulated Python thread, 0 the main thread.
+using PyThreadId = int32_t;
+inline constexpr PyThreadId kNoThread = -1;
+
+// What a blocked thread waits for: the global import lock, a module's
+// `_ModuleLock`, the end of a thread it joins, or a hook's own
+// threading.Lock / RLock. The scheduler's hangs and a trace's waits say it.
+enum class WaitKind : uint8_t { GlobalLock, ModuleLock, Join, HookLock };
 
 struct ScheduleOutcome {
   bool hang = false;
@@ -46,11 +56,12 @@ struct ScheduleOutcome {
 
 class Scheduler {
  public:
-  // What a waiting thread waits for: the global import lock or a module's
-  // lock (`module`), held by `on`, or the end of thread `on` (a join).
+  // What a blocked thread waits for: the global import lock, a module's
+  // lock (`module`) or a hook's lock (`module` its index), held by `on`, or
+  // the end of thread `on` (a join). The holder stays while it waits: only
+  // the holder's last release wakes it.
   struct Wait {
-    enum class Kind : uint8_t { GlobalLock, ModuleLock, Join, HookLock };
-    Kind kind = Kind::GlobalLock;
+    WaitKind kind = WaitKind::GlobalLock;
     int32_t module = -1;  // ModuleLock: the module; HookLock: the hook lock
     PyThreadId on = kNoThread;
   };
@@ -111,11 +122,11 @@ class Scheduler {
   // Called each time a thread passes a scheduling point (resumed there, or
   // let go on at once): a program that records the schedule's points.
   void on_point(std::function<void()> f) { on_point_ = std::move(f); }
-  // Called in the running thread as it starts to wait (`waiting` true) and
+  // Called in the running thread as it is blocked (`waiting` true) and
   // once it is woken (false), with what it waits for: a trace shows the
   // waits. Unset, a wait costs nothing more.
   void on_wait(std::function<void(const Wait&, bool waiting)> f) { on_wait_ = std::move(f); }
-  // What a hang's description calls a thread and a module lock (default:
+  // What a hang's description calls a thread and a module's name (default:
   // "thread 1", "the module lock of 3").
   void describe_with(std::function<std::string(PyThreadId)> thread, std::function<std::string(int32_t)> module) {
     thread_name_ = std::move(thread);
@@ -128,27 +139,14 @@ class Scheduler {
   // Thread.join(): returns once thread `t` has finished; in between the
   // running thread waits, and a join nothing can end is part of a hang.
   void join(PyThreadId t);
-  // `_ModuleLock.acquire`: returns once the lock is taken (Acquired) or
-  // the wait would deadlock (Deadlock: the caller raises _DeadlockError);
-  // in between the thread waits and others run.
-  LockResult acquire_module(int32_t m);
-  // `_ModuleLock.release`; false where CPython raises RuntimeError.
-  bool release_module(int32_t m);
-  // `_imp.acquire_lock()` / `_imp.release_lock()`.
-  void acquire_global();
-  bool release_global();
-  // A lock of a hook's own (a `threading.Lock`; `reentrant`: an RLock):
-  // returns once taken; in between the thread waits and others run. Its
-  // owner asking again for a Lock waits for ever, and nothing checks for a
-  // deadlock (`_blocking_on` holds module locks only), so a cycle through
-  // one is a hang.
-  void acquire_hook_lock(int32_t lock, bool reentrant);
-  // `lock.release()`; false where Python raises RuntimeError.
-  bool release_hook_lock(int32_t lock);
+  // The running thread stops being runnable until wake() names it: what it
+  // waits for is `what`, which a hang reports. Returns once it runs again.
+  void block(const Wait& what);
+  // The blocked `threads` can run again (the caller then passes a point).
+  void wake(const std::vector<PyThreadId>& threads);
   // What a hang's description calls a hook lock (default: "hook lock 0").
   void describe_hook_locks_with(std::function<std::string(int32_t)> lock) { hook_lock_name_ = std::move(lock); }
 
-  const ImportLocks& locks() const { return locks_; }
   // What a thread's body threw, if it did (it finished there).
   std::exception_ptr error(PyThreadId t) const;
   bool finished(PyThreadId t) const;
@@ -162,16 +160,11 @@ class Scheduler {
   ScheduleOutcome run_threads();
   // Back to run(): the thread stays as its state says.
   void switch_out();
-  void wait(const Wait& what);
-  bool released(const std::optional<std::vector<PyThreadId>>& woken);
   std::string describe_wait(PyThreadId t) const;
   std::string thread_text(PyThreadId t) const;
 
   Policy policy_;
   size_t stack_bytes_;
-  ImportLocks locks_;
-  std::map<int32_t, ModuleLock> hook_locks_;        // a hook's own locks: owner, count, waiters
-  std::map<PyThreadId, int32_t> hook_lock_wanted_;  // the hook lock each waiting thread waits for
   std::vector<std::unique_ptr<Thread>> threads_;
   PyThreadId current_ = kNoThread;
   std::string schedule_;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "impsim/engine/scheduler.h"
 #include "impsim/model/model.h"
 
 namespace impsim {
@@ -82,8 +83,8 @@ enum class HookCall : uint8_t {
 // a hook's own threading.Lock / RLock (`lock`: Engine::hook_lock_text). `on`
 // is the thread holding the lock, or the thread joined (a PyThreadId). A run
 // without threads reports one wait only: its main thread acquiring a hook's
-// Lock it holds already, the hang that stops it.
-enum class WaitKind : uint8_t { GlobalLock, ModuleLock, Join, HookLock };
+// Lock it holds already, the hang that stops it. The kind is the
+// scheduler's (Scheduler::Wait).
 // Where a hook takes its own lock (HookLock): in find_spec, for the name
 // asked; around the install step; or in the wrapped loader's exec_module,
 // once the wrapped exec_module has run, for the module it loaded.

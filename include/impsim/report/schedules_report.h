@@ -41,17 +41,17 @@ struct ShardIdentity {
 ShardIdentity shard_identity(const std::string& scenario_text, const RunOptions& run, const SearchOptions& search);
 
 // The text report of a scenario's searches.
-std::string schedules_text(const std::string& name, const std::vector<ThreadSearch>& searches);
+std::string schedules_text(const std::string& name, const std::vector<DesignSearch>& searches);
 
 // `points`: each outcome's schedule written out point by point (a JSON
 // array), or null where there is none.
-using PointsOf = std::function<nlohmann::ordered_json(const ThreadSearch&, const std::string& schedule)>;
+using PointsOf = std::function<nlohmann::ordered_json(const DesignSearch&, const std::string& schedule)>;
 
 nlohmann::ordered_json points_json(const std::vector<PointText>& points);
 
 // The JSON report; with `shard`, the document a --merge reads back.
 nlohmann::ordered_json schedules_json(const std::string& name, const std::string& file,
-                                      const std::vector<ThreadSearch>& searches, const PointsOf& points,
+                                      const std::vector<DesignSearch>& searches, const PointsOf& points,
                                       const ShardIdentity* shard = nullptr);
 
 // One scenario's searches, merged from its shards, in the order the
@@ -59,7 +59,7 @@ nlohmann::ordered_json schedules_json(const std::string& name, const std::string
 // them) from the shard that reached its representative.
 struct MergedSchedules {
   std::string name, file;
-  std::vector<ThreadSearch> searches;
+  std::vector<DesignSearch> searches;
   std::vector<std::map<std::string, nlohmann::ordered_json>> points;  // by searches' index: schedule -> points
 };
 

@@ -33,7 +33,7 @@ struct ThreadedEnd {
 struct SchedulesCompared {
   Params params;
   Axes axes;                           // the model's revision and CPython
-  std::vector<ThreadSearch> searches;  // one per design, in the order asked
+  std::vector<DesignSearch> searches;  // one per design, in the order asked
   std::vector<ThreadedEnd> ends;       // by end text
 };
 

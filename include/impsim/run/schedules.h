@@ -12,7 +12,8 @@
 
 namespace impsim {
 
-struct ThreadSearch {
+// The search of one design's schedules at one parameter point.
+struct DesignSearch {
   Variant variant;
   Params params;
   ScheduleSearch search;
@@ -20,7 +21,7 @@ struct ThreadSearch {
 
 // Throws UsageError for a scenario without threads, as plan_runs does for
 // a bad --set or --variant.
-std::vector<ThreadSearch> search_scenario_schedules(const Scenario& sc, const RunOptions& options,
+std::vector<DesignSearch> search_scenario_schedules(const Scenario& sc, const RunOptions& options,
                                                     const SearchOptions& search);
 
 // One run of the engine under `scheduler`: what each thread ended with, a

@@ -21,12 +21,12 @@ void Engine::set_up_hooks() {
     hook_finders_.classes.push_back(fixed ? apply_hook_fix(h, design_.hook_fix) : h);
   }
   hook_finders_.legacy_finders = legacy_finders(model_.axes.cpython);
-  thread_.hook_counters = HookCounters{};
-  thread_.hook_counters.by_object.assign(hm.objects.size(), Count(0));
+  py_thread_.hook_counters = HookCounters{};
+  py_thread_.hook_counters.by_object.assign(hm.objects.size(), Count(0));
   hook_finders_.state.assign(hm.objects.size(), HookFinders::ObjectState{});
-  thread_.hook_regions.clear();
-  thread_.region_mark.assign(hm.objects.size(), 0);
-  thread_.next_region = 0;
+  py_thread_.hook_regions.clear();
+  py_thread_.region_mark.assign(hm.objects.size(), 0);
+  py_thread_.next_region = 0;
   interp_.objects = hm.objects;
   hook_finders_.newest.resize(hm.objects.size());
   for (size_t i = 0; i < hook_finders_.newest.size(); ++i) hook_finders_.newest[i] = static_cast<FinderId>(i);
@@ -49,13 +49,13 @@ void Engine::set_up_hooks() {
     else
       hook_finders_.lock_of[f] = shared >= 0 ? shared : (shared = new_hook_lock(h, ""));
   }
-  thread_.thread_finding.clear();
+  py_thread_.thread_finding.clear();
   hook_finders_.loaders.clear();
   hook_finders_.attributes.clear();
-  thread_.search_depth = 0;
-  thread_.hook_call_depth = 0;
-  thread_.label_search_high = 0;
-  thread_.label_hook_high = 0;
+  py_thread_.search_depth = 0;
+  py_thread_.hook_call_depth = 0;
+  py_thread_.label_search_high = 0;
+  py_thread_.label_hook_high = 0;
   // Hook loaders refer to records through hook_finders_.loaders, which collect()
   // does not walk: hook scenarios are small, so nothing is reused.
   interp_.next_collect = UINT64_MAX;
@@ -73,10 +73,10 @@ void Engine::set_up_hooks() {
 // one first called it, with the same count: it was not called in between).
 void Engine::note_object_in_regions(FinderId f) {
   const auto i = static_cast<size_t>(f);
-  for (auto r = thread_.hook_regions.rbegin(); r != thread_.hook_regions.rend() && thread_.region_mark[i] < r->serial;
-       ++r)
-    r->called.emplace_back(f, thread_.hook_counters.by_object[i]);
-  thread_.region_mark[i] = thread_.hook_regions.back().serial;
+  for (auto r = py_thread_.hook_regions.rbegin();
+       r != py_thread_.hook_regions.rend() && py_thread_.region_mark[i] < r->serial; ++r)
+    r->called.emplace_back(f, py_thread_.hook_counters.by_object[i]);
+  py_thread_.region_mark[i] = py_thread_.hook_regions.back().serial;
 }
 
 // Every insert shifts the list and every search walks it: its length is bounded.
@@ -93,7 +93,7 @@ void Engine::check_meta_path_room() {
 // 3.9 does not; then spec_from_loader(name, finder.find_module(name, path)),
 // the same spec a served loader gives (the reader refuses other actions).
 SpecId Engine::_find_spec_legacy(FinderId finder, NameId name, PathRef path) {
-  if (hook_finders_.legacy_finders == LegacyFinders::ReachedWithWarning) ++thread_.hook_counters.legacy_warnings;
+  if (hook_finders_.legacy_finders == LegacyFinders::ReachedWithWarning) ++py_thread_.hook_counters.legacy_warnings;
   return hook_find_spec(finder, name, path);
 }
 
@@ -265,9 +265,9 @@ void Engine::new_hook_object(FinderId declared, bool same_class) {
   FinderObject made = interp_.objects[d];
   made.id += "#" + std::to_string(++hook_finders_.made[d]);
   interp_.objects.push_back(std::move(made));
-  thread_.hook_counters.by_object.push_back(Count(0));
+  py_thread_.hook_counters.by_object.push_back(Count(0));
   hook_finders_.state.push_back(HookFinders::ObjectState{});
-  thread_.region_mark.push_back(0);
+  py_thread_.region_mark.push_back(0);
   const FinderId before = hook_finders_.newest[d];
   hook_finders_.newest[d] = static_cast<FinderId>(interp_.objects.size() - 1);
   // Its lock: its own, its class's (the class of the object the id named

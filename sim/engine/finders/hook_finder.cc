@@ -16,15 +16,15 @@ SpecId Engine::hook_find_spec(FinderId finder, NameId name, PathRef path) {
   // The hook's frame. Called from _find_spec, begin_search made sure there
   // is room for it; called by a hook (`call`, `call_next`), it is one frame
   // above its caller's, and CPython may have no room left (recursion.h).
-  const int64_t depth = thread_.py_depth + 1;
+  const int64_t depth = py_thread_.py_depth + 1;
   const bool bounded = recursion_.modelled && recursion_.hook_from_hook > 0;
-  if (bounded && thread_.py_in_hook && depth > recursion_.hook_from_hook) recursion_error(recursion_.hook_suffix);
-  ++thread_.hook_counters.finder_calls;
+  if (bounded && py_thread_.py_in_hook && depth > recursion_.hook_from_hook) recursion_error(recursion_.hook_suffix);
+  ++py_thread_.hook_counters.finder_calls;
   // Its depth among hook calls: those open below it all passed their claims
   // test (an unclaimed call returns at once), so hook_call_depth counts them.
-  const uint64_t nested = thread_.hook_call_depth + 1;
-  if (nested > thread_.hook_counters.hook_depth) thread_.hook_counters.hook_depth = nested;
-  if (nested > thread_.label_hook_high) thread_.label_hook_high = nested;
+  const uint64_t nested = py_thread_.hook_call_depth + 1;
+  if (nested > py_thread_.hook_counters.hook_depth) py_thread_.hook_counters.hook_depth = nested;
+  if (nested > py_thread_.label_hook_high) py_thread_.label_hook_high = nested;
   count_object_call(finder);
   count_event();
   const int32_t hi = interp_.objects[static_cast<size_t>(finder)].hook;
@@ -39,21 +39,21 @@ SpecId Engine::hook_find_spec(FinderId finder, NameId name, PathRef path) {
   // A hook calling itself directly (`call` of its own id) never walks
   // sys.meta_path, so _find_spec's bound does not see it: where CPython's
   // RecursionError is not modelled for it, this one does.
-  const bool unbounded = !recursion_.modelled || (!bounded && thread_.py_in_hook);
-  if (++thread_.hook_call_depth > static_cast<uint64_t>(book_.limits.max_lookup_depth) && unbounded)
-    throw LimitReached{
-        "lookup-depth",
-        fmt::format("hook find_spec calls nested {} deep; raise it with --max-lookup-depth", thread_.hook_call_depth),
-        {}};
-  const int64_t outer_depth = thread_.py_depth;
-  const bool outer_in_hook = thread_.py_in_hook;
-  thread_.py_depth = depth;
-  thread_.py_in_hook = true;
+  const bool unbounded = !recursion_.modelled || (!bounded && py_thread_.py_in_hook);
+  if (++py_thread_.hook_call_depth > static_cast<uint64_t>(book_.limits.max_lookup_depth) && unbounded)
+    throw LimitReached{"lookup-depth",
+                       fmt::format("hook find_spec calls nested {} deep; raise it with --max-lookup-depth",
+                                   py_thread_.hook_call_depth),
+                       {}};
+  const int64_t outer_depth = py_thread_.py_depth;
+  const bool outer_in_hook = py_thread_.py_in_hook;
+  py_thread_.py_depth = depth;
+  py_thread_.py_in_hook = true;
   SpecId spec = try_finally([&] { return hook_guarded(finder, hook, name, path); },
                             [&] {
-                              --thread_.hook_call_depth;
-                              thread_.py_depth = outer_depth;
-                              thread_.py_in_hook = outer_in_hook;
+                              --py_thread_.hook_call_depth;
+                              py_thread_.py_depth = outer_depth;
+                              py_thread_.py_in_hook = outer_in_hook;
                             });
   if (spec != kNoSpec && hook.loader != LoaderWrap::Unchanged) {
     // spec.loader = Wrapper(spec.loader)
@@ -121,7 +121,7 @@ SpecId Engine::hook_guard_test(FinderId finder, const HookClass& hook, NameId na
     case GuardKind::GlobalSet:  // ddtrace's module-level _finding
       return with_set([this]() -> std::vector<NameId>& { return hook_finders_.global_finding; });
     case GuardKind::ThreadSet:  // a threading.local: the running thread's own set
-      return with_set([this]() -> std::vector<NameId>& { return thread_.thread_finding; });
+      return with_set([this]() -> std::vector<NameId>& { return py_thread_.thread_finding; });
     case GuardKind::ObjectSet:  // wrapt's self._in_progress
       return with_set([&]() -> std::vector<NameId>& { return state().in_progress; });
     case GuardKind::Flag:        // virtualenv's fullname slot, pytest's _writing_pyc
@@ -151,9 +151,9 @@ void Engine::hook_lock_acquire(FinderId finder, NameId name, HookLockSite site) 
   const int32_t l = hook_finders_.lock_of[static_cast<size_t>(finder)];
   HookFinders::Lock& lock = hook_finders_.locks[static_cast<size_t>(l)];
   if (book_.trace) book_.trace->hook_lock(*this, finder, name, true, site);
-  if (threads_.scheduler) {
+  if (thread_run_.scheduler) {
     about_to_pass(PointKind::HookAcquire, name);
-    threads_.scheduler->acquire_hook_lock(l, lock.reentrant);
+    interp_.locks.hook_lock_acquire(*thread_run_.scheduler, l, lock.reentrant);
     resumed();
     return;
   }
@@ -168,9 +168,9 @@ void Engine::hook_lock_acquire(FinderId finder, NameId name, HookLockSite site) 
 void Engine::hook_lock_release(FinderId finder, NameId name, HookLockSite site) {
   const int32_t l = hook_finders_.lock_of[static_cast<size_t>(finder)];
   if (book_.trace) book_.trace->hook_lock(*this, finder, name, false, site);
-  if (threads_.scheduler) {
+  if (thread_run_.scheduler) {
     about_to_pass(PointKind::HookRelease, name);
-    threads_.scheduler->release_hook_lock(l);
+    interp_.locks.hook_lock_release(*thread_run_.scheduler, l);
     resumed();
     return;
   }
@@ -290,10 +290,10 @@ ModuleId Engine::hook_create_module(LoaderId loader, SpecId spec) {
 // RecursionError or --max-body-depth).
 void Engine::run_create_module(const std::vector<HookAction>& imports, NameId name) {
   enter_body_depth("module bodies, calls and loaders' create_module");
-  const int64_t outer_depth = thread_.py_depth;
-  const bool outer_in_hook = thread_.py_in_hook;
-  thread_.py_depth += recursion_.create_module_frames;
-  thread_.py_in_hook = false;
+  const int64_t outer_depth = py_thread_.py_depth;
+  const bool outer_in_hook = py_thread_.py_in_hook;
+  py_thread_.py_depth += recursion_.create_module_frames;
+  py_thread_.py_in_hook = false;
   if (book_.trace) book_.trace->body_begin(*this, name, BodyKind::CreateModule);
   try_finally(
       [&] {
@@ -306,9 +306,9 @@ void Engine::run_create_module(const std::vector<HookAction>& imports, NameId na
         }
       },
       [&] {
-        thread_.py_depth = outer_depth;
-        thread_.py_in_hook = outer_in_hook;
-        --thread_.body_depth;
+        py_thread_.py_depth = outer_depth;
+        py_thread_.py_in_hook = outer_in_hook;
+        --py_thread_.body_depth;
         if (book_.trace) book_.trace->body_end(*this, name, BodyKind::CreateModule);
       });
 }

@@ -24,7 +24,7 @@ bool Engine::learn_covers(SetId set, NameId name) {
 // _is_called_by_module_with_specific_dunder_attr: any frame on the stack
 // whose globals (its module's __dict__) carry the mark now.
 bool Engine::called_by_module_marked(uint8_t mark) const {
-  for (ModuleId m : thread_.frames)
+  for (ModuleId m : py_thread_.frames)
     if (interp_.records.module(m).marks & mark) return true;
   return false;
 }
@@ -76,8 +76,8 @@ void Engine::release_scope_object(int32_t object) {
 
 // 2^64 comparisons more: into the exact total, the word keeps the rest.
 void Engine::comparisons_wrapped() {
-  thread_.totals.comparisons += UINT64_MAX;
-  thread_.totals.comparisons += 1;
+  py_thread_.totals.comparisons += UINT64_MAX;
+  py_thread_.totals.comparisons += 1;
 }
 
 // The walks themselves, out of line: with no torch module in sys.modules

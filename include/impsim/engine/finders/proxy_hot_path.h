@@ -21,21 +21,21 @@ namespace impsim {
 
 template <class M>
 inline bool Engine::resolving_has(NameId name) const {
-  return design<M>().resolving_global ? finder_.resolving[name] : thread_.resolving[name];
+  return design<M>().resolving_global ? finder_.resolving[name] : py_thread_.resolving[name];
 }
 
 template <class M>
 inline void Engine::resolving_add(NameId name) {
   const bool global = design<M>().resolving_global;
-  (global ? finder_.resolving : thread_.resolving)[name] = 1;
-  (global ? finder_.resolving_list : thread_.resolving_list).push_back(name);
+  (global ? finder_.resolving : py_thread_.resolving)[name] = 1;
+  (global ? finder_.resolving_list : py_thread_.resolving_list).push_back(name);
 }
 
 template <class M>
 inline void Engine::resolving_discard(NameId name) {
   const bool global = design<M>().resolving_global;
-  (global ? finder_.resolving : thread_.resolving)[name] = 0;
-  auto& l = global ? finder_.resolving_list : thread_.resolving_list;
+  (global ? finder_.resolving : py_thread_.resolving)[name] = 0;
+  auto& l = global ? finder_.resolving_list : py_thread_.resolving_list;
   l.erase(std::find(l.begin(), l.end(), name));
 }
 
@@ -58,7 +58,7 @@ inline FindReason Engine::find_spec_branch(NameId name) {
 // TorchProxyMetaFinder.find_spec
 template <class M>
 inline SpecId Engine::proxy_find_spec_stepped(NameId name) {
-  ++thread_.counts.asks;
+  ++py_thread_.counts.asks;
   count_event();
   const FindReason why = find_spec_branch<M>(name);
   if (traced<M>()) [[unlikely]] {
@@ -69,7 +69,7 @@ inline SpecId Engine::proxy_find_spec_stepped(NameId name) {
   }
   switch (why) {
     case FindReason::Suppressed:
-      ++thread_.counts.suppressed;
+      ++py_thread_.counts.suppressed;
       return kNoSpec;
     case FindReason::Blocked:
     case FindReason::InScope: {
@@ -99,9 +99,9 @@ inline SpecId Engine::proxy_find_spec_stepped(NameId name) {
 // and reloads a lookup.
 template <class M>
 inline SpecId Engine::_find_spec_for_specific_module(NameId name, bool exec_enable, uint8_t mark) {
-  ++thread_.counts.lookups;
-  const uint64_t depth = ++thread_.depth;
-  if (depth > thread_.high) [[unlikely]]
+  ++py_thread_.counts.lookups;
+  const uint64_t depth = ++py_thread_.depth;
+  if (depth > py_thread_.high) [[unlikely]]
     reach_lookup_depth(depth);
   const bool fix = design<M>().resolving_fix;
   if (traced<M>()) {
@@ -138,10 +138,10 @@ template <class M>
     if (TraceTally* t = tally<M>()) {
       t->close();
     } else {
-      book_.trace->lookup_end(*this, name, thread_.depth, spec != kNoSpec);
+      book_.trace->lookup_end(*this, name, py_thread_.depth, spec != kNoSpec);
     }
   }
-  --thread_.depth;
+  --py_thread_.depth;
 }
 
 // _modify_scope_of_torch_proxy (its warnings are not modelled).

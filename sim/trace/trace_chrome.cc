@@ -22,7 +22,7 @@
 #include <optional>
 
 #include "impsim/base/escape.h"
-#include "impsim/report/report.h"
+#include "impsim/base/text.h"
 #include "impsim/trace/trace_formats.h"
 
 namespace impsim {

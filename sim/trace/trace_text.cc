@@ -10,7 +10,7 @@
 
 #include "impsim/base/escape.h"
 #include "impsim/base/plural.h"
-#include "impsim/report/report.h"
+#include "impsim/base/text.h"
 #include "impsim/trace/trace_formats.h"
 
 namespace impsim {

@@ -11,7 +11,7 @@
 - the schema's variant names are the reader's.
 
 Needs python3-jsonschema >= 4 (Debian bookworm: 4.10.3); tools/setup installs it.
-Usage: tools/check/check_schema.py [--impsim build/impsim]
+Usage: tools/check/check_scenario_schema.py [--impsim build/impsim]
 """
 import glob
 import json
@@ -21,10 +21,9 @@ import shlex
 import sys
 import tempfile
 
-from schema_check import ROOT, SchemaCheck
-
-sys.path.insert(0, os.path.join(ROOT, "tools", "lib"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
 from crosscheck import counters  # noqa: E402
+from schema_validation import ROOT, SchemaCheck  # noqa: E402
 
 
 def main():

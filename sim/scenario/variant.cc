@@ -27,7 +27,7 @@ const DesignEntry kHookEntries[] = {
 template <size_t N>
 std::vector<Variant> variants_of(const DesignEntry (&table)[N]) {
   std::vector<Variant> out;
-  for (auto& e : table) out.push_back(Variant{e.variant, std::nullopt, {}});
+  for (auto& e : table) out.push_back(Variant{e.id, std::nullopt, {}});
   return out;
 }
 
@@ -41,9 +41,9 @@ std::string names_of(const DesignEntry (&table)[N]) {
 
 const DesignEntry* entry_of(DesignId d) {
   for (auto& e : kPaddleDesigns)
-    if (e.variant == d) return &e;
+    if (e.id == d) return &e;
   for (auto& e : kHookEntries)
-    if (e.variant == d) return &e;
+    if (e.id == d) return &e;
   return nullptr;
 }
 }  // namespace
@@ -63,7 +63,7 @@ std::string variant_name(Variant v) {
 
 bool is_hook_design(DesignId d) {
   for (auto& e : kHookEntries)
-    if (e.variant == d) return true;
+    if (e.id == d) return true;
   return false;
 }
 
@@ -81,13 +81,13 @@ std::optional<Variant> parse_variant(const std::string& s) {
     std::string target = design.substr(colon + 1);
     if (target.empty()) return std::nullopt;
     for (auto& e : kHookEntries)
-      if (design.substr(0, colon) == e.name && e.variant != DesignId::AsIs) return Variant{e.variant, revision, target};
+      if (design.substr(0, colon) == e.name && e.id != DesignId::AsIs) return Variant{e.id, revision, target};
     return std::nullopt;
   }
   for (auto& e : kHookEntries)
-    if (design == e.name) return Variant{e.variant, revision, {}};
+    if (design == e.name) return Variant{e.id, revision, {}};
   for (auto& e : kPaddleDesigns)
-    if (design == e.name) return Variant{e.variant, revision, {}};
+    if (design == e.name) return Variant{e.id, revision, {}};
   return std::nullopt;
 }
 

@@ -78,7 +78,7 @@ struct Design {
 // header, and constant, so that the engine can be compiled once per design
 // (engine/run_mode.h).
 struct DesignEntry {
-  DesignId variant;
+  DesignId id;
   const char* name;
   Design design;
 };

@@ -286,17 +286,17 @@ std::string step_text(const Model& model, const CStep& step) {
   return s;
 }
 
-const char* finder_name(FinderKind k) {
+const char* finder_name(FinderClass k) {
   switch (k) {
-    case FinderKind::Proxy:
+    case FinderClass::Proxy:
       return "P";
-    case FinderKind::Builtin:
+    case FinderClass::Builtin:
       return "Builtin";
-    case FinderKind::Frozen:
+    case FinderClass::Frozen:
       return "Frozen";
-    case FinderKind::Path:
+    case FinderClass::Path:
       return "Path";
-    case FinderKind::Hook:
+    case FinderClass::Hook:
       return "Hook";
   }
   return "?";

@@ -113,7 +113,7 @@ std::vector<std::pair<std::string, Count>> finder_calls_by_object(const Engine& 
 std::string hook_totals_text(const Engine& e);
 // "import pkg", "find_spec('pkg.missing')", "with use_torch_proxy_guard(...)".
 std::string step_text(const Model& model, const CStep& step);
-const char* finder_name(FinderKind k);
+const char* finder_name(FinderClass k);
 // Why P answered: a short key ("not-torch") and the sentence the text trace
 // and the explorer show ("not a torch name").
 const char* reason_key(FindReason r);

@@ -102,7 +102,7 @@ Action add_compare(CLI::App& app) {
           if (names.empty())
             for (Variant v : sc.hooks.used ? all_hook_variants() : all_variants())
               if ((!design_of(v).resolving_global || !sc.threads.empty()) &&
-                  (design_of(v).hook_fix != HookFix::UnlockAfterExec || locks_after_exec))
+                  (v.design != DesignId::UnlockAfterExec || locks_after_exec))
                 names.push_back(variant_name(v));
           std::string baseline_name = st->baseline;
           if (sc.hooks.used && cmd->get_option("--baseline")->count() == 0) baseline_name = "as_is";

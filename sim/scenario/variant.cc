@@ -11,16 +11,16 @@ namespace {
 // hook language's own words.
 const DesignEntry kHookEntries[] = {
     {DesignId::AsIs, "as_is", {}},
-    {DesignId::IdempotentInstall, "idempotent_install", {.hook_fix = HookFix::IdempotentInstall}},
-    {DesignId::RemoveAll, "remove_all", {.hook_fix = HookFix::RemoveAll}},
-    {DesignId::SkipSelf, "skip_self", {.hook_fix = HookFix::SkipSelf}},
-    {DesignId::CallNext, "call_next", {.hook_fix = HookFix::CallNext}},
-    {DesignId::GuardGlobalSet, "guard_global_set", {.hook_fix = HookFix::GuardGlobalSet}},
-    {DesignId::GuardObjectSet, "guard_object_set", {.hook_fix = HookFix::GuardObjectSet}},
-    {DesignId::GuardThreadSet, "guard_thread_set", {.hook_fix = HookFix::GuardThreadSet}},
-    {DesignId::GuardFlag, "guard_flag", {.hook_fix = HookFix::GuardFlag}},
-    {DesignId::GuardRemoveSelf, "guard_remove_self", {.hook_fix = HookFix::GuardRemoveSelf}},
-    {DesignId::UnlockAfterExec, "unlock_after_exec", {.hook_fix = HookFix::UnlockAfterExec}},
+    {DesignId::IdempotentInstall, "idempotent_install", {}},
+    {DesignId::RemoveAll, "remove_all", {}},
+    {DesignId::SkipSelf, "skip_self", {}},
+    {DesignId::CallNext, "call_next", {}},
+    {DesignId::GuardGlobalSet, "guard_global_set", {}},
+    {DesignId::GuardObjectSet, "guard_object_set", {}},
+    {DesignId::GuardThreadSet, "guard_thread_set", {}},
+    {DesignId::GuardFlag, "guard_flag", {}},
+    {DesignId::GuardRemoveSelf, "guard_remove_self", {}},
+    {DesignId::UnlockAfterExec, "unlock_after_exec", {}},
 };
 
 // Every design of `table` on the run's revision, in the table's order.

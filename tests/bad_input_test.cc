@@ -108,7 +108,7 @@ TEST_CASE("JSON a million levels deep: refused quickly, no stack overflow") {
     path = test::write_temp("million_deep_unclosed.json", unclosed);
     r = test::impsim("run " + path);
     CHECK(r.status == 3);
-    // And in-process through the loader, which throws instead of recursing.
+    // And in-process through the reader, which throws instead of recursing.
     CHECK_THROWS_AS(parse_scenario(text, "deep.json"), InputLimitError);
   }
 }

@@ -462,7 +462,7 @@ void append_cp(std::string& s, char32_t c) {
   append_utf8(s, c);
 }
 
-// Valid UTF-8 (a scenario's strings are: the loader refuses anything else).
+// Valid UTF-8 (a scenario's strings are: the reader refuses anything else).
 std::string hostile(Rng& r, size_t pieces) {
   static const std::pair<char32_t, char32_t> kRanges[] = {
       {0x00, 0x20},     {0x20, 0x7F},     {0x7F, 0xA0},       {0xA0, 0x250},    {0x2000, 0x2070},
@@ -647,7 +647,7 @@ void check_outputs(const Scenario& sc, const Strings& s, bool runner) {
     }
 }
 
-// Scenarios that the loader refuses, each message quoting a hostile
+// Scenarios that the reader refuses, each message quoting a hostile
 // string; the message as print_error writes it.
 std::vector<std::string> hostile_errors(const std::string& h) {
   const std::string base = R"({"impsim": 1, "tree": {"pkg": {}}, "program": [)";
@@ -817,7 +817,7 @@ TEST_CASE("markdown_text: no tag, entity, link, autolink or block from a string,
   CHECK(markdown_problem("<b>x</b>\n") != "");  // the checker can fail
 }
 
-TEST_CASE("the loader refuses a file that is not UTF-8 at its first bad byte") {
+TEST_CASE("the reader refuses a file that is not UTF-8 at its first bad byte") {
   std::string text = "{\n  \"impsim\": 1, \"name\": \"ok\",\n  \"description\": \"caf\xe9\",\n  \"tree\": {}, \"program\": []\n}\n";
   try {
     parse_scenario(text, "x.json");

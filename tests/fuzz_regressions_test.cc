@@ -37,7 +37,7 @@ int replay(const std::string& dir, Harness harness = &impsim::fuzz::run_input) {
 
 }  // namespace
 
-TEST_CASE("every fuzz regression runs through loader and engine without crashing") {
+TEST_CASE("every fuzz regression runs through reader and engine without crashing") {
   CHECK(replay(std::string(IMPSIM_SOURCE_DIR) + "/tests/fuzz/regressions") >= 2);
 }
 

@@ -1,6 +1,6 @@
 // Finder objects and hook finders (hook_language.h): the engine against counts
 // measured on REAL CPython, the list representation against the Paddle
-// engine's copies, CPython 3.14's snapshot, and the loader's errors.
+// engine's copies, CPython 3.14's snapshot, and the reader's errors.
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
@@ -134,7 +134,7 @@ TEST_CASE("hook designs: as_is is the default, a fix may name one hook, Paddle s
         std::string::npos);
 }
 
-TEST_CASE("hook loader errors name the pointer and what was expected") {
+TEST_CASE("hook reader errors name the pointer and what was expected") {
   CHECK(load_error(with("", R"([{"install": "nobody"}])"))
             .find("at /program/0/install: unknown finder object \"nobody\"") != std::string::npos);
   CHECK(load_error(with("", R"([{"install": "PathFinder"}])")).find("install takes a hook finder object") !=
@@ -452,7 +452,7 @@ TEST_CASE("hook locks: the trace shows each acquire and release, and ends with t
   CHECK(ok.out.find("hang:") == std::string::npos);
 }
 
-TEST_CASE("hook locks: the loader's errors") {
+TEST_CASE("hook locks: the reader's errors") {
   auto hook = [](const std::string& lock) {
     return R"({"impsim": 1, "tree": {"a": {}}, "hooks": {"h": {"lock": )" + lock +
            R"(}}, "finders": {"f": {"hook": "h"}}, "program": []})";

@@ -82,7 +82,7 @@ TEST_CASE("long dotted names are interned once, not once per ancestor") {
   if (test::kMemoryMeasurable) CHECK(r.peak_rss_kb < 150 * 1024);
 }
 
-TEST_CASE("sweep values are bounded: the scenario's (in the loader) and --values") {
+TEST_CASE("sweep values are bounded: the scenario's (in the reader) and --values") {
   std::string values = "1";
   for (int i = 2; i <= 1'000'000; ++i) values += fmt::format(",{}", i);
   std::string text = R"({"impsim": 1, "params": {"k": 1}, "sweep": {"param": "k", "values": [)" + values +

@@ -8,7 +8,7 @@
 #include "impsim/base/did_you_mean.h"
 #include "impsim/reader/read_scenario.h"
 #include "impsim/report/compare.h"
-#include "impsim/report/compare_schedules.h"
+#include "impsim/report/compare_threaded.h"
 #include "impsim/report/report.h"
 #include "impsim/run/sweep.h"
 #include "scenario_command.h"
@@ -78,17 +78,17 @@ Action add_compare(CLI::App& app) {
   };
   // Each design's schedules searched as `impsim schedules --variant` searches
   // them, and the designs compared end by end.
-  auto compare_schedules = [st](Sink& sink, const Scenario& sc, const RunOptions& options) {
-    const ScheduleComparison c{&sc, compare_scenario_schedules(sc, options, st->search.options())};
+  auto compare_threaded = [st](Sink& sink, const Scenario& sc, const RunOptions& options) {
+    const ThreadedComparison c{&sc, find_ends_by_design(sc, options, st->search.options())};
     if (sink.format == Format::Json)
-      sink.json(compare_schedules_json(c));
+      sink.json(compare_threaded_json(c));
     else
       sink.text(
-          compare_schedules_text(c, sink.format == Format::Markdown ? CompareFormat::Markdown : CompareFormat::Text));
-    if (github_step_summary_wanted()) github_step_summary(compare_schedules_text(c, CompareFormat::Markdown));
-    return compare_schedules_exit_status(c);
+          compare_threaded_text(c, sink.format == Format::Markdown ? CompareFormat::Markdown : CompareFormat::Text));
+    if (github_step_summary_wanted()) github_step_summary(compare_threaded_text(c, CompareFormat::Markdown));
+    return compare_threaded_exit_status(c);
   };
-  return action_of(st, [st, cmd, refuse_flags_of_the_other_kind, compare_schedules](Sink& sink) -> int {
+  return action_of(st, [st, cmd, refuse_flags_of_the_other_kind, compare_threaded](Sink& sink) -> int {
     return st->for_each_scenario(
         sink, nullptr, [&](const std::string&, Scenario& sc, const RunOptions& given, Progress&) {
           refuse_flags_of_the_other_kind(sc);
@@ -102,7 +102,7 @@ Action add_compare(CLI::App& app) {
           if (names.empty())
             for (Variant v : sc.hooks.used ? all_hook_variants() : all_variants())
               if ((!design_of(v).resolving_global || !sc.threads.empty()) &&
-                  (design_of(v).hook_fix != HookFix::UnlockAfterExec || locks_after_exec))
+                  (v.design != DesignId::UnlockAfterExec || locks_after_exec))
                 names.push_back(variant_name(v));
           std::string baseline_name = st->baseline;
           if (sc.hooks.used && cmd->get_option("--baseline")->count() == 0) baseline_name = "as_is";
@@ -131,7 +131,7 @@ Action add_compare(CLI::App& app) {
             // Schedules are compared against the first design.
             std::stable_partition(options.variants.begin(), options.variants.end(),
                                   [&](const std::string& n) { return n == baseline_name; });
-            return compare_schedules(sink, sc, options);
+            return compare_threaded(sink, sc, options);
           }
           ScenarioRun result = run_scenario(sc, options);
           Comparison c{&result, *baseline, st->counters};

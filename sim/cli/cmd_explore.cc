@@ -12,6 +12,7 @@
 #include "impsim/base/file_write.h"
 #include "impsim/base/version.h"
 #include "impsim/reader/read_scenario.h"
+#include "impsim/report/failures.h"
 #include "impsim/trace/trace_formats.h"
 #include "scenario_command.h"
 
@@ -99,7 +100,7 @@ Action add_explore(CLI::App& app) {
           } else {
             traced = write_trace(std::cout, sc, options, topt);
           }
-          sink.failures(sc.name, traced.failures);
+          sink.failures(sc.name, run_failures(ScenarioFacts::of(sc), traced.failed_runs()));
           if (st->flags.stats) print_stats(traced.runs, options.engine);
           nlohmann::ordered_json j;
           j["impsim"] = 1;

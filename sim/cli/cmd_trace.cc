@@ -10,6 +10,7 @@
 #include "impsim/base/escape.h"
 #include "impsim/base/file_write.h"
 #include "impsim/reader/read_scenario.h"
+#include "impsim/report/failures.h"
 #include "impsim/trace/trace_formats.h"
 #include "scenario_command.h"
 
@@ -131,7 +132,7 @@ Action add_trace(CLI::App& app) {
           TraceResult traced;
           auto trace_to = [&](std::ostream& to) {
             traced = write_trace(to, sc, options, topt);
-            sink.failures(sc.name, traced.failures);
+            sink.failures(sc.name, run_failures(ScenarioFacts::of(sc), traced.failed_runs()));
           };
           if (st->out.quiet) {
             std::ostringstream discard;

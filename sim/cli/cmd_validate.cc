@@ -55,7 +55,7 @@ Action add_validate(CLI::App& app) {
   auto st = std::make_shared<ScenarioCommand>(
       app, "validate", "Check scenario files without running them (exit 0; 2 invalid; 3 past a limit)");
   CLI::App* cmd = st->cmd;
-  st->add_shared({.format_help = "text, json or markdown", .big_as_strings = false, .run = false});
+  st->add_shared({.format_help = "text, json or markdown", .big_as_strings = false, .takes_run_flags = false});
   cmd->footer("Example:\n  impsim validate scenarios/*.json\n");
   return action_of(st, [st](Sink& sink) -> int {
     sink.one_list = true;

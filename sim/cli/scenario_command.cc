@@ -57,7 +57,7 @@ void ScenarioCommand::add_shared(const SharedFlags& shared) {
                       "scenario runs");
   out.add(cmd, shared.format_help, shared.extra_formats, shared.big_as_strings);
   if (!shared.json_help.empty()) cmd->get_option("--json")->description(shared.json_help);
-  if (shared.run) flags.add(cmd, shared.variant_help);
+  if (shared.takes_run_flags) flags.add(cmd, shared.variant_help);
   add_input_limits(cmd, input);
   // Not explore's: a page of nothing would look like a page written.
   if (!takes_one_file)

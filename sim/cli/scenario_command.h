@@ -27,7 +27,7 @@ struct SharedFlags {
   std::string format_help = {};
   std::vector<std::string> extra_formats = {};  // trace: chrome, dot, importtime
   bool big_as_strings = true;              // --json-big-as-strings
-  bool run = true;                         // --set, --variant, --engine, the axes, --stats, the limits (not validate)
+  bool takes_run_flags = true;             // --set, --variant, --engine, the axes, --stats, the limits (not validate)
   std::string variant_help = {};           // empty: RunFlags's (compare: its own default)
   // -o: what the command writes (the report; trace: the trace; explore: the page).
   std::string output_what = "the report";

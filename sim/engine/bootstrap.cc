@@ -266,10 +266,10 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
         stop = true;
         return path_finder_find_spec(name, path);
       }
-      if (traced<M>()) book_.trace->ask_begin(*this, name, trace_kind(cls), finder, i, meta_path);
+      if (traced<M>()) book_.trace->ask_begin(*this, name, cls, finder, i, meta_path);
       const SpecId found_here = cls == FinderClass::Path ? path_finder_find_spec(name, path) : kNoSpec;
       if (traced<M>())
-        book_.trace->ask_end(*this, name, trace_kind(cls), found_here != kNoSpec ? AskAnswer::Spec : AskAnswer::None);
+        book_.trace->ask_end(*this, name, cls, found_here != kNoSpec ? AskAnswer::Spec : AskAnswer::None);
       return found_here;
     }
     // A legacy finder: `finder.find_spec` raises AttributeError, so 3.12+
@@ -284,10 +284,10 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
     if (!traced<M>()) return ask();
     // The trace hears the ask end even when an exception leaves it.
     SpecId answer = kNoSpec;
-    book_.trace->ask_begin(*this, name, trace_kind(cls), finder, i, meta_path);
+    book_.trace->ask_begin(*this, name, cls, finder, i, meta_path);
     try_finally([&] { answer = ask(); },
                 [&](bool raised) {
-                  book_.trace->ask_end(*this, name, trace_kind(cls),
+                  book_.trace->ask_end(*this, name, cls,
                                        raised              ? AskAnswer::Raised
                                        : answer != kNoSpec ? AskAnswer::Spec
                                                            : AskAnswer::None);

@@ -7,6 +7,7 @@
 #include "impsim/base/name_pattern.h"
 #include "impsim/model/model.h"
 #include "impsim/scenario/hook_language.h"
+#include "impsim/scenario/variant.h"
 
 namespace impsim {
 
@@ -110,25 +111,33 @@ bool hook_claims(const HookClass& hook, const NameTable& names, NameId name, boo
   return false;
 }
 
-HookClass apply_hook_fix(HookClass hook, HookFix fix) {
-  switch (fix) {
-    case HookFix::None: break;
-    case HookFix::IdempotentInstall:
+HookClass apply_hook_fix(HookClass hook, DesignId design) {
+  switch (design) {
+    case DesignId::Before:
+    case DesignId::After:
+    case DesignId::IdempotentEnable:
+    case DesignId::DisableAll:
+    case DesignId::IndexedWalk:
+    case DesignId::AfterIdempotentEnable:
+    case DesignId::AfterGlobalSet:
+    case DesignId::AsIs:
+      break;
+    case DesignId::IdempotentInstall:
       if (hook.install == InstallPolicy::Insert0) hook.install = InstallPolicy::Insert0IfAbsent;
       if (hook.install == InstallPolicy::Append) hook.install = InstallPolicy::AppendIfAbsent;
       break;
-    case HookFix::RemoveAll: hook.uninstall = UninstallPolicy::All; break;
-    case HookFix::SkipSelf: hook.guard = GuardKind::SkipSelf; break;
-    case HookFix::CallNext:
+    case DesignId::RemoveAll: hook.uninstall = UninstallPolicy::All; break;
+    case DesignId::SkipSelf: hook.guard = GuardKind::SkipSelf; break;
+    case DesignId::CallNext:
       for (HookAction& a : hook.actions)
         if (a.kind == ActionKind::Reenter) a.kind = ActionKind::CallNext;
       break;
-    case HookFix::GuardGlobalSet: hook.guard = GuardKind::GlobalSet; break;
-    case HookFix::GuardObjectSet: hook.guard = GuardKind::ObjectSet; break;
-    case HookFix::GuardThreadSet: hook.guard = GuardKind::ThreadSet; break;
-    case HookFix::GuardFlag: hook.guard = GuardKind::Flag; break;
-    case HookFix::GuardRemoveSelf: hook.guard = GuardKind::RemoveSelf; break;
-    case HookFix::UnlockAfterExec: hook.lock.after_exec = false; break;
+    case DesignId::GuardGlobalSet: hook.guard = GuardKind::GlobalSet; break;
+    case DesignId::GuardObjectSet: hook.guard = GuardKind::ObjectSet; break;
+    case DesignId::GuardThreadSet: hook.guard = GuardKind::ThreadSet; break;
+    case DesignId::GuardFlag: hook.guard = GuardKind::Flag; break;
+    case DesignId::GuardRemoveSelf: hook.guard = GuardKind::RemoveSelf; break;
+    case DesignId::UnlockAfterExec: hook.lock.after_exec = false; break;
   }
   return hook;
 }

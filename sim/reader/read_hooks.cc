@@ -1,6 +1,6 @@
 // Reads the hook language (docs/scenario-format.md, "Hooks"): errors name
 // file:line:column, the JSON pointer and what was expected, as the rest of
-// the loader's do.
+// the reader's do.
 #include "read_hooks.h"
 
 #include "reader.h"
@@ -665,7 +665,7 @@ void read_hooks(const reading::Reader& in, const json& root, Scenario& sc, bool 
   if (h.used && !variants_given) sc.variants = {"as_is"};
   for (size_t i = 0; i < sc.variants.size(); ++i) {
     std::optional<Variant> v = parse_variant(sc.variants[i]);
-    if (!v) continue;  // the loader has already refused it
+    if (!v) continue;  // the reader has already refused it
     if (std::optional<std::string> why = hook_variant_problem(sc, *v)) r.fail("/variants/" + std::to_string(i), *why);
   }
 }

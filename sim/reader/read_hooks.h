@@ -1,7 +1,8 @@
-// The hook language's part of the loader (docs/scenario-format.md, "Hooks"):
+// The hook language's part of the reader (docs/scenario-format.md, "Hooks"):
 // the top-level keys hooks, finders, meta_path, builtin and real, the
-// sys.meta_path steps, and the checks that tie them together. loader.cc
-// calls in at three points; everything else about hooks is read here.
+// sys.meta_path steps, and the checks that tie them together.
+// read_scenario.cc and read_steps.cc call the functions below; everything
+// else about hooks is read here.
 #pragma once
 
 #include <optional>

@@ -11,23 +11,23 @@ namespace {
 // hook language's own words.
 const DesignEntry kHookEntries[] = {
     {DesignId::AsIs, "as_is", {}},
-    {DesignId::IdempotentInstall, "idempotent_install", {.hook_fix = HookFix::IdempotentInstall}},
-    {DesignId::RemoveAll, "remove_all", {.hook_fix = HookFix::RemoveAll}},
-    {DesignId::SkipSelf, "skip_self", {.hook_fix = HookFix::SkipSelf}},
-    {DesignId::CallNext, "call_next", {.hook_fix = HookFix::CallNext}},
-    {DesignId::GuardGlobalSet, "guard_global_set", {.hook_fix = HookFix::GuardGlobalSet}},
-    {DesignId::GuardObjectSet, "guard_object_set", {.hook_fix = HookFix::GuardObjectSet}},
-    {DesignId::GuardThreadSet, "guard_thread_set", {.hook_fix = HookFix::GuardThreadSet}},
-    {DesignId::GuardFlag, "guard_flag", {.hook_fix = HookFix::GuardFlag}},
-    {DesignId::GuardRemoveSelf, "guard_remove_self", {.hook_fix = HookFix::GuardRemoveSelf}},
-    {DesignId::UnlockAfterExec, "unlock_after_exec", {.hook_fix = HookFix::UnlockAfterExec}},
+    {DesignId::IdempotentInstall, "idempotent_install", {}},
+    {DesignId::RemoveAll, "remove_all", {}},
+    {DesignId::SkipSelf, "skip_self", {}},
+    {DesignId::CallNext, "call_next", {}},
+    {DesignId::GuardGlobalSet, "guard_global_set", {}},
+    {DesignId::GuardObjectSet, "guard_object_set", {}},
+    {DesignId::GuardThreadSet, "guard_thread_set", {}},
+    {DesignId::GuardFlag, "guard_flag", {}},
+    {DesignId::GuardRemoveSelf, "guard_remove_self", {}},
+    {DesignId::UnlockAfterExec, "unlock_after_exec", {}},
 };
 
 // Every design of `table` on the run's revision, in the table's order.
 template <size_t N>
 std::vector<Variant> variants_of(const DesignEntry (&table)[N]) {
   std::vector<Variant> out;
-  for (auto& e : table) out.push_back(Variant{e.variant, std::nullopt, {}});
+  for (auto& e : table) out.push_back(Variant{e.id, std::nullopt, {}});
   return out;
 }
 
@@ -41,9 +41,9 @@ std::string names_of(const DesignEntry (&table)[N]) {
 
 const DesignEntry* entry_of(DesignId d) {
   for (auto& e : kPaddleDesigns)
-    if (e.variant == d) return &e;
+    if (e.id == d) return &e;
   for (auto& e : kHookEntries)
-    if (e.variant == d) return &e;
+    if (e.id == d) return &e;
   return nullptr;
 }
 }  // namespace
@@ -63,7 +63,7 @@ std::string variant_name(Variant v) {
 
 bool is_hook_design(DesignId d) {
   for (auto& e : kHookEntries)
-    if (e.variant == d) return true;
+    if (e.id == d) return true;
   return false;
 }
 
@@ -81,13 +81,13 @@ std::optional<Variant> parse_variant(const std::string& s) {
     std::string target = design.substr(colon + 1);
     if (target.empty()) return std::nullopt;
     for (auto& e : kHookEntries)
-      if (design.substr(0, colon) == e.name && e.variant != DesignId::AsIs) return Variant{e.variant, revision, target};
+      if (design.substr(0, colon) == e.name && e.id != DesignId::AsIs) return Variant{e.id, revision, target};
     return std::nullopt;
   }
   for (auto& e : kHookEntries)
-    if (design == e.name) return Variant{e.variant, revision, {}};
+    if (design == e.name) return Variant{e.id, revision, {}};
   for (auto& e : kPaddleDesigns)
-    if (design == e.name) return Variant{e.variant, revision, {}};
+    if (design == e.name) return Variant{e.id, revision, {}};
   return std::nullopt;
 }
 

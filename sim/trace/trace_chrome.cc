@@ -22,7 +22,7 @@
 #include <optional>
 
 #include "impsim/base/escape.h"
-#include "impsim/report/report.h"
+#include "impsim/base/text.h"
 #include "impsim/trace/trace_formats.h"
 
 namespace impsim {
@@ -136,7 +136,7 @@ class ChromeWriter : public TraceWriter {
     if (!open_.back().shown) return close({});  // its B was left out: so is its E
     close(fmt::format(FMT_COMPILE(R"({{"result":"{}"}})"), ok ? "loaded" : "raised"));
   }
-  void ask_begin(const Engine& e, NameId name, FinderKind k, FinderId finder, int64_t index,
+  void ask_begin(const Engine& e, NameId name, FinderClass k, FinderId finder, int64_t index,
                  const MetaPath& walked) override {
     follow(e);
     clock_.ask();
@@ -156,7 +156,7 @@ class ChromeWriter : public TraceWriter {
       return;
     }
     const int64_t copies = walked.proxy_copies();
-    std::string who = k != FinderKind::Proxy ? finder_name(k) : stands ? fmt::format("P{}", index + 1) : "P";
+    std::string who = k != FinderClass::Proxy ? finder_name(k) : stands ? fmt::format("P{}", index + 1) : "P";
     open("ask", fmt::format("ask {} {}", who, text(name)),
          fmt::format(FMT_COMPILE(R"({{"name":"{}","index":{},"copies":{},"meta_path":"{}"{}}})"), json_text(text(name)),
                      index, copies, meta_path_text(copies, stands ? index : -1), note_arg));
@@ -205,7 +205,7 @@ class ChromeWriter : public TraceWriter {
                         json_text(hook_lock_where(site, n))),
             "lock");
   }
-  void ask_end(const Engine& e, NameId, FinderKind k, AskAnswer a) override {
+  void ask_end(const Engine& e, NameId, FinderClass k, AskAnswer a) override {
     follow(e);
     if (unwound()) return;
     const char* answer = a == AskAnswer::Spec         ? "spec"
@@ -222,7 +222,7 @@ class ChromeWriter : public TraceWriter {
                         hook_reason_text(*h)));
       return;
     }
-    if (k != FinderKind::Proxy || !r) {
+    if (k != FinderClass::Proxy || !r) {
       close(fmt::format(FMT_COMPILE(R"({{"answer":"{}"}})"), answer));
       return;
     }

@@ -45,7 +45,7 @@
 
 #include "impsim/base/escape.h"
 #include "impsim/base/plural.h"
-#include "impsim/report/report.h"
+#include "impsim/base/text.h"
 #include "impsim/trace/trace_formats.h"
 
 namespace impsim {
@@ -240,7 +240,7 @@ class DotWriter : public TraceWriter {
     finish_frame(false, cut);
   }
 
-  void ask_begin(const Engine& e, NameId name, FinderKind, FinderId finder, int64_t index,
+  void ask_begin(const Engine& e, NameId name, FinderClass, FinderId finder, int64_t index,
                  const MetaPath& walked) override {
     follow(e);
     if (late(e)) {
@@ -292,7 +292,7 @@ class DotWriter : public TraceWriter {
         dot_text(fmt::format("{} {} {} {}", finder_id(e, f), acquire ? "acquires" : "releases", e.hook_lock_name(f),
                              hook_lock_where(site, name == kNoName ? "" : model_->names.text(name))));
   }
-  void ask_end(const Engine& e, NameId name, FinderKind, AskAnswer a) override {
+  void ask_end(const Engine& e, NameId name, FinderClass, AskAnswer a) override {
     follow(e);
     const bool cut = late(e);
     if (cut && cut_depth_ != 0) {

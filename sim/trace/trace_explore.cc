@@ -48,7 +48,7 @@
 #include "impsim/base/errors.h"
 #include "impsim/base/escape.h"
 #include "impsim/base/plural.h"
-#include "impsim/report/report.h"
+#include "impsim/base/text.h"
 #include "impsim/trace/trace_formats.h"
 
 namespace impsim {
@@ -333,7 +333,7 @@ class ExploreWriter : public TraceWriter {
     if (cut_) return close(e, {});
     close(e, row(FMT_COMPILE("\"I\",{}"), ok ? 1 : 0));
   }
-  void ask_begin(const Engine& e, NameId name, FinderKind k, FinderId finder, int64_t index,
+  void ask_begin(const Engine& e, NameId name, FinderClass k, FinderId finder, int64_t index,
                  const MetaPath& walked) override {
     follow(e);
     if (cut_) return open(e, {});  // past --max-bytes: counted, not formatted
@@ -375,7 +375,7 @@ class ExploreWriter : public TraceWriter {
     leaf(e, row(FMT_COMPILE("\"c\",\"{}\",\"{}\",{},\"{}\""), json_text(finder_id(e, caller)), hook_call_key(c),
                 name_id(name), json_text(finder_id(e, called))));
   }
-  void ask_end(const Engine& e, NameId, FinderKind, AskAnswer a) override {
+  void ask_end(const Engine& e, NameId, FinderClass, AskAnswer a) override {
     follow(e);
     if (hooks_ && !ask_decided_.empty()) ask_decided_.pop_back();
     if (cut_) return close(e, {});  // past --max-bytes: counted, not formatted

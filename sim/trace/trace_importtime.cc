@@ -105,7 +105,7 @@ class ImportTimeWriter : public TraceWriter {
     stacks_[e.running_thread()].push_back(begin_line(full() ? std::string() : model_->names.text(name)));
   }
   void find_and_load_end(const Engine& e, NameId, bool) override { end_of(e); }
-  void ask_begin(const Engine& e, NameId name, FinderKind, FinderId finder, int64_t, const MetaPath&) override {
+  void ask_begin(const Engine& e, NameId name, FinderClass, FinderId finder, int64_t, const MetaPath&) override {
     if (e.hooks_used()) {
       // Past --max-lines no line is written again: its name is not made.
       std::string line = full() ? std::string()
@@ -118,7 +118,7 @@ class ImportTimeWriter : public TraceWriter {
     }
     clock_.ask();
   }
-  void ask_end(const Engine& e, NameId, FinderKind, AskAnswer) override {
+  void ask_end(const Engine& e, NameId, FinderClass, AskAnswer) override {
     if (!e.hooks_used()) return;
     if (threaded_)
       end_of(e);

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "impsim/report/report.h"
+#include "impsim/base/text.h"
 #include "impsim/trace/trace_formats.h"
 
 namespace impsim {
@@ -286,17 +286,17 @@ std::string step_text(const Model& model, const CStep& step) {
   return s;
 }
 
-const char* finder_name(FinderKind k) {
+const char* finder_name(FinderClass k) {
   switch (k) {
-    case FinderKind::Proxy:
+    case FinderClass::Proxy:
       return "P";
-    case FinderKind::Builtin:
+    case FinderClass::Builtin:
       return "Builtin";
-    case FinderKind::Frozen:
+    case FinderClass::Frozen:
       return "Frozen";
-    case FinderKind::Path:
+    case FinderClass::Path:
       return "Path";
-    case FinderKind::Hook:
+    case FinderClass::Hook:
       return "Hook";
   }
   return "?";
@@ -328,7 +328,6 @@ TraceResult write_trace(std::ostream& out, const Scenario& sc, const RunOptions&
       break;
   }
   TraceResult result;
-  std::vector<VariantRun> failed;
   w->begin(sc, model, plan.variants);
   for (size_t i = 0; i < plan.variants.size(); ++i) {
     w->begin_variant(model, plan.variants[i], i);
@@ -343,12 +342,17 @@ TraceResult write_trace(std::ostream& out, const Scenario& sc, const RunOptions&
       result.status = kExitLimit;
     else if (r.outcome.error && !sc.allow_error && result.status == kExitOk)
       result.status = kExitFailed;
-    if (r.limit || (r.outcome.error && !sc.allow_error)) failed.push_back(r);
+    if (r.limit || (r.outcome.error && !sc.allow_error)) result.failed.push_back(result.runs.size());
     result.runs.push_back(std::move(r));
   }
   w->end();
-  if (!failed.empty()) result.failures = run_failures(ScenarioFacts::of(sc), failed);
   return result;
+}
+
+std::vector<VariantRun> TraceResult::failed_runs() const {
+  std::vector<VariantRun> out;
+  for (size_t i : failed) out.push_back(runs[i]);
+  return out;
 }
 
 }  // namespace impsim

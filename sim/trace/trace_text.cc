@@ -10,7 +10,7 @@
 
 #include "impsim/base/escape.h"
 #include "impsim/base/plural.h"
-#include "impsim/report/report.h"
+#include "impsim/base/text.h"
 #include "impsim/trace/trace_formats.h"
 
 namespace impsim {
@@ -153,7 +153,7 @@ class TextWriter : public TraceWriter {
     close(fmt::format(" -> {}", r), fmt::format("import {} -> {}", text(name), r));
   }
 
-  void ask_begin(const Engine& e, NameId name, FinderKind k, FinderId finder, int64_t index,
+  void ask_begin(const Engine& e, NameId name, FinderClass k, FinderId finder, int64_t index,
                  const MetaPath& walked) override {
     follow(e);
     if (cut()) {
@@ -177,7 +177,7 @@ class TextWriter : public TraceWriter {
       asks_.emplace_back();
       return open(TraceTally::Ask, {});
     }
-    std::string who = k != FinderKind::Proxy ? finder_name(k)
+    std::string who = k != FinderClass::Proxy ? finder_name(k)
                       : ask_stands(walked, index, finder)
                           ? fmt::format("P (copy {} of {})", index + 1, walked.proxy_copies())
                           : std::string("P");
@@ -220,7 +220,7 @@ class TextWriter : public TraceWriter {
                                        terminal_text(e.hook_lock_name(f)),
                                        hook_lock_where(site, name == kNoName ? std::string() : text(name))));
   }
-  void ask_end(const Engine& e, NameId name, FinderKind, AskAnswer a) override {
+  void ask_end(const Engine& e, NameId name, FinderClass, AskAnswer a) override {
     follow(e);
     if (cut()) return tally_.close();
     std::string who = asks_.back();

@@ -28,7 +28,8 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
-from schema_check import ROOT, SchemaCheck
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
+from schema_validation import ROOT, SchemaCheck  # noqa: E402
 
 
 def main():

@@ -91,7 +91,7 @@ std::string markdown_code_block(std::string_view body, std::string_view info = "
 
 // The offset of the first byte of `s` that is not part of well-formed
 // UTF-8 (Unicode's table: no overlong form, no surrogate, nothing past
-// U+10FFFF), or std::string_view::npos. The loader refuses such a file.
+// U+10FFFF), or std::string_view::npos. The reader refuses such a file.
 size_t first_invalid_utf8(std::string_view s);
 
 // A GitHub workflow command's message and property values, as the runner

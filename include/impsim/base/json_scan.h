@@ -1,5 +1,5 @@
 // Where things are in a JSON text, and the checks nlohmann's parser does not
-// make (duplicate keys, nesting depth). The loader uses it so that every
+// make (duplicate keys, nesting depth). The reader uses it so that every
 // error names file:line:column.
 //
 // Nothing here keeps a record per value: positions are found by walking the

@@ -775,23 +775,6 @@ class Engine {
   std::vector<std::string> hang_waits_;
 };
 
-// What a trace calls a finder of each class.
-inline FinderKind trace_kind(FinderClass c) {
-  switch (c) {
-    case FinderClass::Builtin:
-      return FinderKind::Builtin;
-    case FinderClass::Frozen:
-      return FinderKind::Frozen;
-    case FinderClass::Path:
-      return FinderKind::Path;
-    case FinderClass::Proxy:
-      return FinderKind::Proxy;
-    case FinderClass::Hook:
-      return FinderKind::Hook;
-  }
-  return FinderKind::Hook;
-}
-
 // One proxy ask of _find_spec, as the trace sees it. Inline: it is the
 // Paddle loop's every ask (out of line it cost the step engine 2%).
 template <class M>
@@ -812,7 +795,7 @@ inline SpecId Engine::traced_proxy_find_spec(NameId name, int64_t index, const M
     t->close();
     return spec;
   }
-  book_.trace->ask_begin(*this, name, FinderKind::Proxy, kProxyFinder, index, meta_path);
+  book_.trace->ask_begin(*this, name, FinderClass::Proxy, kProxyFinder, index, meta_path);
   // Only a trace reads these (machine words: copying them is free).
   const StepCounts before = py_thread_.counts;
   SpecId spec;
@@ -820,13 +803,13 @@ inline SpecId Engine::traced_proxy_find_spec(NameId name, int64_t index, const M
     spec = proxy_find_spec<M>(name);
   } catch (PyError&) {
     // An ask that raises (the paddle twin is missing) still ends, for the trace.
-    book_.trace->ask_end(*this, name, FinderKind::Proxy, AskAnswer::Raised);
+    book_.trace->ask_end(*this, name, FinderClass::Proxy, AskAnswer::Raised);
     throw;
   }
   // Suppressed: this ask, and nothing nested in it, was answered by the fix.
   const bool suppressed =
       py_thread_.counts.asks == before.asks + 1 && py_thread_.counts.suppressed == before.suppressed + 1;
-  book_.trace->ask_end(*this, name, FinderKind::Proxy,
+  book_.trace->ask_end(*this, name, FinderClass::Proxy,
                        spec != kNoSpec ? AskAnswer::Spec
                        : suppressed    ? AskAnswer::Suppressed
                                        : AskAnswer::None);

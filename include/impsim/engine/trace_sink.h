@@ -15,8 +15,6 @@ namespace impsim {
 class Engine;
 class MetaPath;
 
-enum class FinderKind : uint8_t { Proxy, Builtin, Frozen, Path, Hook };
-
 // What one finder's find_spec answered.
 enum class AskAnswer : uint8_t {
   None,        // None
@@ -181,9 +179,9 @@ class TraceSink {
   // always the same list, and a thread reads the finder before it takes the
   // global import lock, so `walked` may hold another object at `index` by
   // the time of the ask (trace_detail::ask_stands), or be shorter than it.
-  virtual void ask_begin(const Engine&, NameId /*name*/, FinderKind, FinderId /*finder*/, int64_t /*index*/,
+  virtual void ask_begin(const Engine&, NameId /*name*/, FinderClass, FinderId /*finder*/, int64_t /*index*/,
                          const MetaPath& /*walked*/) {}
-  virtual void ask_end(const Engine&, NameId /*name*/, FinderKind, AskAnswer) {}
+  virtual void ask_end(const Engine&, NameId /*name*/, FinderClass, AskAnswer) {}
   // Inside a proxy ask, before its branch runs: why it answers as it will.
   virtual void decide(const Engine&, NameId /*name*/, FindReason) {}
   // Once a hook object's find_spec has decided, why: inside its ask, or

@@ -230,24 +230,10 @@ HookModel compile_hooks(const HooksText& text, NameTable& names);
 // Whether `hook` acts on `name` (path: None for a top-level search).
 bool hook_claims(const HookClass& hook, const NameTable& names, NameId name, bool path_is_none);
 
-// Hook designs (docs/designs.md, "Designs for hooks"): a generic fix applied
-// to every hook class, or to the one named after ':'.
-enum class HookFix : uint8_t {
-  None,
-  IdempotentInstall,
-  RemoveAll,
-  SkipSelf,
-  CallNext,
-  GuardGlobalSet,
-  GuardObjectSet,
-  GuardThreadSet,
-  GuardFlag,
-  GuardRemoveSelf,
-  // The wrapped loader's after-exec work without the hook's lock (wrapt's
-  // fix: the post-import hooks called outside _post_import_hooks_lock).
-  UnlockAfterExec
-};
-// The hook as the fix leaves it.
-HookClass apply_hook_fix(HookClass hook, HookFix fix);
+enum class DesignId;  // variant.h
+// The hook as a hook design (docs/designs.md, "Designs for hooks") leaves
+// it: each but as_is is a generic fix of the hook class; any other design
+// leaves it as declared.
+HookClass apply_hook_fix(HookClass hook, DesignId design);
 
 }  // namespace impsim

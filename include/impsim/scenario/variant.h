@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "impsim/scenario/axes.h"
-#include "impsim/scenario/hook_language.h"
 
 namespace impsim {
 
@@ -23,7 +22,9 @@ enum class DesignId {
   IndexedWalk,            // the fix, plus toggles that visit only torch names
   AfterIdempotentEnable,  // the fix and idempotent enable together
   AfterGlobalSet,         // the fix with one _resolving set for every thread
-  // Hook scenarios (hook_language.h): the hooks as declared, and generic fixes.
+  // Hook scenarios (hook_language.h): the hooks as declared, and generic
+  // fixes of every hook class, or of the one named after ':'
+  // (apply_hook_fix).
   AsIs,
   IdempotentInstall,
   RemoveAll,
@@ -34,6 +35,8 @@ enum class DesignId {
   GuardThreadSet,
   GuardFlag,
   GuardRemoveSelf,
+  // The wrapped loader's after-exec work without the hook's lock (wrapt's
+  // fix: the post-import hooks called outside _post_import_hooks_lock).
   UnlockAfterExec
 };
 
@@ -65,12 +68,11 @@ IMPSIM_VARIANT_CONSTANT Variant Variant::AfterIdempotentEnable{DesignId::AfterId
 #undef IMPSIM_VARIANT_CONSTANT
 
 struct Design {
-  bool resolving_fix = false;        // find_spec returns None for a name it is resolving
-  bool resolving_global = false;     // ... in any thread: one set on the finder, not a threading.local
-  bool idempotent_enable = false;    // sys.meta_path.insert only when P is absent
-  bool disable_all = false;          // remove every occurrence of P
-  bool indexed_walk = false;         // a walk examines only the torch names
-  HookFix hook_fix = HookFix::None;  // hook scenarios: the generic fix applied to the hooks
+  bool resolving_fix = false;      // find_spec returns None for a name it is resolving
+  bool resolving_global = false;   // ... in any thread: one set on the finder, not a threading.local
+  bool idempotent_enable = false;  // sys.meta_path.insert only when P is absent
+  bool disable_all = false;        // remove every occurrence of P
+  bool indexed_walk = false;       // a walk examines only the torch names
   bool operator==(const Design&) const = default;
 };
 
@@ -78,7 +80,7 @@ struct Design {
 // header, and constant, so that the engine can be compiled once per design
 // (engine/run_mode.h).
 struct DesignEntry {
-  DesignId variant;
+  DesignId id;
   const char* name;
   Design design;
 };

@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "impsim/engine/engine.h"
-#include "impsim/report/failures.h"
 #include "impsim/run/run.h"
 #include "impsim/scenario/scenario.h"
 
@@ -63,9 +62,13 @@ std::unique_ptr<TraceWriter> make_explore_writer(std::ostream& out, const TraceO
 // A trace shows a run; it does not judge it: the scenario's expectations
 // are not part of its status (run, compare and sweep check them).
 struct TraceResult {
-  int status = 0;                 // 0, 1 (an uncaught exception the scenario does not allow), 3 (a limit)
-  std::vector<Failure> failures;  // what set the status, each at its step (failures.h)
-  std::vector<VariantRun> runs;   // one per variant, as traced (--stats)
+  int status = 0;                // 0, 1 (an uncaught exception the scenario does not allow), 3 (a limit)
+  std::vector<VariantRun> runs;  // one per variant, as traced (--stats)
+  // Indices in `runs` of the runs that make the status: stopped by a limit,
+  // or raised what the scenario does not allow. A trace does not word them
+  // as failures: the command does, as it does for every command (failures.h).
+  std::vector<size_t> failed;
+  std::vector<VariantRun> failed_runs() const;  // those runs, in order
 };
 
 // Compiles the scenario for `options.overrides` (the scenario's defaults
@@ -110,7 +113,7 @@ std::vector<std::pair<std::string, Count>> finder_calls_by_object(const Engine& 
 std::string hook_totals_text(const Engine& e);
 // "import pkg", "find_spec('pkg.missing')", "with use_torch_proxy_guard(...)".
 std::string step_text(const Model& model, const CStep& step);
-const char* finder_name(FinderKind k);
+const char* finder_name(FinderClass k);
 // Why P answered: a short key ("not-torch") and the sentence the text trace
 // and the explorer show ("not a torch name").
 const char* reason_key(FindReason r);

@@ -18,7 +18,7 @@ void Engine::set_up_hooks() {
   hook_finders_.classes.clear();
   for (const HookClass& h : hm.hooks) {
     const bool fixed = variant_.hook_target.empty() || variant_.hook_target == h.name;
-    hook_finders_.classes.push_back(fixed ? apply_hook_fix(h, design_.hook_fix) : h);
+    hook_finders_.classes.push_back(fixed ? apply_hook_fix(h, variant_.design) : h);
   }
   hook_finders_.legacy_finders = legacy_finders(model_.axes.cpython);
   py_thread_.hook_counters = HookCounters{};

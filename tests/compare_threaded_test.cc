@@ -11,7 +11,7 @@
 #include <string>
 
 #include "impsim/reader/read_scenario.h"
-#include "impsim/run/schedule_comparison.h"
+#include "impsim/run/ends_by_design.h"
 #include "test_util.h"
 
 using namespace impsim;
@@ -88,7 +88,7 @@ TEST_CASE("compare across schedules: every end's schedule replays to it, for eac
   const Scenario sc = parse_scenario_file(kCompareData + "proxy_guards.json");
   RunOptions options;
   options.variants = {"before", "after", "disable-all"};
-  const std::vector<SchedulesCompared> points = compare_scenario_schedules(sc, options, SearchOptions{});
+  const std::vector<EndsByDesign> points = find_ends_by_design(sc, options, SearchOptions{});
   REQUIRE(points.size() == 1);
   Model model = compile_model(sc, points[0].params);
   size_t replayed = 0;

@@ -1,5 +1,6 @@
-// Designs across schedules (include/impsim/run/schedule_comparison.h).
-#include "impsim/run/schedule_comparison.h"
+// The ends of a threaded scenario and the designs that reach each
+// (include/impsim/run/ends_by_design.h).
+#include "impsim/run/ends_by_design.h"
 
 #include <map>
 
@@ -7,14 +8,14 @@
 
 namespace impsim {
 
-std::vector<SchedulesCompared> compare_scenario_schedules(const Scenario& sc, const RunOptions& options,
-                                                          const SearchOptions& search) {
+std::vector<EndsByDesign> find_ends_by_design(const Scenario& sc, const RunOptions& options,
+                                              const SearchOptions& search) {
   const std::vector<DesignSearch> found = search_scenario_schedules(sc, options, search);
   const RunPlan plan = plan_runs(sc, options);
   const size_t designs = plan.variants.size();
-  std::vector<SchedulesCompared> out;
+  std::vector<EndsByDesign> out;
   for (size_t p = 0; p < plan.params.size(); ++p) {
-    SchedulesCompared point;
+    EndsByDesign point;
     point.searches.assign(found.begin() + static_cast<ptrdiff_t>(p * designs),
                           found.begin() + static_cast<ptrdiff_t>((p + 1) * designs));
     point.params = point.searches.front().params;

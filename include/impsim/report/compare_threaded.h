@@ -10,20 +10,20 @@
 #include <vector>
 
 #include "impsim/report/compare.h"
-#include "impsim/run/schedule_comparison.h"
+#include "impsim/run/ends_by_design.h"
 
 namespace impsim {
 
-struct ScheduleComparison {
+struct ThreadedComparison {
   const Scenario* scenario = nullptr;
-  std::vector<SchedulesCompared> points;  // the baseline is each point's first design
+  std::vector<EndsByDesign> points;  // the baseline is each point's first design
 };
 
 // 1 when a design's search means nothing (its program did not repeat itself
 // under the same choices), else 0, as `impsim schedules` says it.
-int compare_schedules_exit_status(const ScheduleComparison& c);
+int compare_threaded_exit_status(const ThreadedComparison& c);
 
-std::string compare_schedules_text(const ScheduleComparison& c, CompareFormat format);
-nlohmann::ordered_json compare_schedules_json(const ScheduleComparison& c);
+std::string compare_threaded_text(const ThreadedComparison& c, CompareFormat format);
+nlohmann::ordered_json compare_threaded_json(const ThreadedComparison& c);
 
 }  // namespace impsim

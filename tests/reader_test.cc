@@ -1,4 +1,4 @@
-// The loader through the real binary, beyond the one-file-per-error cases of
+// The reader through the real binary, beyond the one-file-per-error cases of
 // tests/bad/ (bad_input_test.cc): a valid file, input no file can hold
 // (nesting past the C++ stack, a missing file) and the command line's checks.
 #include <doctest/doctest.h>
@@ -68,7 +68,7 @@ TEST_CASE("an expected count is exact at any size, read from the text's digits")
     return std::string(R"({"impsim": 1, "tree": {"pkg": {"package": true}}, "program": [{"import": "pkg"}],)") +
            "\n \"expect\": {\"after\": {\"lookups\": " + value + "}}}";
   };
-  // Past 2^64 nlohmann holds a double; the loader takes the digits.
+  // Past 2^64 nlohmann holds a double; the reader takes the digits.
   const std::string big = "2217887688014775253706633418653155893774469751201";
   Scenario sc = parse_scenario(with(big), "big.json");
   REQUIRE(sc.expect.size() == 1);

@@ -1,17 +1,17 @@
 #!/usr/bin/env python3
-"""docs/scenario.schema.json and impsim's loader agree.
+"""docs/scenario.schema.json and impsim's reader agree.
 
 - the schema is a valid draft 2020-12 schema;
 - every shipped scenario (scenarios/*.json) passes both the schema and
   `impsim validate`;
 - every error case of tests/bad/cases.json is refused by impsim with its
   exit status, and by the schema exactly when the case says "rejects"; the
-  "loader-only" cases must pass the schema (so that list stays the exact list
-  of what only the loader catches) and "not-json" ones must not parse;
-- the schema's variant names are the loader's.
+  "reader-only" cases must pass the schema (so that list stays the exact list
+  of what only the reader catches) and "not-json" ones must not parse;
+- the schema's variant names are the reader's.
 
 Needs python3-jsonschema >= 4 (Debian bookworm: 4.10.3); tools/setup installs it.
-Usage: tools/check/check_schema.py [--impsim build/impsim]
+Usage: tools/check/check_scenario_schema.py [--impsim build/impsim]
 """
 import glob
 import json
@@ -21,10 +21,9 @@ import shlex
 import sys
 import tempfile
 
-from schema_check import ROOT, SchemaCheck
-
-sys.path.insert(0, os.path.join(ROOT, "tools", "lib"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
 from crosscheck import counters  # noqa: E402
+from schema_validation import ROOT, SchemaCheck  # noqa: E402
 
 
 def main():
@@ -55,7 +54,7 @@ def main():
         status, out = impsim(["validate", path])
         if status != 0:
             fail(f"{rel}: impsim validate exits {status}: {out.strip()}")
-        print(f"ok   {rel}: schema and loader accept it")
+        print(f"ok   {rel}: schema and reader accept it")
 
     # The hook language: the small scenarios of tests/data/hooks (no "$schema").
     for path in sorted(glob.glob(os.path.join(ROOT, "tests", "data", "hooks", "*.json"))):
@@ -66,7 +65,7 @@ def main():
         if errs or status != 0:
             fail(f"{rel}: schema errors {errs[:3]}, impsim validate exits {status}: {out.strip()[:200]}")
         else:
-            print(f"ok   {rel}: schema and loader accept it")
+            print(f"ok   {rel}: schema and reader accept it")
 
     with open(os.path.join(ROOT, "tests", "bad", "cases.json")) as f:
         cases = json.load(f)["cases"]
@@ -93,15 +92,15 @@ def main():
             continue
         errs = schema_errors(doc)
         if kind == "rejects" and not errs:
-            fail(f"{c['file']}: the loader refuses it but the schema accepts it")
-        elif kind == "loader-only" and errs:
-            fail(f"{c['file']}: listed as loader-only, but the schema rejects it too: {errs[:2]} (mark it \"rejects\")")
-        elif kind not in ("rejects", "loader-only"):
+            fail(f"{c['file']}: the reader refuses it but the schema accepts it")
+        elif kind == "reader-only" and errs:
+            fail(f"{c['file']}: listed as reader-only, but the schema rejects it too: {errs[:2]} (mark it \"rejects\")")
+        elif kind not in ("rejects", "reader-only"):
             fail(f"{c['file']}: unknown schema verdict {kind!r}")
         else:
             print(f"ok   {c['file']}: {kind}")
 
-    # The variant names: the loader lists its own in the error for an unknown one.
+    # The variant names: the reader lists its own in the error for an unknown one.
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as t:
         t.write('{"impsim": 1, "tree": {}, "program": [], "variants": ["?"]}')
     try:
@@ -117,7 +116,7 @@ def main():
     wrong += [n for n in ("fixed", "before@", "before@zzz", "@04efefd", "after@b52ce17@04efefd")
               if re.fullmatch(pattern, n)]
     if not designs or not revisions or wrong:
-        fail(f"variants: the loader knows {designs} on revisions {revisions}; the schema's pattern disagrees on {wrong}")
+        fail(f"variants: the reader knows {designs} on revisions {revisions}; the schema's pattern disagrees on {wrong}")
     else:
         print(f"ok   variants: {', '.join(designs)}, each also @{'/@'.join(revisions)}")
 
@@ -129,7 +128,7 @@ def main():
     else:
         print(f"ok   counters: {', '.join(schema_counters)}")
 
-    # The finder revisions and CPython versions: the loader lists its own.
+    # The finder revisions and CPython versions: the reader lists its own.
     for key in ("revision", "cpython"):
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as t:
             t.write('{"impsim": 1, "tree": {}, "program": [], "%s": "?"}' % key)
@@ -138,17 +137,17 @@ def main():
         finally:
             os.unlink(t.name)
         m = re.search(r"expected one of: ([^\n]*)", out)
-        loader_values = [v.strip() for v in m.group(1).split(",")] if m else []
+        reader_values = [v.strip() for v in m.group(1).split(",")] if m else []
         schema_values = schema["properties"][key]["enum"]
-        if loader_values != schema_values:
-            fail(f"{key}: the loader knows {loader_values}, the schema {schema_values}")
+        if reader_values != schema_values:
+            fail(f"{key}: the reader knows {reader_values}, the schema {schema_values}")
         else:
             print(f"ok   {key}: {', '.join(schema_values)}")
 
-    only = [c["file"] for c in cases if c["schema"] == "loader-only"]
+    only = [c["file"] for c in cases if c["schema"] == "reader-only"]
     print(f"\n{len(shipped)} shipped scenarios; {len(cases)} error cases: "
           + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
-    print("caught only by the loader or the run: " + ", ".join(only))
+    print("caught only by the reader or the run: " + ", ".join(only))
     if check.failures:
         print(f"\n{len(check.failures)} disagreement(s)")
         return 1

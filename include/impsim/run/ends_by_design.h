@@ -29,8 +29,9 @@ struct ThreadedEnd {
   std::vector<std::optional<DesignReach>> designs;  // by design; nullopt: never, within its search
 };
 
-// The designs at one parameter point.
-struct SchedulesCompared {
+// The designs at one parameter point: each one's search, and the ends
+// they reach.
+struct EndsByDesign {
   Params params;
   Axes axes;                           // the model's revision and CPython
   std::vector<DesignSearch> searches;  // one per design, in the order asked
@@ -39,7 +40,7 @@ struct SchedulesCompared {
 
 // `options.variants` are the designs, the first the baseline. Throws
 // UsageError as search_scenario_schedules does.
-std::vector<SchedulesCompared> compare_scenario_schedules(const Scenario& sc, const RunOptions& options,
-                                                          const SearchOptions& search);
+std::vector<EndsByDesign> find_ends_by_design(const Scenario& sc, const RunOptions& options,
+                                              const SearchOptions& search);
 
 }  // namespace impsim

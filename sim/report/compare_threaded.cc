@@ -1,5 +1,5 @@
-// compare on a threaded scenario (include/impsim/report/compare_schedules.h).
-#include "impsim/report/compare_schedules.h"
+// compare on a threaded scenario (include/impsim/report/compare_threaded.h).
+#include "impsim/report/compare_threaded.h"
 
 #include <fmt/format.h>
 
@@ -52,7 +52,7 @@ struct Reach {
   std::string text;
 };
 
-Reach reach_of(const SchedulesCompared& point, const ThreadedEnd& e) {
+Reach reach_of(const EndsByDesign& point, const ThreadedEnd& e) {
   Reach r;
   std::vector<std::string> never_within;
   for (size_t v = 0; v < point.searches.size(); ++v) {
@@ -84,7 +84,7 @@ struct DesignVerdict {
   std::string text;
 };
 
-DesignVerdict verdict_of(const SchedulesCompared& point, size_t v) {
+DesignVerdict verdict_of(const EndsByDesign& point, size_t v) {
   DesignVerdict d;
   const std::string base = variant_name(point.searches[0].variant);
   for (size_t s : {size_t{0}, v})
@@ -122,7 +122,7 @@ std::string search_line(const DesignSearch& t) {
          fmt::format("; {} {}", t.search.outcomes.size(), plural(t.search.outcomes.size(), "outcome", "outcomes"));
 }
 
-std::string point_text(const SchedulesCompared& point, bool md) {
+std::string point_text(const EndsByDesign& point, bool md) {
   std::string out;
   const std::string base = variant_name(point.searches[0].variant);
   if (md) {
@@ -215,18 +215,18 @@ ordered_json classes_json(const std::vector<OutcomeClass>& classes) {
 
 }  // namespace
 
-int compare_schedules_exit_status(const ScheduleComparison& c) {
-  for (const SchedulesCompared& p : c.points)
+int compare_threaded_exit_status(const ThreadedComparison& c) {
+  for (const EndsByDesign& p : c.points)
     for (const DesignSearch& t : p.searches)
       if (t.search.error) return kExitFailed;
   return kExitOk;
 }
 
-std::string compare_schedules_text(const ScheduleComparison& c, CompareFormat format) {
+std::string compare_threaded_text(const ThreadedComparison& c, CompareFormat format) {
   const Scenario& sc = *c.scenario;
   const bool md = format == CompareFormat::Markdown;
   std::string out = compare_heading(sc.name, sc.description, md);
-  for (const SchedulesCompared& point : c.points) {
+  for (const EndsByDesign& point : c.points) {
     if (!point.params.empty())
       out += md ? fmt::format("Parameters: {}.\n\n", params_text(point.params))
                 : fmt::format("at {}\n", params_text(point.params));
@@ -237,9 +237,9 @@ std::string compare_schedules_text(const ScheduleComparison& c, CompareFormat fo
   return out;
 }
 
-ordered_json compare_schedules_json(const ScheduleComparison& c) {
+ordered_json compare_threaded_json(const ThreadedComparison& c) {
   const Scenario& sc = *c.scenario;
-  const SchedulesCompared& first = c.points.front();
+  const EndsByDesign& first = c.points.front();
   ordered_json j;
   j["impsim"] = 1;
   j["version"] = impsim_version();
@@ -261,7 +261,7 @@ ordered_json compare_schedules_json(const ScheduleComparison& c) {
   search["max_schedules"] = o.max_schedules;
   j["search"] = search;
   ordered_json points = ordered_json::array();
-  for (const SchedulesCompared& point : c.points) {
+  for (const EndsByDesign& point : c.points) {
     ordered_json p;
     ordered_json params = ordered_json::object();
     for (auto& [k, v] : point.params) params[k] = v;
@@ -323,7 +323,7 @@ ordered_json compare_schedules_json(const ScheduleComparison& c) {
   }
   j["points"] = points;
   if (const std::string why = unchecked_expectations(sc); !why.empty()) j["expectations_not_checked"] = why;
-  j["exit_status"] = compare_schedules_exit_status(c);
+  j["exit_status"] = compare_threaded_exit_status(c);
   return j;
 }
 

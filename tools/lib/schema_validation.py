@@ -1,5 +1,6 @@
-"""What check_reports.py and check_schema.py (beside this file) share: the --impsim
-flag, the list of failures, and a validator for one of docs/*.schema.json.
+"""What tools/check/check_reports.py and tools/check/check_scenario_schema.py
+share: the --impsim flag, the list of failures, and a validator for one of
+docs/*.schema.json.
 
 Needs python3-jsonschema >= 4 (Debian bookworm: 4.10.3); tools/setup installs it.
 """

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "impsim/reader/read_scenario.h"
+#include "impsim/report/threaded_outcome_text.h"
 #include "impsim/run/ends_by_design.h"
 #include "test_util.h"
 
@@ -97,10 +98,11 @@ TEST_CASE("compare across schedules: every end's schedule replays to it, for eac
       if (!e.designs[v]) continue;
       const DesignSearch& t = points[0].searches[v];
       const OutcomeClass& c = t.search.outcomes[e.designs[v]->representative];
-      const ScheduledProgram end = [&](Scheduler& s) { return threaded_end(model, t.variant, options, s); };
-      const std::optional<ScheduleReplay> r = replay_schedule(end, c.schedule);
+      const ScheduledProgram run = [&](Scheduler& s) { return threaded_outcome(model, t.variant, options, s); };
+      const std::optional<ScheduleReplay> r = replay_schedule(run, c.schedule);
       REQUIRE(r);
-      CHECK(r->outcome == e.end);
+      CHECK(r->outcome == c.outcome);
+      CHECK(r->outcome.end == e.end);
       // The representative is the design's best among the classes of the end.
       for (size_t k : e.designs[v]->outcomes)
         CHECK_FALSE(better_representative(t.search.outcomes[k].preemptions, t.search.outcomes[k].schedule, c));
@@ -212,12 +214,14 @@ TEST_CASE("threads: a finder read before the global lock is the one asked, as CP
   const Scenario sc = parse_scenario_file(kCompareData + "guard_sets.json");
   Model model = compile_model(sc, {});
   RunOptions options;
-  const ScheduledProgram end = [&](Scheduler& s) { return threaded_end(model, *parse_variant("as_is"), options, s); };
-  const std::optional<ScheduleReplay> r = replay_schedule(end,
+  const ScheduledProgram run = [&](Scheduler& s) {
+    return threaded_outcome(model, *parse_variant("as_is"), options, s);
+  };
+  const std::optional<ScheduleReplay> r = replay_schedule(run,
                                                           "0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0."
                                                           "0.0.0.0.0.0.0.0.0.0.0.0.1.1.1.1.1.1.1.1.1.0.0.0.0.0.0.0");
   REQUIRE(r);
-  CHECK(r->outcome == "main: ok; w: ModuleNotFoundError: No module named 'x'; sys.modules: a b");
+  CHECK(outcome_end_text(r->outcome.end) == "main: ok; w: ModuleNotFoundError: No module named 'x'; sys.modules: a b");
 }
 
 TEST_CASE("compare across schedules measures against --baseline wherever it stands among the designs") {

@@ -19,10 +19,16 @@ using namespace impsim;
 
 namespace {
 
+// The programs here say what came of a run in words.
+using WordsProgram = ScheduledProgramOf<std::string>;
+using WordsSearch = ScheduleSearchOf<std::string>;
+using WordsClass = OutcomeClassOf<std::string>;
+using WordsReplay = ScheduleReplayOf<std::string>;
+
 // Threads that each write their letter and reach a scheduling point
 // points[t] times, then finish; the outcome is the letters in the order
 // written, so each interleaving is an outcome of its own.
-ScheduledProgram letters(std::vector<int> points) {
+WordsProgram letters(std::vector<int> points) {
   return [points](Scheduler& s) {
     std::string log;
     for (size_t t = 0; t < points.size(); ++t)
@@ -108,19 +114,19 @@ std::string global_cycle(Scheduler& s) {
   return out;
 }
 
-std::set<std::string> outcome_texts(const ScheduleSearch& r) {
+std::set<std::string> outcome_texts(const WordsSearch& r) {
   std::set<std::string> out;
-  for (const OutcomeClass& c : r.outcomes) out.insert(c.outcome);
+  for (const WordsClass& c : r.outcomes) out.insert(c.outcome);
   return out;
 }
 
 // Each representative replays to its outcome with the preemptions it states.
-void check_representatives(const ScheduledProgram& program, const ScheduleSearch& r) {
+void check_representatives(const WordsProgram& program, const WordsSearch& r) {
   uint64_t total = 0;
-  for (const OutcomeClass& c : r.outcomes) {
+  for (const WordsClass& c : r.outcomes) {
     CAPTURE(c.outcome);
     CAPTURE(c.schedule);
-    const std::optional<ScheduleReplay> again = replay_schedule(program, c.schedule);
+    const std::optional<WordsReplay> again = replay_schedule<std::string>(program, c.schedule);
     REQUIRE(again.has_value());
     CHECK(again->outcome == c.outcome);
     CHECK(again->preemptions == c.preemptions);
@@ -135,7 +141,7 @@ TEST_CASE("past any bound, the exhaustive search runs every interleaving exactly
   for (const std::vector<int>& points :
        std::vector<std::vector<int>>{{3, 3}, {1, 1, 1}, {0, 4}, {2, 1, 0}, {0, 0, 0, 0}}) {
     CAPTURE(points.size());
-    const ScheduleSearch r = search_schedules(letters(points), {.preemption_bound = 100});
+    const WordsSearch r = search_schedules<std::string>(letters(points), {.preemption_bound = 100});
     REQUIRE_FALSE(r.error.has_value());
     CHECK(r.complete);
     CHECK(r.schedules == words(points, 100));
@@ -150,10 +156,10 @@ TEST_CASE("the preemption bound keeps exactly the schedules with at most that ma
   for (const std::vector<int>& points : std::vector<std::vector<int>>{{3, 3}, {2, 2, 2}, {4, 1}}) {
     for (int bound = 0; bound <= 4; ++bound) {
       CAPTURE(bound);
-      const ScheduleSearch r = search_schedules(letters(points), {.preemption_bound = bound});
+      const WordsSearch r = search_schedules<std::string>(letters(points), {.preemption_bound = bound});
       CHECK(r.complete);
       CHECK(r.schedules == words(points, bound));
-      for (const OutcomeClass& c : r.outcomes) CHECK(c.preemptions <= bound);
+      for (const WordsClass& c : r.outcomes) CHECK(c.preemptions <= bound);
     }
   }
   // Bound 0 is one schedule per choice of who starts and who goes on when a
@@ -162,35 +168,35 @@ TEST_CASE("the preemption bound keeps exactly the schedules with at most that ma
 }
 
 TEST_CASE("crossing module locks: one preemption reaches _DeadlockError in either thread") {
-  const ScheduleSearch none = search_schedules(crossing, {.preemption_bound = 0});
+  const WordsSearch none = search_schedules<std::string>(crossing, {.preemption_bound = 0});
   CHECK(outcome_texts(none) == std::set<std::string>{"0: took both; 1: took both"});
-  const ScheduleSearch one = search_schedules(crossing, {.preemption_bound = 1});
+  const WordsSearch one = search_schedules<std::string>(crossing, {.preemption_bound = 1});
   CHECK(outcome_texts(one) == std::set<std::string>{"0: _DeadlockError; 1: took both",
                                                     "0: took both; 1: _DeadlockError", "0: took both; 1: took both"});
-  for (const OutcomeClass& c : one.outcomes) CHECK(c.preemptions == (c.outcome.find("_Deadlock") != std::string::npos));
+  for (const WordsClass& c : one.outcomes) CHECK(c.preemptions == (c.outcome.find("_Deadlock") != std::string::npos));
   check_representatives(crossing, one);
-  const ScheduleSearch two = search_schedules(crossing, {});
+  const WordsSearch two = search_schedules<std::string>(crossing, {});
   CHECK(outcome_texts(two) == outcome_texts(one));
   CHECK(two.schedules > one.schedules);
   check_representatives(crossing, two);
 }
 
 TEST_CASE("a cycle through the global import lock: the hang and who waits, from one preemption") {
-  const ScheduleSearch r = search_schedules(global_cycle, {.preemption_bound = 2});
+  const WordsSearch r = search_schedules<std::string>(global_cycle, {.preemption_bound = 2});
   CHECK(outcome_texts(r) == std::set<std::string>{"both finished",
                                                   "hang: thread 0 waits for the module lock of 5, held by thread 1; "
                                                   "thread 1 waits for the global import lock, held by thread 0;"});
-  for (const OutcomeClass& c : r.outcomes) CHECK(c.preemptions == (c.outcome.starts_with("hang") ? 1 : 0));
+  for (const WordsClass& c : r.outcomes) CHECK(c.preemptions == (c.outcome.starts_with("hang") ? 1 : 0));
   check_representatives(global_cycle, r);
 }
 
 TEST_CASE("random and PCT searches: the same from the same seed, shrunk to the fewest preemptions") {
-  const ScheduleSearch all = search_schedules(crossing, {.preemption_bound = 100});
+  const WordsSearch all = search_schedules<std::string>(crossing, {.preemption_bound = 100});
   for (SearchKind kind : {SearchKind::Random, SearchKind::Pct}) {
     CAPTURE(static_cast<int>(kind));
     const SearchOptions o{.kind = kind, .seed = 7, .max_schedules = 300};
-    const ScheduleSearch a = search_schedules(crossing, o);
-    const ScheduleSearch b = search_schedules(crossing, o);
+    const WordsSearch a = search_schedules<std::string>(crossing, o);
+    const WordsSearch b = search_schedules<std::string>(crossing, o);
     REQUIRE_FALSE(a.error.has_value());
     CHECK_FALSE(a.complete);
     CHECK(a.schedules == 300);
@@ -202,7 +208,7 @@ TEST_CASE("random and PCT searches: the same from the same seed, shrunk to the f
       CHECK(a.outcomes[i].preemptions == all.outcomes[i].preemptions);
     }
     check_representatives(crossing, a);
-    const ScheduleSearch other = search_schedules(crossing, {.kind = kind, .seed = 8, .max_schedules = 300});
+    const WordsSearch other = search_schedules<std::string>(crossing, {.kind = kind, .seed = 8, .max_schedules = 300});
     bool differs = false;
     for (size_t i = 0; i < other.outcomes.size() && i < a.outcomes.size(); ++i)
       differs = differs || other.outcomes[i].schedules != a.outcomes[i].schedules;
@@ -211,26 +217,26 @@ TEST_CASE("random and PCT searches: the same from the same seed, shrunk to the f
 }
 
 TEST_CASE("shards merge into the search they split") {
-  const ScheduledProgram program = letters({2, 2, 1});
+  const WordsProgram program = letters({2, 2, 1});
   for (SearchKind kind : {SearchKind::Exhaustive, SearchKind::Random, SearchKind::Pct}) {
     // The exhaustive search whole (136 schedules); 200 samples of the others.
     const SearchOptions o{.kind = kind,
                           .preemption_bound = 2,
                           .seed = 3,
                           .max_schedules = kind == SearchKind::Exhaustive ? 10000u : 200u};
-    const ScheduleSearch whole = search_schedules(program, o);
+    const WordsSearch whole = search_schedules<std::string>(program, o);
     for (uint32_t n : {2u, 3u, 5u}) {
       CAPTURE(static_cast<int>(kind));
       CAPTURE(n);
-      std::vector<ScheduleSearch> parts;
+      std::vector<WordsSearch> parts;
       for (uint32_t i = 0; i < n; ++i) {
         SearchOptions part = o;
         part.shard = i;
         part.shards = n;
-        parts.push_back(search_schedules(program, part));
+        parts.push_back(search_schedules<std::string>(program, part));
         CHECK(parts.back().schedules < whole.schedules);  // each shard did a part
       }
-      const ScheduleSearch merged = merge_shards(parts);
+      const WordsSearch merged = merge_shards<std::string>(parts);
       CHECK(merged.schedules == whole.schedules);
       CHECK(merged.complete == whole.complete);
       REQUIRE(merged.outcomes.size() == whole.outcomes.size());
@@ -244,14 +250,14 @@ TEST_CASE("shards merge into the search they split") {
 }
 
 TEST_CASE("a search cut short by max_schedules says it is not complete") {
-  const ScheduleSearch r = search_schedules(letters({3, 3}), {.preemption_bound = 100, .max_schedules = 10});
+  const WordsSearch r = search_schedules<std::string>(letters({3, 3}), {.preemption_bound = 100, .max_schedules = 10});
   CHECK(r.schedules == 10);
   CHECK_FALSE(r.complete);
 }
 
 TEST_CASE("a program that does not repeat itself under the same choices is refused, not searched") {
   int runs = 0;
-  const ScheduleSearch r = search_schedules(
+  const WordsSearch r = search_schedules<std::string>(
       [&runs](Scheduler& s) {
         const int threads = ++runs % 2 ? 2 : 3;  // another run, other threads
         for (int t = 0; t < threads; ++t) s.spawn([&s] { s.point(); });
@@ -261,7 +267,7 @@ TEST_CASE("a program that does not repeat itself under the same choices is refus
       {.preemption_bound = 3});
   REQUIRE(r.error.has_value());
   CHECK(r.error->find("not deterministic") != std::string::npos);
-  const ScheduleSearch bad_shard = search_schedules(letters({1, 1}), {.shard = 2, .shards = 2});
+  const WordsSearch bad_shard = search_schedules<std::string>(letters({1, 1}), {.shard = 2, .shards = 2});
   REQUIRE(bad_shard.error.has_value());
 }
 
@@ -280,7 +286,7 @@ struct ReferenceRun {
   int preemptions = 0;
 };
 
-ReferenceRun reference_run(const ScheduledProgram& program, const std::vector<size_t>& prefix) {
+ReferenceRun reference_run(const WordsProgram& program, const std::vector<size_t>& prefix) {
   ReferenceRun run;
   Scheduler s([&](const std::vector<PyThreadId>& runnable, PyThreadId reached) -> size_t {
     const size_t at = run.pick.size();
@@ -314,13 +320,13 @@ std::vector<std::vector<size_t>> reference_children(const ReferenceRun& run, siz
   return out;
 }
 
-ScheduleSearch reference_search(const ScheduledProgram& program, const SearchOptions& o) {
-  ScheduleSearch out;
-  std::map<std::string, OutcomeClass> classes;
+WordsSearch reference_search(const WordsProgram& program, const SearchOptions& o) {
+  WordsSearch out;
+  std::map<std::string, WordsClass> classes;
   uint64_t runs = 0;
   const uint64_t max_runs = o.max_schedules / o.shards + (o.max_schedules % o.shards != 0);
   auto tally = [&](const ReferenceRun& r) {
-    auto [it, fresh] = classes.try_emplace(r.outcome, OutcomeClass{r.outcome, 1, r.schedule, r.preemptions});
+    auto [it, fresh] = classes.try_emplace(r.outcome, WordsClass{r.outcome, 1, r.schedule, r.preemptions});
     if (!fresh) {
       if (better_representative(r.preemptions, r.schedule, it->second)) {
         it->second.schedule = r.schedule;
@@ -365,7 +371,7 @@ ScheduleSearch reference_search(const ScheduledProgram& program, const SearchOpt
 // Threads that take a lock of their own in turn, `rounds` times each: every
 // wait is a choice where the thread that reached it cannot go on (no
 // preemption), so the tree is deep as well as wide.
-ScheduledProgram contended(int threads, int rounds) {
+WordsProgram contended(int threads, int rounds) {
   return [threads, rounds](Scheduler& s) {
     std::string log;
     ImportLocks locks;
@@ -383,7 +389,7 @@ ScheduledProgram contended(int threads, int rounds) {
   };
 }
 
-void check_same(const ScheduleSearch& got, const ScheduleSearch& want) {
+void check_same(const WordsSearch& got, const WordsSearch& want) {
   REQUIRE_FALSE(got.error.has_value());
   CHECK(got.schedules == want.schedules);
   CHECK(got.complete == want.complete);
@@ -402,7 +408,7 @@ void check_same(const ScheduleSearch& got, const ScheduleSearch& want) {
 TEST_CASE("the exhaustive search runs the schedules the first search ran, in its order, cut where it was cut") {
   struct Program {
     const char* name;
-    ScheduledProgram run;
+    WordsProgram run;
   };
   const std::vector<Program> programs{{"letters 3 3", letters({3, 3})},
                                       {"letters 2 2 1", letters({2, 2, 1})},
@@ -430,7 +436,7 @@ TEST_CASE("the exhaustive search runs the schedules the first search ran, in its
                                     .shard = shard,
                                     .shards = shards,
                                     .keep_choices = keep};
-              check_same(search_schedules(p.run, o), reference_search(p.run, o));
+              check_same(search_schedules<std::string>(p.run, o), reference_search(p.run, o));
             }
 }
 
@@ -439,7 +445,7 @@ TEST_CASE("the exhaustive search keeps memory linear in a run's length") {
   // child's prefix, about 9 million choices for the first run alone.
   for (int points : {300, 3000}) {
     CAPTURE(points);
-    const ScheduleSearch r = search_schedules(letters({points, points}), {.preemption_bound = 2, .max_schedules = 5});
+    const WordsSearch r = search_schedules<std::string>(letters({points, points}), {.preemption_bound = 2, .max_schedules = 5});
     REQUIRE_FALSE(r.error.has_value());
     CHECK(r.longest_run > static_cast<uint64_t>(points));
     // The default budget: eight runs' worth past the path, plus the path
@@ -448,7 +454,7 @@ TEST_CASE("the exhaustive search keeps memory linear in a run's length") {
   }
   // A deep tree under a small budget: the choices dropped are got back by
   // running again, and what is kept stays within the budget and the path.
-  const ScheduleSearch deep = search_schedules(contended(3, 4), {.preemption_bound = 1, .keep_choices = 64});
+  const WordsSearch deep = search_schedules<std::string>(contended(3, 4), {.preemption_bound = 1, .keep_choices = 64});
   REQUIRE_FALSE(deep.error.has_value());
   CHECK(deep.complete);
   CHECK(deep.rerun_runs > 0);

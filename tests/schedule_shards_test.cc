@@ -121,8 +121,27 @@ TEST_CASE("a shard's counts cannot wrap, go negative or fail to add up, and ever
                [](ordered_json& d) {
                  auto& o = d["searches"][0]["outcomes"];
                  o[1]["outcome"] = o[0]["outcome"];
+                 o[1]["threaded"] = o[0]["threaded"];
                }),
           2, "an outcome listed twice");
+  // The line beside the data is for people: one that says otherwise than
+  // the data would print otherwise than the unsplit search.
+  refused(with("line.json",
+               [](ordered_json& d) {
+                 auto& o = d["searches"][0]["outcomes"][0];
+                 o["threaded"]["counters"]["asks"] = "7";
+               }),
+          2, "\"outcome\" is not the line its \"threaded\" outcome reads as");
+  refused(with("count.json",
+               [](ordered_json& d) { d["searches"][0]["outcomes"][0]["threaded"]["counters"]["asks"] = "-1"; }),
+          2, "\"asks\" is not a count");
+  refused(with("ended.json",
+               [](ordered_json& d) { d["searches"][0]["outcomes"][0]["threaded"]["threads"][0]["ended"] = "vanished"; }),
+          2, "an unknown end \"vanished\"");
+  // A shard of an impsim that wrote outcomes only as lines: refused, as it
+  // cannot be merged with the data of this one's.
+  refused(with("old.json", [](ordered_json& d) { d["searches"][0]["outcomes"][0].erase("threaded"); }), 2,
+          "no \"threaded\": an outcome only as a line");
   refused(with("thread.json", [](ordered_json& d) { d["searches"][0]["outcomes"][0]["schedule"] = "0.99"; }), 2,
           "choice 2 is thread 99");
   refused(with("kind.json",

@@ -12,6 +12,7 @@
 #include "impsim/engine/schedule_search.h"
 #include "impsim/model/model.h"
 #include "impsim/reader/read_scenario.h"
+#include "impsim/report/threaded_outcome_text.h"
 #include "impsim/run/run.h"
 #include "impsim/run/schedules.h"
 #include "test_util.h"
@@ -37,9 +38,12 @@ ScheduleSearch search(const std::string& text, int bound = 2, const std::string&
   return found[0].search;
 }
 
+// A class's outcome as the reports print it.
+std::string text(const OutcomeClass& c) { return threaded_outcome_text(c.outcome); }
+
 bool has(const ScheduleSearch& s, const std::string& part) {
   for (const OutcomeClass& c : s.outcomes)
-    if (c.outcome.find(part) != std::string::npos) return true;
+    if (text(c).find(part) != std::string::npos) return true;
   return false;
 }
 
@@ -73,7 +77,7 @@ TEST_CASE("threads: crossing import statements complete, or one gets _DeadlockEr
     // With no preemption the main thread imports both before w runs.
     const ScheduleSearch serial = search(kCrossImport, 0, v);
     REQUIRE(serial.outcomes.size() == 1);
-    CHECK(serial.outcomes[0].outcome.starts_with("main: ok; w: ok; sys.modules: a b"));
+    CHECK(text(serial.outcomes[0]).starts_with("main: ok; w: ok; sys.modules: a b"));
   }
 }
 
@@ -312,9 +316,9 @@ TEST_CASE("threads: each thread's exception stays its own across switches in cle
                                   3);
   REQUIRE(s.outcomes.size() >= 1);
   for (const OutcomeClass& c : s.outcomes) {
-    CAPTURE(c.outcome);
+    CAPTURE(text(c));
     CHECK(
-        c.outcome.starts_with("main: ModuleNotFoundError: No module named 'missing_a'; w: ModuleNotFoundError: No "
+        text(c).starts_with("main: ModuleNotFoundError: No module named 'missing_a'; w: ModuleNotFoundError: No "
                               "module named 'missing_b'"));
   }
   CHECK(s.schedules > 100);
@@ -440,14 +444,14 @@ TEST_CASE("threads: a hook's find_spec may start and join a thread, and the read
   REQUIRE(found.size() == 1);
   REQUIRE(found[0].search.complete);
   REQUIRE(found[0].search.outcomes.size() == 1);
-  CHECK(found[0].search.outcomes[0].outcome.starts_with(
+  CHECK(text(found[0].search.outcomes[0]).starts_with(
       "main: waiting; t: waiting; hang: thread main waits for thread t to finish (join); thread t waits for the global "
       "import lock, held by thread main"));
   // The same thread started from the program instead completes.
   const ScheduleSearch plain = search(R"({"impsim": 1, "tree": {"x": {}}, "threads": {"t": [{"import": "x"}]},
     "program": [{"start": "t"}, {"join": "t"}]})");
   REQUIRE(plain.outcomes.size() == 1);
-  CHECK(plain.outcomes[0].outcome.starts_with("main: ok; t: ok"));
+  CHECK(text(plain.outcomes[0]).starts_with("main: ok; t: ok"));
 
   const std::string hook = R"({"impsim": 1, "tree": {"y": {}}, "threads": {"t": []},
     "hooks": {"h": {"claims": {"names": ["y"]}, "find_spec": [ACTION]}}, "finders": {"f": {"hook": "h"}},
@@ -480,11 +484,11 @@ TEST_CASE("threads: real torch modules leave sys.modules under another thread's 
     REQUIRE(search.complete);
     uint64_t key_errors = 0, ok = 0;
     for (const OutcomeClass& c : search.outcomes) {
-      if (c.outcome.find("w: KeyError: 'torch'") != std::string::npos ||
-          c.outcome.find("w: KeyError: 'torch.nn'") != std::string::npos)
+      if (text(c).find("w: KeyError: 'torch'") != std::string::npos ||
+          text(c).find("w: KeyError: 'torch.nn'") != std::string::npos)
         key_errors += c.schedules;
-      if (c.outcome.rfind("main: ok; w: ok;", 0) == 0) ok += c.schedules;
-      CHECK(c.outcome.rfind("main: ok;", 0) == 0);
+      if (text(c).rfind("main: ok; w: ok;", 0) == 0) ok += c.schedules;
+      CHECK(text(c).rfind("main: ok;", 0) == 0);
     }
     CHECK(key_errors > 0);
     CHECK(ok > 0);

@@ -40,9 +40,10 @@ struct Choice {
   bool preempts() const { return preempts_with(pick); }
 };
 
+template <class O>
 struct Run {
   std::vector<Choice> choices;
-  std::string outcome;
+  O outcome;
   std::string schedule;
   int preemptions = 0;
   bool diverged = false;  // a prefix choice the program no longer offers
@@ -55,8 +56,9 @@ struct TooManyThreads {};
 // runnable, or nothing for run_until_blocked's pick), recording each choice.
 using Decide = std::function<std::optional<size_t>(size_t at, const std::vector<PyThreadId>&, PyThreadId)>;
 
-Run run_program(const ScheduledProgram& program, const Decide& decide) {
-  Run run;
+template <class O>
+Run<O> run_program(const ScheduledProgramOf<O>& program, const Decide& decide) {
+  Run<O> run;
   Scheduler s([&](const std::vector<PyThreadId>& runnable, PyThreadId reached) -> size_t {
     std::optional<size_t> pick = decide(run.choices.size(), runnable, reached);
     if (pick && *pick >= runnable.size()) {
@@ -80,7 +82,8 @@ Run run_program(const ScheduledProgram& program, const Decide& decide) {
 }
 
 // Follows `prefix` (indices), then run_until_blocked.
-Run run_prefix(const ScheduledProgram& program, const std::vector<uint16_t>& prefix) {
+template <class O>
+Run<O> run_prefix(const ScheduledProgramOf<O>& program, const std::vector<uint16_t>& prefix) {
   return run_program(program, [&](size_t at, const std::vector<PyThreadId>&, PyThreadId) -> std::optional<size_t> {
     if (at < prefix.size()) return prefix[at];
     return std::nullopt;
@@ -89,7 +92,8 @@ Run run_prefix(const ScheduledProgram& program, const std::vector<uint16_t>& pre
 
 // Follows `ids` (threads), then run_until_blocked. Where an id cannot run:
 // `strict`, the run has diverged; else run_until_blocked's pick there.
-Run run_ids(const ScheduledProgram& program, const std::vector<PyThreadId>& ids, bool strict) {
+template <class O>
+Run<O> run_ids(const ScheduledProgramOf<O>& program, const std::vector<PyThreadId>& ids, bool strict) {
   return run_program(program,
                      [&](size_t at, const std::vector<PyThreadId>& runnable, PyThreadId) -> std::optional<size_t> {
                        if (at >= ids.size()) return std::nullopt;
@@ -99,7 +103,8 @@ Run run_ids(const ScheduledProgram& program, const std::vector<PyThreadId>& ids,
                      });
 }
 
-std::vector<PyThreadId> picked_ids(const Run& run) {
+template <class O>
+std::vector<PyThreadId> picked_ids(const Run<O>& run) {
   std::vector<PyThreadId> ids;
   for (const Choice& c : run.choices) ids.push_back(c.picked());
   return ids;
@@ -108,23 +113,25 @@ std::vector<PyThreadId> picked_ids(const Run& run) {
 }  // namespace
 
 // Total, so that merging shards picks what one search would.
-bool better_representative(int preemptions, const std::string& schedule, const OutcomeClass& than) {
+bool better_representative(int preemptions, const std::string& schedule, int than_preemptions,
+                           const std::string& than_schedule) {
   return std::make_tuple(preemptions, schedule.size(), std::string_view(schedule)) <
-         std::make_tuple(than.preemptions, than.schedule.size(), std::string_view(than.schedule));
+         std::make_tuple(than_preemptions, than_schedule.size(), std::string_view(than_schedule));
 }
 
 namespace {
 
+template <class O>
 class Tally {
  public:
-  void add(const Run& run) {
-    add(OutcomeClass{run.outcome, 1, run.schedule, run.preemptions});
+  void add(const Run<O>& run) {
+    add(OutcomeClassOf<O>{run.outcome, 1, run.schedule, run.preemptions});
     ++runs_;
   }
-  void add(const OutcomeClass& o) {
+  void add(const OutcomeClassOf<O>& o) {
     auto [it, fresh] = classes_.try_emplace(o.outcome, o);
     if (fresh) return;
-    OutcomeClass& c = it->second;
+    OutcomeClassOf<O>& c = it->second;
     if (better_representative(o.preemptions, o.schedule, c)) {
       c.schedule = o.schedule;
       c.preemptions = o.preemptions;
@@ -132,15 +139,15 @@ class Tally {
     c.schedules += o.schedules;
   }
   uint64_t runs() const { return runs_; }
-  std::vector<OutcomeClass> classes() const {
-    std::vector<OutcomeClass> out;
+  std::vector<OutcomeClassOf<O>> classes() const {
+    std::vector<OutcomeClassOf<O>> out;
     for (const auto& [_, c] : classes_) out.push_back(c);
     return out;
   }
-  std::map<std::string, OutcomeClass>& by_outcome() { return classes_; }
+  std::map<O, OutcomeClassOf<O>>& by_outcome() { return classes_; }
 
  private:
-  std::map<std::string, OutcomeClass> classes_;
+  std::map<O, OutcomeClassOf<O>> classes_;
   uint64_t runs_ = 0;
 };
 
@@ -211,9 +218,10 @@ struct Pending {
 // How many runs' choices a search keeps past the path it is on.
 constexpr size_t kKeptRuns = 8;
 
+template <class O>
 class ExhaustiveSearch {
  public:
-  ExhaustiveSearch(const ScheduledProgram& program, const SearchOptions& o, ScheduleSearch& out, Tally& tally)
+  ExhaustiveSearch(const ScheduledProgramOf<O>& program, const SearchOptions& o, ScheduleSearchOf<O>& out, Tally<O>& tally)
       : program_(program), o_(o), out_(out), tally_(tally) {}
 
   void search() {
@@ -284,7 +292,7 @@ class ExhaustiveSearch {
   // Runs the child `p` stands for; tallies it when `counted`. Null when
   // the program diverged (out_.error says so).
   std::shared_ptr<Node> run_child(const Pending& p, bool counted) {
-    Run run = run_prefix(program_, prefix_of(p.node.get(), p.i, p.alt));
+    Run<O> run = run_prefix(program_, prefix_of(p.node.get(), p.i, p.alt));
     ++runs_;
     const uint32_t prefix = p.node ? p.i + 1 : 0;
     if (run.diverged || run.choices.size() < prefix) {
@@ -339,7 +347,7 @@ class ExhaustiveSearch {
   // A trimmed node's choices, back from a run of its schedule (not a
   // schedule of the search: counted nowhere).
   bool restore(Node& n) {
-    Run run = run_prefix(program_, n.prefix == 0 ? std::vector<uint16_t>{} : prefix_of(n.parent.get(), n.prefix - 1, n.alt));
+    Run<O> run = run_prefix(program_, n.prefix == 0 ? std::vector<uint16_t>{} : prefix_of(n.parent.get(), n.prefix - 1, n.alt));
     bool same = !run.diverged && run.choices.size() == n.length;
     for (size_t j = 0; same && j < n.own.size(); ++j) same = run.choices[n.prefix + j].pick == n.own[j].pick;
     if (!same) {
@@ -365,17 +373,18 @@ class ExhaustiveSearch {
     }
   }
 
-  const ScheduledProgram& program_;
+  const ScheduledProgramOf<O>& program_;
   const SearchOptions& o_;
-  ScheduleSearch& out_;
-  Tally& tally_;
+  ScheduleSearchOf<O>& out_;
+  Tally<O>& tally_;
   uint64_t runs_ = 0;
   size_t longest_ = 0;  // choices of the longest run so far
   size_t kept_ = 0;     // choices the stack's nodes keep
 };
 
-void search_exhaustive(const ScheduledProgram& program, const SearchOptions& o, ScheduleSearch& out, Tally& tally) {
-  ExhaustiveSearch(program, o, out, tally).search();
+template <class O>
+void search_exhaustive(const ScheduledProgramOf<O>& program, const SearchOptions& o, ScheduleSearchOf<O>& out, Tally<O>& tally) {
+  ExhaustiveSearch<O>(program, o, out, tally).search();
 }
 
 // SplitMix64: the same numbers from the same seed on every machine, as a
@@ -399,14 +408,16 @@ class Random {
   uint64_t state_;
 };
 
-Run run_random(const ScheduledProgram& program, uint64_t seed) {
+template <class O>
+Run<O> run_random(const ScheduledProgramOf<O>& program, uint64_t seed) {
   Random rng(seed);
   return run_program(program, [&](size_t, const std::vector<PyThreadId>& runnable, PyThreadId) {
     return std::optional<size_t>(rng.below(runnable.size()));
   });
 }
 
-Run run_pct(const ScheduledProgram& program, uint64_t seed, int depth, size_t points) {
+template <class O>
+Run<O> run_pct(const ScheduledProgramOf<O>& program, uint64_t seed, int depth, size_t points) {
   Random rng(seed);
   std::vector<size_t> change_at;  // choice numbers, from 0
   for (int j = 1; j < depth; ++j) change_at.push_back(rng.below(std::max<size_t>(points, 1)));
@@ -429,10 +440,11 @@ Run run_pct(const ScheduledProgram& program, uint64_t seed, int depth, size_t po
 
 // Takes back the representative's preemptions one at a time where the
 // outcome stays the same, until none can go.
-void shrink(const ScheduledProgram& program, OutcomeClass& c, uint64_t& runs) {
+template <class O>
+void shrink(const ScheduledProgramOf<O>& program, OutcomeClassOf<O>& c, uint64_t& runs) {
   std::optional<std::vector<PyThreadId>> ids = Scheduler::parse_schedule(c.schedule);
   if (!ids) return;
-  Run best = run_ids(program, *ids, false);
+  Run<O> best = run_ids(program, *ids, false);
   ++runs;
   for (bool progress = true; progress && runs < kMaxShrinkRuns;) {
     progress = false;
@@ -441,7 +453,7 @@ void shrink(const ScheduledProgram& program, OutcomeClass& c, uint64_t& runs) {
       if (!ch.preempts()) continue;
       std::vector<PyThreadId> candidate = picked_ids(best);
       candidate[i] = ch.reached;
-      Run run = run_ids(program, candidate, false);
+      Run<O> run = run_ids(program, candidate, false);
       ++runs;
       if (run.outcome == c.outcome && run.preemptions < best.preemptions) {
         best = std::move(run);
@@ -455,7 +467,8 @@ void shrink(const ScheduledProgram& program, OutcomeClass& c, uint64_t& runs) {
   }
 }
 
-void search_sampled(const ScheduledProgram& program, const SearchOptions& o, ScheduleSearch& out, Tally& tally) {
+template <class O>
+void search_sampled(const ScheduledProgramOf<O>& program, const SearchOptions& o, ScheduleSearchOf<O>& out, Tally<O>& tally) {
   // PCT's k: the choice points of a run that lets each thread go on.
   const size_t points = o.kind == SearchKind::Pct ? run_prefix(program, {}).choices.size() : 0;
   for (uint64_t r = o.shard; r < o.max_schedules; r += o.shards) {
@@ -467,15 +480,16 @@ void search_sampled(const ScheduledProgram& program, const SearchOptions& o, Sch
 
 }  // namespace
 
-ScheduleSearch search_schedules(const ScheduledProgram& program, const SearchOptions& options) {
-  ScheduleSearch out;
+template <class O>
+ScheduleSearchOf<O> search_schedules(const ScheduledProgramOf<O>& program, const SearchOptions& options) {
+  ScheduleSearchOf<O> out;
   out.options = options;
   if (options.shards == 0 || options.shard >= options.shards) {
     out.error =
         fmt::format("shard {} of {}: a shard is a number from 0 to the count less one", options.shard, options.shards);
     return out;
   }
-  Tally tally;
+  Tally<O> tally;
   try {
     if (options.kind == SearchKind::Exhaustive)
       search_exhaustive(program, options, out, tally);
@@ -491,16 +505,17 @@ ScheduleSearch search_schedules(const ScheduledProgram& program, const SearchOpt
   return out;
 }
 
-ScheduleSearch merge_shards(const std::vector<ScheduleSearch>& shards) {
-  ScheduleSearch out;
+template <class O>
+ScheduleSearchOf<O> merge_shards(const std::vector<ScheduleSearchOf<O>>& shards) {
+  ScheduleSearchOf<O> out;
   if (shards.empty()) return out;
   out.options = shards.front().options;
   out.options.shard = 0;
   out.options.shards = 1;
   out.complete = true;
-  Tally tally;
-  for (const ScheduleSearch& s : shards) {
-    for (const OutcomeClass& c : s.outcomes) tally.add(c);
+  Tally<O> tally;
+  for (const ScheduleSearchOf<O>& s : shards) {
+    for (const OutcomeClassOf<O>& c : s.outcomes) tally.add(c);
     // Shards from files are checked before they get here; a sum that
     // would wrap is still refused, never printed.
     if (__builtin_add_overflow(out.schedules, s.schedules, &out.schedules) ||
@@ -515,16 +530,29 @@ ScheduleSearch merge_shards(const std::vector<ScheduleSearch>& shards) {
   return out;
 }
 
-std::optional<ScheduleReplay> replay_schedule(const ScheduledProgram& program, const std::string& schedule) {
+template <class O>
+std::optional<ScheduleReplayOf<O>> replay_schedule(const ScheduledProgramOf<O>& program, const std::string& schedule) {
   std::optional<std::vector<PyThreadId>> ids = Scheduler::parse_schedule(schedule);
   if (!ids) return std::nullopt;
   try {
-    Run run = run_ids(program, *ids, true);
+    Run<O> run = run_ids(program, *ids, true);
     if (run.diverged) return std::nullopt;
-    return ScheduleReplay{run.outcome, run.preemptions};
+    return ScheduleReplayOf<O>{run.outcome, run.preemptions};
   } catch (const TooManyThreads&) {
     return std::nullopt;
   }
 }
+
+// The outcomes searched: a threaded run's, and the words of the tests'
+// small programs.
+template ScheduleSearchOf<ThreadedOutcome> search_schedules(const ScheduledProgramOf<ThreadedOutcome>&,
+                                                            const SearchOptions&);
+template ScheduleSearchOf<ThreadedOutcome> merge_shards(const std::vector<ScheduleSearchOf<ThreadedOutcome>>&);
+template std::optional<ScheduleReplayOf<ThreadedOutcome>> replay_schedule(const ScheduledProgramOf<ThreadedOutcome>&,
+                                                                          const std::string&);
+template ScheduleSearchOf<std::string> search_schedules(const ScheduledProgramOf<std::string>&, const SearchOptions&);
+template ScheduleSearchOf<std::string> merge_shards(const std::vector<ScheduleSearchOf<std::string>>&);
+template std::optional<ScheduleReplayOf<std::string>> replay_schedule(const ScheduledProgramOf<std::string>&,
+                                                                      const std::string&);
 
 }  // namespace impsim

@@ -415,14 +415,37 @@ std::vector<std::string> Engine::thread_results() const {
   return out;
 }
 
-std::string Engine::outcome_line() const {
-  std::string out = fmt::format("{}", fmt::join(thread_results(), "; "));
-  if (book_.limit) out += fmt::format("; stopped: limit {}", book_.limit->limit);
-  if (!hang_waits_.empty()) out += fmt::format("; hang: {}", fmt::join(hang_waits_, "; "));
-  std::vector<std::string> modules;
-  for (NameId n : interp_.sys_modules.names()) modules.push_back(names_.text(n));
-  std::sort(modules.begin(), modules.end());
-  out += "; sys.modules: " + (modules.empty() ? std::string("(none)") : fmt::format("{}", fmt::join(modules, " ")));
+ThreadedOutcome Engine::threaded_outcome() const {
+  ThreadedOutcome out;
+  OutcomeEnd& end = out.end;
+  // A run without threads: the main thread alone, told only when it hangs.
+  if (threads_.model_of.empty()) {
+    if (!hang_waits_.empty()) end.threads.push_back(ThreadEnd{"main", ThreadEnd::How::Waiting, {}, {}});
+  } else {
+    const std::vector<std::string> names = thread_names();
+    for (size_t t = 0; t < names.size(); ++t) {
+      const std::optional<PyError> e = thread_error(static_cast<PyThreadId>(t));
+      const bool done = t < threads_.finished.size() && threads_.finished[t];
+      ThreadEnd te{names[t], ThreadEnd::How::Returned, {}, {}};
+      if (!done)
+        te.how = ThreadEnd::How::Waiting;
+      else if (e)
+        te = ThreadEnd{names[t], ThreadEnd::How::Raised, e->type, e->message};
+      end.threads.push_back(std::move(te));
+    }
+    for (size_t k = 0; k < model_.threads.size(); ++k)
+      if (threads_.of_model[k] == kNoThread)
+        end.threads.push_back(ThreadEnd{model_.threads[k].name, ThreadEnd::How::NeverStarted, {}, {}});
+  }
+  if (book_.limit) end.stopped_at = book_.limit->limit;
+  end.hang = hang_waits_;
+  for (NameId n : interp_.sys_modules.names()) end.sys_modules.push_back(names_.text(n));
+  std::sort(end.sys_modules.begin(), end.sys_modules.end());
+  const Counters c = counters();
+  out.counters.asks = c.asks;
+  out.counters.lookups = c.lookups;
+  out.counters.toggles = c.toggles;
+  if (hooks_used()) out.counters.searches = hook_counters().searches;
   return out;
 }
 

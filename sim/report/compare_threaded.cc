@@ -5,12 +5,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 #include "impsim/base/errors.h"
 #include "impsim/base/escape.h"
 #include "impsim/base/plural.h"
 #include "impsim/base/text_layout.h"
 #include "impsim/base/version.h"
 #include "impsim/report/report.h"
+#include "impsim/report/threaded_outcome_text.h"
 
 namespace impsim {
 
@@ -18,11 +21,36 @@ using nlohmann::ordered_json;
 
 namespace {
 
-// An outcome class's counters: its outcome line past the end it shares
-// with the other designs' classes.
-std::string counters_of(const OutcomeClass& c, const std::string& end) {
-  const std::string head = end + "; ";
-  return c.outcome.starts_with(head) ? c.outcome.substr(head.size()) : std::string();
+// The point as the report lists it: each design's outcome classes, and the
+// ends, in the order of their lines.
+EndsByDesign in_text_order(const EndsByDesign& point) {
+  EndsByDesign out = point;
+  std::vector<std::vector<size_t>> moved_to(point.searches.size());  // by design: old index -> new
+  for (size_t v = 0; v < point.searches.size(); ++v) {
+    const std::vector<OutcomeClass>& classes = point.searches[v].search.outcomes;
+    const std::vector<size_t> order = classes_by_text(classes);
+    moved_to[v].resize(order.size());
+    for (size_t k = 0; k < order.size(); ++k) {
+      out.searches[v].search.outcomes[k] = classes[order[k]];
+      moved_to[v][order[k]] = k;
+    }
+  }
+  std::vector<std::pair<std::string, size_t>> ends;
+  for (size_t i = 0; i < out.ends.size(); ++i) {
+    for (size_t v = 0; v < out.ends[i].designs.size(); ++v) {
+      if (!out.ends[i].designs[v]) continue;
+      DesignReach& d = *out.ends[i].designs[v];
+      for (size_t& k : d.outcomes) k = moved_to[v][k];
+      std::sort(d.outcomes.begin(), d.outcomes.end());
+      d.representative = moved_to[v][d.representative];
+    }
+    ends.emplace_back(outcome_end_text(out.ends[i].end), i);
+  }
+  std::sort(ends.begin(), ends.end());
+  std::vector<ThreadedEnd> sorted;
+  for (const auto& [_, i] : ends) sorted.push_back(std::move(out.ends[i]));
+  out.ends = std::move(sorted);
+  return out;
 }
 
 std::string preemptions_text(int n) {
@@ -136,7 +164,7 @@ std::string point_text(const EndsByDesign& point, bool md) {
     table.push_back(head);
     for (size_t i = 0; i < point.ends.size(); ++i) {
       const ThreadedEnd& e = point.ends[i];
-      std::vector<std::string> row{fmt::format("{}. {}", i + 1, e.end)};
+      std::vector<std::string> row{fmt::format("{}. {}", i + 1, outcome_end_text(e.end))};
       for (size_t v = 0; v < point.searches.size(); ++v) {
         const DesignSearch& t = point.searches[v];
         if (t.search.error)
@@ -169,7 +197,7 @@ std::string point_text(const EndsByDesign& point, bool md) {
                      plural(point.ends.size(), "end", "ends"), base);
   for (size_t i = 0; i < point.ends.size(); ++i) {
     const ThreadedEnd& e = point.ends[i];
-    out += fmt::format("{}. {}\n", i + 1, terminal_text(e.end));
+    out += fmt::format("{}. {}\n", i + 1, terminal_text(outcome_end_text(e.end)));
     out += wrap_paragraph(terminal_text(reach_of(point, e).text), "   ", "     ");
     for (size_t v = 0; v < point.searches.size(); ++v) {
       if (!e.designs[v]) continue;
@@ -180,13 +208,13 @@ std::string point_text(const EndsByDesign& point, bool md) {
                          schedules_text(d.schedules), c.schedule.empty() ? "''" : c.schedule,
                          preemptions_text(c.preemptions));
       if (d.outcomes.size() == 1) {
-        out += "\n     " + terminal_text(counters_of(c, e.end)) + "\n";
+        out += "\n     " + terminal_text(outcome_counters_text(c.outcome.counters)) + "\n";
         continue;
       }
       out += fmt::format(", in {} outcomes by their counters:\n", d.outcomes.size());
       for (size_t k : d.outcomes)
         out += fmt::format("     {}: {}\n", schedules_text(classes[k].schedules),
-                           terminal_text(counters_of(classes[k], e.end)));
+                           terminal_text(outcome_counters_text(classes[k].outcome.counters)));
     }
   }
   out += fmt::format("\nverdict against {}:\n", base);
@@ -209,7 +237,7 @@ ordered_json classes_json(const std::vector<OutcomeClass>& classes) {
   ordered_json out = ordered_json::array();
   for (const OutcomeClass& c : classes)
     out.push_back(
-        {{"outcome", c.outcome}, {"schedules", c.schedules}, {"schedule", c.schedule}, {"preemptions", c.preemptions}});
+        {{"outcome", threaded_outcome_text(c.outcome)}, {"schedules", c.schedules}, {"schedule", c.schedule}, {"preemptions", c.preemptions}});
   return out;
 }
 
@@ -226,7 +254,8 @@ std::string compare_threaded_text(const ThreadedComparison& c, CompareFormat for
   const Scenario& sc = *c.scenario;
   const bool md = format == CompareFormat::Markdown;
   std::string out = compare_heading(sc.name, sc.description, md);
-  for (const EndsByDesign& point : c.points) {
+  for (const EndsByDesign& unordered : c.points) {
+    const EndsByDesign point = in_text_order(unordered);
     if (!point.params.empty())
       out += md ? fmt::format("Parameters: {}.\n\n", params_text(point.params))
                 : fmt::format("at {}\n", params_text(point.params));
@@ -261,7 +290,8 @@ ordered_json compare_threaded_json(const ThreadedComparison& c) {
   search["max_schedules"] = o.max_schedules;
   j["search"] = search;
   ordered_json points = ordered_json::array();
-  for (const EndsByDesign& point : c.points) {
+  for (const EndsByDesign& unordered : c.points) {
+    const EndsByDesign point = in_text_order(unordered);
     ordered_json p;
     ordered_json params = ordered_json::object();
     for (auto& [k, v] : point.params) params[k] = v;
@@ -283,7 +313,7 @@ ordered_json compare_threaded_json(const ThreadedComparison& c) {
     for (const ThreadedEnd& e : point.ends) {
       const Reach r = reach_of(point, e);
       ordered_json je;
-      je["end"] = e.end;
+      je["end"] = outcome_end_text(e.end);
       je["reached_by"] = r.by;
       je["never"] = r.never;
       je["verdict"] = r.text;
@@ -297,7 +327,7 @@ ordered_json compare_threaded_json(const ThreadedComparison& c) {
         jd["schedule"] = best.schedule;
         jd["preemptions"] = best.preemptions;
         ordered_json outcomes = ordered_json::array();
-        for (size_t k : d.outcomes) outcomes.push_back(point.searches[v].search.outcomes[k].outcome);
+        for (size_t k : d.outcomes) outcomes.push_back(threaded_outcome_text(point.searches[v].search.outcomes[k].outcome));
         jd["outcomes"] = outcomes;
         designs[variant_name(point.searches[v].variant)] = jd;
       }

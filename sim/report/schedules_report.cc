@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -16,6 +17,7 @@
 #include "impsim/base/plural.h"
 #include "impsim/base/sha256.h"
 #include "impsim/base/version.h"
+#include "impsim/report/threaded_outcome_text.h"
 #include "impsim/scenario/names.h"
 
 namespace impsim {
@@ -68,10 +70,49 @@ std::string search_params_text(const Params& params) {
   return out;
 }
 
-bool any_outcome_has(const ScheduleSearch& s, std::string_view what) {
-  for (const OutcomeClass& c : s.outcomes)
-    if (c.outcome.find(what) != std::string::npos) return true;
-  return false;
+bool any_outcome(const ScheduleSearch& s, const std::function<bool(const ThreadedOutcome&)>& is) {
+  return std::any_of(s.outcomes.begin(), s.outcomes.end(), [&](const OutcomeClass& c) { return is(c.outcome); });
+}
+
+const char* ended_name(ThreadEnd::How how) {
+  switch (how) {
+    case ThreadEnd::How::Returned:
+      return "ok";
+    case ThreadEnd::How::Raised:
+      return "raised";
+    case ThreadEnd::How::Waiting:
+      return "waiting";
+    case ThreadEnd::How::NeverStarted:
+      return "never_started";
+  }
+  return "ok";
+}
+
+// A shard's outcome as data, which --merge reads back (the line beside it
+// is for people; the merge checks that it reads as this).
+ordered_json threaded_json(const ThreadedOutcome& o) {
+  ordered_json threads = ordered_json::array();
+  for (const ThreadEnd& t : o.end.threads) {
+    ordered_json e = {{"thread", t.thread}, {"ended", ended_name(t.how)}};
+    if (t.how == ThreadEnd::How::Raised) {
+      e["type"] = t.type;
+      e["message"] = t.message;
+    }
+    threads.push_back(std::move(e));
+  }
+  ordered_json j;
+  j["threads"] = std::move(threads);
+  if (o.end.stopped_at) j["stopped_at"] = *o.end.stopped_at;
+  j["hang"] = o.end.hang;
+  j["sys_modules"] = o.end.sys_modules;
+  j["marks"] = ordered_json::object();
+  for (const auto& [name, mark] : o.end.marks) j["marks"][name] = mark;
+  j["proxy_copies"] = o.end.proxy_copies;
+  ordered_json counters = {
+      {"asks", o.counters.asks.text()}, {"lookups", o.counters.lookups.text()}, {"toggles", o.counters.toggles.text()}};
+  if (o.counters.searches) counters["searches"] = o.counters.searches->text();
+  j["counters"] = std::move(counters);
+  return j;
 }
 
 }  // namespace
@@ -87,16 +128,19 @@ std::string schedules_text(const std::string& name, const std::vector<DesignSear
       continue;
     }
     out += fmt::format("  {} {}\n", s.outcomes.size(), plural(s.outcomes.size(), "outcome", "outcomes"));
-    for (size_t i = 0; i < s.outcomes.size(); ++i) {
-      const OutcomeClass& c = s.outcomes[i];
+    const std::vector<size_t> order = classes_by_text(s.outcomes);
+    for (size_t i = 0; i < order.size(); ++i) {
+      const OutcomeClass& c = s.outcomes[order[i]];
       out += fmt::format("  {}. {} {}, replay with --schedule {} ({} {})\n     {}\n", i + 1, c.schedules,
                          plural(c.schedules, "schedule", "schedules"), c.schedule.empty() ? "''" : c.schedule,
                          c.preemptions, plural(static_cast<uint64_t>(c.preemptions), "preemption", "preemptions"),
-                         terminal_text(c.outcome));
+                         terminal_text(threaded_outcome_text(c.outcome)));
     }
     const std::string within = fmt::format(" ({})", search_coverage(s));
-    if (!any_outcome_has(s, "hang:")) out += "  no hang found" + within + "\n";
-    if (!any_outcome_has(s, "_DeadlockError")) out += "  no _DeadlockError found" + within + "\n";
+    if (!any_outcome(s, [](const ThreadedOutcome& o) { return o.hung(); }))
+      out += "  no hang found" + within + "\n";
+    if (!any_outcome(s, [](const ThreadedOutcome& o) { return o.raised("_DeadlockError"); }))
+      out += "  no _DeadlockError found" + within + "\n";
   }
   return out;
 }
@@ -150,9 +194,13 @@ ordered_json schedules_json(const std::string& name, const std::string& file, co
     e["shrink_runs"] = s.shrink_runs;
     if (s.error) e["error"] = *s.error;
     e["outcomes"] = ordered_json::array();
-    for (const OutcomeClass& c : s.outcomes) {
-      ordered_json o = {
-          {"outcome", c.outcome}, {"schedules", c.schedules}, {"schedule", c.schedule}, {"preemptions", c.preemptions}};
+    for (size_t k : classes_by_text(s.outcomes)) {
+      const OutcomeClass& c = s.outcomes[k];
+      ordered_json o = {{"outcome", threaded_outcome_text(c.outcome)},
+                        {"schedules", c.schedules},
+                        {"schedule", c.schedule},
+                        {"preemptions", c.preemptions}};
+      if (shard) o["threaded"] = threaded_json(c.outcome);
       if (points)
         if (ordered_json p = points(t, c.schedule); !p.is_null()) o["points"] = std::move(p);
       e["outcomes"].push_back(std::move(o));
@@ -306,6 +354,68 @@ void check_points(const ShardDoc& d, const ordered_json& points, const std::stri
   }
 }
 
+std::vector<std::string> texts_field(const ShardDoc& d, const ordered_json& obj, const std::string& at,
+                                     const char* key) {
+  const ordered_json& list = array_field(d, obj, at, key);
+  std::vector<std::string> out;
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (!list[i].is_string()) refuse(d, key_pointer(at, key) + "/" + std::to_string(i), "an item that is not a string");
+    out.push_back(list[i].get<std::string>());
+  }
+  return out;
+}
+
+Count count_field(const ShardDoc& d, const ordered_json& obj, const std::string& at, const char* key) {
+  const std::optional<Count> n = Count::from_digits(text_field(d, obj, at, key));
+  if (!n) refuse(d, key_pointer(at, key), fmt::format("\"{}\" is not a count (decimal digits)", key));
+  return *n;
+}
+
+// An outcome as threaded_json writes it.
+ThreadedOutcome read_threaded(const ShardDoc& d, const ordered_json& j, const std::string& at) {
+  if (!j.is_object()) refuse(d, at, "\"threaded\" is not an object");
+  only_keys(d, j, at, {"threads", "stopped_at", "hang", "sys_modules", "marks", "proxy_copies", "counters"});
+  ThreadedOutcome o;
+  const ordered_json& threads = array_field(d, j, at, "threads");
+  for (size_t i = 0; i < threads.size(); ++i) {
+    const std::string t = at + "/threads/" + std::to_string(i);
+    if (!threads[i].is_object()) refuse(d, t, "a thread that is not an object");
+    only_keys(d, threads[i], t, {"thread", "ended", "type", "message"});
+    ThreadEnd e;
+    e.thread = text_field(d, threads[i], t, "thread");
+    const std::string ended = text_field(d, threads[i], t, "ended");
+    const ThreadEnd::How hows[] = {ThreadEnd::How::Returned, ThreadEnd::How::Raised, ThreadEnd::How::Waiting,
+                                   ThreadEnd::How::NeverStarted};
+    const auto how = std::find_if(std::begin(hows), std::end(hows), [&](ThreadEnd::How h) { return ended == ended_name(h); });
+    if (how == std::end(hows))
+      refuse(d, t + "/ended", fmt::format("an unknown end \"{}\" (ok, raised, waiting or never_started)", ended));
+    e.how = *how;
+    if (e.how == ThreadEnd::How::Raised) {
+      e.type = text_field(d, threads[i], t, "type");
+      e.message = text_field(d, threads[i], t, "message");
+    } else if (threads[i].contains("type") || threads[i].contains("message")) {
+      refuse(d, t, "a \"type\" or \"message\" of a thread that raised nothing");
+    }
+    o.end.threads.push_back(std::move(e));
+  }
+  if (j.contains("stopped_at")) o.end.stopped_at = text_field(d, j, at, "stopped_at");
+  o.end.hang = texts_field(d, j, at, "hang");
+  o.end.sys_modules = texts_field(d, j, at, "sys_modules");
+  if (!std::is_sorted(o.end.sys_modules.begin(), o.end.sys_modules.end()))
+    refuse(d, at + "/sys_modules", "\"sys_modules\" is not sorted");
+  const ordered_json& marks = object_field(d, j, at, "marks");
+  for (const auto& [name, _] : marks.items()) o.end.marks[name] = text_field(d, marks, at + "/marks", name.c_str());
+  o.end.proxy_copies = static_cast<int64_t>(integer_field(d, j, at, "proxy_copies", INT64_MIN, INT64_MAX));
+  const std::string c = at + "/counters";
+  const ordered_json& counters = object_field(d, j, at, "counters");
+  only_keys(d, counters, c, {"asks", "lookups", "toggles", "searches"});
+  o.counters.asks = count_field(d, counters, c, "asks");
+  o.counters.lookups = count_field(d, counters, c, "lookups");
+  o.counters.toggles = count_field(d, counters, c, "toggles");
+  if (counters.contains("searches")) o.counters.searches = count_field(d, counters, c, "searches");
+  return o;
+}
+
 ReadSearch read_search(const ShardDoc& d, const ordered_json& e, const std::string& at, const DocIdentity& id) {
   if (!e.is_object()) refuse(d, at, "a search that is not an object");
   only_keys(d, e, at,
@@ -363,15 +473,23 @@ ReadSearch read_search(const ShardDoc& d, const ordered_json& e, const std::stri
   if (e.contains("error")) s.error = text_field(d, e, at, "error");
   const ordered_json& outcomes = array_field(d, e, at, "outcomes");
   __int128 total = 0;
-  std::set<std::string> seen;
+  std::set<ThreadedOutcome> seen;
   for (size_t i = 0; i < outcomes.size(); ++i) {
     const std::string p = at + "/outcomes/" + std::to_string(i);
     const ordered_json& c = outcomes[i];
     if (!c.is_object()) refuse(d, p, "an outcome that is not an object");
-    only_keys(d, c, p, {"outcome", "schedules", "schedule", "preemptions", "points"});
+    only_keys(d, c, p, {"outcome", "threaded", "schedules", "schedule", "preemptions", "points"});
     OutcomeClass oc;
-    oc.outcome = text_field(d, c, p, "outcome");
-    if (oc.outcome.empty()) refuse(d, p + "/outcome", "an empty outcome");
+    const std::string line = text_field(d, c, p, "outcome");
+    if (line.empty()) refuse(d, p + "/outcome", "an empty outcome");
+    if (!c.contains("threaded"))
+      refuse(d, p,
+             "no \"threaded\": an outcome only as a line, as impsim wrote shards before outcomes were data; search "
+             "the shards again with this impsim",
+             false);
+    oc.outcome = read_threaded(d, c.at("threaded"), p + "/threaded");
+    if (threaded_outcome_text(oc.outcome) != line)
+      refuse(d, p + "/outcome", "\"outcome\" is not the line its \"threaded\" outcome reads as");
     if (!seen.insert(oc.outcome).second) refuse(d, p + "/outcome", "an outcome listed twice in one search");
     oc.schedules = static_cast<uint64_t>(integer_field(d, c, p, "schedules", 1, o.max_schedules));
     total += oc.schedules;

@@ -4,8 +4,6 @@
 
 #include <map>
 
-#include "impsim/base/errors.h"
-
 namespace impsim {
 
 std::vector<EndsByDesign> find_ends_by_design(const Scenario& sc, const RunOptions& options,
@@ -22,19 +20,13 @@ std::vector<EndsByDesign> find_ends_by_design(const Scenario& sc, const RunOptio
     Model model = compile_model(sc, plan.params[p], options.model_limits);
     apply_axes(model, options);
     point.axes = model.axes;
-    std::map<std::string, std::vector<std::optional<DesignReach>>> ends;
+    std::map<OutcomeEnd, std::vector<std::optional<DesignReach>>> ends;
     for (size_t v = 0; v < designs; ++v) {
       const DesignSearch& t = point.searches[v];
       if (t.search.error) continue;  // a search that means nothing reaches nothing
-      const ScheduledProgram program = [&](Scheduler& s) { return threaded_end(model, t.variant, options, s); };
       for (size_t i = 0; i < t.search.outcomes.size(); ++i) {
         const OutcomeClass& c = t.search.outcomes[i];
-        // The class's end, from its own schedule run again: every schedule
-        // of a class ends alike (the end is the start of its outcome line).
-        const std::optional<ScheduleReplay> r = replay_schedule(program, c.schedule);
-        if (!r || !c.outcome.starts_with(r->outcome))
-          throw std::logic_error("an outcome's schedule does not replay to it: " + c.schedule);
-        auto& by_design = ends[r->outcome];
+        auto& by_design = ends[c.outcome.end];
         by_design.resize(designs);
         std::optional<DesignReach>& reach = by_design[v];
         if (!reach) reach = DesignReach{{}, 0, i};

@@ -12,38 +12,17 @@
 
 namespace impsim {
 
-namespace {
-
-// The engine's outcome line, plus what Paddle's finder and a hook's
-// loader leave on the modules (their marks) and the copies of P left in
-// sys.meta_path: what the designs of the finder change. Each is said only
-// where there is one, so a scenario without P or marks reads as before.
-std::string end_line(const Engine& engine) {
-  std::string line = engine.outcome_line();
-  const Outcome o = outcome_of(engine);
-  std::string marks;
-  for (const auto& [name, mark] : o.marks) marks += fmt::format("{}{}={}", marks.empty() ? "" : " ", name, mark);
-  if (!marks.empty()) line += "; marks: " + marks;
-  if (o.proxy_copies != 0) line += fmt::format("; copies of P: {}", o.proxy_copies);
-  return line;
-}
-
-}  // namespace
-
-std::string threaded_outcome(const Model& model, Variant variant, const RunOptions& options, Scheduler& scheduler) {
+ThreadedOutcome threaded_outcome(const Model& model, Variant variant, const RunOptions& options,
+                                 Scheduler& scheduler) {
   Engine engine(model, variant, options.limits, EngineKind::Step);
   engine.run_threads(scheduler);
-  std::string line = end_line(engine);
-  const Counters c = engine.counters();
-  line += fmt::format("; asks {}, lookups {}, toggles {}", c.asks.text(), c.lookups.text(), c.toggles.text());
-  if (engine.hooks_used()) line += fmt::format(", searches {}", engine.hook_counters().searches.text());
-  return line;
-}
-
-std::string threaded_end(const Model& model, Variant variant, const RunOptions& options, Scheduler& scheduler) {
-  Engine engine(model, variant, options.limits, EngineKind::Step);
-  engine.run_threads(scheduler);
-  return end_line(engine);
+  ThreadedOutcome out = engine.threaded_outcome();
+  // What the designs of the finder change: Paddle's finder's and a hook
+  // loader's marks on the modules, and the copies of P in sys.meta_path.
+  Outcome o = outcome_of(engine);
+  out.end.marks = std::move(o.marks);
+  out.end.proxy_copies = o.proxy_copies;
+  return out;
 }
 
 const char* search_kind_name(SearchKind kind) {

@@ -29,6 +29,7 @@
 #include "impsim/engine/run_mode.h"
 #include "impsim/engine/scheduler.h"
 #include "impsim/engine/sys_modules.h"
+#include "impsim/engine/threaded_outcome.h"
 #include "impsim/engine/trace_sink.h"
 #include "impsim/model/model.h"
 #include "impsim/scenario/axes.h"
@@ -161,10 +162,11 @@ class Engine {
   // A threaded scenario's run under `scheduler`'s schedule (threads.cc):
   // what came of it; error() and limit() are the main thread's and the run's.
   ScheduleOutcome run_threads(Scheduler& scheduler);
-  // The line that tells one threaded run's outcome from another (what each
-  // thread ended with, a hang's waits, sys.modules' names, the counters):
-  // a schedule search groups runs by it.
-  std::string outcome_line() const;
+  // What tells one threaded run's outcome from another (what each thread
+  // ended with, a hang's waits, sys.modules' names, the counters): a
+  // schedule search groups runs by it. The marks and the copies of P are
+  // the run's to add (run/run.h's outcome_of reads them).
+  ThreadedOutcome threaded_outcome() const;
   // By PyThreadId: the thread's name ("main" first) and what ended it.
   std::vector<std::string> thread_names() const;
   // How each thread of the last threaded run ended ("main: ok", "w: waiting"

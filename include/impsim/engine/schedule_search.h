@@ -47,6 +47,7 @@
 #include <vector>
 
 #include "impsim/engine/scheduler.h"
+#include "impsim/engine/threaded_outcome.h"
 
 namespace impsim {
 
@@ -77,8 +78,10 @@ struct SearchOptions {
   uint64_t keep_choices = 0;
 };
 
-struct OutcomeClass {
-  std::string outcome;     // what the program said of the run
+// One class of runs: those that came to the same outcome.
+template <class Outcome>
+struct OutcomeClassOf {
+  Outcome outcome;         // what the program said of the run
   uint64_t schedules = 0;  // how many runs reached it
   std::string schedule;    // one of them, replayable
   int preemptions = 0;     // that one's
@@ -87,12 +90,20 @@ struct OutcomeClass {
 // Whether a schedule with `preemptions` is preferred to `than`'s as an
 // outcome's representative: fewer preemptions, then shorter, then first
 // by text.
-bool better_representative(int preemptions, const std::string& schedule, const OutcomeClass& than);
+bool better_representative(int preemptions, const std::string& schedule, int than_preemptions,
+                           const std::string& than_schedule);
+template <class Outcome>
+bool better_representative(int preemptions, const std::string& schedule, const OutcomeClassOf<Outcome>& than) {
+  return better_representative(preemptions, schedule, than.preemptions, than.schedule);
+}
 
-struct ScheduleSearch {
+template <class Outcome>
+struct ScheduleSearchOf {
   SearchOptions options;
-  std::vector<OutcomeClass> outcomes;  // by outcome text
-  uint64_t schedules = 0;              // runs counted in `outcomes`
+  // By Outcome's order, which only keeps them apart: a report lists them
+  // in an order of its own (report/threaded_outcome_text.h).
+  std::vector<OutcomeClassOf<Outcome>> outcomes;
+  uint64_t schedules = 0;  // runs counted in `outcomes`
   // Exhaustive: every schedule within the bound was run (not cut short by
   // max_schedules). Random and PCT: never, they sample.
   bool complete = false;
@@ -110,23 +121,35 @@ struct ScheduleSearch {
 };
 
 // One run of the program: spawns its threads on the scheduler, calls
-// run(), and says what came of it in one line (results per thread,
-// errors, a hang and its waits), the same line for the same outcome.
-using ScheduledProgram = std::function<std::string(Scheduler&)>;
+// run(), and says what came of it (results per thread, errors, a hang and
+// its waits), an equal Outcome for the same outcome. A threaded scenario's
+// runs say a ThreadedOutcome; the tests' small programs say words.
+template <class Outcome>
+using ScheduledProgramOf = std::function<Outcome(Scheduler&)>;
 
-ScheduleSearch search_schedules(const ScheduledProgram& program, const SearchOptions& options);
+template <class Outcome>
+ScheduleSearchOf<Outcome> search_schedules(const ScheduledProgramOf<Outcome>& program, const SearchOptions& options);
 
 // The shards of one search (the same options but `shard`), as one.
-ScheduleSearch merge_shards(const std::vector<ScheduleSearch>& shards);
+template <class Outcome>
+ScheduleSearchOf<Outcome> merge_shards(const std::vector<ScheduleSearchOf<Outcome>>& shards);
 
-struct ScheduleReplay {
-  std::string outcome;
+template <class Outcome>
+struct ScheduleReplayOf {
+  Outcome outcome;
   int preemptions = 0;
 };
 // One run of `program` under `schedule` (as OutcomeClass::schedule writes
 // it): what came of it and how many preemptions the schedule makes;
 // nullopt when the string is not a schedule or a choice in it cannot be
 // followed.
-std::optional<ScheduleReplay> replay_schedule(const ScheduledProgram& program, const std::string& schedule);
+template <class Outcome>
+std::optional<ScheduleReplayOf<Outcome>> replay_schedule(const ScheduledProgramOf<Outcome>& program,
+                                                         const std::string& schedule);
+
+using OutcomeClass = OutcomeClassOf<ThreadedOutcome>;
+using ScheduleSearch = ScheduleSearchOf<ThreadedOutcome>;
+using ScheduledProgram = ScheduledProgramOf<ThreadedOutcome>;
+using ScheduleReplay = ScheduleReplayOf<ThreadedOutcome>;
 
 }  // namespace impsim

@@ -23,9 +23,9 @@ struct DesignReach {
   size_t representative = 0;  // one of `outcomes`
 };
 
-// What the threads end with (threaded_end), across the designs.
+// What the threads end with, across the designs.
 struct ThreadedEnd {
-  std::string end;
+  OutcomeEnd end;
   std::vector<std::optional<DesignReach>> designs;  // by design; nullopt: never, within its search
 };
 
@@ -35,7 +35,7 @@ struct EndsByDesign {
   Params params;
   Axes axes;                           // the model's revision and CPython
   std::vector<DesignSearch> searches;  // one per design, in the order asked
-  std::vector<ThreadedEnd> ends;       // by end text
+  std::vector<ThreadedEnd> ends;       // by OutcomeEnd's order (a report lists them by their text)
 };
 
 // `options.variants` are the designs, the first the baseline. Throws

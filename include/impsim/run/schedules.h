@@ -25,14 +25,9 @@ std::vector<DesignSearch> search_scenario_schedules(const Scenario& sc, const Ru
                                                     const SearchOptions& search);
 
 // One run of the engine under `scheduler`: what each thread ended with, a
-// hang and its waits, sys.modules, and the counters (a schedule search's
-// outcome line).
-std::string threaded_outcome(const Model& model, Variant variant, const RunOptions& options, Scheduler& scheduler);
-
-// What a run's threads end with: threaded_outcome without the counters,
-// which differ from design to design by design (the fix suppresses asks);
-// compare groups the designs' outcomes by it.
-std::string threaded_end(const Model& model, Variant variant, const RunOptions& options, Scheduler& scheduler);
+// hang and its waits, sys.modules, the marks, and the counters (a schedule
+// search's outcome).
+ThreadedOutcome threaded_outcome(const Model& model, Variant variant, const RunOptions& options, Scheduler& scheduler);
 
 // "exhaustive", "random", "pct": the --search value.
 const char* search_kind_name(SearchKind kind);

@@ -581,9 +581,10 @@ TEST_CASE("threads: util.find_spec's parent import returns the module it waited 
   REQUIRE_FALSE(pkg.error);
   CHECK(has(pkg, "main: ok; w: ok; sys.modules: (none)"));
   for (const OutcomeClass& c : pkg.outcomes) {
-    CAPTURE(c.outcome);
-    CHECK((c.outcome.starts_with("main: ok; w: ok; sys.modules: (none)") ||
-           c.outcome.starts_with("main: ok; w: ModuleNotFoundError: No module named 'missing'; sys.modules: (none)")));
+    const std::string line = threaded_outcome_text(c.outcome);
+    CAPTURE(line);
+    CHECK((line.starts_with("main: ok; w: ok; sys.modules: (none)") ||
+           line.starts_with("main: ok; w: ModuleNotFoundError: No module named 'missing'; sys.modules: (none)")));
   }
   each_outcome_replays_twice(parent_fails(true), "3.11", pkg);
 
@@ -591,8 +592,9 @@ TEST_CASE("threads: util.find_spec's parent import returns the module it waited 
   REQUIRE_FALSE(plain.error);
   CHECK(has(plain, "w: ModuleNotFoundError: __path__ attribute not found on 'a' while trying to find 'a.b'"));
   for (const OutcomeClass& c : plain.outcomes) {
-    CAPTURE(c.outcome);
-    CHECK(c.outcome.starts_with("main: ok; w: ModuleNotFoundError: "));
+    const std::string line = threaded_outcome_text(c.outcome);
+    CAPTURE(line);
+    CHECK(line.starts_with("main: ok; w: ModuleNotFoundError: "));
   }
   each_outcome_replays_twice(parent_fails(false), "3.11", plain);
 }
@@ -608,8 +610,9 @@ TEST_CASE("threads: a thread started while another walks its sys.meta_path snaps
   REQUIRE_FALSE(s.error);
   REQUIRE(s.outcomes.size() >= 1);
   for (const OutcomeClass& c : s.outcomes) {
-    CAPTURE(c.outcome);
-    CHECK(c.outcome.starts_with("main: ok; w1: ok; w2: ok; sys.modules: x y"));
+    const std::string line = threaded_outcome_text(c.outcome);
+    CAPTURE(line);
+    CHECK(line.starts_with("main: ok; w1: ok; w2: ok; sys.modules: x y"));
   }
   each_outcome_replays_twice(text, "3.14", s);
 }

@@ -419,13 +419,13 @@ ThreadedOutcome Engine::threaded_outcome() const {
   ThreadedOutcome out;
   OutcomeEnd& end = out.end;
   // A run without threads: the main thread alone, told only when it hangs.
-  if (threads_.model_of.empty()) {
+  if (thread_run_.model_of.empty()) {
     if (!hang_waits_.empty()) end.threads.push_back(ThreadEnd{"main", ThreadEnd::How::Waiting, {}, {}});
   } else {
     const std::vector<std::string> names = thread_names();
     for (size_t t = 0; t < names.size(); ++t) {
       const std::optional<PyError> e = thread_error(static_cast<PyThreadId>(t));
-      const bool done = t < threads_.finished.size() && threads_.finished[t];
+      const bool done = t < thread_run_.finished.size() && thread_run_.finished[t];
       ThreadEnd te{names[t], ThreadEnd::How::Returned, {}, {}};
       if (!done)
         te.how = ThreadEnd::How::Waiting;
@@ -434,7 +434,7 @@ ThreadedOutcome Engine::threaded_outcome() const {
       end.threads.push_back(std::move(te));
     }
     for (size_t k = 0; k < model_.threads.size(); ++k)
-      if (threads_.of_model[k] == kNoThread)
+      if (thread_run_.of_model[k] == kNoThread)
         end.threads.push_back(ThreadEnd{model_.threads[k].name, ThreadEnd::How::NeverStarted, {}, {}});
   }
   if (book_.limit) end.stopped_at = book_.limit->limit;

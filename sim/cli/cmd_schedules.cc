@@ -130,9 +130,7 @@ Action add_schedules(CLI::App& app) {
           PointsOf points;
           if (st->points)
             points = [&](const DesignSearch& t, const std::string& schedule) {
-              Model model = compile_model(sc, t.params, options.model_limits);
-              apply_axes(model, options);
-              return points_json(schedule_points(model, t.variant, options, schedule));
+              return points_json(schedule_points(*t.model, t.variant, options, schedule));
             };
           if (sink.format == Format::Json)
             sink.json(schedules_json(sc.name, sc.file, found, points, identity ? &*identity : nullptr));

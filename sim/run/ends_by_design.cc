@@ -17,9 +17,7 @@ std::vector<EndsByDesign> find_ends_by_design(const Scenario& sc, const RunOptio
     point.searches.assign(found.begin() + static_cast<ptrdiff_t>(p * designs),
                           found.begin() + static_cast<ptrdiff_t>((p + 1) * designs));
     point.params = point.searches.front().params;
-    Model model = compile_model(sc, plan.params[p], options.model_limits);
-    apply_axes(model, options);
-    point.axes = model.axes;
+    point.axes = point.searches.front().model->axes;
     std::map<OutcomeEnd, std::vector<std::optional<DesignReach>>> ends;
     for (size_t v = 0; v < designs; ++v) {
       const DesignSearch& t = point.searches[v];

@@ -155,11 +155,12 @@ std::vector<DesignSearch> search_scenario_schedules(const Scenario& sc, const Ru
   const RunPlan plan = plan_runs(sc, options);
   std::vector<DesignSearch> out;
   for (const Params& params : plan.params) {
-    Model model = compile_model(sc, params, options.model_limits);
-    apply_axes(model, options);
+    auto compiled = std::make_shared<Model>(compile_model(sc, params, options.model_limits));
+    apply_axes(*compiled, options);
+    const std::shared_ptr<const Model> model = std::move(compiled);
     for (Variant v : plan.variants) {
-      ScheduledProgram program = [&](Scheduler& s) { return threaded_outcome(model, v, options, s); };
-      out.push_back(DesignSearch{v, model.params, search_schedules(program, search)});
+      ScheduledProgram program = [&](Scheduler& s) { return threaded_outcome(*model, v, options, s); };
+      out.push_back(DesignSearch{v, model->params, search_schedules(program, search), model});
     }
   }
   return out;

@@ -3,6 +3,7 @@
 // import locks (engine/schedule_search.h runs the engine once per schedule).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,11 @@ struct DesignSearch {
   Variant variant;
   Params params;
   ScheduleSearch search;
+  // The model the search ran on, shared by the designs at one point: what
+  // reads a found schedule again (--points) or the point's axes uses it
+  // instead of compiling the scenario a second time. Null in a search
+  // merged from shards, which ran elsewhere.
+  std::shared_ptr<const Model> model;
 };
 
 // Throws UsageError for a scenario without threads, as plan_runs does for

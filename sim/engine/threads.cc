@@ -397,46 +397,54 @@ void Engine::thread_join(int32_t at) {
   resumed();
 }
 
-std::vector<std::string> Engine::thread_results() const {
-  std::vector<std::string> out;
-  // A run without threads: the main thread alone, reported only when it hangs.
+std::string thread_end_text(const ThreadEnd& t) {
+  switch (t.how) {
+    case ThreadEnd::How::Returned:
+      return t.thread + ": ok";
+    case ThreadEnd::How::Raised:
+      return fmt::format("{}: {}: {}", t.thread, t.type, t.message);
+    case ThreadEnd::How::Waiting:
+      return t.thread + ": waiting";
+    case ThreadEnd::How::NeverStarted:
+      return t.thread + ": never started";
+  }
+  return t.thread;
+}
+
+std::vector<ThreadEnd> Engine::thread_ends() const {
+  std::vector<ThreadEnd> out;
+  // A run without threads: the main thread alone, told only when it hangs.
   if (thread_run_.model_of.empty()) {
-    if (!hang_waits_.empty()) out.push_back("main: waiting");
+    if (!hang_waits_.empty()) out.push_back(ThreadEnd{"main", ThreadEnd::How::Waiting, {}, {}});
     return out;
   }
   const std::vector<std::string> names = thread_names();
   for (size_t t = 0; t < names.size(); ++t) {
     const std::optional<PyError> e = thread_error(static_cast<PyThreadId>(t));
     const bool done = t < thread_run_.finished.size() && thread_run_.finished[t];
-    out.push_back(fmt::format("{}: {}", names[t], !done ? "waiting" : e ? e->type + ": " + e->message : "ok"));
+    if (!done)
+      out.push_back(ThreadEnd{names[t], ThreadEnd::How::Waiting, {}, {}});
+    else if (e)
+      out.push_back(ThreadEnd{names[t], ThreadEnd::How::Raised, e->type, e->message});
+    else
+      out.push_back(ThreadEnd{names[t], ThreadEnd::How::Returned, {}, {}});
   }
   for (size_t k = 0; k < model_.threads.size(); ++k)
-    if (thread_run_.of_model[k] == kNoThread) out.push_back(model_.threads[k].name + ": never started");
+    if (thread_run_.of_model[k] == kNoThread)
+      out.push_back(ThreadEnd{model_.threads[k].name, ThreadEnd::How::NeverStarted, {}, {}});
+  return out;
+}
+
+std::vector<std::string> Engine::thread_results() const {
+  std::vector<std::string> out;
+  for (const ThreadEnd& t : thread_ends()) out.push_back(thread_end_text(t));
   return out;
 }
 
 ThreadedOutcome Engine::threaded_outcome() const {
   ThreadedOutcome out;
   OutcomeEnd& end = out.end;
-  // A run without threads: the main thread alone, told only when it hangs.
-  if (thread_run_.model_of.empty()) {
-    if (!hang_waits_.empty()) end.threads.push_back(ThreadEnd{"main", ThreadEnd::How::Waiting, {}, {}});
-  } else {
-    const std::vector<std::string> names = thread_names();
-    for (size_t t = 0; t < names.size(); ++t) {
-      const std::optional<PyError> e = thread_error(static_cast<PyThreadId>(t));
-      const bool done = t < thread_run_.finished.size() && thread_run_.finished[t];
-      ThreadEnd te{names[t], ThreadEnd::How::Returned, {}, {}};
-      if (!done)
-        te.how = ThreadEnd::How::Waiting;
-      else if (e)
-        te = ThreadEnd{names[t], ThreadEnd::How::Raised, e->type, e->message};
-      end.threads.push_back(std::move(te));
-    }
-    for (size_t k = 0; k < model_.threads.size(); ++k)
-      if (thread_run_.of_model[k] == kNoThread)
-        end.threads.push_back(ThreadEnd{model_.threads[k].name, ThreadEnd::How::NeverStarted, {}, {}});
-  }
+  end.threads = thread_ends();
   if (book_.limit) end.stopped_at = book_.limit->limit;
   end.hang = hang_waits_;
   for (NameId n : interp_.sys_modules.names()) end.sys_modules.push_back(names_.text(n));

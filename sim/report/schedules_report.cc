@@ -659,7 +659,7 @@ std::vector<MergedSchedules> merge_shard_files(const std::vector<ShardFile>& fil
                                        "part of the schedules as all of them",
                                        i + 1, g.seen.size(), variant_name(g.variant),
                                        g.params.empty() ? "" : " (" + search_params_text(g.params) + ")"));
-      m.searches.push_back(DesignSearch{g.variant, g.params, merge_shards(g.shards)});
+      m.searches.push_back(DesignSearch{g.variant, g.params, merge_shards(g.shards), nullptr});
       m.points.push_back(std::move(g.points));
     }
     out.push_back(std::move(m));

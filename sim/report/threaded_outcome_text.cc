@@ -9,24 +9,6 @@
 
 namespace impsim {
 
-namespace {
-
-std::string thread_end_text(const ThreadEnd& t) {
-  switch (t.how) {
-    case ThreadEnd::How::Returned:
-      return t.thread + ": ok";
-    case ThreadEnd::How::Raised:
-      return fmt::format("{}: {}: {}", t.thread, t.type, t.message);
-    case ThreadEnd::How::Waiting:
-      return t.thread + ": waiting";
-    case ThreadEnd::How::NeverStarted:
-      return t.thread + ": never started";
-  }
-  return t.thread;
-}
-
-}  // namespace
-
 std::string outcome_end_text(const OutcomeEnd& end) {
   std::string out;
   for (size_t i = 0; i < end.threads.size(); ++i) out += (i == 0 ? "" : "; ") + thread_end_text(end.threads[i]);

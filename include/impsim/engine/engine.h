@@ -169,9 +169,11 @@ class Engine {
   ThreadedOutcome threaded_outcome() const;
   // By PyThreadId: the thread's name ("main" first) and what ended it.
   std::vector<std::string> thread_names() const;
-  // How each thread of the last threaded run ended ("main: ok", "w: waiting"
-  // in a hang, "w: never started"), and the hang's waits; empty in a run
-  // without threads.
+  // How each thread of the last threaded run ended, main first, then those
+  // never started; in a run without threads, main alone if it hung, else
+  // nothing. thread_results() is the same as thread_end_text words it
+  // ("main: ok", "w: waiting", "w: never started").
+  std::vector<ThreadEnd> thread_ends() const;
   std::vector<std::string> thread_results() const;
   const std::vector<std::string>& hang_waits() const { return hang_waits_; }
   std::optional<PyError> thread_error(PyThreadId t) const;

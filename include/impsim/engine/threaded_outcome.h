@@ -49,6 +49,11 @@ struct ThreadEnd {
   friend auto operator<=>(const ThreadEnd&, const ThreadEnd&) = default;
 };
 
+// A thread's end as every report and trace words it: "w: ok",
+// "w: TYPE: MESSAGE", "w: waiting", "w: never started". Here, below trace/
+// and report/, so that both say it one way.
+std::string thread_end_text(const ThreadEnd& t);
+
 // What the threads end with: everything of the outcome but the counters.
 struct OutcomeEnd {
   // The threads in the order they were started, main first, then those

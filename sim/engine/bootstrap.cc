@@ -15,7 +15,7 @@ constexpr const char* kCallSuffix = " while calling a Python object";
 std::string repr(const std::string& s) { return "'" + s + "'"; }
 }  // namespace
 
-Engine::Engine(const Model& model, Variant variant, EngineLimits limits, EngineKind kind)
+EngineContext::EngineContext(const Model& model, Variant variant, EngineLimits limits, EngineKind kind)
     : model_(model),
       names_(model.names),
       variant_(variant),
@@ -40,9 +40,9 @@ Engine::Engine(const Model& model, Variant variant, EngineLimits limits, EngineK
   update_step_limit();
 }
 
-void Engine::raise(std::string type, std::string message) { throw PyError{std::move(type), std::move(message), {}}; }
+void EngineContext::raise(std::string type, std::string message) { throw PyError{std::move(type), std::move(message), {}}; }
 
-void Engine::update_step_limit() {
+void EngineContext::update_step_limit() {
   // max_work, or what max_events leaves after the replayed events (in 64
   // bits: replayed never passes max_events), whichever is less.
   uint64_t limit = book_.max_work;
@@ -60,7 +60,7 @@ void Engine::update_step_limit() {
   book_.events_base = stepped + static_cast<uint64_t>(book_.events_left);
 }
 
-void Engine::event_limit_reached() {
+void EngineContext::event_limit_reached() {
   if (book_.max_events != kNoEventLimit && events() > book_.max_events)
     throw LimitReached{
         "max-events",
@@ -73,18 +73,18 @@ void Engine::event_limit_reached() {
                      {}};
 }
 
-ModuleId Engine::new_module(NameId name, bool proxy, PathRef path, SpecId spec) {
+ModuleId EngineContext::new_module(NameId name, bool proxy, PathRef path, SpecId spec) {
   return interp_.records.new_module(Module{name, proxy, path, 0, spec, current_step(), nullptr});
 }
 
-SpecId Engine::new_spec(NameId name, LoaderId loader, PathRef search) {
+SpecId EngineContext::new_spec(NameId name, LoaderId loader, PathRef search) {
   return interp_.records.new_spec(Spec{name, loader, search});
 }
 
-LoaderId Engine::new_loader(Loader l) { return interp_.records.new_loader(l); }
+LoaderId EngineContext::new_loader(Loader l) { return interp_.records.new_loader(l); }
 
 // The threads' counters summed (the deepest lookup: the deepest of any).
-Counters Engine::counters() const {
+Counters EngineContext::counters() const {
   Counters c = py_thread_.counters();
   for (const PyThread& t : parked_) {
     const Counters tc = t.counters();
@@ -94,7 +94,7 @@ Counters Engine::counters() const {
   return c;
 }
 
-HookCounters Engine::hook_counters() const {
+HookCounters FinderObjects::hook_counters() const {
   HookCounters h = py_thread_.hook_counters;
   for (const PyThread& t : parked_) {
     h.add_delta(t.hook_counters, HookCounters{});
@@ -107,7 +107,7 @@ HookCounters Engine::hook_counters() const {
 // The interpreter before the program's first line: sys.modules as the
 // scenario describes it, sys.meta_path = [BuiltinImporter, FrozenImporter,
 // PathFinder], the finder absent, global, with an empty scope.
-void Engine::set_up() {
+void ImportSystem::set_up() {
   interp_.sys_modules.reset(names_, model_.filler);
   finder_.cache.reset(names_.size());
   finder_.reset_object();
@@ -142,11 +142,11 @@ void Engine::set_up() {
 }
 
 template <class M>
-void Engine::import_statement(NameId name) {
+void ImportSystem::import_statement(NameId name) {
   if (threaded<M>()) [[unlikely]] {
     // `import a.b` imports a.b, then `a` again as its own name.
-    import_name_threaded(name);
-    if (const NameId top = names_.top(name); top != name) import_name_threaded(top);
+    engine().import_name_threaded(name);
+    if (const NameId top = names_.top(name); top != name) engine().import_name_threaded(top);
     return;
   }
   if (!interp_.sys_modules.contains(name)) _find_and_load<M>(name);
@@ -159,18 +159,18 @@ void Engine::import_statement(NameId name) {
 // the import where CPython holds the module's lock (`with
 // _ModuleLockManager(name)`), raising or not.
 template <class M>
-ModuleId Engine::_find_and_load(NameId name) {
+ModuleId ImportSystem::_find_and_load(NameId name) {
   if (threaded<M>()) [[unlikely]]
-    return _find_and_load_threaded(name);
+    return engine()._find_and_load_threaded(name);
   if (interp_.sys_modules.contains(name)) return interp_.sys_modules.get(name);
   if (!traced<M>()) return _find_and_load_unlocked<M>(name);
-  book_.trace->import_begin(*this, name);
+  book_.trace->import_begin(engine(), name);
   return try_finally([&] { return _find_and_load_unlocked<M>(name); },
-                     [&](bool raised) { book_.trace->import_end(*this, name, !raised); });
+                     [&](bool raised) { book_.trace->import_end(engine(), name, !raised); });
 }
 
 template <class M>
-ModuleId Engine::_find_and_load_unlocked(NameId name) {
+ModuleId ImportSystem::_find_and_load_unlocked(NameId name) {
   PathRef path = kNoPath;  // None: a top-level search of sys.path
   NameId parent = names_.parent(name);
   if (parent != kNoName) {
@@ -205,12 +205,12 @@ ModuleId Engine::_find_and_load_unlocked(NameId name) {
 // taken when the loop starts. Up to 3.11 a finder without find_spec (a
 // legacy one) is asked through _find_spec_legacy; 3.12 skips it.
 template <class M>
-SpecId Engine::_find_spec(NameId name, PathRef path) {
+SpecId ImportSystem::_find_spec(NameId name, PathRef path) {
   if constexpr (!M::plain) {
     // Past the sink's cut, a search runs as its TalliedRun (run_mode.h).
     if (tallied_.find_spec && book_.trace->tally) [[unlikely]] {
       book_.tally = book_.trace->tally;
-      return (this->*tallied_.find_spec)(name, path);
+      return (engine().*tallied_.find_spec)(name, path);
     }
   }
   const MetaPath& meta_path = search_extras<M>() ? begin_search() : interp_.meta_path;
@@ -266,10 +266,10 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
         stop = true;
         return path_finder_find_spec(name, path);
       }
-      if (traced<M>()) book_.trace->ask_begin(*this, name, cls, finder, i, meta_path);
+      if (traced<M>()) book_.trace->ask_begin(engine(), name, cls, finder, i, meta_path);
       const SpecId found_here = cls == FinderClass::Path ? path_finder_find_spec(name, path) : kNoSpec;
       if (traced<M>())
-        book_.trace->ask_end(*this, name, cls, found_here != kNoSpec ? AskAnswer::Spec : AskAnswer::None);
+        book_.trace->ask_end(engine(), name, cls, found_here != kNoSpec ? AskAnswer::Spec : AskAnswer::None);
       return found_here;
     }
     // A legacy finder: `finder.find_spec` raises AttributeError, so 3.12+
@@ -284,10 +284,10 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
     if (!traced<M>()) return ask();
     // The trace hears the ask end even when an exception leaves it.
     SpecId answer = kNoSpec;
-    book_.trace->ask_begin(*this, name, cls, finder, i, meta_path);
+    book_.trace->ask_begin(engine(), name, cls, finder, i, meta_path);
     try_finally([&] { answer = ask(); },
                 [&](bool raised) {
-                  book_.trace->ask_end(*this, name, cls,
+                  book_.trace->ask_end(engine(), name, cls,
                                        raised              ? AskAnswer::Raised
                                        : answer != kNoSpec ? AskAnswer::Spec
                                                            : AskAnswer::None);
@@ -302,9 +302,9 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
         // finder.find_spec(...)`: the finder is taken before the lock,
         // which another thread may hold while it edits the list.
         const FinderId finder = meta_path.at(i);
-        acquire_import_lock(LockSite::FindSpec);
+        engine().acquire_import_lock(LockSite::FindSpec);
         spec = try_finally_switching([&] { return ask_at(i, finder, stop); },
-                                     [&] { release_import_lock(LockSite::FindSpec); });
+                                     [&] { engine().release_import_lock(LockSite::FindSpec); });
       } else {
         spec = ask_at(i, meta_path.at(i), stop);
       }
@@ -325,7 +325,7 @@ SpecId Engine::_find_spec(NameId name, PathRef path) {
 // nesting is a C++ frame here); CPython 3.14 walks a snapshot of
 // sys.meta_path, kept on the thread until the search ends. Returns the list
 // to walk.
-const MetaPath& Engine::begin_search() {
+const MetaPath& ImportSystem::begin_search() {
   const SearchEntry entry = py_thread_.next_entry;
   py_thread_.next_entry = SearchEntry::ImportStatement;
   if (snapshot_meta_path_) py_thread_.meta_path_snapshots.push_back(interp_.meta_path);
@@ -366,7 +366,7 @@ const MetaPath& Engine::begin_search() {
   return snapshot_meta_path_ ? py_thread_.meta_path_snapshots.back() : interp_.meta_path;
 }
 
-void Engine::end_search() {
+void ImportSystem::end_search() {
   if (hooks_) {
     --py_thread_.search_depth;
     std::tie(py_thread_.py_depth, py_thread_.py_in_hook) = py_thread_.py_outer.back();
@@ -375,13 +375,13 @@ void Engine::end_search() {
   if (snapshot_meta_path_) py_thread_.meta_path_snapshots.pop_back();
 }
 
-void Engine::recursion_error(const char* suffix) {
+void EngineContext::recursion_error(const char* suffix) {
   raise("RecursionError", std::string("maximum recursion depth exceeded") + suffix);
 }
 
 // PathFinder.find_spec's search of the tree, once path_finder_find_spec's
 // tests let it through.
-SpecId Engine::path_finder_search(NameId name, PathRef path) {
+SpecId FinderObjects::path_finder_search(NameId name, PathRef path) {
   TreeId t;
   if (names_.parent(name) == kNoName) {
     t = model_.tree_of_top[name];
@@ -396,7 +396,7 @@ SpecId Engine::path_finder_search(NameId name, PathRef path) {
 
 // module_from_spec, with _init_module_attrs: __spec__ is always set,
 // __path__ only where the module has none yet.
-ModuleId Engine::module_from_spec(SpecId spec) {
+ModuleId ImportSystem::module_from_spec(SpecId spec) {
   ModuleId m = create_module(interp_.records.spec(spec).loader, spec);
   if (m == kNoModule) m = new_module(interp_.records.spec(spec).name, false, kNoPath, spec);
   Module& mod = interp_.records.write_module(m);
@@ -405,7 +405,7 @@ ModuleId Engine::module_from_spec(SpecId spec) {
   return m;
 }
 
-ModuleId Engine::create_module(LoaderId loader, SpecId spec) {
+ModuleId ImportSystem::create_module(LoaderId loader, SpecId spec) {
   const Loader l = interp_.records.loader(loader);
   switch (l.kind) {
     case LoaderKind::Source:
@@ -437,11 +437,11 @@ ModuleId Engine::create_module(LoaderId loader, SpecId spec) {
 }
 
 template <class M>
-void Engine::exec_module(LoaderId loader, ModuleId module) {
+void ImportSystem::exec_module(LoaderId loader, ModuleId module) {
   const Loader l = interp_.records.loader(loader);
   switch (l.kind) {
     case LoaderKind::Source:
-      run_body<M>(module, model_.tree[l.ref].body, /*is_call=*/false);
+      engine().run_body<M>(module, model_.tree[l.ref].body, /*is_call=*/false);
       return;
     case LoaderKind::Empty:
     case LoaderKind::Cached:
@@ -473,11 +473,11 @@ void Engine::exec_module(LoaderId loader, ModuleId module) {
 }
 
 template <class M>
-ModuleId Engine::_load_unlocked(SpecId spec) {
+ModuleId ImportSystem::_load_unlocked(SpecId spec) {
   ModuleId module = module_from_spec(spec);
   NameId name = interp_.records.spec(spec).name;
   if (threaded<M>()) [[unlikely]]
-    return _load_unlocked_threaded(spec, module);
+    return engine()._load_unlocked_threaded(spec, module);
   interp_.sys_modules.set(name, module);
   try {
     exec_module<M>(interp_.records.spec(spec).loader, module);
@@ -494,13 +494,13 @@ ModuleId Engine::_load_unlocked(SpecId spec) {
 // importlib.util.find_spec(name): sys.modules first, then the parent is
 // imported (`__import__(parent, fromlist=['__path__'])`), then _find_spec.
 template <class M>
-SpecId Engine::find_spec(NameId name) {
+SpecId ImportSystem::find_spec(NameId name) {
   if (interp_.sys_modules.contains(name)) return interp_.records.module(interp_.sys_modules.get(name)).spec;
   NameId parent = names_.parent(name);
   PathRef path = kNoPath;
   if (parent != kNoName) {
     // `__import__(parent_name, fromlist=['__path__'])`
-    const ModuleId parent_module = threaded<M>() ? import_name_threaded(parent) : _find_and_load<M>(parent);
+    const ModuleId parent_module = threaded<M>() ? engine().import_name_threaded(parent) : _find_and_load<M>(parent);
     path = interp_.records.module(parent_module).path;
     if (path == kNoPath)
       raise("ModuleNotFoundError", fmt::format("__path__ attribute not found on {} while trying to find {}",
@@ -522,7 +522,7 @@ SpecId Engine::find_spec(NameId name) {
 // module's spec is not `_initializing`, so an import of the name in
 // sys.modules does not wait.
 template <class M>
-void Engine::reload(NameId name) {
+void ImportSystem::reload(NameId name) {
   if (!interp_.sys_modules.contains(name)) raise("KeyError", repr(names_.text(name)));  // sys.modules[name]
   const ModuleId module = interp_.sys_modules.get(name);
   std::vector<NameId>& reloading = interp_.reloading;
@@ -545,8 +545,8 @@ void Engine::reload(NameId name) {
           raise("ModuleNotFoundError", fmt::format("spec not found for the module {}", repr(names_.text(name))));
         interp_.records.write_module(module).spec = spec;  // module.__spec__ = spec
         if (threaded<M>()) [[unlikely]] {
-          module_lock_enter(name);
-          try_finally_switching([&] { _exec<M>(spec, module); }, [&] { module_lock_exit(name); });
+          engine().module_lock_enter(name);
+          try_finally_switching([&] { _exec<M>(spec, module); }, [&] { engine().module_lock_exit(name); });
         } else {
           _exec<M>(spec, module);  // one thread: nobody else holds the module's lock
         }
@@ -559,7 +559,7 @@ void Engine::reload(NameId name) {
 // (override=True), the loader's exec_module, and, raising or not, the
 // name moved to the end of sys.modules.
 template <class M>
-void Engine::_exec(SpecId spec, ModuleId module) {
+void ImportSystem::_exec(SpecId spec, ModuleId module) {
   const NameId name = interp_.records.spec(spec).name;
   if (!interp_.sys_modules.contains(name) || interp_.sys_modules.get(name) != module)
     raise("ImportError", fmt::format("module {} not in sys.modules", repr(names_.text(name))));
@@ -573,7 +573,7 @@ void Engine::_exec(SpecId spec, ModuleId module) {
   // With threads the exec's start and end are scheduling points, the end
   // passed outside the handler (no fiber may switch inside one).
   if (threaded<M>()) [[unlikely]]
-    schedule_point(PointKind::ExecBegin, name);
+    engine().schedule_point(PointKind::ExecBegin, name);
   std::optional<PyError> raised;
   try {
     exec_module<M>(interp_.records.spec(spec).loader, module);
@@ -581,29 +581,29 @@ void Engine::_exec(SpecId spec, ModuleId module) {
     raised = std::move(e);
   }
   if (threaded<M>()) [[unlikely]]
-    schedule_point(PointKind::ExecEnd, name);
+    engine().schedule_point(PointKind::ExecEnd, name);
   pop_and_put_back();  // a KeyError here replaces the error, as in Python
   if (raised) throw std::move(*raised);
 }
 
 // Whether the run's mode can be a PlainRun (run_mode.h): stepped, untraced,
 // no hooks, the live list walked. Its design and revision pick which one.
-bool Engine::plain_run() const { return !book_.trace && plain_but_traced(); }
+bool EngineContext::plain_run() const { return !book_.trace && plain_but_traced(); }
 
 // A traced run that is otherwise plain: past its sink's cut, a TalliedRun
 // (run_mode.h).
-bool Engine::plain_but_traced() const { return !fast_ && !hooks_ && !snapshot_meta_path_ && model_.threads.empty(); }
+bool EngineContext::plain_but_traced() const { return !fast_ && !hooks_ && !snapshot_meta_path_ && model_.threads.empty(); }
 
 #define IMPSIM_INSTANTIATE(M)                                   \
-  template void Engine::import_statement<M>(NameId);            \
-  template ModuleId Engine::_find_and_load<M>(NameId);          \
-  template ModuleId Engine::_find_and_load_unlocked<M>(NameId); \
-  template SpecId Engine::_find_spec<M>(NameId, PathRef);       \
-  template void Engine::exec_module<M>(LoaderId, ModuleId);     \
-  template ModuleId Engine::_load_unlocked<M>(SpecId);          \
-  template SpecId Engine::find_spec<M>(NameId);                 \
-  template void Engine::reload<M>(NameId);                      \
-  template void Engine::_exec<M>(SpecId, ModuleId);
+  template void ImportSystem::import_statement<M>(NameId);            \
+  template ModuleId ImportSystem::_find_and_load<M>(NameId);          \
+  template ModuleId ImportSystem::_find_and_load_unlocked<M>(NameId); \
+  template SpecId ImportSystem::_find_spec<M>(NameId, PathRef);       \
+  template void ImportSystem::exec_module<M>(LoaderId, ModuleId);     \
+  template ModuleId ImportSystem::_load_unlocked<M>(SpecId);          \
+  template SpecId ImportSystem::find_spec<M>(NameId);                 \
+  template void ImportSystem::reload<M>(NameId);                      \
+  template void ImportSystem::_exec<M>(SpecId, ModuleId);
 IMPSIM_EACH_RUN_MODE(IMPSIM_INSTANTIATE)
 #undef IMPSIM_INSTANTIATE
 

@@ -1,4 +1,4 @@
-// Reuse of module, spec and loader records (Engine::collect): without it
+// Reuse of module, spec and loader records (EngineContext::collect): without it
 // every successful lookup leaves a spec and one loader per wrapping behind,
 // and a long run grows by about 86 bytes per found spec (docs/performance.md).
 //
@@ -53,7 +53,7 @@ void Records::sweep() {
   loaders_.sweep();
 }
 
-void Engine::collect() {
+void EngineContext::collect() {
   // A thread switched out may hold a record in its C++ frames that nothing
   // else reaches (a spec found, not yet loaded): a threaded run keeps every
   // record; its threads' programs are small and its events bounded.

@@ -1,5 +1,5 @@
 // The fast engine (--engine fast): its memory of asks (Memo) and the ask that
-// reads and fills it (Engine::proxy_find_spec_memo). The step engine never
+// reads and fills it (TorchProxyMetaFinder::proxy_find_spec_memo). The step engine never
 // runs this file's code; docs/performance.md describes what it saves.
 #include "impsim/engine/memo.h"
 
@@ -38,7 +38,7 @@ void Memo::forget_older_than(uint64_t epoch) {
   epoch_ = epoch;
 }
 
-MemoKey Engine::memo_key(NameId name) const {
+MemoKey TorchProxyMetaFinder::memo_key(NameId name) const {
   MemoKey k{name,
             copies(),
             finder_.sets.identity(finder_.scope),
@@ -60,7 +60,7 @@ MemoKey Engine::memo_key(NameId name) const {
 // found it, and raised nothing, changed only the counters; when the same key
 // comes again it is answered with those deltas. Anything else (an import
 // that ran a body, a torch module moved) changes a version and is stepped.
-SpecId Engine::proxy_find_spec_memo(NameId name) {
+SpecId TorchProxyMetaFinder::proxy_find_spec_memo(NameId name) {
   book_.memo.forget_older_than(epoch());
   MemoKey key = memo_key(name);
   if (const MemoValue* v = book_.memo.find(key)) {

@@ -47,7 +47,7 @@ void Engine::run() {
 
 // One more frame --max-body-depth counts (`what` names what it counts);
 // the caller takes it back with --py_thread_.body_depth.
-void Engine::enter_body_depth(const char* what) {
+void EngineContext::enter_body_depth(const char* what) {
   if (++py_thread_.body_depth <= book_.limits.max_body_depth) return;
   --py_thread_.body_depth;
   throw LimitReached{

@@ -45,7 +45,7 @@
 
 namespace impsim {
 
-ScheduleOutcome Engine::run_threads(Scheduler& scheduler) {
+ScheduleOutcome ThreadedImport::run_threads(Scheduler& scheduler) {
   std::vector<SchedulePoint>* const points = thread_run_.points;
   thread_run_ = ThreadRun{};
   thread_run_.points = points;
@@ -67,9 +67,9 @@ ScheduleOutcome Engine::run_threads(Scheduler& scheduler) {
                           w.kind == WaitKind::GlobalLock ? lock_site_name(thread_run_.global_site) : "",
                           w.kind == WaitKind::HookLock ? w.module : -1};
       if (waiting)
-        book_.trace->wait_begin(*this, tw);
+        book_.trace->wait_begin(engine(), tw);
       else
-        book_.trace->wait_end(*this, tw);
+        book_.trace->wait_end(engine(), tw);
     });
   scheduler.describe_with([this](PyThreadId t) { return "thread " + thread_names()[static_cast<size_t>(t)]; },
                           [this](int32_t m) { return names_.text(static_cast<NameId>(m)); });
@@ -107,9 +107,9 @@ ScheduleOutcome Engine::run_threads(Scheduler& scheduler) {
   return out;
 }
 
-void Engine::run_thread_program(const std::vector<CStep>& program) {
+void ThreadedImport::run_thread_program(const std::vector<CStep>& program) {
   try {
-    run_steps<AnyRun>(program);
+    engine().run_steps<AnyRun>(program);
   } catch (PyError& e) {
     py_thread_.error = std::move(e);
   } catch (LimitReached& l) {
@@ -125,17 +125,17 @@ void Engine::run_thread_program(const std::vector<CStep>& program) {
   for (NameId name : refs) drop_module_lock(name);
 }
 
-std::vector<std::string> Engine::thread_names() const {
+std::vector<std::string> ThreadedImport::thread_names() const {
   std::vector<std::string> out;
   for (int k : thread_run_.model_of) out.push_back(k < 0 ? "main" : model_.threads[static_cast<size_t>(k)].name);
   return out;
 }
 
-std::optional<PyError> Engine::thread_error(PyThreadId t) const {
+std::optional<PyError> ThreadedImport::thread_error(PyThreadId t) const {
   return t == thread_run_.running ? py_thread_.error : parked_[static_cast<size_t>(t)].error;
 }
 
-PyThread Engine::new_py_thread() const {
+PyThread ThreadedImport::new_py_thread() const {
   PyThread p;
   p.resolving.assign(names_.size(), 0);
   p.hook_counters.by_object.assign(py_thread_.hook_counters.by_object.size(), Count(0));
@@ -143,7 +143,7 @@ PyThread Engine::new_py_thread() const {
   return p;
 }
 
-void Engine::install_thread(PyThreadId t) {
+void ThreadedImport::install_thread(PyThreadId t) {
   if (t == thread_run_.running) return;
   // The thread that ran last knows every finder object made so far.
   const size_t objects = py_thread_.hook_counters.by_object.size();
@@ -156,7 +156,7 @@ void Engine::install_thread(PyThreadId t) {
   }
 }
 
-void Engine::resumed() {
+void ThreadedImport::resumed() {
   if (book_.limit) [[unlikely]]
     throw LimitReached(*book_.limit);
 }
@@ -203,26 +203,26 @@ const char* lock_site_name(LockSite s) {
   return "";
 }
 
-void Engine::schedule_point(PointKind kind, NameId module, const std::string* pointer, int32_t target) {
+void ThreadedImport::schedule_point(PointKind kind, NameId module, const std::string* pointer, int32_t target) {
   about_to_pass(kind, module, LockSite::None, pointer, target);
   thread_run_.scheduler->point();
   resumed();
 }
 
-void Engine::acquire_import_lock(LockSite site) {
+void ThreadedImport::acquire_import_lock(LockSite site) {
   about_to_pass(PointKind::GlobalAcquire, kNoName, site);
   thread_run_.global_site = site;
   interp_.locks.imp_acquire_lock(*thread_run_.scheduler);
   resumed();
 }
 
-void Engine::release_import_lock(LockSite site) {
+void ThreadedImport::release_import_lock(LockSite site) {
   about_to_pass(PointKind::GlobalRelease, kNoName, site);
   interp_.locks.imp_release_lock(*thread_run_.scheduler);
   resumed();
 }
 
-bool Engine::initializing(NameId name) const {
+bool ThreadedImport::initializing(NameId name) const {
   if (!interp_.sys_modules.contains(name)) return false;
   const SpecId spec = interp_.records.module(interp_.sys_modules.get(name)).spec;
   return std::find(thread_run_.initializing.begin(), thread_run_.initializing.end(), spec) !=
@@ -231,7 +231,7 @@ bool Engine::initializing(NameId name) const {
 
 // _get_module_lock: `_imp.acquire_lock()`, the lock looked up or made,
 // `_imp.release_lock()`. The caller holds a reference from here on.
-void Engine::_get_module_lock(NameId name) {
+void ThreadedImport::_get_module_lock(NameId name) {
   acquire_import_lock(LockSite::ModuleLock);
   ++thread_run_.lock_refs[name];
   release_import_lock(LockSite::ModuleLock);
@@ -239,7 +239,7 @@ void Engine::_get_module_lock(NameId name) {
 
 // The last reference to a module lock gone: the weakref callback
 // `_get_module_lock` set runs, under the global lock.
-void Engine::drop_module_lock(NameId name) {
+void ThreadedImport::drop_module_lock(NameId name) {
   auto it = thread_run_.lock_refs.find(name);
   if (--it->second > 0) return;
   thread_run_.lock_refs.erase(it);
@@ -247,14 +247,14 @@ void Engine::drop_module_lock(NameId name) {
   release_import_lock(LockSite::LockGc);
 }
 
-LockResult Engine::acquire_module_lock(NameId name) {
+LockResult ThreadedImport::acquire_module_lock(NameId name) {
   about_to_pass(PointKind::ModuleAcquire, name);
   const LockResult r = interp_.locks.module_lock_acquire(*thread_run_.scheduler, name);
   resumed();
   return r;
 }
 
-void Engine::release_module_lock(NameId name) {
+void ThreadedImport::release_module_lock(NameId name) {
   about_to_pass(PointKind::ModuleRelease, name);
   interp_.locks.module_lock_release(*thread_run_.scheduler, name);
   resumed();
@@ -262,7 +262,7 @@ void Engine::release_module_lock(NameId name) {
 
 // For a trace: the cycle has_deadlock found when the running thread asked
 // for `name`'s lock, each wait's holder waiting for the next lock.
-std::vector<ThreadWait> Engine::deadlock_cycle(NameId name) const {
+std::vector<ThreadWait> ThreadedImport::deadlock_cycle(NameId name) const {
   const ImportLocks& locks = interp_.locks;
   std::vector<ThreadWait> cycle;
   std::set<PyThreadId> seen{thread_run_.running};
@@ -277,17 +277,17 @@ std::vector<ThreadWait> Engine::deadlock_cycle(NameId name) const {
   return cycle;
 }
 
-void Engine::module_lock_enter(NameId name) {
+void ThreadedImport::module_lock_enter(NameId name) {
   _get_module_lock(name);
   if (acquire_module_lock(name) == LockResult::Deadlock) {
-    if (book_.trace) book_.trace->deadlock(*this, deadlock_cycle(name), /*swallowed=*/false);
+    if (book_.trace) book_.trace->deadlock(engine(), deadlock_cycle(name), /*swallowed=*/false);
     // The error's traceback keeps this thread's reference (PyThread::deadlock_refs).
     py_thread_.deadlock_refs.push_back(name);
     raise("_DeadlockError", fmt::format("deadlock detected by _ModuleLock('{}')", names_.text(name)));
   }
 }
 
-void Engine::module_lock_exit(NameId name) {
+void ThreadedImport::module_lock_exit(NameId name) {
   release_module_lock(name);
   drop_module_lock(name);
 }
@@ -295,31 +295,31 @@ void Engine::module_lock_exit(NameId name) {
 // _lock_unlock_module: wait for an import in progress; a deadlock is
 // swallowed ("Concurrent circular import, we'll accept a partially
 // initialized module object").
-void Engine::_lock_unlock_module(NameId name) {
+void ThreadedImport::_lock_unlock_module(NameId name) {
   _get_module_lock(name);
   const LockResult r = acquire_module_lock(name);
   if (r == LockResult::Acquired) release_module_lock(name);
-  if (r == LockResult::Deadlock && book_.trace) book_.trace->deadlock(*this, deadlock_cycle(name), /*swallowed=*/true);
+  if (r == LockResult::Deadlock && book_.trace) book_.trace->deadlock(engine(), deadlock_cycle(name), /*swallowed=*/true);
   drop_module_lock(name);
 }
 
-ModuleId Engine::_find_and_load_threaded(NameId name) {
+ModuleId ThreadedImport::_find_and_load_threaded(NameId name) {
   if (!thread_run_.lock_rules.find_and_load_always_locks && interp_.sys_modules.contains(name) && !initializing(name))
     return interp_.sys_modules.get(name);
   if (!book_.trace) return find_and_load_locked(name);
-  book_.trace->find_and_load_begin(*this, name);
+  book_.trace->find_and_load_begin(engine(), name);
   return try_finally([&] { return find_and_load_locked(name); },
-                     [&](bool raised) { book_.trace->find_and_load_end(*this, name, !raised); });
+                     [&](bool raised) { book_.trace->find_and_load_end(engine(), name, !raised); });
 }
 
 // _find_and_load's `with _ModuleLockManager(name):` and what follows it.
-ModuleId Engine::find_and_load_locked(NameId name) {
+ModuleId ThreadedImport::find_and_load_locked(NameId name) {
   module_lock_enter(name);
   if (!interp_.sys_modules.contains(name)) {
     auto load = [&] { return _find_and_load_unlocked<AnyRun>(name); };
-    if (book_.trace) book_.trace->import_begin(*this, name);
+    if (book_.trace) book_.trace->import_begin(engine(), name);
     return try_finally_switching(load, [&](bool raised) {
-      if (book_.trace) book_.trace->import_end(*this, name, !raised);
+      if (book_.trace) book_.trace->import_end(engine(), name, !raised);
       module_lock_exit(name);
     });
   }
@@ -331,7 +331,7 @@ ModuleId Engine::find_and_load_locked(NameId name) {
 
 // _load_unlocked's `spec._initializing = True ... finally: False` around
 // the module's execution, which other threads' imports wait on.
-ModuleId Engine::_load_unlocked_threaded(SpecId spec, ModuleId module) {
+ModuleId ThreadedImport::_load_unlocked_threaded(SpecId spec, ModuleId module) {
   const NameId name = interp_.records.spec(spec).name;
   thread_run_.initializing.push_back(spec);
   auto initialized = [&] {
@@ -368,14 +368,14 @@ ModuleId Engine::_load_unlocked_threaded(SpecId spec, ModuleId module) {
 // name out of sys.modules (or another module put there), which must not
 // change what `__import__` hands back. The record stays: a threaded run
 // collects nothing (collect.cc).
-ModuleId Engine::import_name_threaded(NameId name) {
+ModuleId ThreadedImport::import_name_threaded(NameId name) {
   if (!interp_.sys_modules.contains(name)) return _find_and_load_threaded(name);
   const ModuleId module = interp_.sys_modules.get(name);
   if (initializing(name)) _lock_unlock_module(name);
   return module;
 }
 
-void Engine::thread_start(int32_t at) {
+void ThreadedImport::thread_start(int32_t at) {
   const auto k = static_cast<size_t>(at);
   if (thread_run_.of_model[k] != kNoThread) raise("RuntimeError", "threads can only be started once");
   parked_.push_back(new_py_thread());
@@ -386,7 +386,7 @@ void Engine::thread_start(int32_t at) {
   schedule_point(PointKind::Start, kNoName, nullptr, at);
 }
 
-void Engine::thread_join(int32_t at) {
+void ThreadedImport::thread_join(int32_t at) {
   // The point is the call of Thread.join, before its own checks: another
   // thread may start the target in between.
   schedule_point(PointKind::Join, kNoName, nullptr, at);
@@ -411,7 +411,7 @@ std::string thread_end_text(const ThreadEnd& t) {
   return t.thread;
 }
 
-std::vector<ThreadEnd> Engine::thread_ends() const {
+std::vector<ThreadEnd> ThreadedImport::thread_ends() const {
   std::vector<ThreadEnd> out;
   // A run without threads: the main thread alone, told only when it hangs.
   if (thread_run_.model_of.empty()) {
@@ -435,13 +435,13 @@ std::vector<ThreadEnd> Engine::thread_ends() const {
   return out;
 }
 
-std::vector<std::string> Engine::thread_results() const {
+std::vector<std::string> ThreadedImport::thread_results() const {
   std::vector<std::string> out;
   for (const ThreadEnd& t : thread_ends()) out.push_back(thread_end_text(t));
   return out;
 }
 
-ThreadedOutcome Engine::threaded_outcome() const {
+ThreadedOutcome ThreadedImport::threaded_outcome() const {
   ThreadedOutcome out;
   OutcomeEnd& end = out.end;
   end.threads = thread_ends();

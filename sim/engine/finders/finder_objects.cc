@@ -6,13 +6,14 @@
 #include <algorithm>
 
 #include "impsim/engine/engine.h"
+#include "impsim/engine/finders/meta_path_finder.h"
 #include "impsim/engine/finders/proxy_hot_path.h"
 
 namespace impsim {
 
 namespace {}  // namespace
 
-void Engine::set_up_hooks() {
+void FinderObjects::set_up_hooks() {
   const HookModel& hm = model_.hooks;
   interp_.meta_path.assign(hm.meta_path);
   hook_finders_.classes.clear();
@@ -71,7 +72,7 @@ void Engine::set_up_hooks() {
 // A labelled step noting object f: the innermost open step that has not,
 // and each step around it that has not either (a step noted f when an inner
 // one first called it, with the same count: it was not called in between).
-void Engine::note_object_in_regions(FinderId f) {
+void FinderObjects::note_object_in_regions(FinderId f) {
   const auto i = static_cast<size_t>(f);
   for (auto r = py_thread_.hook_regions.rbegin();
        r != py_thread_.hook_regions.rend() && py_thread_.region_mark[i] < r->serial; ++r)
@@ -80,7 +81,7 @@ void Engine::note_object_in_regions(FinderId f) {
 }
 
 // Every insert shifts the list and every search walks it: its length is bounded.
-void Engine::check_meta_path_room() {
+void EngineContext::check_meta_path_room() {
   if (static_cast<uint64_t>(interp_.meta_path.size()) >= book_.limits.max_meta_path)
     throw LimitReached{"max-meta-path",
                        fmt::format("sys.meta_path holds {} finders, the limit; raise it with --max-meta-path",
@@ -92,59 +93,56 @@ void Engine::check_meta_path_room() {
 // "X.find_spec() not found; falling back to find_module()" (ImportWarning),
 // 3.9 does not; then spec_from_loader(name, finder.find_module(name, path)),
 // the same spec a served loader gives (the reader refuses other actions).
-SpecId Engine::_find_spec_legacy(FinderId finder, NameId name, PathRef path) {
+SpecId FinderObjects::_find_spec_legacy(FinderId finder, NameId name, PathRef path) {
   if (hook_finders_.legacy_finders == LegacyFinders::ReachedWithWarning) ++py_thread_.hook_counters.legacy_warnings;
   return hook_find_spec(finder, name, path);
 }
 
-bool Engine::is_legacy_finder(FinderId finder) const {
-  const FinderObject& o = interp_.objects[static_cast<size_t>(finder)];
-  return o.cls == FinderClass::Hook && hook_finders_.classes[static_cast<size_t>(o.hook)].legacy;
+bool FinderObjects::is_legacy_finder(FinderId finder) const {
+  const FinderClass cls = interp_.objects[static_cast<size_t>(finder)].cls;
+  return meta_path_finder(cls).legacy(engine(), finder);
 }
 
-// finder.find_spec(name, path): a call on the object, never through sys.meta_path.
+bool FinderObjects::is_legacy_hook(FinderId finder) const {
+  return hook_finders_.classes[static_cast<size_t>(interp_.objects[static_cast<size_t>(finder)].hook)].legacy;
+}
+
+// finder.find_spec(name, path): a call on the object, never through
+// sys.meta_path, answered by the implementation of its class.
+SpecId FinderObjects::finder_find_spec(FinderId finder, NameId name, PathRef path) {
+  const FinderClass cls = interp_.objects[static_cast<size_t>(finder)].cls;
+  return meta_path_finder(cls).find_spec(engine(), finder, name, path);
+}
+
 // The interpreter's three are counted per object (finder_calls:PathFinder,
 // every call: from _find_spec and from a hook's `call`), outside the
-// hooks-only total finder_calls; P keeps its own counters (asks).
-SpecId Engine::finder_find_spec(FinderId finder, NameId name, PathRef path) {
-  const FinderClass cls = interp_.objects[static_cast<size_t>(finder)].cls;
-  // An event each, as a hook's call is: a list of a thousand PathFinders
-  // walked by every import costs its calls, so --max-events bounds them.
-  if (cls == FinderClass::Builtin || cls == FinderClass::Frozen || cls == FinderClass::Path) {
-    count_object_call(finder);
-    count_event();
-  }
-  switch (cls) {
-    case FinderClass::Builtin:
-      return builtin_importer_find_spec(name);
-    case FinderClass::Frozen:
-      return kNoSpec;  // no frozen module is part of a scenario
-    case FinderClass::Path:
-      return path_finder_find_spec(name, path);
-    case FinderClass::Proxy:
-      return proxy_find_spec(name);
-    case FinderClass::Hook:
-      // A legacy finder has no find_spec (a `call` of one is refused by the
-      // loader; `call_next` may meet one in the list).
-      if (is_legacy_finder(finder))
-        raise("AttributeError",
-              fmt::format(
-                  "'{}' object has no attribute 'find_spec'",
-                  hook_finders_.classes[static_cast<size_t>(interp_.objects[static_cast<size_t>(finder)].hook)].name));
-      return hook_find_spec(finder, name, path);
-  }
-  return kNoSpec;
+// hooks-only total finder_calls; P keeps its own counters (asks). An event
+// each, as a hook's call is: a list of a thousand PathFinders walked by
+// every import costs its calls, so --max-events bounds them.
+void FinderObjects::count_interpreter_finder_call(FinderId finder) {
+  count_object_call(finder);
+  count_event();
+}
+
+// A hook object's find_spec. A legacy finder has none (a `call` of one is
+// refused by the reader; `call_next` may meet one in the list).
+SpecId FinderObjects::hook_object_find_spec(FinderId finder, NameId name, PathRef path) {
+  if (is_legacy_hook(finder))
+    raise("AttributeError",
+          fmt::format("'{}' object has no attribute 'find_spec'",
+                      hook_finders_.classes[static_cast<size_t>(interp_.objects[static_cast<size_t>(finder)].hook)].name));
+  return hook_find_spec(finder, name, path);
 }
 
 // BuiltinImporter.find_spec: `_imp.is_builtin(fullname)`, whatever the path.
-SpecId Engine::builtin_importer_find_spec(NameId name) {
+SpecId FinderObjects::builtin_importer_find_spec(NameId name) {
   const auto& b = model_.hooks.builtin;
   if (!std::binary_search(b.begin(), b.end(), name)) return kNoSpec;
   return new_spec(name, new_loader(Loader{LoaderKind::Empty, false, 0, -1}), kNoPath);
 }
 
 // list.insert(at, x): a negative index counts from the end; out of range clamps.
-void Engine::meta_path_insert(int64_t at, FinderId finder) {
+void FinderObjects::meta_path_insert(int64_t at, FinderId finder) {
   const int64_t n = interp_.meta_path.size();
   if (at < 0) at = std::max<int64_t>(at + n, 0);
   at = std::min(at, n);
@@ -155,10 +153,10 @@ void Engine::meta_path_insert(int64_t at, FinderId finder) {
   }
 }
 
-void Engine::meta_path_append(FinderId finder) { meta_path_insert(interp_.meta_path.size(), finder); }
+void FinderObjects::meta_path_append(FinderId finder) { meta_path_insert(interp_.meta_path.size(), finder); }
 
 // list.remove(x): the first occurrence; false where Python raises ValueError.
-bool Engine::meta_path_remove(FinderId finder) {
+bool FinderObjects::meta_path_remove(FinderId finder) {
   if (!interp_.meta_path.remove(finder)) return false;
   if (finder == kProxyFinder) {
     moved_copies();
@@ -167,7 +165,7 @@ bool Engine::meta_path_remove(FinderId finder) {
 }
 
 // The hook's install(): its policy, or the variant's (idempotent_install).
-void Engine::install_hook(FinderId finder) {
+void FinderObjects::install_hook(FinderId finder) {
   const HookClass& h = hook_finders_.classes[static_cast<size_t>(interp_.objects[static_cast<size_t>(finder)].hook)];
   bool present = interp_.meta_path.contains(finder);
   if (h.presence == InstallPresence::Class && !present) {
@@ -201,7 +199,7 @@ void Engine::install_hook(FinderId finder) {
 
 // The hook's uninstall(), by its policy (UninstallPolicy): a removal is
 // `list.remove` with ValueError ignored.
-void Engine::uninstall_hook(FinderId finder) {
+void FinderObjects::uninstall_hook(FinderId finder) {
   const HookClass& h = hook_finders_.classes[static_cast<size_t>(interp_.objects[static_cast<size_t>(finder)].hook)];
   HookFinders::ObjectState& s = hook_finders_.state[static_cast<size_t>(finder)];
   switch (h.uninstall) {
@@ -225,7 +223,7 @@ void Engine::uninstall_hook(FinderId finder) {
 
 // `del sys.modules[name]` for each name (and each submodule's name, as
 // `_distutils_hack.clear_distutils` does with a name.startswith test).
-void Engine::unload_modules(const std::vector<NameId>& names, bool submodules) {
+void FinderObjects::unload_modules(const std::vector<NameId>& names, bool submodules) {
   // The names alone: no walk of sys.modules (a repeated unload would cost
   // every module each time).
   if (!submodules) {
@@ -244,7 +242,7 @@ void Engine::unload_modules(const std::vector<NameId>& names, bool submodules) {
 // A hook's lock: `threading.Lock()` or `threading.RLock()` made for object
 // `object`, or for the class (`object` empty: the class declared; else the
 // class a `new` step made along with that object).
-int32_t Engine::new_hook_lock(int32_t hook, const std::string& object) {
+int32_t FinderObjects::new_hook_lock(int32_t hook, const std::string& object) {
   const HookClass& h = model_.hooks.hooks[static_cast<size_t>(hook)];
   const char* type = h.lock.kind == HookLockKind::RLock ? "threading.RLock" : "threading.Lock";
   std::string name = h.lock.per == HookLockScope::Object ? fmt::format("the {} of {}", type, object)
@@ -254,7 +252,7 @@ int32_t Engine::new_hook_lock(int32_t hook, const std::string& object) {
   return static_cast<int32_t>(hook_finders_.locks.size() - 1);
 }
 
-void Engine::new_hook_object(FinderId declared, bool same_class) {
+void FinderObjects::new_hook_object(FinderId declared, bool same_class) {
   const size_t d = static_cast<size_t>(declared);
   // Each object is a row of every report (and of every label's counters).
   if (interp_.objects.size() - (kProxyFinder + 1) >= book_.limits.max_objects)
@@ -283,7 +281,7 @@ void Engine::new_hook_object(FinderId declared, bool same_class) {
                                               : hook_finders_.next_class++);
 }
 
-FinderId Engine::numbered_object(FinderId declared, int32_t k) {
+FinderId FinderObjects::numbered_object(FinderId declared, int32_t k) {
   const FinderObject& d = interp_.objects[static_cast<size_t>(declared)];
   if (k <= hook_finders_.made[static_cast<size_t>(declared)]) {
     const std::string id = d.id + "#" + std::to_string(k);
@@ -340,7 +338,7 @@ void Engine::run_meta_path_step(const CStep& step) {
   }
 }
 
-const std::vector<HookFinders::Attribute>* Engine::module_attributes(ModuleId m) const {
+const std::vector<HookFinders::Attribute>* FinderObjects::module_attributes(ModuleId m) const {
   auto it = hook_finders_.attributes.find(m);
   return it == hook_finders_.attributes.end() ? nullptr : &it->second;
 }

@@ -12,7 +12,7 @@ namespace impsim {
 
 // <hook>.find_spec(fullname, path, target=None): every call counts, a
 // suppressed one included; an unclaimed name is None at once.
-SpecId Engine::hook_find_spec(FinderId finder, NameId name, PathRef path) {
+SpecId FinderObjects::hook_find_spec(FinderId finder, NameId name, PathRef path) {
   // The hook's frame. Called from _find_spec, begin_search made sure there
   // is room for it; called by a hook (`call`, `call_next`), it is one frame
   // above its caller's, and CPython may have no room left (recursion.h).
@@ -32,7 +32,7 @@ SpecId Engine::hook_find_spec(FinderId finder, NameId name, PathRef path) {
   if (!hook_claims(hook, names_, name, path == kNoPath)) {
     if (book_.trace)
       book_.trace->hook_decide(
-          *this, finder, name,
+          engine(), finder, name,
           hook.top_level_only && path != kNoPath ? HookReason::NotTopLevel : HookReason::NotClaimed);
     return kNoSpec;
   }
@@ -70,7 +70,7 @@ SpecId Engine::hook_find_spec(FinderId finder, NameId name, PathRef path) {
 // it before the guard's test, or after it, around the guard's set-up, the
 // actions and the guard's clean-up (virtualenv: `if self.fullname is None:`,
 // `with self.lock[0]:`, `self.fullname = fullname`, `try: ... finally:`).
-SpecId Engine::hook_guarded(FinderId finder, const HookClass& hook, NameId name, PathRef path) {
+SpecId FinderObjects::hook_guarded(FinderId finder, const HookClass& hook, NameId name, PathRef path) {
   if (hook.lock.kind == HookLockKind::None || hook.lock.taken == HookLockTaken::NotInFindSpec)
     return hook_guard_test(finder, hook, name, path, false);
   if (hook.lock.taken == HookLockTaken::BeforeGuardTest)
@@ -78,22 +78,22 @@ SpecId Engine::hook_guarded(FinderId finder, const HookClass& hook, NameId name,
   return hook_guard_test(finder, hook, name, path, true);
 }
 
-SpecId Engine::hook_guard_test(FinderId finder, const HookClass& hook, NameId name, PathRef path,
+SpecId FinderObjects::hook_guard_test(FinderId finder, const HookClass& hook, NameId name, PathRef path,
                                bool lock_after_test) {
   // The guard's test let the name through: said before a lock taken after
   // the test, whose acquire may never return.
   auto run = [&] {
-    if (book_.trace && !lock_after_test) book_.trace->hook_decide(*this, finder, name, HookReason::Claimed);
+    if (book_.trace && !lock_after_test) book_.trace->hook_decide(engine(), finder, name, HookReason::Claimed);
     return run_hook_actions(finder, hook, name, path);
   };
   auto turned_away = [&](HookReason why) {
-    if (book_.trace) book_.trace->hook_decide(*this, finder, name, why);
+    if (book_.trace) book_.trace->hook_decide(engine(), finder, name, why);
     return kNoSpec;
   };
   // What follows a passed test, under the lock when it is taken there.
   auto locked = [&](auto body) -> SpecId {
     if (!lock_after_test) return body();
-    if (book_.trace) book_.trace->hook_decide(*this, finder, name, HookReason::Claimed);
+    if (book_.trace) book_.trace->hook_decide(engine(), finder, name, HookReason::Claimed);
     return with_hook_lock(finder, name, body);
   };
   // `if fullname in S: return None; S.add(fullname); try: ... finally: S.discard(fullname)`.
@@ -147,31 +147,31 @@ SpecId Engine::hook_guard_test(FinderId finder, const HookClass& hook, NameId na
 
 // `lock.acquire()`: in a run without threads the main thread holds every
 // lock taken, so a Lock held already is its own, and the process hangs.
-void Engine::hook_lock_acquire(FinderId finder, NameId name, HookLockSite site) {
+void FinderObjects::hook_lock_acquire(FinderId finder, NameId name, HookLockSite site) {
   const int32_t l = hook_finders_.lock_of[static_cast<size_t>(finder)];
   HookFinders::Lock& lock = hook_finders_.locks[static_cast<size_t>(l)];
-  if (book_.trace) book_.trace->hook_lock(*this, finder, name, true, site);
+  if (book_.trace) book_.trace->hook_lock(engine(), finder, name, true, site);
   if (thread_run_.scheduler) {
-    about_to_pass(PointKind::HookAcquire, name);
+    engine().about_to_pass(PointKind::HookAcquire, name);
     interp_.locks.hook_lock_acquire(*thread_run_.scheduler, l, lock.reentrant);
-    resumed();
+    engine().resumed();
     return;
   }
   if (lock.count > 0 && !lock.reentrant) {
-    if (book_.trace) book_.trace->wait_begin(*this, ThreadWait{WaitKind::HookLock, kNoName, 0, "", l});
+    if (book_.trace) book_.trace->wait_begin(engine(), ThreadWait{WaitKind::HookLock, kNoName, 0, "", l});
     throw Hang{fmt::format("thread main waits for {}, held by thread main", lock.name)};
   }
   ++lock.count;
 }
 
 // `lock.release()`, in the `finally` of `with lock:`.
-void Engine::hook_lock_release(FinderId finder, NameId name, HookLockSite site) {
+void FinderObjects::hook_lock_release(FinderId finder, NameId name, HookLockSite site) {
   const int32_t l = hook_finders_.lock_of[static_cast<size_t>(finder)];
-  if (book_.trace) book_.trace->hook_lock(*this, finder, name, false, site);
+  if (book_.trace) book_.trace->hook_lock(engine(), finder, name, false, site);
   if (thread_run_.scheduler) {
-    about_to_pass(PointKind::HookRelease, name);
+    engine().about_to_pass(PointKind::HookRelease, name);
     interp_.locks.hook_lock_release(*thread_run_.scheduler, l);
-    resumed();
+    engine().resumed();
     return;
   }
   --hook_finders_.locks[static_cast<size_t>(l)].count;
@@ -179,21 +179,21 @@ void Engine::hook_lock_release(FinderId finder, NameId name, HookLockSite site) 
 
 // The actions of a claimed name, in order; the last one that yields a
 // spec or None gives the return value.
-SpecId Engine::run_hook_actions(FinderId finder, const HookClass& hook, NameId name, PathRef path) {
+SpecId FinderObjects::run_hook_actions(FinderId finder, const HookClass& hook, NameId name, PathRef path) {
   SpecId result = kNoSpec;
   const int32_t hi = interp_.objects[static_cast<size_t>(finder)].hook;
   for (const HookAction& a : hook.actions) {
     switch (a.kind) {
       case ActionKind::Import:
-        import_statement(a.module);
+        engine().import_statement(a.module);
         break;
       case ActionKind::Reenter:
-        if (book_.trace) book_.trace->hook_call(*this, finder, name, HookCall::Reenter, kNoFinder);
-        result = find_spec(name);  // importlib.util.find_spec(fullname)
+        if (book_.trace) book_.trace->hook_call(engine(), finder, name, HookCall::Reenter, kNoFinder);
+        result = engine().find_spec(name);  // importlib.util.find_spec(fullname)
         break;
       case ActionKind::Call: {
         const FinderId other = bound_object(a.finder);
-        if (book_.trace) book_.trace->hook_call(*this, finder, name, HookCall::Direct, other);
+        if (book_.trace) book_.trace->hook_call(engine(), finder, name, HookCall::Direct, other);
         result = finder_find_spec(other, name, path);
         break;
       }
@@ -206,7 +206,7 @@ SpecId Engine::run_hook_actions(FinderId finder, const HookClass& hook, NameId n
         // change what is left to ask.
         std::vector<FinderId> rest = interp_.meta_path.list();
         rest.erase(rest.begin(), rest.begin() + index + 1);
-        if (book_.trace) book_.trace->hook_call(*this, finder, name, HookCall::CallNext, kNoFinder);
+        if (book_.trace) book_.trace->hook_call(engine(), finder, name, HookCall::CallNext, kNoFinder);
         for (FinderId f : rest) {
           result = finder_find_spec(f, name, path);
           if (result != kNoSpec) break;
@@ -236,10 +236,10 @@ SpecId Engine::run_hook_actions(FinderId finder, const HookClass& hook, NameId n
         unload_modules(a.names, a.submodules);
         break;
       case ActionKind::Start:
-        thread_start(a.thread);
+        engine().thread_start(a.thread);
         break;
       case ActionKind::Join:
-        thread_join(a.thread);
+        engine().thread_join(a.thread);
         break;
       case ActionKind::ReturnNone:
         result = kNoSpec;
@@ -253,7 +253,7 @@ SpecId Engine::run_hook_actions(FinderId finder, const HookClass& hook, NameId n
 // is_package, which reads the entry's __path__, which imports the module it
 // stands for (`__import__(target)`): its body runs inside find_spec. The
 // spec is a package's when that module has a __path__.
-SpecId Engine::serve_from_table(int32_t hook, NameId name, NameId target, const HookAction& serve) {
+SpecId FinderObjects::serve_from_table(int32_t hook, NameId name, NameId target, const HookAction& serve) {
   const ModuleId m = import_module_by_name(target);
   hook_finders_.loaders.push_back(HookFinders::Loader{-1, hook, kNoModule, target, kNoFinder, &serve});
   LoaderId loader =
@@ -262,14 +262,14 @@ SpecId Engine::serve_from_table(int32_t hook, NameId name, NameId target, const 
 }
 
 // six's _import_module(name): `__import__(name); return sys.modules[name]`.
-ModuleId Engine::import_module_by_name(NameId name) {
-  import_statement(name);
+ModuleId FinderObjects::import_module_by_name(NameId name) {
+  engine().import_statement(name);
   if (!interp_.sys_modules.contains(name)) raise("KeyError", "'" + names_.text(name) + "'");
   return interp_.sys_modules.get(name);
 }
 
 // create_module: a served module object, or the wrapped loader's choice.
-ModuleId Engine::hook_create_module(LoaderId loader, SpecId spec) {
+ModuleId FinderObjects::hook_create_module(LoaderId loader, SpecId spec) {
   const Loader l = interp_.records.loader(loader);
   const HookFinders::Loader h = hook_finders_.loaders[static_cast<size_t>(l.ref)];
   // What the loader does before the module exists (pyximport compiles the
@@ -282,24 +282,24 @@ ModuleId Engine::hook_create_module(LoaderId loader, SpecId spec) {
   // module again (nothing to do unless it left sys.modules) and serves it.
   if (l.kind == LoaderKind::HookServe && h.target != kNoName) return import_module_by_name(h.target);
   if (l.kind == LoaderKind::HookServe) return h.module;
-  return create_module(h.inner, spec);
+  return engine().create_module(h.inner, spec);
 }
 
 // The imports of a served loader's create_module, in its frame (a loader
 // that imports the name it is creating recurses as CPython does, until
 // RecursionError or --max-body-depth).
-void Engine::run_create_module(const std::vector<HookAction>& imports, NameId name) {
+void FinderObjects::run_create_module(const std::vector<HookAction>& imports, NameId name) {
   enter_body_depth("module bodies, calls and loaders' create_module");
   const int64_t outer_depth = py_thread_.py_depth;
   const bool outer_in_hook = py_thread_.py_in_hook;
   py_thread_.py_depth += recursion_.create_module_frames;
   py_thread_.py_in_hook = false;
-  if (book_.trace) book_.trace->body_begin(*this, name, BodyKind::CreateModule);
+  if (book_.trace) book_.trace->body_begin(engine(), name, BodyKind::CreateModule);
   try_finally(
       [&] {
         for (const HookAction& a : imports) {
           try {
-            import_statement(a.module);
+            engine().import_statement(a.module);
           } catch (PyError& e) {
             if (!a.optional || !e.is_import_error()) throw;
           }
@@ -309,13 +309,13 @@ void Engine::run_create_module(const std::vector<HookAction>& imports, NameId na
         py_thread_.py_depth = outer_depth;
         py_thread_.py_in_hook = outer_in_hook;
         --py_thread_.body_depth;
-        if (book_.trace) book_.trace->body_end(*this, name, BodyKind::CreateModule);
+        if (book_.trace) book_.trace->body_end(engine(), name, BodyKind::CreateModule);
       });
 }
 
 // exec_module: a served module's body already ran (or there is none); a
 // wrapper runs the wrapped exec under its toggle, then sets its attribute.
-void Engine::hook_exec_module(LoaderId loader, ModuleId module) {
+void FinderObjects::hook_exec_module(LoaderId loader, ModuleId module) {
   const Loader l = interp_.records.loader(loader);
   const HookFinders::Loader h = hook_finders_.loaders[static_cast<size_t>(l.ref)];
   if (l.kind == LoaderKind::HookServe) return;
@@ -325,11 +325,11 @@ void Engine::hook_exec_module(LoaderId loader, ModuleId module) {
     const int64_t index = interp_.meta_path.index(toggled);
     if (index >= 0) {
       meta_path_remove(toggled);
-      try_finally([&] { exec_module(h.inner, module); }, [&] { meta_path_insert(index, toggled); });
+      try_finally([&] { engine().exec_module(h.inner, module); }, [&] { meta_path_insert(index, toggled); });
       return;
     }
   }
-  exec_module(h.inner, module);
+  engine().exec_module(h.inner, module);
   if (hook.loader != LoaderWrap::SetAttribute) return;
   // wrapt's notify_module_loaded: the post-import hooks (which set the
   // attribute, and may import) run under its lock when it takes one there.
@@ -340,7 +340,7 @@ void Engine::hook_exec_module(LoaderId loader, ModuleId module) {
     ++at->times;
     // A verdict names the step that marked it, as for P's marks.
     interp_.records.write_module(module).marked_by = current_step();
-    for (const HookAction& a : hook.after_exec) import_statement(a.module);
+    for (const HookAction& a : hook.after_exec) engine().import_statement(a.module);
   };
   at_hook_lock_site(hook.lock.after_exec, h.finder, interp_.records.module(module).name, HookLockSite::AfterExec,
                     after_exec);

@@ -8,14 +8,14 @@
 
 namespace impsim {
 
-void Engine::reach_lookup_depth(uint64_t depth) {
+void EngineContext::reach_lookup_depth(uint64_t depth) {
   reach_depth(depth);
   if (depth > static_cast<uint64_t>(book_.limits.max_lookup_depth))
     throw LimitReached{
         "lookup-depth", "lookups nested " + std::to_string(depth) + " deep; raise it with --max-lookup-depth", {}};
 }
 
-bool Engine::learn_covers(SetId set, NameId name) {
+bool TorchProxyMetaFinder::learn_covers(SetId set, NameId name) {
   const bool c = finder_.sets.covers(names_, set, name);
   finder_.covers.learn(set, name, c);
   return c;
@@ -23,7 +23,7 @@ bool Engine::learn_covers(SetId set, NameId name) {
 
 // _is_called_by_module_with_specific_dunder_attr: any frame on the stack
 // whose globals (its module's __dict__) carry the mark now.
-bool Engine::called_by_module_marked(uint8_t mark) const {
+bool TorchProxyMetaFinder::called_by_module_marked(uint8_t mark) const {
   for (ModuleId m : py_thread_.frames)
     if (interp_.records.module(m).marks & mark) return true;
   return false;
@@ -35,7 +35,7 @@ bool Engine::called_by_module_marked(uint8_t mark) const {
 // package (the module keeps its own __path__, if any); the loader reads the
 // cache when it creates the module.
 template <class M>
-SpecId Engine::_find_spec_for_cached_torch_module(NameId name) {
+SpecId TorchProxyMetaFinder::_find_spec_for_cached_torch_module(NameId name) {
   if (!rules<M>().cached_spec_is_package)
     return new_spec(name, new_loader(Loader{LoaderKind::CachedByName, false, 0, name}), kNoPath);
   ModuleId m = finder_.cache.get(name);
@@ -46,16 +46,16 @@ SpecId Engine::_find_spec_for_cached_torch_module(NameId name) {
 
 // _find_spec_for_torch_module: import the paddle twin, serve it as torch.
 template <class M>
-SpecId Engine::_find_spec_for_torch_module(NameId name) {
-  ModuleId source = _find_and_load<M>(model_.paddle_of[name]);
+SpecId TorchProxyMetaFinder::_find_spec_for_torch_module(NameId name) {
+  ModuleId source = engine()._find_and_load<M>(model_.paddle_of[name]);
   bool is_pkg = interp_.records.module(source).path != kNoPath;
   LoaderId loader = new_loader(Loader{LoaderKind::Proxy, false, 0, source});
   return new_spec(name, loader, is_pkg ? kEmptyPath : kNoPath);
 }
 
-void Engine::forget_covers(SetId set) { finder_.covers.forget(set); }
+void TorchProxyMetaFinder::forget_covers(SetId set) { finder_.covers.forget(set); }
 
-int32_t Engine::new_scope_object(SetId value) {
+int32_t TorchProxyMetaFinder::new_scope_object(SetId value) {
   finder_.sets.hold(value);
   if (finder_.free_scope_objects.empty()) {
     finder_.scope_objects.push_back(FinderState::ScopeObject{value, 1});
@@ -67,7 +67,7 @@ int32_t Engine::new_scope_object(SetId value) {
   return o;
 }
 
-void Engine::release_scope_object(int32_t object) {
+void TorchProxyMetaFinder::release_scope_object(int32_t object) {
   FinderState::ScopeObject& o = finder_.scope_objects[static_cast<size_t>(object)];
   if (--o.holders > 0) return;
   release_set(o.value);
@@ -75,7 +75,7 @@ void Engine::release_scope_object(int32_t object) {
 }
 
 // 2^64 comparisons more: into the exact total, the word keeps the rest.
-void Engine::comparisons_wrapped() {
+void TorchProxyMetaFinder::comparisons_wrapped() {
   py_thread_.totals.comparisons += UINT64_MAX;
   py_thread_.totals.comparisons += 1;
 }
@@ -86,7 +86,7 @@ void Engine::comparisons_wrapped() {
 
 // _swap_torch_modules_to_cache
 template <class M>
-void Engine::_swap_torch_modules_to_cache() {
+void TorchProxyMetaFinder::_swap_torch_modules_to_cache() {
   interp_.sys_modules.for_each_torch([&](NameId n) {
     ModuleId m = interp_.sys_modules.get(n);
     if (!interp_.records.module(m).proxy) finder_.cache.set(n, m);
@@ -95,42 +95,42 @@ void Engine::_swap_torch_modules_to_cache() {
 }
 
 // _clear_torch_proxy_modules
-void Engine::_clear_torch_proxy_modules() {
+void TorchProxyMetaFinder::_clear_torch_proxy_modules() {
   interp_.sys_modules.for_each_torch([&](NameId n) {
     if (interp_.records.module(interp_.sys_modules.get(n)).proxy) interp_.sys_modules.erase(n);
   });
 }
 
 // _copy_torch_modules_from_cache
-void Engine::_copy_torch_modules_from_cache() {
+void TorchProxyMetaFinder::_copy_torch_modules_from_cache() {
   for (NameId n : finder_.cache.order()) interp_.sys_modules.set(n, finder_.cache.get(n));
 }
 
 // What the guard's entry test decided, and why (a trace only; kept out of
 // line so the untraced guard stays as small as it was).
-void Engine::trace_guard_enter(GuardEntry& g, bool scope_asked, bool had) {
+void TorchProxyMetaFinder::trace_guard_enter(GuardEntry& g, bool scope_asked, bool had) {
   if (g.noop)
     g.action = g.old_global && !scope_asked ? GuardAction::NoopGlobal : GuardAction::NoopSameScope;
   else if (g.enable)
     g.action = !had ? GuardAction::Enable : scope_asked ? GuardAction::EnableRescope : GuardAction::EnableGlobal;
   else
     g.action = had ? GuardAction::Disable : GuardAction::DisableAbsent;
-  book_.trace->guard_begin(*this, g.site, g.enable, g.action);
+  book_.trace->guard_begin(engine(), g.site, g.enable, g.action);
 }
 
-void Engine::trace_guard_exit(const GuardEntry& g) { book_.trace->guard_end(*this, g.site, g.action); }
+void TorchProxyMetaFinder::trace_guard_exit(const GuardEntry& g) { book_.trace->guard_end(engine(), g.site, g.action); }
 
 #define IMPSIM_INSTANTIATE(M)                                                        \
-  template SpecId Engine::_find_spec_for_cached_torch_module<M>(NameId);             \
-  template SpecId Engine::_find_spec_for_torch_module<M>(NameId);                    \
-  template void Engine::_modify_scope<M>(std::optional<SetId>);                      \
-  template void Engine::_set_scope<M>(std::optional<SetId>);                         \
-  template void Engine::scope_ior<M>(SetId);                                         \
-  template void Engine::enable<M>(std::optional<SetId>);                             \
-  template void Engine::disable<M>();                                                \
-  template void Engine::_swap_torch_modules_to_cache<M>();                           \
-  template GuardEntry Engine::guard_enter<M>(bool, std::optional<SetId>, GuardSite); \
-  template void Engine::guard_exit<M>(const GuardEntry&);
+  template SpecId TorchProxyMetaFinder::_find_spec_for_cached_torch_module<M>(NameId);             \
+  template SpecId TorchProxyMetaFinder::_find_spec_for_torch_module<M>(NameId);                    \
+  template void TorchProxyMetaFinder::_modify_scope<M>(std::optional<SetId>);                      \
+  template void TorchProxyMetaFinder::_set_scope<M>(std::optional<SetId>);                         \
+  template void TorchProxyMetaFinder::scope_ior<M>(SetId);                                         \
+  template void TorchProxyMetaFinder::enable<M>(std::optional<SetId>);                             \
+  template void TorchProxyMetaFinder::disable<M>();                                                \
+  template void TorchProxyMetaFinder::_swap_torch_modules_to_cache<M>();                           \
+  template GuardEntry TorchProxyMetaFinder::guard_enter<M>(bool, std::optional<SetId>, GuardSite); \
+  template void TorchProxyMetaFinder::guard_exit<M>(const GuardEntry&);
 IMPSIM_EACH_RUN_MODE(IMPSIM_INSTANTIATE)
 #undef IMPSIM_INSTANTIATE
 

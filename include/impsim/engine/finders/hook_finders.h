@@ -1,7 +1,7 @@
 // The hook finders declared as data (the hook language, hook_language.h):
 // their classes with the variant's fix, each object's own state, the
 // loaders they wrap and the process-wide guard set. Their find_spec is
-// Engine::hook_find_spec (sim/engine/finders/hook_finder.cc).
+// FinderObjects::hook_find_spec (finder_objects.h).
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,8 @@
 // The state of Paddle's torch proxy finder (python/paddle/compat/proxy.py):
 // the TORCH_PROXY_FINDER object and its module's globals. Its find_spec and
-// guards are Engine functions (sim/engine/finders/proxy_finder.cc), since
-// they call back into CPython's import system.
+// guards are the engine part TorchProxyMetaFinder's
+// (torch_proxy_meta_finder.h), since they call back into CPython's import
+// system.
 #pragma once
 
 #include <cstdint>

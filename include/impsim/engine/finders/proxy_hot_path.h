@@ -20,19 +20,19 @@
 namespace impsim {
 
 template <class M>
-inline bool Engine::resolving_has(NameId name) const {
+inline bool TorchProxyMetaFinder::resolving_has(NameId name) const {
   return design<M>().resolving_global ? finder_.resolving[name] : py_thread_.resolving[name];
 }
 
 template <class M>
-inline void Engine::resolving_add(NameId name) {
+inline void TorchProxyMetaFinder::resolving_add(NameId name) {
   const bool global = design<M>().resolving_global;
   (global ? finder_.resolving : py_thread_.resolving)[name] = 1;
   (global ? finder_.resolving_list : py_thread_.resolving_list).push_back(name);
 }
 
 template <class M>
-inline void Engine::resolving_discard(NameId name) {
+inline void TorchProxyMetaFinder::resolving_discard(NameId name) {
   const bool global = design<M>().resolving_global;
   (global ? finder_.resolving : py_thread_.resolving)[name] = 0;
   auto& l = global ? finder_.resolving_list : py_thread_.resolving_list;
@@ -42,7 +42,7 @@ inline void Engine::resolving_discard(NameId name) {
 // The tests of TorchProxyMetaFinder.find_spec (the fix's resolving check
 // first), each branch's cache test included.
 template <class M>
-inline FindReason Engine::find_spec_branch(NameId name) {
+inline FindReason TorchProxyMetaFinder::find_spec_branch(NameId name) {
   if (design<M>().resolving_fix && resolving_has<M>(name)) return FindReason::Suppressed;
   if (covers(finder_.blocked, name)) return FindReason::Blocked;
   if (covers(finder_.scope, name)) return FindReason::InScope;
@@ -57,7 +57,7 @@ inline FindReason Engine::find_spec_branch(NameId name) {
 
 // TorchProxyMetaFinder.find_spec
 template <class M>
-inline SpecId Engine::proxy_find_spec_stepped(NameId name) {
+inline SpecId TorchProxyMetaFinder::proxy_find_spec_stepped(NameId name) {
   ++py_thread_.counts.asks;
   count_event();
   const FindReason why = find_spec_branch<M>(name);
@@ -65,7 +65,7 @@ inline SpecId Engine::proxy_find_spec_stepped(NameId name) {
     if (TraceTally* t = tally<M>())
       t->note();
     else
-      book_.trace->decide(*this, name, why);
+      book_.trace->decide(engine(), name, why);
   }
   switch (why) {
     case FindReason::Suppressed:
@@ -98,7 +98,7 @@ inline SpecId Engine::proxy_find_spec_stepped(NameId name) {
 // that helper stayed on the stack across the recursive call, a dozen stores
 // and reloads a lookup.
 template <class M>
-inline SpecId Engine::_find_spec_for_specific_module(NameId name, bool exec_enable, uint8_t mark) {
+inline SpecId TorchProxyMetaFinder::_find_spec_for_specific_module(NameId name, bool exec_enable, uint8_t mark) {
   ++py_thread_.counts.lookups;
   const uint64_t depth = ++py_thread_.depth;
   if (depth > py_thread_.high) [[unlikely]]
@@ -108,14 +108,14 @@ inline SpecId Engine::_find_spec_for_specific_module(NameId name, bool exec_enab
     if (TraceTally* t = tally<M>()) {
       t->open(TraceTally::Lookup);
     } else {
-      book_.trace->lookup_begin(*this, name, depth, mark);
+      book_.trace->lookup_begin(engine(), name, depth, mark);
     }
   }
   GuardEntry g = guard_enter<M>(false, std::nullopt, GuardSite::Lookup);
   if (fix) resolving_add<M>(name);
   SpecId spec;
   try {
-    spec = find_spec<M>(name);
+    spec = engine().find_spec<M>(name);
   } catch (PyError&) {
     if (fix) resolving_discard<M>(name);
     lookup_exit<M>(name, g, kNoSpec);
@@ -132,13 +132,13 @@ inline SpecId Engine::_find_spec_for_specific_module(NameId name, bool exec_enab
 
 // The lookup's `finally`: the guard's exit, then the depth it entered at.
 template <class M>
-[[gnu::always_inline]] inline void Engine::lookup_exit(NameId name, const GuardEntry& g, SpecId spec) {
+[[gnu::always_inline]] inline void TorchProxyMetaFinder::lookup_exit(NameId name, const GuardEntry& g, SpecId spec) {
   guard_exit<M>(g);
   if (traced<M>()) {
     if (TraceTally* t = tally<M>()) {
       t->close();
     } else {
-      book_.trace->lookup_end(*this, name, py_thread_.depth, spec != kNoSpec);
+      book_.trace->lookup_end(engine(), name, py_thread_.depth, spec != kNoSpec);
     }
   }
   --py_thread_.depth;
@@ -146,7 +146,7 @@ template <class M>
 
 // _modify_scope_of_torch_proxy (its warnings are not modelled).
 template <class M>
-inline void Engine::_modify_scope(std::optional<SetId> scope) {
+inline void TorchProxyMetaFinder::_modify_scope(std::optional<SetId> scope) {
   if (copies() == 0 || finder_.globally_enabled) {
     _set_scope<M>(scope);
     return;
@@ -161,7 +161,7 @@ inline void Engine::_modify_scope(std::optional<SetId> scope) {
 // TorchProxyMetaFinder._set_scope: `scope or set()` is a set object of its
 // own (enable_torch_proxy's _parse_scope made it).
 template <class M>
-inline void Engine::_set_scope(std::optional<SetId> scope) {
+inline void TorchProxyMetaFinder::_set_scope(std::optional<SetId> scope) {
   assign_set(finder_.scope, scope.value_or(kEmptySet));
   finder_.globally_enabled = !scope.has_value();
   if (rules<M>().guard_saves_copy) return;
@@ -170,7 +170,7 @@ inline void Engine::_set_scope(std::optional<SetId> scope) {
 }
 
 template <class M>
-inline void Engine::scope_ior(SetId scope) {
+inline void TorchProxyMetaFinder::scope_ior(SetId scope) {
   assign_set(finder_.scope, unite_sets(finder_.scope, scope));
   if (!rules<M>().guard_saves_copy)
     assign_set(finder_.scope_objects[static_cast<size_t>(finder_.scope_object)].value, finder_.scope);
@@ -181,9 +181,9 @@ inline void Engine::scope_ior(SetId scope) {
 // 04efefd's swap caches and deletes only real torch modules: proxy modules
 // stay in sys.modules.
 template <class M>
-inline void Engine::enable(std::optional<SetId> scope) {
+inline void TorchProxyMetaFinder::enable(std::optional<SetId> scope) {
   if (traced<M>() && !tally<M>()) [[unlikely]]
-    book_.trace->toggle_begin(*this, true);
+    book_.trace->toggle_begin(engine(), true);
   count_walk<M>();
   if (interp_.sys_modules.torch_count() > 0) _swap_torch_modules_to_cache<M>();
   _modify_scope<M>(scope);
@@ -199,7 +199,7 @@ inline void Engine::enable(std::optional<SetId> scope) {
 // disable_torch_proxy: removes ONE occurrence, clears proxy modules and puts
 // the cached real torch modules back.
 template <class M>
-inline void Engine::disable() {
+inline void TorchProxyMetaFinder::disable() {
   if (copies() == 0) return;  // only a warning
   if (design<M>().disable_all)
     interp_.meta_path.remove_all(kProxyFinder);
@@ -207,7 +207,7 @@ inline void Engine::disable() {
     interp_.meta_path.remove(kProxyFinder);
   moved_copies();
   if (traced<M>() && !tally<M>()) [[unlikely]]
-    book_.trace->toggle_begin(*this, false);
+    book_.trace->toggle_begin(engine(), false);
   count_walk<M>();
   if (interp_.sys_modules.torch_count() > 0) _clear_torch_proxy_modules();
   if (!finder_.cache.order().empty()) _copy_torch_modules_from_cache();
@@ -216,14 +216,14 @@ inline void Engine::disable() {
 
 // A guard's entry and exit, for the trace: a TalliedRun counts them.
 template <class M>
-[[gnu::always_inline]] inline void Engine::trace_guard_begin(GuardEntry& g, bool scope_asked, bool had) {
+[[gnu::always_inline]] inline void TorchProxyMetaFinder::trace_guard_begin(GuardEntry& g, bool scope_asked, bool had) {
   if (TraceTally* t = tally<M>())
     t->line(TraceTally::Guard);
   else
     trace_guard_enter(g, scope_asked, had);
 }
 template <class M>
-[[gnu::always_inline]] inline void Engine::trace_guard_end(const GuardEntry& g) {
+[[gnu::always_inline]] inline void TorchProxyMetaFinder::trace_guard_end(const GuardEntry& g) {
   if (TraceTally* t = tally<M>())
     t->line(TraceTally::Guard);
   else
@@ -232,20 +232,20 @@ template <class M>
 
 // A toggle's trace event: its walk, in the tally past the sink's cut.
 template <class M>
-[[gnu::always_inline]] inline void Engine::trace_toggle(bool enable) {
+[[gnu::always_inline]] inline void TorchProxyMetaFinder::trace_toggle(bool enable) {
   if (TraceTally* t = tally<M>()) {
     t->ticks += book_.last_walk;
     t->line(TraceTally::Toggle);
     return;
   }
-  book_.trace->toggle(*this, enable, book_.last_walk, copies());
+  book_.trace->toggle(engine(), enable, book_.last_walk, copies());
 }
 
 // use_torch_proxy_guard, entry. b52ce17 saves set(_local_enabled_scope);
 // 04efefd saves the set object itself, so an in-place |= while the guard is
 // open also changes what its exit restores.
 template <class M>
-inline GuardEntry Engine::guard_enter(bool enable_, std::optional<SetId> scope, GuardSite site) {
+inline GuardEntry TorchProxyMetaFinder::guard_enter(bool enable_, std::optional<SetId> scope, GuardSite site) {
   GuardEntry g{
       false, enable_, finder_.scope, finder_.scope_object, finder_.globally_enabled, site, GuardAction::Enable};
   bool had = copies() > 0;
@@ -270,7 +270,7 @@ inline GuardEntry Engine::guard_enter(bool enable_, std::optional<SetId> scope, 
 
 // use_torch_proxy_guard, exit (its `finally`).
 template <class M>
-inline void Engine::guard_exit(const GuardEntry& g) {
+inline void TorchProxyMetaFinder::guard_exit(const GuardEntry& g) {
   if (g.noop) {
     if (traced<M>()) [[unlikely]]
       trace_guard_end<M>(g);

@@ -85,7 +85,7 @@ template <class Body, class Cleanup>
 // never ends. Thrown past every `finally`, as LimitReached is, so the state
 // is reported as the hang left it; `wait` says who waits for what.
 struct Hang {
-  std::string wait;
+  HangWait wait;
 };
 
 // The scheduling points a threaded run has (threads.cc), as the real
@@ -175,7 +175,7 @@ class Engine {
   // ("main: ok", "w: waiting", "w: never started").
   std::vector<ThreadEnd> thread_ends() const;
   std::vector<std::string> thread_results() const;
-  const std::vector<std::string>& hang_waits() const { return hang_waits_; }
+  const std::vector<HangWait>& hang_waits() const { return hang_waits_; }
   std::optional<PyError> thread_error(PyThreadId t) const;
   bool threaded_run() const { return thread_run_.scheduler != nullptr; }
   // The schedule run() follows (Scheduler::replay's string); empty: each
@@ -776,7 +776,7 @@ class Engine {
   Tallied tallied_;
   std::string schedule_;
   std::optional<std::string> bad_schedule_;
-  std::vector<std::string> hang_waits_;
+  std::vector<HangWait> hang_waits_;
 };
 
 // One proxy ask of _find_spec, as the trace sees it. Inline: it is the

@@ -417,7 +417,7 @@ TEST_CASE("hook locks: a Lock of one class hangs its own thread, an RLock, a loc
   ScenarioRun hung = run_scenario(parse_scenario(two_objects(R"({"type": "Lock"})", same), "inline.json"), {});
   const VariantRun& r = only_run(hung);
   CHECK(r.outcome.hang ==
-        std::vector<std::string>{"thread main waits for the threading.Lock of class h, held by thread main"});
+        std::vector<HangWait>{{"main", HangWait::Kind::HookLock, "the threading.Lock of class h", "main"}});
   CHECK(r.outcome.threads == std::vector<std::string>{"main: waiting"});
   CHECK(r.hooks.finder_calls == 3);
   CHECK(r.outcome.modules.empty());

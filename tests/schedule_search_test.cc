@@ -110,7 +110,11 @@ std::string global_cycle(Scheduler& s) {
   });
   const ScheduleOutcome o = s.run();
   std::string out = o.hang ? "hang:" : "both finished";
-  for (const std::string& w : o.waits) out += " " + w + ";";
+  for (const ScheduleOutcome::Waiting& w : o.waits)
+    out += " " + std::to_string(w.thread) +
+           (w.wait.kind == WaitKind::GlobalLock ? " waits for the global lock"
+                                                : " waits for module lock " + std::to_string(w.wait.module)) +
+           ", held by " + std::to_string(w.wait.on) + ";";
   return out;
 }
 
@@ -184,8 +188,8 @@ TEST_CASE("crossing module locks: one preemption reaches _DeadlockError in eithe
 TEST_CASE("a cycle through the global import lock: the hang and who waits, from one preemption") {
   const WordsSearch r = search_schedules<std::string>(global_cycle, {.preemption_bound = 2});
   CHECK(outcome_texts(r) == std::set<std::string>{"both finished",
-                                                  "hang: thread 0 waits for the module lock of 5, held by thread 1; "
-                                                  "thread 1 waits for the global import lock, held by thread 0;"});
+                                                  "hang: 0 waits for module lock 5, held by 1; "
+                                                  "1 waits for the global lock, held by 0;"});
   for (const WordsClass& c : r.outcomes) CHECK(c.preemptions == (c.outcome.starts_with("hang") ? 1 : 0));
   check_representatives(global_cycle, r);
 }

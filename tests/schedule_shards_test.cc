@@ -153,6 +153,36 @@ TEST_CASE("a shard's counts cannot wrap, go negative or fail to add up, and ever
           2, "\"search\" is \"random\", but the document's shard_of options say \"exhaustive\"");
 }
 
+TEST_CASE("a shard's hang is data: each wait's fields are checked, and waits written as sentences are refused") {
+  const std::string dir = impsim::test::scratch_subdir("hang");
+  const auto s = shards(kThreads + "join_in_body.json --variant before", 1, dir);
+  const ordered_json doc = ordered_json::parse(read_file(s[0]));
+  size_t hung = 0;
+  while (doc["searches"][0]["outcomes"][hung]["threaded"]["hang"].empty()) ++hung;
+  const std::string at = fmt::format("at /searches/0/outcomes/{}/threaded/hang/", hung);
+  const ordered_json& waits = doc["searches"][0]["outcomes"][hung]["threaded"]["hang"];
+  CHECK(waits.dump() ==
+        R"([{"thread":"main","waits_for":"join","joins":"w"},)"
+        R"({"thread":"w","waits_for":"module_lock","module":"a","held_by":"main"}])");
+  auto hang = [&](const std::string& name, const std::function<void(ordered_json&)>& edit) {
+    return forged(s[0], name, [&](ordered_json& d) { edit(d["searches"][0]["outcomes"][hung]["threaded"]["hang"]); });
+  };
+  // What an impsim that wrote the waits as its sentences left: refused, as
+  // the merge would have to parse them back.
+  refused(hang("sentences.json",
+               [](ordered_json& h) {
+                 h[1] = "thread w waits for the module lock of a, held by thread main";
+               }),
+          2, at + "1: a wait as a sentence");
+  refused(hang("kind.json", [](ordered_json& h) { h[0]["waits_for"] = "nap"; }), 2,
+          at + "0/waits_for: an unknown wait \"nap\"");
+  refused(hang("holder.json", [](ordered_json& h) { h[0]["held_by"] = "w"; }), 2, at + "0/held_by: an unknown key");
+  refused(hang("module.json", [](ordered_json& h) { h[1].erase("module"); }), 2, "no \"module\"");
+  // Another module's lock reads as another line than the one beside it.
+  refused(hang("other.json", [](ordered_json& h) { h[1]["module"] = "b"; }), 2,
+          "\"outcome\" is not the line its \"threaded\" outcome reads as");
+}
+
 TEST_CASE("a shard file is bounded as a scenario is: --max-file-bytes and --max-json-depth") {
   const std::string dir = impsim::test::scratch_subdir("bounds");
   const auto s = shards(kThreads + "cross_import.json --variant before", 2, dir);

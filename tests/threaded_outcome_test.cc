@@ -31,8 +31,8 @@ ThreadedOutcome deadlock() {
 ThreadedOutcome hang() {
   ThreadedOutcome o;
   o.end.threads = {{"main", How::Waiting, "", ""}, {"w", How::Waiting, "", ""}, {"x", How::NeverStarted, "", ""}};
-  o.end.hang = {"thread main waits for the module lock of b, held by thread w",
-                "thread w waits for the module lock of a, held by thread main"};
+  o.end.hang = {{"main", impsim::HangWait::Kind::ModuleLock, "b", "w"},
+                {"w", impsim::HangWait::Kind::ModuleLock, "a", "main"}};
   o.counters.asks = 3;
   return o;
 }

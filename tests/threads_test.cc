@@ -355,8 +355,8 @@ TEST_CASE("threads: shards of a search merge into the unsplit search, a missing 
 
 TEST_CASE("threads: two runs that both hang, on different waits, are told apart as such") {
   Outcome a, b;
-  a.hang = {"thread main waits for thread w to finish (join)"};
-  b.hang = {"thread w waits for the global import lock, held by thread main"};
+  a.hang = {{"main", HangWait::Kind::Join, "", "w"}};
+  b.hang = {{"w", HangWait::Kind::GlobalLock, "", "main"}};
   const std::vector<std::string> d = describe_differences(a, b, "before", "after", 10);
   REQUIRE(d.size() == 1);
   CHECK(d[0] ==

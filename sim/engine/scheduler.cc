@@ -198,29 +198,11 @@ ScheduleOutcome Scheduler::run_threads() {
   for (const auto& t : threads_) {
     if (t->state != State::Waiting) continue;
     out.hang = true;
-    out.waits.push_back(describe_wait(t->id));
+    // Each holder is the one the thread blocked on: a lock is released to
+    // another owner only after its waiters are woken.
+    out.waits.push_back({t->id, t->waits_for});
   }
   return out;
-}
-
-// Each holder is the one the thread blocked on: a lock is released to
-// another owner only after its waiters are woken.
-std::string Scheduler::describe_wait(PyThreadId id) const {
-  const Wait& w = threads_[static_cast<size_t>(id)]->waits_for;
-  switch (w.kind) {
-    case WaitKind::Join:
-      return fmt::format("{} waits for {} to finish (join)", thread_text(id), thread_text(w.on));
-    case WaitKind::HookLock:
-      return fmt::format("{} waits for {}, held by {}", thread_text(id),
-                         hook_lock_name_ ? hook_lock_name_(w.module) : fmt::format("hook lock {}", w.module),
-                         thread_text(w.on));
-    case WaitKind::GlobalLock:
-      return fmt::format("{} waits for the global import lock, held by {}", thread_text(id), thread_text(w.on));
-    case WaitKind::ModuleLock:
-      break;
-  }
-  return fmt::format("{} waits for the module lock of {}, held by {}", thread_text(id),
-                     module_name_ ? module_name_(w.module) : std::to_string(w.module), thread_text(w.on));
 }
 
 std::string Scheduler::thread_text(PyThreadId t) const {

@@ -71,9 +71,7 @@ ScheduleOutcome ThreadedImport::run_threads(Scheduler& scheduler) {
       else
         book_.trace->wait_end(engine(), tw);
     });
-  scheduler.describe_with([this](PyThreadId t) { return "thread " + thread_names()[static_cast<size_t>(t)]; },
-                          [this](int32_t m) { return names_.text(static_cast<NameId>(m)); });
-  scheduler.describe_hook_locks_with([this](int32_t l) { return hook_finders_.locks[static_cast<size_t>(l)].name; });
+  scheduler.name_threads_with([this](PyThreadId t) { return "thread " + thread_names()[static_cast<size_t>(t)]; });
   try {
     set_up();  // a scenario past --max-objects stops here
   } catch (LimitReached& l) {
@@ -100,7 +98,30 @@ ScheduleOutcome ThreadedImport::run_threads(Scheduler& scheduler) {
   }
   for (size_t t = 0; t < scheduler.threads(); ++t)
     thread_run_.finished.push_back(scheduler.finished(static_cast<PyThreadId>(t)));
-  hang_waits_ = out.waits;
+  // The scheduler knows its waits by id; the outcome carries the names.
+  hang_waits_.clear();
+  const std::vector<std::string> names = out.waits.empty() ? std::vector<std::string>{} : thread_names();
+  for (const ScheduleOutcome::Waiting& w : out.waits) {
+    HangWait h;
+    h.thread = names[static_cast<size_t>(w.thread)];
+    h.on = names[static_cast<size_t>(w.wait.on)];
+    switch (w.wait.kind) {
+      case WaitKind::GlobalLock:
+        break;
+      case WaitKind::ModuleLock:
+        h.kind = HangWait::Kind::ModuleLock;
+        h.lock = names_.text(static_cast<NameId>(w.wait.module));
+        break;
+      case WaitKind::HookLock:
+        h.kind = HangWait::Kind::HookLock;
+        h.lock = hook_lock_text(w.wait.module);
+        break;
+      case WaitKind::Join:
+        h.kind = HangWait::Kind::Join;
+        break;
+    }
+    hang_waits_.push_back(std::move(h));
+  }
   // Threads left waiting are unwound while the engine they refer to is here.
   scheduler.cancel();
   forget();

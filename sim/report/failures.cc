@@ -1,7 +1,6 @@
 #include "impsim/report/failures.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "impsim/base/escape.h"
 #include "impsim/base/ratio.h"
@@ -69,7 +68,7 @@ void add_run_problems(std::vector<Failure>& out, const FilePlaces& places, const
     }
     if (raised && !r.outcome.hang.empty() && !sc.allow_error)
       out.push_back(at(places, sc, FailureKind::Raised, "",
-                       fmt::format("{}: hangs: {}", run_name(r), fmt::format("{}", fmt::join(r.outcome.hang, "; ")))));
+                       fmt::format("{}: hangs: {}", run_name(r), hang_waits_text(r.outcome.hang))));
   }
 }
 

@@ -245,7 +245,9 @@ ordered_json report_json(const ScenarioRun& run) {
     if (r.hooks_used) outcome["meta_path"] = r.outcome.meta_path;
     if (!r.outcome.threads.empty()) {
       outcome["threads"] = r.outcome.threads;
-      outcome["hang"] = r.outcome.hang;
+      ordered_json hang = ordered_json::array();
+      for (const HangWait& w : r.outcome.hang) hang.push_back(hang_wait_text(w));
+      outcome["hang"] = std::move(hang);
     }
     jr["outcome"] = outcome;
     ordered_json ex = expectations_json(r);

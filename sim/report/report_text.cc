@@ -70,9 +70,9 @@ std::string run_problem(const VariantRun& r, const FilePlaces& places, bool allo
         "them all): {}\n",
         variant_name(r.variant), terminal_text(fmt::format("{}", fmt::join(r.outcome.threads, "; "))));
   }
-  for (const std::string& w : r.outcome.hang)
+  for (const HangWait& w : r.outcome.hang)
     out += problem_line(allow_error ? "" : terminal_text(places.prefix("")),
-                        fmt::format("{}: hangs: {}", variant_name(r.variant), terminal_text(w)));
+                        fmt::format("{}: hangs: {}", variant_name(r.variant), terminal_text(hang_wait_text(w))));
   if (r.outcome.error) {
     const PyError& e = *r.outcome.error;
     const std::string step = e.traceback.empty() ? "" : e.traceback.back();

@@ -88,6 +88,31 @@ const char* ended_name(ThreadEnd::How how) {
   return "ok";
 }
 
+const char* wait_name(HangWait::Kind kind) {
+  switch (kind) {
+    case HangWait::Kind::GlobalLock:
+      return "global_lock";
+    case HangWait::Kind::ModuleLock:
+      return "module_lock";
+    case HangWait::Kind::HookLock:
+      return "hook_lock";
+    case HangWait::Kind::Join:
+      return "join";
+  }
+  return "global_lock";
+}
+
+// A wait's keys name what each thread is to it: a lock's holder is
+// "held_by", a joined thread "joins"; the module or the hook's lock only
+// where the wait is for one.
+ordered_json hang_wait_json(const HangWait& w) {
+  ordered_json j = {{"thread", w.thread}, {"waits_for", wait_name(w.kind)}};
+  if (w.kind == HangWait::Kind::ModuleLock) j["module"] = w.lock;
+  if (w.kind == HangWait::Kind::HookLock) j["hook_lock"] = w.lock;
+  j[w.kind == HangWait::Kind::Join ? "joins" : "held_by"] = w.on;
+  return j;
+}
+
 // A shard's outcome as data, which --merge reads back (the line beside it
 // is for people; the merge checks that it reads as this).
 ordered_json threaded_json(const ThreadedOutcome& o) {
@@ -103,7 +128,8 @@ ordered_json threaded_json(const ThreadedOutcome& o) {
   ordered_json j;
   j["threads"] = std::move(threads);
   if (o.end.stopped_at) j["stopped_at"] = *o.end.stopped_at;
-  j["hang"] = o.end.hang;
+  j["hang"] = ordered_json::array();
+  for (const HangWait& w : o.end.hang) j["hang"].push_back(hang_wait_json(w));
   j["sys_modules"] = o.end.sys_modules;
   j["marks"] = ordered_json::object();
   for (const auto& [name, mark] : o.end.marks) j["marks"][name] = mark;
@@ -371,6 +397,50 @@ Count count_field(const ShardDoc& d, const ordered_json& obj, const std::string&
   return *n;
 }
 
+// A hang's waits as hang_wait_json writes them.
+std::vector<HangWait> read_hang(const ShardDoc& d, const ordered_json& j, const std::string& at) {
+  const ordered_json& list = array_field(d, j, at, "hang");
+  std::vector<HangWait> out;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string w = at + "/hang/" + std::to_string(i);
+    if (list[i].is_string())
+      refuse(d, w,
+             "a wait as a sentence, as impsim wrote shards before a hang's waits were data; search the shards again "
+             "with this impsim",
+             false);
+    if (!list[i].is_object()) refuse(d, w, "a wait that is not an object");
+    HangWait h;
+    h.thread = text_field(d, list[i], w, "thread");
+    const std::string kind = text_field(d, list[i], w, "waits_for");
+    const HangWait::Kind kinds[] = {HangWait::Kind::GlobalLock, HangWait::Kind::ModuleLock, HangWait::Kind::HookLock,
+                                    HangWait::Kind::Join};
+    const auto k = std::find_if(std::begin(kinds), std::end(kinds), [&](HangWait::Kind x) { return kind == wait_name(x); });
+    if (k == std::end(kinds))
+      refuse(d, w + "/waits_for",
+             fmt::format("an unknown wait \"{}\" (global_lock, module_lock, hook_lock or join)", kind));
+    h.kind = *k;
+    switch (h.kind) {
+      case HangWait::Kind::GlobalLock:
+        only_keys(d, list[i], w, {"thread", "waits_for", "held_by"});
+        break;
+      case HangWait::Kind::ModuleLock:
+        only_keys(d, list[i], w, {"thread", "waits_for", "module", "held_by"});
+        h.lock = text_field(d, list[i], w, "module");
+        break;
+      case HangWait::Kind::HookLock:
+        only_keys(d, list[i], w, {"thread", "waits_for", "hook_lock", "held_by"});
+        h.lock = text_field(d, list[i], w, "hook_lock");
+        break;
+      case HangWait::Kind::Join:
+        only_keys(d, list[i], w, {"thread", "waits_for", "joins"});
+        break;
+    }
+    h.on = text_field(d, list[i], w, h.kind == HangWait::Kind::Join ? "joins" : "held_by");
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
 // An outcome as threaded_json writes it.
 ThreadedOutcome read_threaded(const ShardDoc& d, const ordered_json& j, const std::string& at) {
   if (!j.is_object()) refuse(d, at, "\"threaded\" is not an object");
@@ -399,7 +469,7 @@ ThreadedOutcome read_threaded(const ShardDoc& d, const ordered_json& j, const st
     o.end.threads.push_back(std::move(e));
   }
   if (j.contains("stopped_at")) o.end.stopped_at = text_field(d, j, at, "stopped_at");
-  o.end.hang = texts_field(d, j, at, "hang");
+  o.end.hang = read_hang(d, j, at);
   o.end.sys_modules = texts_field(d, j, at, "sys_modules");
   if (!std::is_sorted(o.end.sys_modules.begin(), o.end.sys_modules.end()))
     refuse(d, at + "/sys_modules", "\"sys_modules\" is not sorted");

@@ -13,7 +13,7 @@ std::string outcome_end_text(const OutcomeEnd& end) {
   std::string out;
   for (size_t i = 0; i < end.threads.size(); ++i) out += (i == 0 ? "" : "; ") + thread_end_text(end.threads[i]);
   if (end.stopped_at) out += fmt::format("; stopped: limit {}", *end.stopped_at);
-  if (end.hung()) out += fmt::format("; hang: {}", fmt::join(end.hang, "; "));
+  if (end.hung()) out += "; hang: " + hang_waits_text(end.hang);
   out += "; sys.modules: " +
          (end.sys_modules.empty() ? std::string("(none)") : fmt::format("{}", fmt::join(end.sys_modules, " ")));
   // What Paddle's finder and a hook's loader leave: each said only where

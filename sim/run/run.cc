@@ -1,7 +1,6 @@
 #include "impsim/run/run.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -217,8 +216,8 @@ std::vector<std::string> describe_differences(const Outcome& a, const Outcome& b
   // Without threads the list is main's hang alone, which the next line says.
   if (a.threads != b.threads && (a.threads.size() > 1 || b.threads.size() > 1))
     add(fmt::format("the threads end as {} in {} and {} in {}", list_text(a.threads), an, list_text(b.threads), bn));
-  auto hang = [](const std::vector<std::string>& waits) {
-    return waits.empty() ? std::string("does not hang") : fmt::format("hangs ({})", fmt::join(waits, "; "));
+  auto hang = [](const std::vector<HangWait>& waits) {
+    return waits.empty() ? std::string("does not hang") : fmt::format("hangs ({})", hang_waits_text(waits));
   };
   if (a.hang != b.hang) add(fmt::format("the program {} in {} and {} in {}", hang(a.hang), an, hang(b.hang), bn));
   if (err(a.error) != err(b.error))

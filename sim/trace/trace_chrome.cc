@@ -97,8 +97,8 @@ class ChromeWriter : public TraceWriter {
       std::string ended, waits;
       for (const std::string& r : e.thread_results())
         ended += fmt::format("{}\"{}\"", ended.empty() ? "" : ",", json_text(r));
-      for (const std::string& w : e.hang_waits())
-        waits += fmt::format("{}\"{}\"", waits.empty() ? "" : ",", json_text(w));
+      for (const HangWait& w : e.hang_waits())
+        waits += fmt::format("{}\"{}\"", waits.empty() ? "" : ",", json_text(hang_wait_text(w)));
       threads = fmt::format(R"(,"threads":[{}],"hang":[{}])", ended, waits);
     }
     summaries_.push_back(

@@ -146,12 +146,12 @@ class DotWriter : public TraceWriter {
       std::string ended;
       for (const std::string& r : e.thread_results()) ended += (ended.empty() ? "" : "; ") + r;
       t.ended = dot_text("threads: " + ended);
-      for (const std::string& w : e.hang_waits()) t.ended += "\\n" + dot_text("hang: " + w);
+      for (const HangWait& w : e.hang_waits()) t.ended += "\\n" + dot_text("hang: " + hang_wait_text(w));
     } else if (waiting_) {
       // A run without threads hung on a hook's Lock its main thread holds.
       attach(wait_node(*waiting_, true));
       t.ended = dot_text("threads: main: waiting");
-      for (const std::string& w : e.hang_waits()) t.ended += "\\n" + dot_text("hang: " + w);
+      for (const HangWait& w : e.hang_waits()) t.ended += "\\n" + dot_text("hang: " + hang_wait_text(w));
     }
     // A limit may stop the run with lookups open: close them as not found.
     while (!frames_.empty()) finish_frame(false, cut_);

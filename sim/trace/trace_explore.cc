@@ -222,8 +222,8 @@ class ExploreWriter : public TraceWriter {
       for (const std::string& n : thread_names)
         names += fmt::format("{}\"{}\"", names.empty() ? "" : ",", json_text(n));
       for (const std::string& r : results) ended += fmt::format("{}\"{}\"", ended.empty() ? "" : ",", json_text(r));
-      for (const std::string& w : e.hang_waits())
-        waits += fmt::format("{}\"{}\"", waits.empty() ? "" : ",", json_text(w));
+      for (const HangWait& w : e.hang_waits())
+        waits += fmt::format("{}\"{}\"", waits.empty() ? "" : ",", json_text(hang_wait_text(w)));
       t += fmt::format(",\"thread_names\":[{}],\"threads\":[{}],\"hang\":[{}]", names, ended, waits);
     }
     v.totals = fmt::format("{{{},\"proxy_copies\":{},\"error\":{},\"limit\":{}}}", t, o.proxy_copies,

@@ -34,7 +34,6 @@
 // each call is a line. Past it lines are counted, and standard error says
 // how many were left out; the profile itself stays lines tuna reads.
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -83,7 +82,7 @@ class ImportTimeWriter : public TraceWriter {
         uint64_t open = 0;
         for (const auto& [t, opened] : stacks_) open += opened.size();
         fmt::print(stderr, "impsim: trace: {} hangs ({}): its {} unfinished {} no line, as CPython would not\n",
-                   terminal_text(variant_), terminal_text(fmt::format("{}", fmt::join(e.hang_waits(), "; "))),
+                   terminal_text(variant_), terminal_text(hang_waits_text(e.hang_waits())),
                    grouped(open),
                    open == 1 ? "import (or find_spec call) writes" : "imports (or find_spec calls) write");
       }

@@ -107,7 +107,7 @@ class TextWriter : public TraceWriter {
       std::string t;
       for (const std::string& r : threads) t += (t.empty() ? "" : "; ") + terminal_text(r);
       out_ << fmt::format("threads: {}\n", t);
-      for (const std::string& w : e.hang_waits()) out_ << fmt::format("hang: {}\n", terminal_text(w));
+      for (const HangWait& w : e.hang_waits()) out_ << fmt::format("hang: {}\n", terminal_text(hang_wait_text(w)));
     }
     if (e.error())
       out_ << fmt::format("raised {}: {} (at {})\n", terminal_text(e.error()->type), terminal_text(e.error()->message),

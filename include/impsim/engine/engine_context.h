@@ -103,7 +103,7 @@ template <class Body, class Cleanup>
 // never ends. Thrown past every `finally`, as LimitReached is, so the state
 // is reported as the hang left it; `wait` says who waits for what.
 struct Hang {
-  std::string wait;
+  HangWait wait;
 };
 
 // The scheduling points a threaded run has (threads.cc), as the real
@@ -369,7 +369,7 @@ class EngineContext {
   Tallied tallied_;
   std::string schedule_;
   std::optional<std::string> bad_schedule_;
-  std::vector<std::string> hang_waits_;
+  std::vector<HangWait> hang_waits_;
 };
 
 }  // namespace impsim

@@ -16,7 +16,8 @@
 // again; a lock's waiter then retries, as `_ModuleLock.acquire` loops.
 // When no thread can run and some still wait, the run is a hang: CPython
 // would wait forever (the global import lock is outside its deadlock
-// check), and the outcome says who waits for what, held by whom.
+// check), and the outcome says who waits for what, held by whom, by id:
+// the engine, which knows the names, makes them a ThreadedOutcome's waits.
 //
 // The engine runs a threaded scenario's Python threads on it
 // (sim/engine/threads.cc); the schedule searches run it once per schedule.
@@ -43,16 +44,7 @@ inline constexpr PyThreadId kNoThread = -1;
 // threading.Lock / RLock. The scheduler's hangs and a trace's waits say it.
 enum class WaitKind : uint8_t { GlobalLock, ModuleLock, Join, HookLock };
 
-struct ScheduleOutcome {
-  bool hang = false;
-  // For a hang: one line per waiting thread, e.g. "thread 1 waits for the
-  // module lock of 3, held by thread 0".
-  std::vector<std::string> waits;
-  // The choices made, replayable (Scheduler::replay).
-  std::string schedule;
-  // Where a replayed schedule could not be followed: what went wrong.
-  std::optional<std::string> bad_schedule;
-};
+struct ScheduleOutcome;
 
 class Scheduler {
  public:
@@ -126,12 +118,8 @@ class Scheduler {
   // once it is woken (false), with what it waits for: a trace shows the
   // waits. Unset, a wait costs nothing more.
   void on_wait(std::function<void(const Wait&, bool waiting)> f) { on_wait_ = std::move(f); }
-  // What a hang's description calls a thread and a module's name (default:
-  // "thread 1", "the module lock of 3").
-  void describe_with(std::function<std::string(PyThreadId)> thread, std::function<std::string(int32_t)> module) {
-    thread_name_ = std::move(thread);
-    module_name_ = std::move(module);
-  }
+  // What an error naming a thread calls it (default: "thread 1").
+  void name_threads_with(std::function<std::string(PyThreadId)> thread) { thread_name_ = std::move(thread); }
 
   // From a running thread.
   PyThreadId current() const { return current_; }
@@ -144,8 +132,6 @@ class Scheduler {
   void block(const Wait& what);
   // The blocked `threads` can run again (the caller then passes a point).
   void wake(const std::vector<PyThreadId>& threads);
-  // What a hang's description calls a hook lock (default: "hook lock 0").
-  void describe_hook_locks_with(std::function<std::string(int32_t)> lock) { hook_lock_name_ = std::move(lock); }
 
   // What a thread's body threw, if it did (it finished there).
   std::exception_ptr error(PyThreadId t) const;
@@ -160,7 +146,6 @@ class Scheduler {
   ScheduleOutcome run_threads();
   // Back to run(): the thread stays as its state says.
   void switch_out();
-  std::string describe_wait(PyThreadId t) const;
   std::string thread_text(PyThreadId t) const;
 
   Policy policy_;
@@ -178,8 +163,21 @@ class Scheduler {
   std::function<void()> on_point_;
   std::function<void(const Wait&, bool)> on_wait_;
   std::function<std::string(PyThreadId)> thread_name_;
-  std::function<std::string(int32_t)> module_name_;
-  std::function<std::string(int32_t)> hook_lock_name_;
+};
+
+struct ScheduleOutcome {
+  bool hang = false;
+  // A thread left waiting in a hang: what it waits for (Scheduler::Wait).
+  struct Waiting {
+    PyThreadId thread = kNoThread;
+    Scheduler::Wait wait;
+  };
+  // For a hang: each waiting thread, by id.
+  std::vector<Waiting> waits;
+  // The choices made, replayable (Scheduler::replay).
+  std::string schedule;
+  // Where a replayed schedule could not be followed: what went wrong.
+  std::optional<std::string> bad_schedule;
 };
 
 }  // namespace impsim

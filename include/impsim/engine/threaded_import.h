@@ -39,7 +39,7 @@ class ThreadedImport : public ImportSystem {
   // ("main: ok", "w: waiting", "w: never started").
   std::vector<ThreadEnd> thread_ends() const;
   std::vector<std::string> thread_results() const;
-  const std::vector<std::string>& hang_waits() const { return hang_waits_; }
+  const std::vector<HangWait>& hang_waits() const { return hang_waits_; }
   std::optional<PyError> thread_error(PyThreadId t) const;
   bool threaded_run() const { return thread_run_.scheduler != nullptr; }
   // The schedule run() follows (Scheduler::replay's string); empty: each

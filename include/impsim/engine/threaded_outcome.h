@@ -54,6 +54,35 @@ struct ThreadEnd {
 // and report/, so that both say it one way.
 std::string thread_end_text(const ThreadEnd& t);
 
+// One thread's wait in a hang: who waits, for what, held by whom. The
+// reports group and compare hangs by these fields; the sentence a person
+// reads is hang_wait_text's.
+struct HangWait {
+  enum class Kind : uint8_t {
+    GlobalLock,  // the global import lock, held by `on`
+    ModuleLock,  // the `_ModuleLock` of module `lock`, held by `on`
+    HookLock,    // a hook's own threading.Lock / RLock, named `lock`, held by `on`
+    Join,        // the end of thread `on` (`on.join()`)
+  };
+  std::string thread;  // the waiting thread's name ("main", "w")
+  Kind kind = Kind::GlobalLock;
+  // ModuleLock: the module's name ("a"); HookLock: what the hook's lock is
+  // called everywhere it appears ("the threading.Lock of class virtualenv").
+  std::string lock;
+  // The thread holding the lock (a lock's holder stays while it is waited
+  // for), or the thread joined.
+  std::string on;
+
+  friend auto operator<=>(const HangWait&, const HangWait&) = default;
+};
+
+// A wait as every report and trace words it: "thread w waits for the
+// module lock of a, held by thread main", "thread main waits for thread w
+// to finish (join)". Beside thread_end_text, for the same reason.
+std::string hang_wait_text(const HangWait& w);
+// A hang's waits in one line, each as hang_wait_text says it, "; " between.
+std::string hang_waits_text(const std::vector<HangWait>& waits);
+
 // What the threads end with: everything of the outcome but the counters.
 struct OutcomeEnd {
   // The threads in the order they were started, main first, then those
@@ -62,9 +91,9 @@ struct OutcomeEnd {
   std::vector<ThreadEnd> threads;
   // The limit the run stopped at ("max-events"), if it did.
   std::optional<std::string> stopped_at;
-  // A hang: one wait per waiting thread, in the scheduler's words ("thread
-  // w waits for the module lock of a, held by thread main"). Empty: no hang.
-  std::vector<std::string> hang;
+  // A hang: one wait per waiting thread, in the order of their ids. Empty:
+  // no hang.
+  std::vector<HangWait> hang;
   std::vector<std::string> sys_modules;       // names, sorted
   std::map<std::string, std::string> marks;   // module -> enabled | disabled | enabled+disabled
   int64_t proxy_copies = 0;                   // copies of Paddle's finder left in sys.meta_path

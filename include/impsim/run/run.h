@@ -75,7 +75,7 @@ struct Outcome {
   // ...", "w: waiting" in a hang, "w: never started"), and a hang's waits
   // (empty otherwise).
   std::vector<std::string> threads;
-  std::vector<std::string> hang;
+  std::vector<HangWait> hang;
 
   // Provenance (not compared): which step created each module, set its
   // mark, last changed the number of copies ("before the program" if none).

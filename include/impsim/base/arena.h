@@ -1,6 +1,6 @@
 // The engine's record arenas (modules, specs, loaders): records named by
 // int32 ids, whose slots are reused once nothing refers to them any more.
-// Engine::collect (sim/engine/collect.cc) decides what is still referred to; the
+// EngineContext::collect (sim/engine/collect.cc) decides what is still referred to; the
 // arena only keeps the marks and the free list, so a run's memory is bounded
 // by what is alive at once, not by how many records it ever made.
 #pragma once

@@ -77,9 +77,9 @@ struct Bookkeeping {
   uint64_t last_walk = 0;
   uint64_t copies_moves = 0;  // times the number of copies of P changed
   // The step that made the last move, as of `copies_moves_seen` moves: the
-  // moves since were made by the step running now (Engine::copies_changed_by).
+  // moves since were made by the step running now (EngineContext::copies_changed_by).
   // A toggle only counts its move; the step is written down when the step
-  // running changes (Engine::enter_step), not at each of a lookup's toggles.
+  // running changes (EngineContext::enter_step), not at each of a lookup's toggles.
   const CStep* copies_changed_by = nullptr;
   uint64_t copies_moves_seen = 0;
   std::vector<LabelTotals> labels;

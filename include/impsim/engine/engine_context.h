@@ -175,7 +175,7 @@ class EngineContext {
  public:
   EngineContext(const Model& model, Variant variant, EngineLimits limits, EngineKind kind);
   // The run's counters so far: what was replayed and folded, plus what was
-  // stepped since (Engine::py_thread_.counts).
+  // stepped since (EngineContext::py_thread_.counts).
   Counters counters() const;
   // Simulated events (asks + toggles), replayed ones included.
   Count events() const { return book_.stepped_events() + book_.replayed_events; }

@@ -21,7 +21,7 @@ struct Interpreter {
   // Every finder object, by FinderId: the interpreter's, the scenario's,
   // then those `new` steps made.
   std::vector<FinderObject> objects;
-  // Records nothing refers to any more are reused (Engine::collect).
+  // Records nothing refers to any more are reused (EngineContext::collect).
   Records records;
   uint64_t next_collect = 0;      // records made (ever) at which collect runs next
   uint64_t collect_interval = 0;  // Engine::set_collect_interval
@@ -32,7 +32,7 @@ struct Interpreter {
   // of one of them returns it as it is).
   std::vector<NameId> reloading;
   // The global import lock, the module locks with `_blocking_on`, and the
-  // hooks' own locks: taken by a threaded run's threads (Engine::run_threads
+  // hooks' own locks: taken by a threaded run's threads (ThreadedImport::run_threads
   // makes them new), which the scheduler blocks while another holds one.
   ImportLocks locks;
 };

@@ -3,7 +3,7 @@
 // that left that state as it found it, and raised nothing, changed only the
 // counters. Its key holds every part of the state an ask can read; when the
 // same key comes again the ask is answered with the counter deltas it had.
-// The engine builds keys and replays values (Engine::proxy_find_spec, in
+// The engine builds keys and replays values (TorchProxyMetaFinder::proxy_find_spec, in
 // sim/engine/memo.cc); this type only remembers.
 #pragma once
 
@@ -57,7 +57,7 @@ class Memo {
   // growing with the run (docs/performance.md, memory).
   void forget_older_than(uint64_t epoch);
   // Every remembered result (a replayed ask returns that SpecId, so the
-  // record must stay alive: a root of Engine::collect).
+  // record must stay alive: a root of EngineContext::collect).
   template <class F>
   void for_each_result(F&& f) const {
     for (const auto& [key, value] : map_) f(value.result);

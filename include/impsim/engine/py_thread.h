@@ -36,7 +36,7 @@ struct PyError {
 // stepped (a uint64 too) except comparisons, which comparisons_wrapped()
 // folds into PyThread::totals before it wraps.
 struct StepCounts {
-  // No walks: every toggle walks sys.modules once (Engine::count_walk), so
+  // No walks: every toggle walks sys.modules once (TorchProxyMetaFinder::count_walk), so
   // counters() reads the walks off the toggles.
   uint64_t asks = 0, suppressed = 0, lookups = 0, toggles = 0, comparisons = 0;
 };
@@ -88,8 +88,8 @@ struct PyThread {
   // CPython 3.14: the sys.meta_path each open _find_spec walks (a deque:
   // a nested search's push leaves the outer one's list where it is). Its
   // loop holds the list across scheduling points, so a switch's swap of the
-  // thread's state (Engine::install_thread) moves the deque, never its
-  // lists, and a parked thread is never copied (Engine::parked_).
+  // thread's state (ThreadedImport::install_thread) moves the deque, never its
+  // lists, and a parked thread is never copied (EngineContext::parked_).
   std::deque<MetaPath> meta_path_snapshots;
 
   std::optional<PyError> error;  // the exception that ended it

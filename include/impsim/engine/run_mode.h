@@ -22,7 +22,7 @@
 // has written all it will (TraceSink::tally, trace_sink.h), each search and
 // each step begun from then on runs as the TalliedRun of its design and
 // revision: a plain run that counts its events in the sink's tally, the
-// steps, imports and module bodies still heard (Engine::tallied_).
+// steps, imports and module bodies still heard (EngineContext::tallied_).
 #pragma once
 
 #include <cstddef>

@@ -78,7 +78,7 @@ enum class HookCall : uint8_t {
 // What a thread of a threaded run waits for: the global import lock (taken
 // around a finder's find_spec, in _get_module_lock or in a dead module
 // lock's callback: `site`), a module's `_ModuleLock`, a thread it joins, or
-// a hook's own threading.Lock / RLock (`lock`: Engine::hook_lock_text). `on`
+// a hook's own threading.Lock / RLock (`lock`: FinderObjects::hook_lock_text). `on`
 // is the thread holding the lock, or the thread joined (a PyThreadId). A run
 // without threads reports one wait only: its main thread acquiring a hook's
 // Lock it holds already, the hang that stops it. The kind is the
@@ -213,7 +213,7 @@ class TraceSink {
   virtual void body_end(const Engine&, NameId /*module*/, BodyKind) {}
   // The running thread starts to wait / is woken and goes on (a lock's
   // acquire then tries again, as `_ModuleLock.acquire` loops). A wait that
-  // never ends is part of a hang (Engine::hang_waits). Threaded runs, and a
+  // never ends is part of a hang (ThreadedImport::hang_waits). Threaded runs, and a
   // run without threads whose main thread hangs on a hook's Lock (its
   // wait_begin only).
   virtual void wait_begin(const Engine&, const ThreadWait&) {}

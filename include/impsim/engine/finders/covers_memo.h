@@ -9,7 +9,7 @@
 // instructions). The empty set's row is known from the start (it covers
 // nothing), so a test needs no emptiness check either, though a global
 // finder's scope is the empty set. The engine widens the memo whenever the
-// set table can have handed out a new id (Engine::unite_sets).
+// set table can have handed out a new id (TorchProxyMetaFinder::unite_sets).
 #pragma once
 
 #include <cstdint>

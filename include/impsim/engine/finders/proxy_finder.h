@@ -29,7 +29,7 @@ struct FinderState {
   int32_t scope_object = -1;
   SetId blocked = kEmptySet;
 
-  // TORCH_PROXY_FINDER = TorchProxyMetaFinder() anew (Engine::set_up): the
+  // TORCH_PROXY_FINDER = TorchProxyMetaFinder() anew (ImportSystem::set_up): the
   // object's state above; the module's cache and set objects below stay.
   void reset_object() {
     scope = kEmptySet;

@@ -11,6 +11,7 @@
 #include "impsim/engine/threaded_outcome.h"
 #include "impsim/reader/read_scenario.h"
 #include "impsim/report/threaded_outcome_text.h"
+#include "impsim/run/outcome_words.h"
 #include "impsim/run/run.h"
 #include "impsim/run/schedules.h"
 #include "test_util.h"

@@ -418,20 +418,6 @@ void ThreadedImport::thread_join(int32_t at) {
   resumed();
 }
 
-std::string thread_end_text(const ThreadEnd& t) {
-  switch (t.how) {
-    case ThreadEnd::How::Returned:
-      return t.thread + ": ok";
-    case ThreadEnd::How::Raised:
-      return fmt::format("{}: {}: {}", t.thread, t.type, t.message);
-    case ThreadEnd::How::Waiting:
-      return t.thread + ": waiting";
-    case ThreadEnd::How::NeverStarted:
-      return t.thread + ": never started";
-  }
-  return t.thread;
-}
-
 std::vector<ThreadEnd> ThreadedImport::thread_ends() const {
   std::vector<ThreadEnd> out;
   // A run without threads: the main thread alone, told only when it hangs.
@@ -453,12 +439,6 @@ std::vector<ThreadEnd> ThreadedImport::thread_ends() const {
   for (size_t k = 0; k < model_.threads.size(); ++k)
     if (thread_run_.of_model[k] == kNoThread)
       out.push_back(ThreadEnd{model_.threads[k].name, ThreadEnd::How::NeverStarted, {}, {}});
-  return out;
-}
-
-std::vector<std::string> ThreadedImport::thread_results() const {
-  std::vector<std::string> out;
-  for (const ThreadEnd& t : thread_ends()) out.push_back(thread_end_text(t));
   return out;
 }
 

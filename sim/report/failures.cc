@@ -5,6 +5,7 @@
 #include "impsim/base/escape.h"
 #include "impsim/base/ratio.h"
 #include "impsim/report/report.h"
+#include "impsim/run/outcome_words.h"
 #include "impsim/scenario/expectations.h"
 
 namespace impsim {

@@ -4,6 +4,7 @@
 
 #include "impsim/base/escape.h"
 #include "impsim/base/version.h"
+#include "impsim/run/outcome_words.h"
 
 namespace impsim {
 
@@ -244,7 +245,7 @@ ordered_json report_json(const ScenarioRun& run) {
     outcome["error"] = error_json(r.outcome.error);
     if (r.hooks_used) outcome["meta_path"] = r.outcome.meta_path;
     if (!r.outcome.threads.empty()) {
-      outcome["threads"] = r.outcome.threads;
+      outcome["threads"] = thread_end_texts(r.outcome.threads);
       ordered_json hang = ordered_json::array();
       for (const HangWait& w : r.outcome.hang) hang.push_back(hang_wait_text(w));
       outcome["hang"] = std::move(hang);

@@ -10,6 +10,7 @@
 #include "impsim/base/text_layout.h"
 #include "impsim/report/failures.h"
 #include "impsim/report/report.h"
+#include "impsim/run/outcome_words.h"
 
 namespace impsim {
 
@@ -68,7 +69,7 @@ std::string run_problem(const VariantRun& r, const FilePlaces& places, bool allo
     out += fmt::format(
         "  {}: threads (one schedule: each runs until it blocks or ends; `impsim schedules` searches "
         "them all): {}\n",
-        variant_name(r.variant), terminal_text(fmt::format("{}", fmt::join(r.outcome.threads, "; "))));
+        variant_name(r.variant), terminal_text(fmt::format("{}", fmt::join(thread_end_texts(r.outcome.threads), "; "))));
   }
   for (const HangWait& w : r.outcome.hang)
     out += problem_line(allow_error ? "" : terminal_text(places.prefix("")),

@@ -1,5 +1,6 @@
 // A threaded run's outcome as a line (include/impsim/report/threaded_outcome_text.h).
 #include "impsim/report/threaded_outcome_text.h"
+#include "impsim/run/outcome_words.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -14,6 +14,7 @@
 #include "impsim/base/resources.h"
 #include "impsim/base/text.h"
 #include "impsim/engine/stack_budget.h"
+#include "impsim/run/outcome_words.h"
 #include "impsim/run/sweep.h"
 
 namespace impsim {
@@ -148,7 +149,7 @@ Outcome outcome_of(const Engine& engine) {
   out.proxy_copies = engine.copies();
   out.copies_changed_by = origin(engine.copies_changed_by());
   out.error = engine.error();
-  out.threads = engine.thread_results();
+  out.threads = engine.thread_ends();
   out.hang = engine.hang_waits();
   return out;
 }
@@ -215,7 +216,7 @@ std::vector<std::string> describe_differences(const Outcome& a, const Outcome& b
                     bn));
   // Without threads the list is main's hang alone, which the next line says.
   if (a.threads != b.threads && (a.threads.size() > 1 || b.threads.size() > 1))
-    add(fmt::format("the threads end as {} in {} and {} in {}", list_text(a.threads), an, list_text(b.threads), bn));
+    add(fmt::format("the threads end as {} in {} and {} in {}", list_text(thread_end_texts(a.threads)), an, list_text(thread_end_texts(b.threads)), bn));
   auto hang = [](const std::vector<HangWait>& waits) {
     return waits.empty() ? std::string("does not hang") : fmt::format("hangs ({})", hang_waits_text(waits));
   };

@@ -23,6 +23,7 @@
 
 #include "impsim/base/escape.h"
 #include "impsim/base/text.h"
+#include "impsim/run/outcome_words.h"
 #include "impsim/trace/trace_formats.h"
 
 namespace impsim {
@@ -95,7 +96,7 @@ class ChromeWriter : public TraceWriter {
     std::string threads;
     if (threaded_ || !e.hang_waits().empty()) {
       std::string ended, waits;
-      for (const std::string& r : e.thread_results())
+      for (const std::string& r : thread_end_texts(e.thread_ends()))
         ended += fmt::format("{}\"{}\"", ended.empty() ? "" : ",", json_text(r));
       for (const HangWait& w : e.hang_waits())
         waits += fmt::format("{}\"{}\"", waits.empty() ? "" : ",", json_text(hang_wait_text(w)));

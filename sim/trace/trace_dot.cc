@@ -46,6 +46,7 @@
 #include "impsim/base/escape.h"
 #include "impsim/base/plural.h"
 #include "impsim/base/text.h"
+#include "impsim/run/outcome_words.h"
 #include "impsim/trace/trace_formats.h"
 
 namespace impsim {
@@ -144,7 +145,7 @@ class DotWriter : public TraceWriter {
       }
       t.threads = e.thread_names();
       std::string ended;
-      for (const std::string& r : e.thread_results()) ended += (ended.empty() ? "" : "; ") + r;
+      for (const std::string& r : thread_end_texts(e.thread_ends())) ended += (ended.empty() ? "" : "; ") + r;
       t.ended = dot_text("threads: " + ended);
       for (const HangWait& w : e.hang_waits()) t.ended += "\\n" + dot_text("hang: " + hang_wait_text(w));
     } else if (waiting_) {

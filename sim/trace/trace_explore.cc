@@ -49,6 +49,7 @@
 #include "impsim/base/escape.h"
 #include "impsim/base/plural.h"
 #include "impsim/base/text.h"
+#include "impsim/run/outcome_words.h"
 #include "impsim/trace/trace_formats.h"
 
 namespace impsim {
@@ -215,7 +216,7 @@ class ExploreWriter : public TraceWriter {
       // The threads' names by id (the "T" rows' numbers), how each thread
       // ended, and a hang's waits. A run without threads has main alone.
       std::string names, ended, waits;
-      std::vector<std::string> thread_names = e.thread_names(), results = e.thread_results();
+      std::vector<std::string> thread_names = e.thread_names(), results = thread_end_texts(e.thread_ends());
       if (thread_names.empty()) thread_names = {"main"};
       if (results.empty())
         results = {e.error() ? "main: " + e.error()->type + ": " + e.error()->message : std::string("main: ok")};

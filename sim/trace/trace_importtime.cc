@@ -40,6 +40,7 @@
 
 #include "impsim/base/escape.h"
 #include "impsim/base/text.h"
+#include "impsim/run/outcome_words.h"
 #include "impsim/trace/trace_formats.h"
 
 namespace impsim {

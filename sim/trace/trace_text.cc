@@ -11,6 +11,7 @@
 #include "impsim/base/escape.h"
 #include "impsim/base/plural.h"
 #include "impsim/base/text.h"
+#include "impsim/run/outcome_words.h"
 #include "impsim/trace/trace_formats.h"
 
 namespace impsim {
@@ -103,7 +104,7 @@ class TextWriter : public TraceWriter {
                           plural(o.proxy_copies, "copy", "copies"), marks.empty() ? "none" : marks);
     // A threaded run: how each thread ended, and a hang's waits (the
     // process would never end: who waits for what, held by whom).
-    if (const std::vector<std::string> threads = e.thread_results(); !threads.empty()) {
+    if (const std::vector<std::string> threads = thread_end_texts(e.thread_ends()); !threads.empty()) {
       std::string t;
       for (const std::string& r : threads) t += (t.empty() ? "" : "; ") + terminal_text(r);
       out_ << fmt::format("threads: {}\n", t);

@@ -35,10 +35,8 @@ class ThreadedImport : public ImportSystem {
   std::vector<std::string> thread_names() const;
   // How each thread of the last threaded run ended, main first, then those
   // never started; in a run without threads, main alone if it hung, else
-  // nothing. thread_results() is the same as thread_end_text words it
-  // ("main: ok", "w: waiting", "w: never started").
+  // nothing. run/outcome_words.h words them.
   std::vector<ThreadEnd> thread_ends() const;
-  std::vector<std::string> thread_results() const;
   const std::vector<HangWait>& hang_waits() const { return hang_waits_; }
   std::optional<PyError> thread_error(PyThreadId t) const;
   bool threaded_run() const { return thread_run_.scheduler != nullptr; }

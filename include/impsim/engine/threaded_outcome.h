@@ -49,14 +49,9 @@ struct ThreadEnd {
   friend auto operator<=>(const ThreadEnd&, const ThreadEnd&) = default;
 };
 
-// A thread's end as every report and trace words it: "w: ok",
-// "w: TYPE: MESSAGE", "w: waiting", "w: never started". Here, below trace/
-// and report/, so that both say it one way.
-std::string thread_end_text(const ThreadEnd& t);
-
 // One thread's wait in a hang: who waits, for what, held by whom. The
 // reports group and compare hangs by these fields; the sentence a person
-// reads is hang_wait_text's.
+// reads is run/outcome_words.h's.
 struct HangWait {
   enum class Kind : uint8_t {
     GlobalLock,  // the global import lock, held by `on`
@@ -75,13 +70,6 @@ struct HangWait {
 
   friend auto operator<=>(const HangWait&, const HangWait&) = default;
 };
-
-// A wait as every report and trace words it: "thread w waits for the
-// module lock of a, held by thread main", "thread main waits for thread w
-// to finish (join)". Beside thread_end_text, for the same reason.
-std::string hang_wait_text(const HangWait& w);
-// A hang's waits in one line, each as hang_wait_text says it, "; " between.
-std::string hang_waits_text(const std::vector<HangWait>& waits);
 
 // What the threads end with: everything of the outcome but the counters.
 struct OutcomeEnd {

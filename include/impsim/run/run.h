@@ -71,10 +71,9 @@ struct Outcome {
   std::optional<PyError> error;
   // Hook scenarios: the final sys.meta_path, by finder id (empty otherwise).
   std::vector<std::string> meta_path;
-  // Threaded scenarios: how each thread ended ("w: ok", "w: RuntimeError:
-  // ...", "w: waiting" in a hang, "w: never started"), and a hang's waits
-  // (empty otherwise).
-  std::vector<std::string> threads;
+  // Threaded scenarios: how each thread ended (returned, raised, waiting in
+  // a hang, never started), and a hang's waits (empty otherwise).
+  std::vector<ThreadEnd> threads;
   std::vector<HangWait> hang;
 
   // Provenance (not compared): which step created each module, set its

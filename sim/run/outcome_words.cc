@@ -1,9 +1,29 @@
-// A hang's wait in words (include/impsim/engine/threaded_outcome.h).
-#include "impsim/engine/threaded_outcome.h"
+// A threaded run's outcome in words (outcome_words.h).
+#include "impsim/run/outcome_words.h"
 
 #include <fmt/format.h>
 
 namespace impsim {
+
+std::string thread_end_text(const ThreadEnd& t) {
+  switch (t.how) {
+    case ThreadEnd::How::Returned:
+      return t.thread + ": ok";
+    case ThreadEnd::How::Raised:
+      return fmt::format("{}: {}: {}", t.thread, t.type, t.message);
+    case ThreadEnd::How::Waiting:
+      return t.thread + ": waiting";
+    case ThreadEnd::How::NeverStarted:
+      return t.thread + ": never started";
+  }
+  return t.thread;
+}
+
+std::vector<std::string> thread_end_texts(const std::vector<ThreadEnd>& ends) {
+  std::vector<std::string> out;
+  for (const ThreadEnd& t : ends) out.push_back(thread_end_text(t));
+  return out;
+}
 
 std::string hang_wait_text(const HangWait& w) {
   switch (w.kind) {

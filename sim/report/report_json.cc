@@ -174,7 +174,7 @@ ordered_json unchecked_json(const ScenarioRun& run) {
   for (const UncheckedExpectation& u : run.unchecked) {
     ordered_json j;
     j["kind"] = u.kind;
-    if (!u.variant.empty()) j["variant"] = u.variant;
+    if (u.variant) j["variant"] = variant_name(*u.variant);
     if (!u.counter.empty()) j["counter"] = u.counter;
     if (u.params) {
       ordered_json params = ordered_json::object();

@@ -270,8 +270,8 @@ std::string unchecked_text(const ScenarioRun& run) {
     std::vector<Params> points;
     for (const UncheckedExpectation& u : run.unchecked) {
       if (u.reason != reason) continue;
-      std::string name = u.kind == "count"     ? u.variant + " " + u.counter
-                         : u.kind == "outcome" ? u.variant + " outcome"
+      std::string name = u.kind == "count"     ? variant_name(*u.variant) + " " + u.counter
+                         : u.kind == "outcome" ? variant_name(*u.variant) + " outcome"
                                                : std::string("expect_equivalent");
       if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
       if (u.params && std::find(points.begin(), points.end(), *u.params) == points.end()) points.push_back(*u.params);

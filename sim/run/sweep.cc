@@ -174,7 +174,7 @@ SweepResult run_sweep(const Scenario& sc, const SweepOptions& options) {
   for (size_t j = 0; j < sc.expect.size(); ++j) {
     const Expectation& e = sc.expect[j];
     auto v = std::find_if(out.run.variants.begin(), out.run.variants.end(),
-                          [&](Variant x) { return variant_name(x) == e.variant; });
+                          [&](Variant x) { return x == e.variant; });
     auto add = [&](const std::optional<Params>& params, const std::string& why) {
       const bool listed = std::any_of(unchecked.begin(), unchecked.end(), [&](const UncheckedExpectation& u) {
         return u.kind == "count" && u.variant == e.variant && u.counter == e.counter && u.params == params;
@@ -182,7 +182,7 @@ SweepResult run_sweep(const Scenario& sc, const SweepOptions& options) {
       if (!listed) unchecked.push_back({"count", e.variant, e.counter, params, e.pointer, why});
     };
     if (v == out.run.variants.end()) {
-      if (!gaps[j].empty()) add(std::nullopt, e.variant + " is not among the variants run");
+      if (!gaps[j].empty()) add(std::nullopt, variant_name(e.variant) + " is not among the variants run");
       continue;
     }
     for (size_t i : gaps[j]) add(out.run.at(i, static_cast<size_t>(v - out.run.variants.begin())).params, written_for);

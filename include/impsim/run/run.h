@@ -44,12 +44,12 @@ inline void apply_axes(Model& model, const RunOptions& o) {
 // ratio's variant) that does not run, a run a limit stopped. The reports list
 // them, so that an expectation is never skipped in silence.
 struct UncheckedExpectation {
-  std::string kind;              // "count" (expect), "outcome" (expect_outcome), "equivalent" (expect_equivalent)
-  std::string variant;           // empty for "equivalent"
-  std::string counter;           // "count" only
-  std::optional<Params> params;  // where it was not checked; nullopt: anywhere (the variant does not run)
-  std::string pointer;           // its entry in the scenario file
-  std::string reason;            // "written for k=1..4", "before is not among the variants run"
+  std::string kind;                // "count" (expect), "outcome" (expect_outcome), "equivalent" (expect_equivalent)
+  std::optional<Variant> variant;  // unset for "equivalent"
+  std::string counter;             // "count" only
+  std::optional<Params> params;    // where it was not checked; nullopt: anywhere (the variant does not run)
+  std::string pointer;             // its entry in the scenario file
+  std::string reason;              // "written for k=1..4", "before is not among the variants run"
 };
 
 struct ExpectationResult {

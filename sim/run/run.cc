@@ -317,15 +317,13 @@ std::vector<UncheckedExpectation> unchecked_expectations(const Scenario& sc, con
     if (at == plan.variants.end()) return std::nullopt;
     return static_cast<size_t>(at - plan.variants.begin());
   };
-  // The reasons are the report's words, written where the facts are.
-  const std::string not_run = " is not among the variants run";
   for (const Expectation& e : sc.expect) {
     const bool any = std::any_of(e.values.begin(), e.values.end(), [](auto& v) { return v.has_value(); }) ||
                      std::any_of(e.budgets.begin(), e.budgets.end(), [](auto& b) { return b.has_value(); });
     if (!any) continue;
     const std::optional<size_t> vi = variant_index(e.variant);
     if (!vi) {
-      out.push_back({"count", e.variant, e.counter, std::nullopt, e.pointer, variant_name(e.variant) + not_run});
+      out.push_back({"count", e.variant, e.counter, std::nullopt, e.pointer, "", UncheckedWhy::NotRun, e.variant});
       continue;
     }
     for (size_t p = 0; p < plan.points(); ++p) {
@@ -338,27 +336,27 @@ std::vector<UncheckedExpectation> unchecked_expectations(const Scenario& sc, con
       const Budget* budget = e.budget_at(idx);
       if (!budget && (idx >= e.values.size() || !e.values[idx])) continue;
       const std::string ptr = e.listed ? e.pointer + "/" + std::to_string(idx) : e.pointer;
-      std::string why;
+      UncheckedExpectation u{"count", e.variant, e.counter, r.params, ptr, "", UncheckedWhy::Stated, std::nullopt};
       if (r.limit) {
-        why = "the run stopped at a limit (its counts are partial)";
+        u.reason = "the run stopped at a limit (its counts are partial)";
       } else if (budget && budget->ratio_to) {
         const std::optional<size_t> base = variant_index(*budget->ratio_to);
-        if (!base)
-          why = "a ratio to " + variant_name(*budget->ratio_to) + ", which" + not_run;
-        else if (run.runs[plan.index(p, *base)].limit)
-          why = "a ratio to " + variant_name(*budget->ratio_to) + ", whose run stopped at a limit";
+        if (!base || run.runs[plan.index(p, *base)].limit) {
+          u.why = !base ? UncheckedWhy::RatioNotRun : UncheckedWhy::RatioStopped;
+          u.about = budget->ratio_to;
+        }
       }
-      if (!why.empty()) out.push_back({"count", e.variant, e.counter, r.params, ptr, why});
+      if (!u.reason.empty() || u.about) out.push_back(std::move(u));
     }
   }
   for (const Scenario::OutcomeExpectation& e : sc.expect_outcome) {
     const std::optional<size_t> vi = variant_index(e.variant);
     // The reader refuses a scenario without variants, but one built in code may have none.
     if (!vi || sc.variants.empty() || plan.variants.front() != sc.variants.front()) {
-      out.push_back({"outcome", e.variant, "", std::nullopt, e.pointer,
-                     !vi ? variant_name(e.variant) + not_run
-                         : fmt::format("a verdict against {}, which is not the first variant run",
-                                       sc.variants.empty() ? "" : variant_name(sc.variants.front()))});
+      const std::optional<Variant> first =
+          sc.variants.empty() ? std::nullopt : std::optional<Variant>(sc.variants.front());
+      out.push_back({"outcome", e.variant, "", std::nullopt, e.pointer, "",
+                     !vi ? UncheckedWhy::NotRun : UncheckedWhy::NotFirst, !vi ? e.variant : first});
       continue;
     }
     for (size_t p = 0; p < plan.points(); ++p) {

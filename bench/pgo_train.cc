@@ -41,16 +41,14 @@ int main(int argc, char** argv) {
       }
       for (const Params& p : points) {
         const Model model = compile_model(sc, p);
-        for (const std::string& name : sc.variants) {
-          const std::optional<Variant> v = parse_variant(name);
-          if (!v) continue;
+        for (const Variant& v : sc.variants) {
           for (EngineKind kind : {EngineKind::Step, EngineKind::Fast}) {
-            Engine e(model, *v, EngineLimits{}, kind);
+            Engine e(model, v, EngineLimits{}, kind);
             e.run();
             ++runs;
           }
           CountingSink sink;
-          Engine traced(model, *v, EngineLimits{});
+          Engine traced(model, v, EngineLimits{});
           traced.set_trace(&sink);
           traced.run();
           ++runs;

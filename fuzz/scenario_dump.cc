@@ -73,10 +73,10 @@ std::string scenario_dump(const Scenario& sc) {
                      dump_list(sc.torch_modules));
   for (const TreeEntry& e : sc.tree) out += fmt::format("entry {:?} {}\n", e.name, e.package) + dump_steps(e.body, 2);
   out += fmt::format("blocked {}\nprogram\n", dump_list(sc.blocked)) + dump_steps(sc.program, 2);
-  out += fmt::format("variants {}\n", dump_list(sc.variants));
+  out += fmt::format("variants {}\n", dump_list(variant_names(sc.variants)));
   for (auto& r : sc.report) out += fmt::format("report {:?} {:?}\n", r.counter, r.title);
   for (const Expectation& e : sc.expect) {
-    out += fmt::format("expect {:?} {:?} {:?} listed={}", e.variant, e.counter, e.pointer, e.listed);
+    out += fmt::format("expect {:?} {:?} {:?} listed={}", variant_name(e.variant), e.counter, e.pointer, e.listed);
     for (auto& v : e.values) out += v ? fmt::format(" {}", *v) : " -";
     for (auto& b : e.budgets) out += b ? fmt::format(" [{}]", budget_text(*b)) : " []";
     out += "\n";
@@ -86,7 +86,7 @@ std::string scenario_dump(const Scenario& sc) {
                      sc.revision ? static_cast<int>(*sc.revision) : -1, sc.cpython ? static_cast<int>(*sc.cpython) : -1,
                      sc.allow_error, sc.expect_equivalent ? static_cast<int>(*sc.expect_equivalent) : -1);
   for (auto& o : sc.expect_outcome)
-    out += fmt::format("outcome {:?} {} {:?}\n", o.variant, dump_list(o.verdicts), o.pointer);
+    out += fmt::format("outcome {:?} {} {:?}\n", variant_name(o.variant), dump_list(o.verdicts), o.pointer);
   return out + dump_hooks(sc.hooks);
 }
 

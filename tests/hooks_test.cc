@@ -104,6 +104,28 @@ TEST_CASE("CPython 3.14 snapshot: finders inserted during a walk are not asked b
         std::vector<std::string>{"late", "f", "BuiltinImporter", "FrozenImporter", "PathFinder"});
 }
 
+TEST_CASE("the reader gives variants typed: a design, its revision, its hook, in variants, expect and ratio_to") {
+  const Scenario sc = parse_scenario(with(R"("variants": ["as_is", "skip_self:h@04efefd"],
+    "expect": {"skip_self:h@04efefd": {"searches": {"ratio_to": "as_is", "<=": 2}}, "as_is": {"searches": 1}},
+    "expect_outcome": {"skip_self:h@04efefd": "identical"},)"),
+                                     "inline.json");
+  const Variant as_is{DesignId::AsIs, std::nullopt, {}};
+  const Variant fix{DesignId::SkipSelf, Revision::R04efefd, "h"};
+  CHECK(sc.variants == std::vector<Variant>{as_is, fix});
+  REQUIRE(sc.expect.size() == 2);
+  // `expect` is an object: its keys come in order.
+  CHECK(sc.expect[0].variant == as_is);
+  CHECK(sc.expect[1].variant == fix);
+  REQUIRE(sc.expect[1].budget_at(0) != nullptr);
+  CHECK(sc.expect[1].budget_at(0)->ratio_to == as_is);
+  CHECK_FALSE(sc.expect[0].budget_at(0));
+  REQUIRE(sc.expect_outcome.size() == 1);
+  CHECK(sc.expect_outcome[0].variant == fix);
+  // Written back as they were spelt.
+  CHECK(budget_text(*sc.expect[1].budget_at(0)) == "<= x2.00 of as_is");
+  CHECK(budget_json(*sc.expect[1].budget_at(0)) == nlohmann::ordered_json::parse(R"({"ratio_to": "as_is", "<=": 2})"));
+}
+
 TEST_CASE("hook scenarios refuse the fast engine with a usage error") {
   Scenario sc = parse_scenario(with(""), "inline.json");
   RunOptions o;
@@ -113,7 +135,7 @@ TEST_CASE("hook scenarios refuse the fast engine with a usage error") {
 
 TEST_CASE("hook designs: as_is is the default, a fix may name one hook, Paddle scenarios refuse them") {
   Scenario sc = parse_scenario(with(""), "inline.json");
-  CHECK(sc.variants == std::vector<std::string>{"as_is"});
+  CHECK(sc.variants == std::vector<Variant>{Variant{DesignId::AsIs, std::nullopt, {}}});
   auto v = parse_variant("skip_self:h");
   REQUIRE(v.has_value());
   CHECK(variant_name(*v) == "skip_self:h");

@@ -81,7 +81,7 @@ TEST_CASE("sweep over k = 1..4 prints what impsim run prints for the seed table"
 TEST_CASE("sweep: a value whose expectation fails still fails - --counter picks the rows") {
   Scenario sc = parse_scenario_file(kGoldenNested);
   for (auto& e : sc.expect)
-    if (e.variant == "before" && e.counter == "probe.lookups") e.values[1] = 5;  // k=2: really 4
+    if (e.variant == Variant::Before && e.counter == "probe.lookups") e.values[1] = 5;  // k=2: really 4
   SweepOptions o;
   o.param = "k";
   o.values = {2, 3};

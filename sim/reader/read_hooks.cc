@@ -662,12 +662,10 @@ void read_hooks(const reading::Reader& in, const json& root, Scenario& sc, bool 
                          s->detail().instance == StepDetail::kIteration ? std::string("{i}")
                                                                         : std::to_string(s->detail().instance),
                          s->detail().finder, s->detail().finder, s->detail().finder));
-  if (h.used && !variants_given) sc.variants = {"as_is"};
-  for (size_t i = 0; i < sc.variants.size(); ++i) {
-    std::optional<Variant> v = parse_variant(sc.variants[i]);
-    if (!v) continue;  // the reader has already refused it
-    if (std::optional<std::string> why = hook_variant_problem(sc, *v)) r.fail("/variants/" + std::to_string(i), *why);
-  }
+  if (h.used && !variants_given) sc.variants = {Variant{DesignId::AsIs, std::nullopt, {}}};
+  for (size_t i = 0; i < sc.variants.size(); ++i)
+    if (std::optional<std::string> why = hook_variant_problem(sc, sc.variants[i]))
+      r.fail("/variants/" + std::to_string(i), *why);
 }
 
 }  // namespace impsim

@@ -220,12 +220,21 @@ void read_variants(Reader& r, Scenario& sc, const json& v) {
   for (size_t i = 0; i < v.size(); ++i) {
     std::string ptr = "/variants/" + std::to_string(i);
     std::string name = r.string(v[i], ptr, "a variant");
-    if (!parse_variant(name))
+    const std::optional<Variant> variant = parse_variant(name);
+    if (!variant)
       r.fail(ptr, fmt::format("unknown variant \"{}\"{}; expected one of: {}", name, nearest_variant_note(name, '"'),
                               variant_list()));
     if (!seen.insert(name).second) r.fail(ptr, fmt::format("variant \"{}\" is listed twice", name));
-    sc.variants.push_back(name);
+    sc.variants.push_back(*variant);
   }
+}
+
+// The variant `name` spells, if `sc` runs it: `expect` and `expect_outcome`
+// are keyed by the names `variants` lists.
+std::optional<Variant> scenario_variant(const Scenario& sc, const std::string& name) {
+  std::optional<Variant> v = parse_variant(name);
+  if (v && std::find(sc.variants.begin(), sc.variants.end(), *v) == sc.variants.end()) return std::nullopt;
+  return v;
 }
 
 // "probe.lookups" or "lookups", in `report` or `expect`.
@@ -274,17 +283,17 @@ Count expected_count(Reader& r, const json& v, const std::string& ptr) {
 
 void read_expect(Reader& r, Scenario& sc, const json& v) {
   const json& ex = r.object(v, "/expect", "the expectations (variant -> counter -> value)");
-  const std::set<std::string> runs(sc.variants.begin(), sc.variants.end());
-  for (auto& [variant, counters] : ex.items()) {
-    std::string vptr = "/expect/" + pointer_token(variant);
-    if (!runs.count(variant))
-      r.fail(vptr, fmt::format("expectations for variant \"{}\", which this scenario does not run{}", variant,
-                               did_you_mean_note(variant, sc.variants, '"')));
+  for (auto& [name, counters] : ex.items()) {
+    std::string vptr = "/expect/" + pointer_token(name);
+    const std::optional<Variant> variant = scenario_variant(sc, name);
+    if (!variant)
+      r.fail(vptr, fmt::format("expectations for variant \"{}\", which this scenario does not run{}", name,
+                               did_you_mean_note(name, variant_names(sc.variants), '"')));
     r.object(counters, vptr, "counter -> expected value");
     for (auto& [counter, value] : counters.items()) {
       std::string ptr = vptr + "/" + pointer_token(counter);
       check_counter(r, sc, counter, ptr);
-      Expectation e{variant, counter, {}, ptr, {}};
+      Expectation e{*variant, counter, {}, ptr, {}};
       size_t want = sc.sweep ? sc.sweep->values.size() : 1;
       // A budget ({"<=": 20}): one object for every sweep value, or one entry of the list.
       auto budget = [&](const json& b, const std::string& p) {
@@ -353,14 +362,14 @@ void read_expect_outcome(Reader& r, Scenario& sc, const json& v) {
   const json& eo =
       r.object(v, "/expect_outcome", "variant -> \"identical\" or \"differs\" (against the first variant)");
   size_t want = sc.sweep ? sc.sweep->values.size() : 1;
-  const std::set<std::string> runs(sc.variants.begin(), sc.variants.end());
-  for (auto& [variant, value] : eo.items()) {
-    std::string ptr = "/expect_outcome/" + pointer_token(variant);
-    if (!runs.count(variant))
-      r.fail(ptr, fmt::format("an outcome verdict for variant \"{}\", which this scenario does not run", variant));
-    if (variant == sc.variants.front())
-      r.fail(ptr, fmt::format("\"{}\" is the first variant, the one the others are compared with", variant));
-    Scenario::OutcomeExpectation e{variant, {}, ptr};
+  for (auto& [name, value] : eo.items()) {
+    std::string ptr = "/expect_outcome/" + pointer_token(name);
+    const std::optional<Variant> variant = scenario_variant(sc, name);
+    if (!variant)
+      r.fail(ptr, fmt::format("an outcome verdict for variant \"{}\", which this scenario does not run", name));
+    if (*variant == sc.variants.front())
+      r.fail(ptr, fmt::format("\"{}\" is the first variant, the one the others are compared with", name));
+    Scenario::OutcomeExpectation e{*variant, {}, ptr};
     auto verdict = [&](const json& x_json, const std::string& p) {
       std::string x = r.string(x_json, p, "a verdict");
       if (x != "identical" && x != "differs")

@@ -28,9 +28,9 @@ struct Edit {
 };
 
 // The run of `variant` at sweep point `point`, if it ran.
-const VariantRun* find_run(const ScenarioRun& run, const std::string& variant, size_t point) {
+const VariantRun* find_run(const ScenarioRun& run, const Variant& variant, size_t point) {
   for (size_t v = 0; v < run.variants.size(); ++v)
-    if (variant_name(run.variants[v]) == variant) return &run.at(point, v);
+    if (run.variants[v] == variant) return &run.at(point, v);
   return nullptr;
 }
 

@@ -43,7 +43,8 @@ std::string expected_text(const ExpectationResult& e) {
 
 std::string actual_text(const ExpectationResult& e) {
   if (!e.baseline) return grouped(e.actual);
-  return fmt::format("{} ({} of {}'s {})", grouped(e.actual), ratio_text(e.actual, *e.baseline), e.budget->ratio_to,
+  return fmt::format("{} ({} of {}'s {})", grouped(e.actual), ratio_text(e.actual, *e.baseline),
+                     variant_name(*e.budget->ratio_to),
                      grouped(*e.baseline));
 }
 

@@ -170,12 +170,24 @@ ordered_json expectations_json(const VariantRun& r) {
   return ex;
 }
 
+std::string unchecked_reason(const UncheckedExpectation& u) {
+  const std::string about = u.about ? variant_name(*u.about) : "";
+  switch (u.why) {
+    case UncheckedWhy::Stated: return u.reason;
+    case UncheckedWhy::NotRun: return about + " is not among the variants run";
+    case UncheckedWhy::RatioNotRun: return "a ratio to " + about + ", which is not among the variants run";
+    case UncheckedWhy::RatioStopped: return "a ratio to " + about + ", whose run stopped at a limit";
+    case UncheckedWhy::NotFirst: return "a verdict against " + about + ", which is not the first variant run";
+  }
+  return u.reason;
+}
+
 ordered_json unchecked_json(const ScenarioRun& run) {
   ordered_json out = ordered_json::array();
   for (const UncheckedExpectation& u : run.unchecked) {
     ordered_json j;
     j["kind"] = u.kind;
-    if (!u.variant.empty()) j["variant"] = u.variant;
+    if (u.variant) j["variant"] = variant_name(*u.variant);
     if (!u.counter.empty()) j["counter"] = u.counter;
     if (u.params) {
       ordered_json params = ordered_json::object();
@@ -183,7 +195,7 @@ ordered_json unchecked_json(const ScenarioRun& run) {
       j["params"] = params;
     }
     j["pointer"] = u.pointer;
-    j["reason"] = u.reason;
+    j["reason"] = unchecked_reason(u);
     out.push_back(j);
   }
   return out;

@@ -264,15 +264,16 @@ std::string points_text(const std::vector<Params>& points) {
 std::string unchecked_text(const ScenarioRun& run) {
   std::vector<std::string> reasons;
   for (const UncheckedExpectation& u : run.unchecked)
-    if (std::find(reasons.begin(), reasons.end(), u.reason) == reasons.end()) reasons.push_back(u.reason);
+    if (std::string why = unchecked_reason(u); std::find(reasons.begin(), reasons.end(), why) == reasons.end())
+      reasons.push_back(why);
   std::string out;
   for (const std::string& reason : reasons) {
     std::vector<std::string> names;
     std::vector<Params> points;
     for (const UncheckedExpectation& u : run.unchecked) {
-      if (u.reason != reason) continue;
-      std::string name = u.kind == "count"     ? u.variant + " " + u.counter
-                         : u.kind == "outcome" ? u.variant + " outcome"
+      if (unchecked_reason(u) != reason) continue;
+      std::string name = u.kind == "count"     ? variant_name(*u.variant) + " " + u.counter
+                         : u.kind == "outcome" ? variant_name(*u.variant) + " outcome"
                                                : std::string("expect_equivalent");
       if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
       if (u.params && std::find(points.begin(), points.end(), *u.params) == points.end()) points.push_back(*u.params);

@@ -284,12 +284,12 @@ void check_ratio_budgets(std::vector<VariantRun>& runs, size_t first) {
   for (size_t i = first; i < runs.size(); ++i) {
     auto& ex = runs[i].expectations;
     for (auto it = ex.begin(); it != ex.end();) {
-      if (!it->budget || it->budget->ratio_to.empty()) {
+      if (!it->budget || !it->budget->ratio_to) {
         ++it;
         continue;
       }
       auto base = std::find_if(runs.begin() + static_cast<ptrdiff_t>(first), runs.end(),
-                               [&](const VariantRun& r) { return variant_name(r.variant) == it->budget->ratio_to; });
+                               [&](const VariantRun& r) { return r.variant == *it->budget->ratio_to; });
       if (base == runs.end()) {
         it = ex.erase(it);
         continue;
@@ -312,19 +312,18 @@ void check_ratio_budgets(std::vector<VariantRun>& runs, size_t first) {
 std::vector<UncheckedExpectation> unchecked_expectations(const Scenario& sc, const RunPlan& plan,
                                                          const ScenarioRun& run) {
   std::vector<UncheckedExpectation> out;
-  auto variant_index = [&](const std::string& name) -> std::optional<size_t> {
-    for (size_t v = 0; v < plan.variants.size(); ++v)
-      if (variant_name(plan.variants[v]) == name) return v;
-    return std::nullopt;
+  auto variant_index = [&](const Variant& variant) -> std::optional<size_t> {
+    auto at = std::find(plan.variants.begin(), plan.variants.end(), variant);
+    if (at == plan.variants.end()) return std::nullopt;
+    return static_cast<size_t>(at - plan.variants.begin());
   };
-  const std::string not_run = " is not among the variants run";
   for (const Expectation& e : sc.expect) {
     const bool any = std::any_of(e.values.begin(), e.values.end(), [](auto& v) { return v.has_value(); }) ||
                      std::any_of(e.budgets.begin(), e.budgets.end(), [](auto& b) { return b.has_value(); });
     if (!any) continue;
     const std::optional<size_t> vi = variant_index(e.variant);
     if (!vi) {
-      out.push_back({"count", e.variant, e.counter, std::nullopt, e.pointer, e.variant + not_run});
+      out.push_back({"count", e.variant, e.counter, std::nullopt, e.pointer, "", UncheckedWhy::NotRun, e.variant});
       continue;
     }
     for (size_t p = 0; p < plan.points(); ++p) {
@@ -337,26 +336,27 @@ std::vector<UncheckedExpectation> unchecked_expectations(const Scenario& sc, con
       const Budget* budget = e.budget_at(idx);
       if (!budget && (idx >= e.values.size() || !e.values[idx])) continue;
       const std::string ptr = e.listed ? e.pointer + "/" + std::to_string(idx) : e.pointer;
-      std::string why;
+      UncheckedExpectation u{"count", e.variant, e.counter, r.params, ptr, "", UncheckedWhy::Stated, std::nullopt};
       if (r.limit) {
-        why = "the run stopped at a limit (its counts are partial)";
-      } else if (budget && !budget->ratio_to.empty()) {
-        const std::optional<size_t> base = variant_index(budget->ratio_to);
-        if (!base)
-          why = "a ratio to " + budget->ratio_to + ", which" + not_run;
-        else if (run.runs[plan.index(p, *base)].limit)
-          why = "a ratio to " + budget->ratio_to + ", whose run stopped at a limit";
+        u.reason = "the run stopped at a limit (its counts are partial)";
+      } else if (budget && budget->ratio_to) {
+        const std::optional<size_t> base = variant_index(*budget->ratio_to);
+        if (!base || run.runs[plan.index(p, *base)].limit) {
+          u.why = !base ? UncheckedWhy::RatioNotRun : UncheckedWhy::RatioStopped;
+          u.about = budget->ratio_to;
+        }
       }
-      if (!why.empty()) out.push_back({"count", e.variant, e.counter, r.params, ptr, why});
+      if (!u.reason.empty() || u.about) out.push_back(std::move(u));
     }
   }
-  const std::string first = sc.variants.empty() ? "" : sc.variants.front();
   for (const Scenario::OutcomeExpectation& e : sc.expect_outcome) {
     const std::optional<size_t> vi = variant_index(e.variant);
-    if (!vi || plan.variants.empty() || variant_name(plan.variants.front()) != first) {
-      out.push_back(
-          {"outcome", e.variant, "", std::nullopt, e.pointer,
-           !vi ? e.variant + not_run : fmt::format("a verdict against {}, which is not the first variant run", first)});
+    // The reader refuses a scenario without variants, but one built in code may have none.
+    if (!vi || sc.variants.empty() || plan.variants.front() != sc.variants.front()) {
+      const std::optional<Variant> first =
+          sc.variants.empty() ? std::nullopt : std::optional<Variant>(sc.variants.front());
+      out.push_back({"outcome", e.variant, "", std::nullopt, e.pointer, "",
+                     !vi ? UncheckedWhy::NotRun : UncheckedWhy::NotFirst, !vi ? e.variant : first});
       continue;
     }
     for (size_t p = 0; p < plan.points(); ++p) {
@@ -370,9 +370,9 @@ std::vector<UncheckedExpectation> unchecked_expectations(const Scenario& sc, con
   }
   if (sc.expect_equivalent) {
     if (plan.variants.size() < 2)
-      out.push_back({"equivalent", "", "", std::nullopt, "/expect_equivalent", "only one variant runs"});
+      out.push_back({"equivalent", std::nullopt, "", std::nullopt, "/expect_equivalent", "only one variant runs"});
     else if (run.equivalent && !run.all_compared())
-      out.push_back({"equivalent", "", "", std::nullopt, "/expect_equivalent",
+      out.push_back({"equivalent", std::nullopt, "", std::nullopt, "/expect_equivalent",
                      "a run stopped at a limit, so the outcomes are not all compared"});
   }
   return out;
@@ -411,8 +411,10 @@ RunPlan plan_runs(const Scenario& sc, const RunOptions& options, SweepMode mode)
                                             did_you_mean_note(k, sc.param_order),
                                             known.empty() ? "it has none" : "it has: " + known));
     }
-  const std::vector<std::string>& vnames = options.variants.empty() ? sc.variants : options.variants;
-  for (auto& v : vnames) {
+  // The scenario's variants were checked as it was read; --variant is text
+  // from the command line, checked here against this scenario.
+  if (options.variants.empty()) plan.variants = sc.variants;
+  for (const std::string& v : options.variants) {
     auto parsed = parse_variant(v);
     if (!parsed)
       throw UsageError(sc.file,
@@ -500,7 +502,7 @@ VariantRun run_one(const RunPlan& plan, const Model& model, size_t point, Varian
   // A stopped run's counts are partial: checking them says nothing.
   if (r.expect_index && !r.limit) {
     for (const Expectation& e : sc.expect) {
-      if (e.variant != variant_name(variant)) continue;
+      if (e.variant != variant) continue;
       size_t idx = e.values.size() == 1 ? 0 : *r.expect_index;
       std::string ptr = e.listed ? e.pointer + "/" + std::to_string(idx) : e.pointer;
       Count actual = counter_of(r, e.counter);
@@ -508,7 +510,7 @@ VariantRun run_one(const RunPlan& plan, const Model& model, size_t point, Varian
         // A ratio is checked once every variant at this point has run
         // (check_ratio_budgets); until then it holds.
         r.expectations.push_back({e.counter, 0, actual,
-                                  b->ratio_to.empty() ? budget_holds(*b, actual, std::nullopt) : true, *b, std::nullopt,
+                                  !b->ratio_to ? budget_holds(*b, actual, std::nullopt) : true, *b, std::nullopt,
                                   ptr});
         continue;
       }
@@ -581,9 +583,9 @@ ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options) {
       bool same = r.outcome == out.runs[first].outcome;
       eq = eq && same;
       r.verdict = same ? "identical" : "differs";
-      if (!r.expect_index || out.runs[first].variant != parse_variant(sc.variants.front())) continue;
+      if (!r.expect_index || sc.variants.empty() || out.runs[first].variant != sc.variants.front()) continue;
       for (auto& e : sc.expect_outcome)
-        if (e.variant == variant_name(r.variant))
+        if (e.variant == r.variant)
           r.verdict_expected = e.verdicts[e.verdicts.size() == 1 ? 0 : *r.expect_index];
     }
     out.equivalent_at.push_back(eq);

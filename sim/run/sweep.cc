@@ -173,19 +173,21 @@ SweepResult run_sweep(const Scenario& sc, const SweepOptions& options) {
   std::vector<UncheckedExpectation>& unchecked = out.run.unchecked;
   for (size_t j = 0; j < sc.expect.size(); ++j) {
     const Expectation& e = sc.expect[j];
-    auto v = std::find_if(out.run.variants.begin(), out.run.variants.end(),
-                          [&](Variant x) { return variant_name(x) == e.variant; });
-    auto add = [&](const std::optional<Params>& params, const std::string& why) {
-      const bool listed = std::any_of(unchecked.begin(), unchecked.end(), [&](const UncheckedExpectation& u) {
-        return u.kind == "count" && u.variant == e.variant && u.counter == e.counter && u.params == params;
+    auto v = std::find(out.run.variants.begin(), out.run.variants.end(), e.variant);
+    auto add = [&](UncheckedExpectation u) {
+      const bool listed = std::any_of(unchecked.begin(), unchecked.end(), [&](const UncheckedExpectation& x) {
+        return x.kind == "count" && x.variant == e.variant && x.counter == e.counter && x.params == u.params;
       });
-      if (!listed) unchecked.push_back({"count", e.variant, e.counter, params, e.pointer, why});
+      if (!listed) unchecked.push_back(std::move(u));
     };
     if (v == out.run.variants.end()) {
-      if (!gaps[j].empty()) add(std::nullopt, e.variant + " is not among the variants run");
+      if (!gaps[j].empty())
+        add({"count", e.variant, e.counter, std::nullopt, e.pointer, "", UncheckedWhy::NotRun, e.variant});
       continue;
     }
-    for (size_t i : gaps[j]) add(out.run.at(i, static_cast<size_t>(v - out.run.variants.begin())).params, written_for);
+    for (size_t i : gaps[j])
+      add({"count", e.variant, e.counter, out.run.at(i, static_cast<size_t>(v - out.run.variants.begin())).params,
+           e.pointer, written_for});
   }
   unchecked.insert(unchecked.end(), dropped.begin(), dropped.end());
   return out;

@@ -50,16 +50,17 @@ std::string fraction_text(const Fraction& f) {
 
 }  // namespace
 
-Budget parse_budget(const nlohmann::json& value, const std::string& ptr, const std::vector<std::string>& variants,
+Budget parse_budget(const nlohmann::json& value, const std::string& ptr, const std::vector<Variant>& variants,
                     const std::function<void(const std::string&, const std::string&)>& fail) {
   Budget b;
   if (value.contains("ratio_to")) {
     const auto& r = value["ratio_to"];
     if (!r.is_string()) fail(ptr + "/ratio_to", "expected the variant the ratio is to (a string)");
-    b.ratio_to = r.get<std::string>();
-    if (std::find(variants.begin(), variants.end(), b.ratio_to) == variants.end())
-      fail(ptr + "/ratio_to", fmt::format("\"{}\" is not a variant this scenario runs{}", b.ratio_to,
-                                          did_you_mean_note(b.ratio_to, variants, '"')));
+    const std::string name = r.get<std::string>();
+    b.ratio_to = parse_variant(name);
+    if (!b.ratio_to || std::find(variants.begin(), variants.end(), *b.ratio_to) == variants.end())
+      fail(ptr + "/ratio_to", fmt::format("\"{}\" is not a variant this scenario runs{}", name,
+                                          did_you_mean_note(name, variant_names(variants), '"')));
   }
   for (auto& [key, v] : value.items()) {
     if (key == "ratio_to") continue;
@@ -69,10 +70,10 @@ Budget parse_budget(const nlohmann::json& value, const std::string& ptr, const s
                           did_you_mean_note(key, {"<=", "<", ">=", ">", "==", "ratio_to"}, '"')));
     std::optional<Fraction> f;
     if (v.is_number_unsigned()) f = Fraction{v.get<uint64_t>(), 1};
-    else if (v.is_number_float() && !b.ratio_to.empty() && v.get<double>() >= 0) f = parse_fraction(fmt::format("{}", v.get<double>()));
-    else if (v.is_string() && !b.ratio_to.empty()) f = parse_fraction(v.get<std::string>());
+    else if (v.is_number_float() && b.ratio_to && v.get<double>() >= 0) f = parse_fraction(fmt::format("{}", v.get<double>()));
+    else if (v.is_string() && b.ratio_to) f = parse_fraction(v.get<std::string>());
     if (!f)
-      fail(p, b.ratio_to.empty()
+      fail(p, !b.ratio_to
                   ? "expected a count (an integer >= 0)"
                   : "expected a ratio >= 0: an integer, a decimal (0.001) or a fraction as a string (\"1/1000\")");
     b.bounds.push_back({key, *f});
@@ -83,11 +84,11 @@ Budget parse_budget(const nlohmann::json& value, const std::string& ptr, const s
 }
 
 bool budget_holds(const Budget& b, const Count& actual, const std::optional<Count>& baseline) {
-  if (!b.ratio_to.empty() && (!baseline || *baseline == 0)) return false;
+  if (b.ratio_to && (!baseline || *baseline == 0)) return false;
   for (const Bound& bound : b.bounds) {
     // actual / base  OP  num / den  <=>  actual * den  OP  num * base
     Count lhs = actual * Count(bound.value.den);
-    Count rhs = Count(bound.value.num) * (b.ratio_to.empty() ? Count(1) : *baseline);
+    Count rhs = Count(bound.value.num) * (!b.ratio_to ? Count(1) : *baseline);
     auto c = lhs <=> rhs;
     bool ok = bound.op == "<=" ? c <= 0 : bound.op == "<" ? c < 0 : bound.op == ">=" ? c >= 0 : bound.op == ">" ? c > 0 : c == 0;
     if (!ok) return false;
@@ -98,17 +99,17 @@ bool budget_holds(const Budget& b, const Count& actual, const std::optional<Coun
 std::string budget_text(const Budget& b) {
   std::string out;
   for (const Bound& bound : b.bounds) {
-    std::string v = b.ratio_to.empty() ? grouped(bound.value.num) : ratio_text(bound.value.num, bound.value.den);
-    if (bound.value.den != 1 && b.ratio_to.empty()) v = fraction_text(bound.value);
+    std::string v = !b.ratio_to ? grouped(bound.value.num) : ratio_text(bound.value.num, bound.value.den);
+    if (bound.value.den != 1 && !b.ratio_to) v = fraction_text(bound.value);
     out += (out.empty() ? "" : " and ") + bound.op + " " + v;
   }
-  if (!b.ratio_to.empty()) out += " of " + b.ratio_to;
+  if (b.ratio_to) out += " of " + variant_name(*b.ratio_to);
   return out;
 }
 
 nlohmann::ordered_json budget_json(const Budget& b) {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  if (!b.ratio_to.empty()) j["ratio_to"] = b.ratio_to;
+  if (b.ratio_to) j["ratio_to"] = variant_name(*b.ratio_to);
   for (const Bound& bound : b.bounds) {
     if (bound.value.den == 1) j[bound.op] = bound.value.num;
     else j[bound.op] = fraction_text(bound.value);

@@ -61,6 +61,12 @@ std::string variant_name(Variant v) {
   return v.revision ? name + "@" + revision_name(*v.revision) : name;
 }
 
+std::vector<std::string> variant_names(const std::vector<Variant>& vs) {
+  std::vector<std::string> out;
+  for (const Variant& v : vs) out.push_back(variant_name(v));
+  return out;
+}
+
 bool is_hook_design(DesignId d) {
   for (auto& e : kHookEntries)
     if (e.id == d) return true;

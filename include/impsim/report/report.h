@@ -22,6 +22,9 @@ nlohmann::ordered_json expectations_json(const VariantRun& r);
 // reports' "unchecked_expectations": {"kind", ["variant",] ["counter",]
 // ["params",] "pointer", "reason"} each.
 nlohmann::ordered_json unchecked_json(const ScenarioRun& run);
+// Why `u` was not checked, in words: "written for k=1..4", "before is not
+// among the variants run".
+std::string unchecked_reason(const UncheckedExpectation& u);
 // "expectations: 3/4 hold" and a FAILED line for each that does not (and
 // for expect_equivalent), then a "not checked" line per reason, as run's
 // text report has them: terminal text.

@@ -39,17 +39,28 @@ inline void apply_axes(Model& model, const RunOptions& o) {
   if (o.cpython) model.axes.cpython = *o.cpython;
 }
 
+// A reason about a variant holds the variant, and the report words it.
+enum class UncheckedWhy {
+  Stated,        // `reason` says it: "written for k=1..4", a run stopped at a limit
+  NotRun,        // `about` is not among the variants run
+  RatioNotRun,   // a ratio to `about`, which is not among the variants run
+  RatioStopped,  // a ratio to `about`, whose run stopped at a limit
+  NotFirst,      // a verdict against `about`, which is not the first variant run
+};
+
 // An expectation of the scenario that a run did not check, and why: a
 // --set of the swept parameter off the sweep's values, a variant (or a
 // ratio's variant) that does not run, a run a limit stopped. The reports list
 // them, so that an expectation is never skipped in silence.
 struct UncheckedExpectation {
-  std::string kind;              // "count" (expect), "outcome" (expect_outcome), "equivalent" (expect_equivalent)
-  std::string variant;           // empty for "equivalent"
-  std::string counter;           // "count" only
-  std::optional<Params> params;  // where it was not checked; nullopt: anywhere (the variant does not run)
-  std::string pointer;           // its entry in the scenario file
-  std::string reason;            // "written for k=1..4", "before is not among the variants run"
+  std::string kind;                // "count" (expect), "outcome" (expect_outcome), "equivalent" (expect_equivalent)
+  std::optional<Variant> variant;  // unset for "equivalent"
+  std::string counter;             // "count" only
+  std::optional<Params> params;    // where it was not checked; nullopt: anywhere (the variant does not run)
+  std::string pointer;             // its entry in the scenario file
+  std::string reason;              // UncheckedWhy::Stated's: "written for k=1..4"
+  UncheckedWhy why = UncheckedWhy::Stated;
+  std::optional<Variant> about = std::nullopt;  // the variant the reason names (unset: Stated, or no variant is first)
 };
 
 struct ExpectationResult {

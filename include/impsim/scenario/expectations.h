@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "impsim/base/count.h"
+#include "impsim/scenario/variant.h"
 
 namespace impsim {
 
@@ -27,12 +28,12 @@ struct Bound {
 
 struct Budget {
   std::vector<Bound> bounds;  // all must hold
-  std::string ratio_to;       // a variant: the bounds are on counter / its counter
+  std::optional<Variant> ratio_to;  // set: the bounds are on counter / this variant's counter
 };
 
 // Parses a budget object at `ptr`; calls `fail(ptr, message)` (which must
 // throw) on anything else. `variants` are the scenario's.
-Budget parse_budget(const nlohmann::json& value, const std::string& ptr, const std::vector<std::string>& variants,
+Budget parse_budget(const nlohmann::json& value, const std::string& ptr, const std::vector<Variant>& variants,
                     const std::function<void(const std::string&, const std::string&)>& fail);
 
 // Whether `actual` (over `baseline` for a ratio) meets every bound; a

@@ -133,7 +133,7 @@ struct ReportRow {
 };
 
 struct Expectation {
-  std::string variant;
+  Variant variant;
   std::string counter;
   // One value, or one per sweep value; nullopt entries are not checked
   // unless budgets[i] holds a budget (expectations.h) instead. Exact at any
@@ -160,7 +160,7 @@ struct Scenario {
   std::vector<std::string> blocked{"tvm_ffi"};
   std::vector<Step> program;
   std::vector<ThreadText> threads;  // impsim extension: threads besides "main", in the file's order
-  std::vector<std::string> variants{"before", "after"};
+  std::vector<Variant> variants{Variant::Before, Variant::After};
   std::vector<ReportRow> report;
   std::vector<Expectation> expect;
   std::vector<std::string> labels;        // label names, by index
@@ -171,7 +171,7 @@ struct Scenario {
   // impsim extension: variant -> "identical" | "differs" against the first
   // variant, one per sweep value (or one for all).
   struct OutcomeExpectation {
-    std::string variant;
+    Variant variant;
     std::vector<std::string> verdicts;
     std::string pointer;
   };

@@ -104,6 +104,9 @@ Design design_of(Variant v);
 std::string variant_name(Variant v);
 // Accepts "DESIGN", "DESIGN@REVISION" and, for hook designs, "DESIGN:HOOK".
 std::optional<Variant> parse_variant(const std::string& s);
+// The names of `vs`, in order: what "did you mean" offers when a name
+// matches none of them.
+std::vector<std::string> variant_names(const std::vector<Variant>& vs);
 // Every design on the run's revision, in the order the docs list them.
 const std::vector<Variant>& all_variants();
 // "before, after, idempotent-enable, ..." for messages.

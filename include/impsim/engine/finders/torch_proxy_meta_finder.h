@@ -10,7 +10,9 @@
 // (importlib.util.find_spec for the lookup, _find_and_load for a paddle
 // twin): those calls go up through engine(). The hot path (the ask, the
 // lookup, the guard, the toggles) is defined in proxy_hot_path.h so that
-// _find_spec takes it inline; proxy_finder.cc holds the rest.
+// _find_spec takes it inline; proxy_finder.cc holds the rest. A caller
+// of the ask from outside the engine's .cc files includes proxy_hot_path.h
+// too: the ask is always inlined, so its body must be in sight.
 #pragma once
 
 #include "impsim/engine/engine_context.h"

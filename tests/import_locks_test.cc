@@ -96,6 +96,19 @@ TEST_CASE("the global import lock: reentrant, no deadlock check, a release wakes
   CHECK(locks.global_owner() == 1);
 }
 
+TEST_CASE("a hook's own lock: a Lock taken again by its owner waits, an RLock is taken again") {
+  ImportLocks locks;
+  // threading.Lock: no owner's exemption, so its owner acquiring it again
+  // waits for itself (the single-thread hang of a hook's `with lock:`).
+  CHECK(locks.acquire_hook_step(0, 3, false) == LockResult::Acquired);
+  CHECK(locks.acquire_hook_step(0, 3, false) == LockResult::Wait);
+  CHECK(locks.acquire_hook_step(1, 3, false) == LockResult::Wait);
+  // threading.RLock: reentrant for its owner only.
+  CHECK(locks.acquire_hook_step(0, 4, true) == LockResult::Acquired);
+  CHECK(locks.acquire_hook_step(0, 4, true) == LockResult::Acquired);
+  CHECK(locks.acquire_hook_step(1, 4, true) == LockResult::Wait);
+}
+
 TEST_CASE("lock rules per version: 3.9 and 3.10 lock every _find_and_load") {
   CHECK(impsim::lock_rules_of("3.9").find_and_load_always_locks);
   CHECK(impsim::lock_rules_of("3.10").find_and_load_always_locks);

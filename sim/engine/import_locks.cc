@@ -30,6 +30,17 @@ void add_waiter(ModuleLock& lock, PyThreadId t) {
   if (std::find(lock.waiters.begin(), lock.waiters.end(), t) == lock.waiters.end()) lock.waiters.push_back(t);
 }
 
+// Free, or ours again where the lock is reentrant: taken. Else `t` waits.
+LockResult take_or_wait(ModuleLock& lock, PyThreadId t, bool reentrant) {
+  if (lock.count == 0 || (reentrant && lock.owner == t)) {
+    lock.owner = t;
+    ++lock.count;
+    return LockResult::Acquired;
+  }
+  add_waiter(lock, t);
+  return LockResult::Wait;
+}
+
 // After a release: false where CPython raises RuntimeError; else the woken
 // threads can run, and the release is a scheduling point.
 bool released(Scheduler& s, const std::optional<std::vector<PyThreadId>>& woken) {
@@ -85,14 +96,10 @@ std::optional<std::vector<PyThreadId>> ImportLocks::release_module_step(PyThread
 }
 
 // _PyImport_AcquireLock: ours again, or free, or wait.
-LockResult ImportLocks::acquire_global_step(PyThreadId t) {
-  if (global_.count == 0 || global_.owner == t) {
-    global_.owner = t;
-    ++global_.count;
-    return LockResult::Acquired;
-  }
-  add_waiter(global_, t);
-  return LockResult::Wait;
+LockResult ImportLocks::acquire_global_step(PyThreadId t) { return take_or_wait(global_, t, true); }
+
+LockResult ImportLocks::acquire_hook_step(PyThreadId t, int32_t lock, bool reentrant) {
+  return take_or_wait(hooks_[lock], t, reentrant);
 }
 
 std::optional<std::vector<PyThreadId>> ImportLocks::release_global_step(PyThreadId t) { return release(global_, t); }
@@ -126,17 +133,8 @@ bool ImportLocks::imp_release_lock(Scheduler& s) { return released(s, release_gl
 // or wait for a release and try again.
 void ImportLocks::hook_lock_acquire(Scheduler& s, int32_t lock, bool reentrant) {
   s.point();
-  const PyThreadId t = s.current();
-  while (true) {
-    ModuleLock& l = hooks_[lock];
-    if (l.count == 0 || (reentrant && l.owner == t)) {
-      l.owner = t;
-      ++l.count;
-      return;
-    }
-    add_waiter(l, t);
-    s.block({WaitKind::HookLock, lock, l.owner});
-  }
+  while (acquire_hook_step(s.current(), lock, reentrant) == LockResult::Wait)
+    s.block({WaitKind::HookLock, lock, hooks_[lock].owner});
 }
 
 // threading.Lock.release (RLock.release).

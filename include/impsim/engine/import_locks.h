@@ -112,6 +112,10 @@ class ImportLocks {
   // CPython raises RuntimeError ('not holding the import lock').
   std::optional<std::vector<PyThreadId>> release_global_step(PyThreadId t);
 
+  // One pass of `threading.Lock.acquire` (an RLock's: `reentrant`, taken
+  // again by its owner): no deadlock check, as the global lock's.
+  LockResult acquire_hook_step(PyThreadId t, int32_t lock, bool reentrant);
+
   const ModuleLock* module_lock(int32_t m) const;
   PyThreadId global_owner() const { return global_.owner; }
   // The module lock thread `t` waits for (its `_blocking_on` entry).

@@ -181,6 +181,11 @@ TEST_CASE("a shard's hang is data: each wait's fields are checked, and waits wri
   // Another module's lock reads as another line than the one beside it.
   refused(hang("other.json", [](ordered_json& h) { h[1]["module"] = "b"; }), 2,
           "\"outcome\" is not the line its \"threaded\" outcome reads as");
+  // A wait names the outcome's own threads, and only a waiting one waits.
+  refused(hang("stranger.json", [](ordered_json& h) { h[1]["thread"] = "x\n::add-mask::"; }), 2,
+          at + "1/thread: a wait of a thread that \"threads\" does not list as waiting");
+  refused(hang("nobody.json", [](ordered_json& h) { h[1]["held_by"] = "nobody"; }), 2,
+          at + "1/held_by: a wait on a thread that \"threads\" does not list");
 }
 
 TEST_CASE("a shard file is bounded as a scenario is: --max-file-bytes and --max-json-depth") {

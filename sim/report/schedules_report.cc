@@ -470,6 +470,23 @@ ThreadedOutcome read_threaded(const ShardDoc& d, const ordered_json& j, const st
   }
   if (j.contains("stopped_at")) o.end.stopped_at = text_field(d, j, at, "stopped_at");
   o.end.hang = read_hang(d, j, at);
+  // A wait names threads of this outcome, and its waiter is one still waiting:
+  // a wait a run cannot have written is a shard that lies.
+  auto thread_named = [&](const std::string& name) -> const ThreadEnd* {
+    for (const ThreadEnd& e : o.end.threads)
+      if (e.thread == name) return &e;
+    return nullptr;
+  };
+  for (size_t i = 0; i < o.end.hang.size(); ++i) {
+    const HangWait& w = o.end.hang[i];
+    const std::string p = at + "/hang/" + std::to_string(i);
+    const ThreadEnd* waiter = thread_named(w.thread);
+    if (!waiter || waiter->how != ThreadEnd::How::Waiting)
+      refuse(d, p + "/thread", "a wait of a thread that \"threads\" does not list as waiting");
+    if (!thread_named(w.on))
+      refuse(d, p + (w.kind == HangWait::Kind::Join ? "/joins" : "/held_by"),
+             "a wait on a thread that \"threads\" does not list");
+  }
   o.end.sys_modules = texts_field(d, j, at, "sys_modules");
   if (!std::is_sorted(o.end.sys_modules.begin(), o.end.sys_modules.end()))
     refuse(d, at + "/sys_modules", "\"sys_modules\" is not sorted");

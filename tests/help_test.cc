@@ -157,7 +157,7 @@ TEST_CASE("bash completion offers subcommands, flags and the values of flags wit
             "before,after before,after+idempotent-enable before,after-global-set"},
            {"impsim compare x.json --baseline idem", "idempotent-enable idempotent_install"},
            {"impsim run x.json --revision ", "b52ce17 04efefd"},
-           {"impsim run x.json --cpython 3.1", "3.10 3.11 3.12 3.13 3.14"},
+           {"impsim run x.json --cpython 3.1", "3.10 3.11 3.12 3.13 3.13.13 3.13.16 3.14 3.14.4 3.15"},
            {"impsim run x.json --engine ", "step fast"},
            {"impsim trace x.json --format ", "text json markdown chrome dot importtime"},
            {"impsim run x.json --format m", "markdown"},

@@ -110,9 +110,22 @@ TEST_CASE("a hook's own lock: a Lock taken again by its owner waits, an RLock is
 }
 
 TEST_CASE("lock rules per version: 3.9 and 3.10 lock every _find_and_load") {
-  CHECK(impsim::lock_rules_of("3.9").find_and_load_always_locks);
-  CHECK(impsim::lock_rules_of("3.10").find_and_load_always_locks);
-  CHECK_FALSE(impsim::lock_rules_of("3.11").find_and_load_always_locks);
-  CHECK_FALSE(impsim::lock_rules_of("3.13").find_and_load_always_locks);
-  CHECK_FALSE(impsim::lock_rules_of("3.14").find_and_load_always_locks);
+  CHECK(impsim::lock_rules_of(impsim::CPython::V3_9).find_and_load_always_locks);
+  CHECK(impsim::lock_rules_of(impsim::CPython::V3_10).find_and_load_always_locks);
+  CHECK_FALSE(impsim::lock_rules_of(impsim::CPython::V3_11).find_and_load_always_locks);
+  CHECK_FALSE(impsim::lock_rules_of(impsim::CPython::V3_13).find_and_load_always_locks);
+  CHECK_FALSE(impsim::lock_rules_of(impsim::CPython::V3_14).find_and_load_always_locks);
+}
+
+TEST_CASE("lock rules per release line: gh-130094's parent re-import, gh-143650's re-check") {
+  using impsim::CPython;
+  using impsim::lock_rules_of;
+  for (CPython v : {CPython::V3_12, CPython::V3_13, CPython::V3_13_13})
+    CHECK_FALSE(lock_rules_of(v).reimports_initialising_parent);
+  for (CPython v : {CPython::V3_13_16, CPython::V3_14, CPython::V3_14_4, CPython::V3_15})
+    CHECK(lock_rules_of(v).reimports_initialising_parent);
+  for (CPython v : {CPython::V3_12, CPython::V3_13, CPython::V3_14})
+    CHECK_FALSE(lock_rules_of(v).rechecks_module_after_wait);
+  for (CPython v : {CPython::V3_13_13, CPython::V3_13_16, CPython::V3_14_4, CPython::V3_15})
+    CHECK(lock_rules_of(v).rechecks_module_after_wait);
 }

@@ -41,6 +41,8 @@ ScheduleSearch search(const std::string& text, int bound = 2, const std::string&
 // A class's outcome as the reports print it.
 std::string text(const OutcomeClass& c) { return threaded_outcome_text(c.outcome); }
 
+std::string text_of_only(const ScheduleSearch& s) { return s.outcomes.empty() ? "" : text(s.outcomes[0]); }
+
 bool has(const ScheduleSearch& s, const std::string& part) {
   for (const OutcomeClass& c : s.outcomes)
     if (text(c).find(part) != std::string::npos) return true;
@@ -615,4 +617,53 @@ TEST_CASE("threads: a thread started while another walks its sys.meta_path snaps
     CHECK(line.starts_with("main: ok; w1: ok; w2: ok; sys.modules: x y"));
   }
   each_outcome_replays_twice(text, "3.14", s);
+}
+
+TEST_CASE("threads: from gh-143650 an import that waited for a failed body imports the name again") {
+  // tests/data/threads/stale_after_failure.json; the side before the fix is
+  // forced on real threads of 3.9-3.13.0 by crosscheck --threads.
+  const char* text = R"({"impsim": 1,
+    "tree": {"a": {"body": [{"import": "x"}, {"import": "missing"}]}, "x": {}},
+    "threads": {"w": [{"import": "a"}]},
+    "program": [{"start": "w"}, {"import": "a", "optional": true}, {"join": "w"}],
+    "allow_error": true})";
+  for (const char* before : {"3.12", "3.13", "3.13.12", "3.14", "3.14.3"}) {
+    CAPTURE(before);
+    const ScheduleSearch s = search(text, 2, before);
+    CHECK(has(s, "w: ok"));  // the module object found before the wait, though gone
+    CHECK(has(s, "w: ModuleNotFoundError"));
+  }
+  for (const char* after : {"3.13.13", "3.13.16", "3.14.4", "3.14.9"}) {
+    CAPTURE(after);
+    const ScheduleSearch s = search(text, 2, after);
+    CHECK_FALSE(has(s, "w: ok"));
+    CHECK(has(s, "w: ModuleNotFoundError"));
+  }
+}
+
+TEST_CASE("threads: from gh-130094 a submodule's import waits for the parent's body another thread runs") {
+  // tests/data/threads/parent_reimport_waits.json.
+  const char* text = R"({"impsim": 1,
+    "tree": {"pkg": {"package": true, "body": [{"import": "x"}, {"unload": ["pkg.sub"]}]}, "pkg.sub": {}, "x": {}},
+    "threads": {"w": [{"import": "pkg.sub"}]},
+    "program": [{"start": "w"}, {"import": "pkg"}, {"join": "w"}]})";
+  for (const char* before : {"3.12", "3.13", "3.13.15"}) {
+    CAPTURE(before);
+    const ScheduleSearch s = search(text, 2, before, "as_is");
+    CHECK(has(s, "w: KeyError: 'pkg.sub'"));
+    CHECK(s.outcomes.size() == 3);
+  }
+  for (const char* after : {"3.13.16", "3.14", "3.14.4"}) {
+    CAPTURE(after);
+    const ScheduleSearch s = search(text, 2, after, "as_is");
+    REQUIRE(s.outcomes.size() == 1);
+    CHECK(text_of_only(s) == "main: ok; w: ok; sys.modules: pkg pkg.sub x; asks 0, lookups 0, toggles 0, searches 3");
+  }
+}
+
+TEST_CASE("threads: 3.15's hierarchical module locks are not modelled, and a threaded run there says so") {
+  const Scenario sc = scenario(kCrossImport);
+  RunOptions options;
+  options.cpython = parse_cpython("3.15.0rc1");
+  CHECK_THROWS_WITH_AS(plan_runs(sc, options), doctest::Contains("_HierarchicalLockManager"), UsageError);
 }

@@ -48,7 +48,8 @@ TEST_CASE("a misspelt flag, subcommand or flag value: did you mean, with the one
           "impsim help run");
   refused("trace " + kNested + " --cpython 3.133",
           "--cpython 3.133: unknown CPython version (did you mean '3.13'?); expected one of: 3.9, 3.10, 3.11, 3.12, "
-          "3.13, 3.14; see impsim help trace");
+          "3.13, 3.13.13, 3.13.16, 3.14, 3.14.4, 3.15; or a release X.Y.P of one of them (3.13.5, 3.15.0rc1); see "
+          "impsim help trace");
   refused("help --completion bsah",
           "--completion bsah: unknown shell (did you mean 'bash'?); expected one of: bash, zsh; see impsim help help");
   // Checked against the scenario: variants (a design, its revision), --set, counters, labels.

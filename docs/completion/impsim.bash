@@ -45,7 +45,7 @@ _impsim() {
     sweep:--revision|\
     explore:--revision|\
     schedules:--revision) words="b52ce17 04efefd" ;;
-    run:--cpython|compare:--cpython|trace:--cpython|sweep:--cpython|explore:--cpython|schedules:--cpython) words="3.9 3.10 3.11 3.12 3.13 3.14" ;;
+    run:--cpython|compare:--cpython|trace:--cpython|sweep:--cpython|explore:--cpython|schedules:--cpython) words="3.9 3.10 3.11 3.12 3.13 3.13.13 3.13.16 3.14 3.14.4 3.15" ;;
     trace:--format) words="text json markdown chrome dot importtime" ;;
     help:--completion) words="bash zsh" ;;
   esac

@@ -132,9 +132,11 @@ void RunFlags::add(CLI::App* cmd, const std::string& variant_help) {
                          "\"revision\" (docs/model.md)"),
          "revision", revision_names());
   one_of(cmd->add_option("--cpython", cpython,
-                         "The CPython whose importlib runs the finder: 3.9 to 3.14 (default 3.11); overrides the "
-                         "scenario's \"cpython\". 3.14 iterates a snapshot of sys.meta_path"),
-         "CPython version", cpython_names());
+                         "The CPython whose importlib runs the finder: 3.9 to 3.15, or a release such as 3.13.16 "
+                         "(default 3.11); overrides the scenario's \"cpython\". From 3.14 (and 3.13.16) _find_spec "
+                         "iterates a snapshot of sys.meta_path (docs/model.md, \"CPython versions\")"),
+         "CPython version", cpython_names(), [](const std::string& s) { return parse_cpython(s).has_value(); },
+         "or a release X.Y.P of one of them (3.13.5, 3.15.0rc1)");
   cmd->add_flag("--stats", stats,
                 "Print each run's engine time (wall and CPU), events (asks + toggles), events per second and "
                 "lookups on standard error; the times of trace and explore include writing their output as the "

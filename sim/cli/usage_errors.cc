@@ -107,18 +107,21 @@ std::vector<std::string> flag_names(const CLI::App* app) {
   return out;
 }
 
-CLI::Option* one_of(CLI::Option* opt, const std::string& what, std::vector<std::string> names) {
+CLI::Option* one_of(CLI::Option* opt, const std::string& what, std::vector<std::string> names,
+                    std::function<bool(const std::string&)> also, std::string also_text) {
   const std::string flag = opt->get_name();
   const bool positional = opt->get_positional();
   opt->check(CLI::Validator(
-      [flag, positional, what, names](std::string& value) -> std::string {
+      [flag, positional, what, names, also, also_text](std::string& value) -> std::string {
         if (std::find(names.begin(), names.end(), value) != names.end()) return "";
+        if (also && also(value)) return "";
+        const std::string tail = also_text.empty() ? "" : "; " + also_text;
         // Said whole: usage_error_message drops CLI11's "NAME: " before it.
         if (positional)
-          return fmt::format("unknown {} '{}'{}; expected one of: {}", what, value, did_you_mean_note(value, names),
-                             name_list(names));
-        return fmt::format("{} {}: unknown {}{}; expected one of: {}", flag, value, what,
-                           did_you_mean_note(value, names), name_list(names));
+          return fmt::format("unknown {} '{}'{}; expected one of: {}{}", what, value, did_you_mean_note(value, names),
+                             name_list(names), tail);
+        return fmt::format("{} {}: unknown {}{}; expected one of: {}{}", flag, value, what,
+                           did_you_mean_note(value, names), name_list(names), tail);
       },
       "", "one_of"));
   return complete_with(opt, std::move(names));

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,8 +16,11 @@ namespace impsim::cli {
 
 // Makes `opt` take one of `names` ("--engine fats: unknown engine (did you
 // mean 'fast'?); expected one of: step, fast"); `what` names the value
-// ("engine"). Returns `opt`.
-CLI::Option* one_of(CLI::Option* opt, const std::string& what, std::vector<std::string> names);
+// ("engine"). Returns `opt`. `also`, when given, accepts values beyond the
+// names (a CPython release "3.13.5" beside the lines' names), and `also_text`
+// says what they are at the end of the error.
+CLI::Option* one_of(CLI::Option* opt, const std::string& what, std::vector<std::string> names,
+                    std::function<bool(const std::string&)> also = nullptr, std::string also_text = "");
 
 // Values the completion offers for `opt` without the flag refusing others
 // (--variant: a design, checked against the scenario when it runs).

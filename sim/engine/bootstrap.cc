@@ -189,6 +189,14 @@ ModuleId ImportSystem::_find_and_load_unlocked(NameId name) {
       raise("ModuleNotFoundError",
             fmt::format("No module named {}; {} is not a package", repr(names_.text(name)), repr(names_.text(parent))));
     path = parent_module.path;
+    // gh-130094: a parent still initialising is imported again, which waits
+    // for the thread running its body; it may have imported us meanwhile.
+    // Only another thread's import can be waited for: in a single thread
+    // the module lock is the thread's own, taken again and given back.
+    if (threaded<M>() && thread_run_.lock_rules.reimports_initialising_parent && engine().initializing(parent)) {
+      engine()._find_and_load_threaded(parent);
+      if (interp_.sys_modules.contains(name)) return interp_.sys_modules.get(name);
+    }
   }
   SpecId spec = _find_spec<M>(name, path);
   if (spec == kNoSpec) raise("ModuleNotFoundError", fmt::format("No module named {}", repr(names_.text(name))));

@@ -8,9 +8,11 @@
 
 namespace impsim {
 
-LockRules lock_rules_of(const std::string& cpython) {
+LockRules lock_rules_of(CPython cpython) {
   LockRules r;
-  r.find_and_load_always_locks = cpython == "3.9" || cpython == "3.10";
+  r.find_and_load_always_locks = cpython == CPython::V3_9 || cpython == CPython::V3_10;
+  r.reimports_initialising_parent = reimports_initialising_parent(cpython);
+  r.rechecks_module_after_wait = rechecks_module_after_wait(cpython);
   return r;
 }
 

@@ -36,6 +36,7 @@ RecursionRule recursion_rule(CPython v) {
            .call_suffix = false};
       break;
     case CPython::V3_13:
+    case CPython::V3_13_13:  // gh-143650 adds no frame on these paths
       r = {.modelled = true,
            .search_via_import = 997,
            .search_via_find_spec = 1002,
@@ -45,7 +46,10 @@ RecursionRule recursion_rule(CPython v) {
            .create_module_frames = 5,
            .call_suffix = false};
       break;
+    case CPython::V3_13_16:  // gh-130094's parent re-import: not measured
     case CPython::V3_14:
+    case CPython::V3_14_4:
+    case CPython::V3_15:
       break;
   }
   return r;

@@ -53,7 +53,7 @@ ScheduleOutcome ThreadedImport::run_threads(Scheduler& scheduler) {
   interp_.locks = ImportLocks{};
   scheduler.set_stack_bytes(stack_budget(book_.limits));
   scheduler.stop_on_error(true);
-  thread_run_.lock_rules = lock_rules_of(cpython_name(model_.axes.cpython));
+  thread_run_.lock_rules = lock_rules_of(model_.axes.cpython);
   thread_run_.of_model.assign(model_.threads.size(), kNoThread);
   thread_run_.model_of = {-1};
   scheduler.on_resume([this](PyThreadId t) { install_thread(t); });
@@ -387,12 +387,18 @@ ModuleId ThreadedImport::_load_unlocked_threaded(SpecId spec, ModuleId module) {
 // import.c keeps the module object it found in sys.modules and returns that
 // one after the wait: the body it waited for may have failed and taken the
 // name out of sys.modules (or another module put there), which must not
-// change what `__import__` hands back. The record stays: a threaded run
-// collects nothing (collect.cc).
+// change what `__import__` hands back. From gh-143650 on, a module gone from
+// sys.modules after the wait is imported again (`import_find_and_load`), so
+// the caller gets the failed import's own error or a fresh module. The
+// record stays: a threaded run collects nothing (collect.cc).
 ModuleId ThreadedImport::import_name_threaded(NameId name) {
   if (!interp_.sys_modules.contains(name)) return _find_and_load_threaded(name);
   const ModuleId module = interp_.sys_modules.get(name);
-  if (initializing(name)) _lock_unlock_module(name);
+  if (!initializing(name)) return module;
+  _lock_unlock_module(name);
+  if (thread_run_.lock_rules.rechecks_module_after_wait &&
+      (!interp_.sys_modules.contains(name) || interp_.sys_modules.get(name) != module))
+    return _find_and_load_threaded(name);
   return module;
 }
 

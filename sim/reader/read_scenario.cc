@@ -351,7 +351,8 @@ void read_revision(Reader& r, Scenario& sc, const json& v) {
 }
 
 void read_cpython(Reader& r, Scenario& sc, const json& v) {
-  sc.cpython = read_one_of(r, v, "/cpython", "CPython version", parse_cpython, cpython_names(), cpython_list());
+  sc.cpython = read_one_of(r, v, "/cpython", "CPython version", parse_cpython, cpython_names(),
+                           cpython_list() + "; or a release X.Y.P of one of them (3.13.5, 3.15.0rc1)");
 }
 
 void read_allow_error(Reader& r, Scenario& sc, const json& v) {

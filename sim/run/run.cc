@@ -403,6 +403,13 @@ RunPlan plan_runs(const Scenario& sc, const RunOptions& options, SweepMode mode)
     throw UsageError(sc.file,
                      "--engine fast does not model finder objects (this scenario declares hooks, finders, meta_path "
                      "or meta_path steps); run it with the step engine (the default)");
+  const CPython cpython = options.cpython.value_or(sc.cpython.value_or(CPython::V3_11));
+  if (!sc.threads.empty() && !threads_modelled(cpython))
+    throw UsageError(sc.file, fmt::format("the scenario declares threads, which impsim does not model on CPython {}: "
+                                          "its _find_and_load takes the module locks of a dotted name's parents "
+                                          "in order (_HierarchicalLockManager); run it with --cpython 3.14.4 or "
+                                          "earlier",
+                                          cpython_name(cpython)));
   for (auto& [k, v] : options.overrides)
     if (!sc.params.count(k)) {
       std::string known;

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "impsim/engine/scheduler.h"
+#include "impsim/scenario/axes.h"
 
 namespace impsim {
 
@@ -64,8 +65,16 @@ struct LockRules {
   // waits for an import in progress); 3.11 on take it only when the
   // module is missing or its spec is `_initializing`.
   bool find_and_load_always_locks = false;
+  // gh-130094 (3.13.16, 3.14 on): `_find_and_load_unlocked` imports a
+  // parent whose spec is still `_initializing` again, so a submodule's
+  // import waits for the thread running the parent's body.
+  bool reimports_initialising_parent = false;
+  // gh-143650 (3.13.13, 3.14.4, 3.15): the import statement, having waited
+  // for a module another thread was initialising, imports the name again
+  // when sys.modules no longer holds that module (its body failed).
+  bool rechecks_module_after_wait = false;
 };
-LockRules lock_rules_of(const std::string& cpython);
+LockRules lock_rules_of(CPython cpython);
 
 class ImportLocks {
  public:

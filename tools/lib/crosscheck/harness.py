@@ -11,10 +11,10 @@
 # re-statement follows (the two differ in use_torch_proxy_guard's saved
 # scope, _swap_torch_modules_to_cache, the cached-module spec and
 # enable_torch_proxy's blocked_modules).
-# "cpython": "3.14" runs the program with importlib._bootstrap._find_spec
-# iterating a snapshot of sys.meta_path (gh-130094), emulated on this
-# interpreter (_snapshot_meta_path below); any other value must be this
-# interpreter's X.Y.
+# "cpython": "3.14" on an older interpreter runs the program with
+# importlib._bootstrap._find_spec iterating a snapshot of sys.meta_path
+# (gh-130094), emulated on this interpreter (_snapshot_meta_path below); any
+# other value must be this interpreter's X.Y (a real 3.14 runs its own).
 # "finder_source": PATH runs the real finder (that proxy.py, unmodified)
 # instead of the re-statement: tools/lib/crosscheck/real_finder.py.
 # "branches": true (with "finder_source"; tools/check/crosscheck_reasons) adds
@@ -51,6 +51,7 @@ import importlib as _importlib
 import importlib.util as _util
 import importlib.machinery as _machinery
 import json as _json
+import zipimport as _zipimport
 from time import perf_counter as _perf_counter
 
 try:
@@ -642,6 +643,22 @@ _SNAPSHOT = """\
 """
 
 
+def _stdlib_source(path, inside):
+    """The text of a standard-library file: at path, or, where the library
+    is a zip on sys.path (pyodide's builds), `inside` that zip."""
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        for entry in _sys.path:
+            if entry.endswith(".zip"):
+                try:
+                    return _zipimport.zipimporter(entry).get_data(entry + "/" + inside).decode("utf-8")
+                except OSError:
+                    continue
+        raise
+
+
 def _snapshot_meta_path():
     """CPython 3.14's meta path iteration, emulated on this interpreter.
 
@@ -658,8 +675,7 @@ def _snapshot_meta_path():
         path = folder + "/importlib/_bootstrap.py"
     else:
         path = _importlib.__file__.rpartition("/")[0] + "/_bootstrap.py"
-    with open(path) as f:
-        lines = f.read().split("\n")
+    lines = _stdlib_source(path, "importlib/_bootstrap.py").split("\n")
     start = lines.index("def _find_spec(name, path, target=None):")
     end = start + 1
     while end < len(lines) and (not lines[end] or lines[end][0] in " \t#"):
@@ -712,7 +728,7 @@ def _main(argv):
         config = _json.load(f)
     cpython = config.get("cpython")
     here = "%d.%d" % _sys.version_info[:2]
-    if cpython == "3.14":
+    if cpython == "3.14" and here != "3.14":
         _snapshot_meta_path()
     elif cpython is not None and cpython != here:
         raise SystemExit("harness: CPython %s asked for, this is %s (only 3.14 "

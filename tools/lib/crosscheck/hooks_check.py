@@ -21,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from . import hook_runtime
 from .forked_runs import ForkedRuns
+import interpreters  # tools/lib, on sys.path (tools/check/crosscheck)
 
 HOOKS_REAL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hooks_real.py")
 DESIGNS = ["as_is", "idempotent_install", "remove_all", "skip_self", "call_next", "guard_global_set",
@@ -96,9 +97,9 @@ def main(args, files, pythons):
     a crashed run."""
     sys.stdout.reconfigure(line_buffering=True)  # progress shows through tools/test's tee
     bad = checked = 0
-    # impsim runs as the interpreter's minor version (legacy finders differ by version)
-    minor = {py: subprocess.run([py, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"], capture_output=True,
-                                text=True).stdout.strip() for py in pythons}
+    # impsim runs as the interpreter's release (legacy finders differ by
+    # version, the snapshot of sys.meta_path by patch level)
+    minor = {py: interpreters.release_of(py) for py in pythons}
     skipped = 0
     shared = 0  # real runs of a design that another design's run stood for
     # Every process (impsim's runs, each real run) is independent: they run
@@ -160,6 +161,7 @@ def main(args, files, pythons):
     servers.close()
     print(f"crosscheck --hooks: {count(checked, 'run')} compared, {count(bad, 'mismatch', 'mismatches')}, "
           f"{skipped} skipped ({count(len(files), 'scenario')} at each sweep value or their params, "
-          f"{count(len(DESIGNS), 'design')}, {count(len(pythons), 'interpreter')}; "
+          f"{count(len(DESIGNS), 'design')}, {count(len(pythons), 'interpreter')}: "
+          f"{', '.join(minor[py] + ' (' + interpreters.describe(py) + ')' for py in pythons)}; "
           f"{count(shared, 'real run')} shared by designs that leave the hooks the same)")
     return 1 if bad else 0

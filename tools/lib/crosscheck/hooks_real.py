@@ -60,6 +60,11 @@ def main(argv):
     if sc.get("builtin") or "P" in sc.get("meta_path", []):
         print(_json.dumps({"skip": "builtin names and P are not part of this check"}))
         return
+    if _sys.platform == "emscripten" and any("lock" in h for h in sc.get("hooks", {}).values()):
+        # A hook's lock is watched from a second thread (hook_runtime.run_watched).
+        print(_json.dumps({"skip": "a hook lock needs a second thread to watch for a hang; "
+                                   "this WebAssembly build cannot start threads"}))
+        return
     root = _tempfile.mkdtemp(prefix="impsim-hooks-")
     try:
         _run(sc, variant, _json.loads(argv[3]) if len(argv) > 3 else sc.get("params", {}), root)

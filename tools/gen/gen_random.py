@@ -2,7 +2,7 @@
 """Seeded random impsim scenarios (format version 1) for tools/check/crosscheck.
 
     import gen_random; gen_random.generate(seed, index, kind="classic") -> dict
-    tools/gen/gen_random.py [--kind classic|revisions] [--seed S] [--count N]
+    tools/gen/gen_random.py [--kind classic|revisions|lazy] [--seed S] [--count N]
                         [--first I] [--out DIR]
 
 Program `index` of seed `seed` is always the same scenario (the RNG is seeded
@@ -32,6 +32,20 @@ modules in sys.modules when a scoped enable walks it (b52ce17 deletes them,
 04efefd keeps them); real torch modules moved into the cache and imported
 back, then their children (b52ce17's cached spec is a package);
 enable with blocked_modules (a TypeError on 04efefd).
+
+--kind lazy (`lazy_sS_I`, "cpython": "3.15"; its own RNG): PEP 810 lazy
+imports (docs/lazy-imports.md).  A small tree: one to three top-level
+modules and a package with submodules (sometimes a subpackage), whose bodies
+import, lazily import and use names, some of them failing by importing a
+missing module; sometimes Paddle's tree.  A program of at most 40 steps (the
+bodies' counted) mixing import, lazy_import (with and without "as"), use (of
+top names, aliases and dotted a.b attributes, some optional), find_spec and
+import_module; sometimes set_lazy_imports "all" (first or midway), sometimes
+a lazy-imports filter (set, sometimes cleared later); sometimes Paddle's
+enable / guard / disable around lazy statements and uses of torch names, so
+the finder runs under lazy imports.  A use names what the same scope bound
+before (or, rarely, what a module's body bound), so most programs run to
+their end.
 """
 
 import argparse
@@ -60,10 +74,14 @@ CACHED_TORCH = [["torch"], ["torch", "torch.cuda"], ["torch", "torch.nn"]]
 # "before" and one to three of the others, a few all six.
 DESIGNS = ["before", "after", "idempotent-enable", "disable-all",
            "indexed-walk", "after+idempotent-enable"]
-KINDS = ("classic", "revisions")
+KINDS = ("classic", "revisions", "lazy")
+# --kind lazy: plain top-level modules, the package names, the aliases.
+LAZY_MODULES = ["quark", "orbit", "photon"]
+LAZY_PACKAGES = ["apkg", "bpkg"]
+LAZY_ALIASES = ["ali", "bob", "cid"]
 
 if hasattr(sys, "stdlib_module_names"):
-    for _n in TOP_NAMES + ORDINARY_PRELOADED + ["nomod", "paddle", "torch"]:
+    for _n in TOP_NAMES + ORDINARY_PRELOADED + LAZY_MODULES + ["nomod", "paddle", "torch"]:
         assert _n not in sys.stdlib_module_names, _n
 
 
@@ -368,14 +386,287 @@ def _revision_steps(scenario, rng):
     program.extend(end)
 
 
+class _Scope:
+    """What one namespace (the program's, or a module body's) bound so far:
+    the names a `use` may read without a NameError, and the dotted names
+    imported there (their attributes exist or are in sys.lazy_modules)."""
+
+    def __init__(self):
+        self.names = []    # bound names, first binding first
+        self.dotted = []   # "a.b" imported (lazily or not) in this scope
+        self.failing = set()  # bound names whose import fails at a use
+
+    def bind(self, name, alias=None, fails=False):
+        bound = alias or name.partition(".")[0]
+        if bound not in self.names:
+            self.names.append(bound)
+        if fails:
+            self.failing.add(bound)
+        else:
+            self.failing.discard(bound)
+        if alias is None and "." in name and name not in self.dotted:
+            self.dotted.append(name)
+
+
+class _LazyGen:
+    """--kind lazy: see the module's docstring."""
+
+    def __init__(self, rng):
+        self.rng = rng
+        self.labels = 0
+
+    def chance(self, p):
+        return self.rng.random() < p
+
+    def label(self, step, p=0.3):
+        if self.chance(p):
+            step["label"] = "L%d" % self.labels
+            self.labels += 1
+        return step
+
+    # -- the tree ---------------------------------------------------------------
+    def tree(self):
+        rng = self.rng
+        tree = {}
+        for name in rng.sample(LAZY_MODULES, rng.randint(1, 3)):
+            tree[name] = {}
+        package = rng.choice(LAZY_PACKAGES)
+        tree[package] = {"package": True}
+        for sub in rng.sample(SUB_NAMES, rng.randint(1, 3)):
+            name = package + "." + sub
+            if self.chance(0.25):
+                tree[name] = {"package": True}
+                tree[name + "." + rng.choice(SUB_NAMES)] = {}
+            else:
+                tree[name] = {}
+        self.package = package
+        self.names = list(tree)
+        self.has_paddle = self.chance(0.3)
+        if self.has_paddle:
+            for name, entry in PADDLE_TREE.items():
+                tree[name] = dict(entry)
+        # Modules whose body fails (it imports a missing module), and the
+        # names whose import therefore fails (the module, and its parents'
+        # imports do not: a failing submodule fails `import p.sub` only).
+        self.failing = set()
+        for name in self.names:
+            if self.chance(0.12):
+                self.failing.add(name)
+        self.bound_by = {}  # module -> names its body binds before failing
+        for name in self.names:
+            if name in self.failing or self.chance(0.65):
+                tree[name]["body"] = self.body(name)
+        if self.has_paddle and self.chance(0.3):
+            tree["paddle.nn"]["body"] = [{"lazy_import": "paddle.ops"}]
+        return tree
+
+    def fails(self, name):
+        """Whether importing name (all of its parents, then it) fails."""
+        parts = name.split(".")
+        return any(".".join(parts[:i]) in self.failing for i in range(1, len(parts) + 1))
+
+    def missing(self):
+        rng = self.rng
+        if self.chance(0.5):
+            return rng.choice(MISSING)
+        return self.package + "." + rng.choice(MISSING)
+
+    def body(self, owner):
+        rng = self.rng
+        scope = _Scope()
+        steps = []
+        others = [n for n in self.names if n != owner]
+        for _ in range(rng.randint(1, 3)):
+            r = rng.random()
+            if r < 0.35 and others:
+                name = rng.choice(others)
+                step = {"lazy_import": name}
+                if "." in name and self.chance(0.3):
+                    step["as"] = rng.choice(LAZY_ALIASES)
+                scope.bind(name, step.get("as"), self.fails(name))
+            elif r < 0.55 and others:
+                name = rng.choice(others)
+                step = {"import": name}
+                if self.fails(name):
+                    step["optional"] = True
+                else:
+                    scope.bind(name)
+            elif r < 0.8 and scope.names:
+                step = self.use(scope)
+            else:
+                step = {"find_spec": rng.choice(others + [self.missing()])
+                        if others else self.missing(), "optional": True}
+            steps.append(self.label(step, 0.15))
+        self.bound_by[owner] = list(scope.names)
+        if owner in self.failing:
+            steps.insert(rng.randint(0, len(steps)), {"import": self.missing()})
+        return steps
+
+    def use(self, scope):
+        """A use of something the scope bound; optional when it fails."""
+        rng = self.rng
+        if scope.dotted and self.chance(0.4):
+            name = rng.choice(scope.dotted)
+            if name.count(".") > 1 and self.chance(0.5):
+                name = name.rpartition(".")[0]
+        else:
+            name = rng.choice(scope.names)
+        step = {"use": name}
+        if name.partition(".")[0] in scope.failing or any(
+                self.fails(d) for d in scope.dotted if d == name):
+            if self.chance(0.85):
+                step["optional"] = True
+        elif self.chance(0.15):
+            step["optional"] = True
+        return step
+
+    # -- the program -------------------------------------------------------------
+    def program(self):
+        rng = self.rng
+        scope = _Scope()
+        self.scope = scope
+        steps = []
+        n = rng.randint(4, 14)
+        all_at = None
+        if self.chance(0.35):
+            all_at = 0 if self.chance(0.5) else rng.randint(1, n - 1)
+        filter_at = rng.randint(0, n - 1) if self.chance(0.3) else None
+        paddle_at = rng.randint(0, n - 1) if self.has_paddle and self.chance(0.8) else None
+        self.enabled = False
+        for i in range(n):
+            if i == all_at:
+                steps.append({"set_lazy_imports": "all"})
+            if i == filter_at:
+                eager = rng.sample(self.names, rng.randint(1, 2))
+                steps.append({"set_lazy_imports_filter": {"eager": eager}})
+            if i == paddle_at:
+                steps.extend(self.paddle_steps())
+            steps.append(self.program_step())
+        if filter_at is not None and self.chance(0.3):
+            steps.insert(rng.randint(filter_at + 1, len(steps)),
+                         {"set_lazy_imports_filter": None})
+        if self.enabled and self.chance(0.5):
+            steps.append({"disable": {}})
+        return steps
+
+    def target(self):
+        """A name to import: a tree module mostly, sometimes a missing one."""
+        if self.chance(0.12):
+            return self.missing()
+        return self.rng.choice(self.names)
+
+    def program_step(self):
+        rng = self.rng
+        scope = self.scope
+        r = rng.random()
+        if r < 0.3:
+            name = self.target()
+            step = {"lazy_import": name}
+            if self.chance(0.25):
+                step["as"] = rng.choice(LAZY_ALIASES)
+            bad = name not in self.names or self.fails(name)
+            scope.bind(name, step.get("as"), bad)
+        elif r < 0.45:
+            name = self.target()
+            step = {"import": name}
+            if name not in self.names or self.fails(name):
+                step["optional"] = True
+            else:
+                scope.bind(name)
+        elif r < 0.7 and scope.names:
+            step = self.use(scope)
+        elif r < 0.75 and scope.names:
+            # An attribute a module's body bound (lazily or not).
+            owners = [n for n in scope.names if n in self.bound_by and self.bound_by[n]]
+            if owners:
+                owner = rng.choice(owners)
+                step = {"use": owner + "." + rng.choice(self.bound_by[owner]), "optional": True}
+            else:
+                step = self.use(scope)
+        elif r < 0.88:
+            name = self.target() if self.chance(0.7) else self.missing()
+            step = {"find_spec": name}
+            if self.chance(0.5):
+                step["optional"] = True
+        else:
+            name = self.target()
+            step = {"import_module": name}
+            if name not in self.names or self.fails(name) or self.chance(0.2):
+                step["optional"] = True
+        return self.label(step)
+
+    def paddle_steps(self):
+        """Paddle's finder around lazy statements and uses of torch names."""
+        rng = self.rng
+        torch = rng.choice(TORCH_NAMES[:4])
+        r = rng.random()
+        scope = None if self.chance(0.4) else [rng.choice(self.names).partition(".")[0]]
+        if r < 0.4:
+            self.enabled = True
+            steps = [{"lazy_import": torch},
+                     {"enable": {"scope": scope}},
+                     self.label({"use": torch, "optional": True})]
+        elif r < 0.75:
+            steps = [{"guard": {"enable": True, "scope": scope}, "body": [
+                {"lazy_import": torch},
+                self.label({"use": torch, "optional": True})]}]
+        else:
+            self.enabled = True
+            steps = [{"enable": {"scope": scope}},
+                     {"import": torch, "optional": True},
+                     {"lazy_import": torch},
+                     {"guard": {"enable": False},
+                      "body": [self.label({"use": "torch", "optional": True})]}]
+            if self.chance(0.5):
+                steps.append({"disable": {}})
+                self.enabled = False
+        self.scope.bind(torch, fails=True)  # torch is not a tree module
+        return steps
+
+
+def _count_steps(steps):
+    return sum(1 + _count_steps(s.get("body", [])) for s in steps)
+
+
+def _lazy(seed, index):
+    rng = random.Random("impsim-lazy:%s:%s" % (seed, index))
+    g = _LazyGen(rng)
+    tree = g.tree()
+    program = g.program()
+    bodies = sum(_count_steps(e.get("body", [])) for e in tree.values())
+    while program and bodies + _count_steps(program) >= 40:
+        program.pop()
+    if not any("lazy_import" in s or "set_lazy_imports" in s for s in program):
+        # Every program has a lazy statement of its own.
+        name = g.target()
+        program.insert(rng.randint(0, len(program)), {"lazy_import": name})
+        if bodies + _count_steps(program) < 39:
+            program.append({"use": name.partition(".")[0], "optional": True})
+    scenario = {
+        "impsim": 1,
+        "name": "lazy_s%s_%d" % (seed, index),
+        "description": "tools/gen/gen_random.py --kind lazy --seed %s --first %d --count 1"
+                       % (seed, index),
+        "cpython": "3.15",
+        "tree": tree,
+        "program": program,
+    }
+    # Without Paddle steps every design runs the same program: one is enough.
+    if not any(k in s for s in program for k in ("enable", "guard", "disable")):
+        scenario["variants"] = ["before"]
+    return scenario
+
+
 def generate(seed, index, kind="classic"):
     """Scenario `index` of seed `seed` (a dict in scenario format version 1).
 
     kind "revisions": the classic program plus _revision_steps, drawn from
-    a second RNG.
+    a second RNG.  kind "lazy": a PEP 810 program of its own (_lazy).
     """
     if kind not in KINDS:
         raise ValueError("unknown kind %r" % kind)
+    if kind == "lazy":
+        return _lazy(seed, index)
     scenario = _classic(seed, index)
     if kind == "revisions":
         rng = random.Random("impsim-revisions:%s:%s" % (seed, index))

@@ -35,6 +35,26 @@ def collect_labels(scenario):
     return labels
 
 
+# PEP 810's lazy imports (docs/lazy-imports.md), CPython >= 3.15: harness.py
+# runs these steps and reports a run-level "lazy" object for a scenario that
+# has any of them; the hook oracles (hooks_real.py) leave such scenarios out.
+LAZY_STEPS = ("lazy_import", "use", "set_lazy_imports", "set_lazy_imports_filter")
+
+
+def uses_lazy(scenario):
+    """Whether any step of the program or of a tree module's body (nested
+    bodies and do blocks included) is a lazy-import step."""
+    def walk(steps):
+        for step in steps if isinstance(steps, list) else ():
+            if isinstance(step, dict) and (any(k in step for k in LAZY_STEPS)
+                                           or walk(step.get("body")) or walk(step.get("do"))):
+                return True
+        return False
+    bodies = [entry.get("body") for entry in scenario.get("tree", {}).values()
+              if isinstance(entry, dict)]
+    return any(walk(steps) for steps in [scenario.get("program")] + bodies)
+
+
 def escape(token):
     """A JSON pointer token (RFC 6901)."""
     return token.replace("~", "~0").replace("/", "~1")
@@ -64,7 +84,8 @@ def write_tree(tree, root):
 # finder ids ("wd#{i}").  A guard's scope is not among them: "{i}" there is
 # its nest level.
 _ITERATION_KEYS = ("import", "find_spec", "import_module", "call", "install", "uninstall",
-                   "insert", "append", "remove", "unload", "reload", "claim")
+                   "insert", "append", "remove", "unload", "reload", "claim",
+                   "lazy_import", "use")
 
 
 def with_iteration(step, i):

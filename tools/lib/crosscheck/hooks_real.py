@@ -27,7 +27,8 @@
 # are counted (legacy_warnings).
 #
 # Only hook steps and import/find_spec/call are run; a scenario with Paddle
-# steps (enable, disable, guard, block) prints {"skip": reason}.
+# steps (enable, disable, guard, block) or lazy-import steps (lazy_import,
+# use, set_lazy_imports, set_lazy_imports_filter) prints {"skip": reason}.
 # Standard library only, Python >= 3.9.
 
 import os as _os
@@ -54,6 +55,9 @@ def _uses_paddle(steps):
 def main(argv):
     sc = _json.load(open(argv[1]))
     variant = argv[2]
+    if _common.uses_lazy(sc):
+        print(_json.dumps({"skip": "lazy steps are checked by tools/check/crosscheck"}))
+        return
     if _uses_paddle(sc["program"]) or any(_uses_paddle(e.get("body", [])) for e in sc["tree"].values()):
         print(_json.dumps({"skip": "Paddle steps are checked by tools/check/crosscheck"}))
         return

@@ -52,6 +52,8 @@ def differences(impsim, cpython):
     cerr = cout.get("error")
     check("outcome.error.type", _get(ierr, "type"), _get(cerr, "type"))
     check("outcome.error.step", _get(ierr, "step"), _get(cerr, "step"))
+    # PEP 810 lazy imports: only a scenario with lazy-import steps has it.
+    check("lazy", impsim.get("lazy"), cpython.get("lazy"))
     return diffs
 
 

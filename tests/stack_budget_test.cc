@@ -80,7 +80,7 @@ Deep proxy_nesting(int depth) {
 }
 
 // A hook that re-enters the import system for the name it claims, without
-// a guard: on 3.14 (RecursionError not modelled) --max-lookup-depth stops it.
+// a guard: on 3.13.16 (RecursionError not modelled) --max-lookup-depth stops it.
 Deep hook_loop(const std::string& action, const std::string& cpython) {
   return {fmt::format(R"({{"impsim": 1, "tree": {{"app": {{}}}},
       "hooks": {{"loop": {{"claims": {{"names": ["app"]}}, "find_spec": [{}], "guard": "none"}}}},
@@ -182,9 +182,9 @@ void check(const Kind& k, int low, int high, bool threads = true) {
 TEST_CASE("each nested module body costs at most the budget's bytes of stack") {
   if (checked_stack_build()) return;  // the sanitizer's frames: not what the budget is for (engine_stack.h)
   check({"a module body importing the next", &body_chain, &StackCosts::body_level}, 400, 1000);
-  check({"a module body importing the next, on 3.14", [](int n) {
+  check({"a module body importing the next, on 3.13.16", [](int n) {
            Deep d = body_chain(n);
-           d.cpython = "3.14";
+           d.cpython = "3.13.16";
            return d;
          },
          &StackCosts::body_level},
@@ -196,10 +196,10 @@ TEST_CASE("each nested module body costs at most the budget's bytes of stack") {
 
 TEST_CASE("each nested lookup costs at most the budget's bytes of stack") {
   if (checked_stack_build()) return;
-  check({"a hook's find_spec re-entering find_spec", [](int) { return hook_loop(R"({"reenter": "find_spec"})", "3.14"); },
+  check({"a hook's find_spec re-entering find_spec", [](int) { return hook_loop(R"({"reenter": "find_spec"})", "3.13.16"); },
          &StackCosts::lookup_level},
         400, 1000);
-  check({"a hook's find_spec importing what it claims", [](int) { return hook_loop(R"({"import": "app"})", "3.14"); },
+  check({"a hook's find_spec importing what it claims", [](int) { return hook_loop(R"({"import": "app"})", "3.13.16"); },
          &StackCosts::lookup_level},
         400, 1000);
   check({"a hook calling itself", [](int) { return hook_loop(R"({"call": "h"})", "3.13"); }, &StackCosts::lookup_level},
@@ -208,7 +208,7 @@ TEST_CASE("each nested lookup costs at most the budget's bytes of stack") {
   check({"Paddle's finder re-entering itself (the fast engine)", &proxy_nesting, &StackCosts::lookup_level}, 400,
         1000, false);
   check({"a loader's create_module importing what it creates",
-         [](int) { return hook_loop(R"({"serve": true, "create_module": [{"import": "app"}]})", "3.14"); },
+         [](int) { return hook_loop(R"({"serve": true, "create_module": [{"import": "app"}]})", "3.13.16"); },
          &StackCosts::lookup_level},
         400, 1000);
 }
@@ -229,7 +229,7 @@ TEST_CASE("a traced run costs at most the budget's bytes a level too, before its
                           Traced{"chrome, whole", TraceFormat::Chrome, 0}, Traced{"dot, whole", TraceFormat::Dot, 0},
                           Traced{"importtime, cut", TraceFormat::ImportTime, 10}}) {
     for (const Kind& k : {Kind{"a module body importing the next", &body_chain, &StackCosts::body_level},
-                          Kind{"a hook importing what it claims", [](int) { return hook_loop(R"({"import": "app"})", "3.14"); },
+                          Kind{"a hook importing what it claims", [](int) { return hook_loop(R"({"import": "app"})", "3.13.16"); },
                                &StackCosts::lookup_level}}) {
       const size_t a = traced_on_engine_stack(k.make(400), 400, t.format, t.max_lines);
       const size_t b = traced_on_engine_stack(k.make(1000), 1000, t.format, t.max_lines);

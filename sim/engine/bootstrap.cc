@@ -119,6 +119,8 @@ void ImportSystem::set_up() {
   finder_.resolving.assign(names_.size(), 0);
   finder_.resolving_list.clear();
   py_thread_.meta_path_snapshots.clear();
+  lazy_ = LazyImports{};
+  lazy_.used = model_.lazy;
   interp_.path_miss.assign(names_.size(), kNoPath);
   book_.labels.assign(model_.labels.size(), LabelTotals{});
   auto preload = [&](NameId name, bool torch) {
@@ -203,6 +205,8 @@ ModuleId ImportSystem::_find_and_load_unlocked(NameId name) {
   ModuleId module = _load_unlocked<M>(spec);
   // setattr(sys.modules[parent], child, module)
   if (parent != kNoName && !interp_.sys_modules.contains(parent)) raise("KeyError", repr(names_.text(parent)));
+  if constexpr (!M::plain)
+    if (lazy_.used) engine().module_loaded(name, module);
   return module;
 }
 

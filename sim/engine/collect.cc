@@ -57,7 +57,8 @@ void EngineContext::collect() {
   // A thread switched out may hold a record in its C++ frames that nothing
   // else reaches (a spec found, not yet loaded): a threaded run keeps every
   // record; its threads' programs are small and its events bounded.
-  if (thread_run_.scheduler) {
+  // A lazy scenario's globals hold modules too; its programs are small.
+  if (thread_run_.scheduler || lazy_.used) {
     interp_.next_collect = UINT64_MAX;
     return;
   }

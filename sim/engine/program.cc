@@ -67,6 +67,7 @@ template <class M>
 void Engine::run_body(ModuleId frame, const std::vector<CStep>& body, bool is_call) {
   enter_body_depth("module bodies and calls");
   py_thread_.frames.push_back(frame);
+  if (lazy_.used) lazy_.frame_is_call.push_back(is_call);
   // A call is one Python frame above its caller; a module body, the import
   // machinery's frames above its importer (recursion.h).
   const int64_t outer_depth = py_thread_.py_depth;
@@ -79,6 +80,7 @@ void Engine::run_body(ModuleId frame, const std::vector<CStep>& body, bool is_ca
   try_finally([&] { run_steps<M>(body); },
               [&] {
                 py_thread_.frames.pop_back();
+                if (lazy_.used) lazy_.frame_is_call.pop_back();
                 py_thread_.py_depth = outer_depth;
                 py_thread_.py_in_hook = outer_in_hook;
                 book_.memo.leave_frame(outer_frames);
@@ -174,7 +176,25 @@ void Engine::run_step_once(const CStep& step) {
   try {
     switch (step.kind) {
       case StepKind::Import:
+        if constexpr (!M::plain)
+          if (lazy_.used) {
+            import_step(step);
+            break;
+          }
         import_statement<M>(step.target);
+        break;
+      case StepKind::LazyImport:
+        lazy_import_step(step);
+        break;
+      case StepKind::Use:
+        use_step(step);
+        break;
+      case StepKind::SetLazyImports:
+        lazy_.mode_all = step.lazy_all;
+        break;
+      case StepKind::SetLazyFilter:
+        lazy_.has_filter = step.has_blocked;
+        lazy_.filter_eager = step.block;
         break;
       case StepKind::FindSpec:
         result = find_spec<M>(step.target) == kNoSpec ? "none" : "found";

@@ -20,6 +20,25 @@ TreeId Model::find_tree(NameId name) const {
   return p < 0 ? -1 : find_child(p, name);
 }
 
+std::string lazy_step_text(const CStep& step, const Model& m) {
+  switch (step.kind) {
+    case StepKind::LazyImport:
+      return "lazy import " + m.names.text(step.target) + (step.bind_as ? " as " + m.names.text(step.bind) : "");
+    case StepKind::Use:
+      return m.names.text(step.target);
+    case StepKind::SetLazyImports:
+      return fmt::format("sys.set_lazy_imports('{}')", step.lazy_all ? "all" : "normal");
+    case StepKind::SetLazyFilter: {
+      if (!step.has_blocked) return "sys.set_lazy_imports_filter(None)";
+      std::string names;
+      for (NameId n : m.sets.members(step.block)) names += (names.empty() ? "" : ", ") + ("'" + m.names.text(n) + "'");
+      return "sys.set_lazy_imports_filter(lambda importer, name, fromlist: name not in {" + names + "})";
+    }
+    default:
+      return {};
+  }
+}
+
 std::string describe_step(const CStep& step, const Model& m) {
   auto scope = [&](size_t level) {
     if (!step.has_scope) return std::string("None");
@@ -75,6 +94,12 @@ std::string describe_step(const CStep& step, const Model& m) {
     case StepKind::Join:
       what = fmt::format("{}.{}()", m.threads[static_cast<size_t>(step.at)].name,
                          step.kind == StepKind::Start ? "start" : "join");
+      break;
+    case StepKind::LazyImport:
+    case StepKind::Use:
+    case StepKind::SetLazyImports:
+    case StepKind::SetLazyFilter:
+      what = lazy_step_text(step, m);
       break;
     default:
       what = describe_meta_path_step(step, m);
@@ -281,6 +306,18 @@ class Compiler {
     for (auto& u : d.unload) c.unload.push_back(iteration_ != 0 ? target(u) : m_.names.intern(u));
     c.submodules = d.submodules;
     c.same_class = d.same_class;
+    c.lazy_all = d.lazy_all;
+    if (s.kind == StepKind::LazyImport) {
+      c.bind = m_.names.intern(d.bind_as.empty() ? s.target.substr(0, s.target.find('.')) : d.bind_as);
+      c.bind_as = !d.bind_as.empty();
+    }
+    if (s.kind == StepKind::SetLazyFilter) {
+      c.has_blocked = d.filter_eager.has_value();
+      std::vector<NameId> ids;
+      if (d.filter_eager)
+        for (auto& n : *d.filter_eager) ids.push_back(m_.names.intern(n));
+      c.block = m_.sets.intern(std::move(ids));
+    }
   }
 
  private:
@@ -309,6 +346,7 @@ void compile_into(Model& m, const Scenario& sc, const Params& overrides, const M
   m.params = sc.params;
   if (sc.revision) m.axes.revision = *sc.revision;
   if (sc.cpython) m.axes.cpython = *sc.cpython;
+  m.lazy = sc.lazy;
   for (auto& [k, v] : overrides) m.params[k] = v;
   m.labels = sc.labels;
   Compiler c(sc, m, limits);

@@ -182,7 +182,11 @@ void read_threads(Reader& r, Scenario& sc, const json& v) {
       r.fail(ptr, fmt::format("a thread's name is letters, digits and \"_\" (up to 64, not starting with a digit), "
                               "found \"{}\"",
                               name));
+    // A thread's steps are its target function's: no lazy import there.
+    ++r.function_depth_;
+    r.function_what_ = "the target function of thread \"" + name + "\"";
     sc.threads.push_back(ThreadText{name, ptr, r.steps(steps, ptr)});
+    --r.function_depth_;
   }
 }
 
@@ -460,6 +464,7 @@ Scenario read_top_keys(Reader& r, const json& root, TopKeySource* own) {
     if (sc.name.ends_with(".json")) sc.name.resize(sc.name.size() - 5);
   }
   sc.labels = r.label_order_;
+  sc.lazy = r.lazy_used_;
   check_thread_refs(r, sc);
   for (auto& [param, ptr] : r.param_refs_)
     if (!sc.params.count(param))

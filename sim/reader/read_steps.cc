@@ -9,8 +9,10 @@ namespace impsim::reading {
 
 namespace {
 
-const std::set<std::string> kStepKinds = {"import", "find_spec", "import_module", "enable", "disable", "guard",
-                                          "block",  "call",      "start",         "join",   "do"};
+const std::set<std::string> kStepKinds = {"import", "find_spec", "import_module",    "enable",
+                                          "disable", "guard",   "block",          "call",
+                                          "start",  "join",      "do",            "lazy_import",
+                                          "use",    "set_lazy_imports", "set_lazy_imports_filter"};
 
 // What a misspelt step kind may have meant: every kind, the sys.meta_path
 // steps' too.
@@ -29,8 +31,8 @@ std::vector<std::string> step_words() {
 // too, so that a hook scenario's author sees the steps it is written with.
 const std::string& step_kind_list() {
   static const std::string list =
-      "import, find_spec, import_module, enable, disable, guard, block, call, start, join, do, or a "
-      "sys.meta_path step: " +
+      "import, find_spec, import_module, enable, disable, guard, block, call, start, join, do, lazy_import, use, "
+      "set_lazy_imports, set_lazy_imports_filter, or a sys.meta_path step: " +
       std::string(meta_path_step_list());
   return list;
 }
@@ -173,12 +175,58 @@ Step Reader::step(const json& v, const std::string& ptr) {
   } else if (kind == "block") {
     st.kind = StepKind::Block;
     st.mutable_detail().block = names(body, kp, "a list of module names to block");
+  } else if (kind == "lazy_import") {
+    // CPython 3.15 compiles `lazy import` at module level only: the
+    // program, a module body, and the with and for blocks inside them.
+    st.kind = StepKind::LazyImport;
+    st.target = name(body, kp, "a module name");
+    if (function_depth_ > 0)
+      fail(kp, fmt::format("a lazy_import runs inside a function here ({}), where CPython refuses it: "
+                           "\"SyntaxError: lazy import not allowed inside functions\"; lazy-import the name at the "
+                           "module's top level and \"use\" it here",
+                           function_what_));
+    allowed.push_back("as");
+    if (v.contains("as")) {
+      std::string as = string(v["as"], ptr + "/as", "the name the import binds (an identifier)");
+      if (!is_dotted_name(as) || as.find('.') != std::string::npos)
+        fail(ptr + "/as", fmt::format("expected an identifier (lazy import a.b as c), found \"{}\"", as));
+      st.mutable_detail().bind_as = nfkc_identifier(as);
+    }
+    lazy_used_ = true;
+  } else if (kind == "use") {
+    st.kind = StepKind::Use;
+    st.target = name(body, kp, "a dotted name to read (\"m\", \"a.b.c\")");
+    allowed.push_back("optional");
+    if (v.contains("optional")) st.optional = boolean(v["optional"], ptr + "/optional", "\"optional\"");
+    lazy_used_ = true;
+  } else if (kind == "set_lazy_imports") {
+    st.kind = StepKind::SetLazyImports;
+    const std::string mode = string(body, kp, "a mode: \"normal\" or \"all\"");
+    // 3.15.0rc1 refuses every other value (ValueError: mode must be 'normal' or 'all').
+    if (mode != "normal" && mode != "all")
+      fail(kp, fmt::format("unknown mode \"{}\"; CPython 3.15 takes \"normal\" or \"all\" (\"none\" was removed "
+                           "before 3.15.0)",
+                           mode));
+    st.mutable_detail().lazy_all = mode == "all";
+    lazy_used_ = true;
+  } else if (kind == "set_lazy_imports_filter") {
+    st.kind = StepKind::SetLazyFilter;
+    if (!body.is_null()) {
+      object(body, kp, "a filter {\"eager\": [module names it answers False for]}, or null (no filter)");
+      expect_keys(body, kp, {"eager"}, "set_lazy_imports_filter");
+      if (!body.contains("eager")) fail(kp, "a filter needs \"eager\": the module names it answers False for");
+      st.mutable_detail().filter_eager = names(body["eager"], kp + "/eager", "a list of module names");
+    }
+    lazy_used_ = true;
   } else {
     read_meta_path_step(*this, v, ptr, kind, st, allowed);  // read_hooks.cc
   }
   for (auto& [k, _] : v.items()) {
     if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
-      std::string why = (k == "optional") ? "\"optional\" only goes with import and find_spec"
+      std::string why = (k == "optional" && kind == "lazy_import")
+                            ? "\"optional\" would put the lazy import inside try/except, where CPython refuses it "
+                              "(\"SyntaxError: lazy import not allowed inside try/except blocks\")"
+                        : (k == "optional") ? "\"optional\" only goes with import, find_spec, import_module and use"
                         : (k == "nest")   ? "\"nest\" only goes with guard"
                         : (k == "body")   ? "\"body\" only goes with guard and call (a do block's steps are "
                                             "its value: {\"do\": [...]})"
@@ -187,7 +235,13 @@ Step Reader::step(const json& v, const std::string& ptr) {
       fail(ptr + "/" + pointer_token(k), why);
     }
   }
-  if (v.contains("body")) st.body = steps(v["body"], ptr + "/body");
+  if (v.contains("body")) {
+    // A call's steps are a function's: no lazy import there.
+    const bool function = st.kind == StepKind::Call;
+    if (function && function_depth_++ == 0) function_what_ = "the function of a call step at " + ptr;
+    st.body = steps(v["body"], ptr + "/body");
+    if (function) --function_depth_;
+  }
   if (st.kind == StepKind::Do) {
     ++do_depth_;
     st.body = steps(body, kp);

@@ -191,6 +191,11 @@ class Reader {
   std::map<std::string, std::string> labels_;  // label -> pointer
   std::vector<std::string> label_order_;
   int do_depth_ = 0;  // `do` blocks the step being read is inside
+  // Functions the steps being read run in (a call's body, a thread's
+  // target), where CPython refuses `lazy import`; what the outermost is.
+  int function_depth_ = 0;
+  std::string function_what_;
+  bool lazy_used_ = false;  // a PEP 810 step was read
 
   const JsonSource& src() const { return src_; }
   const std::string& file() const { return file_; }

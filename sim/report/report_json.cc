@@ -263,6 +263,11 @@ ordered_json report_json(const ScenarioRun& run) {
       outcome["hang"] = std::move(hang);
     }
     jr["outcome"] = outcome;
+    if (r.lazy)
+      jr["lazy"] = {{"statements", r.lazy->statements},
+                    {"resolutions", r.lazy->resolutions},
+                    {"filter_calls", r.lazy->filter_calls},
+                    {"lazy_modules", r.lazy->lazy_modules}};
     ordered_json ex = expectations_json(r);
     jr["expectations"] = ex;
     if (!r.verdict.empty()) jr["verdict"] = r.verdict;

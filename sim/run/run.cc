@@ -404,6 +404,14 @@ RunPlan plan_runs(const Scenario& sc, const RunOptions& options, SweepMode mode)
                      "--engine fast does not model finder objects (this scenario declares hooks, finders, meta_path "
                      "or meta_path steps); run it with the step engine (the default)");
   const CPython cpython = options.cpython.value_or(sc.cpython.value_or(CPython::V3_11));
+  if (sc.lazy && cpython != CPython::V3_15)
+    throw UsageError(sc.file, fmt::format("the scenario has lazy imports (PEP 810), which CPython {} does not have: "
+                                          "`lazy import` is new in 3.15; run it with --cpython 3.15 (or set "
+                                          "\"cpython\": \"3.15\")",
+                                          cpython_name(cpython)));
+  if (sc.lazy && options.engine == EngineKind::Fast)
+    throw UsageError(sc.file,
+                     "--engine fast does not model lazy imports (PEP 810); run it with the step engine (the default)");
   if (!sc.threads.empty() && !threads_modelled(cpython))
     throw UsageError(sc.file, fmt::format("the scenario declares threads, which impsim does not model on CPython {}: "
                                           "its _find_and_load takes the module locks of a dotted name's parents "
@@ -500,6 +508,13 @@ VariantRun run_one(const RunPlan& plan, const Model& model, size_t point, Varian
     r.finders = std::make_shared<const FinderNames>(std::move(ids));
   }
   r.outcome = outcome_of(engine);
+  if (engine.lazy().used) {
+    const LazyImports& l = engine.lazy();
+    LazySummary s{l.statements, l.resolutions, l.filter_calls, {}};
+    for (NameId n : l.lazy_modules) s.lazy_modules.push_back(model.names.text(n));
+    std::sort(s.lazy_modules.begin(), s.lazy_modules.end());
+    r.lazy = std::move(s);
+  }
   r.limit = engine.limit();
   r.events = engine.events();
   r.memo_hits = engine.memo_hits();

@@ -257,6 +257,12 @@ std::string step_text(const Model& model, const CStep& step) {
       s = fmt::format("{}.{}()", model.threads[static_cast<size_t>(step.at)].name,
                       step.kind == StepKind::Start ? "start" : "join");
       break;
+    case StepKind::LazyImport:
+    case StepKind::Use:
+    case StepKind::SetLazyImports:
+    case StepKind::SetLazyFilter:
+      s = lazy_step_text(step, model);
+      break;
     default:  // the meta_path steps
       s = describe_meta_path_step(step, model);
       break;

@@ -58,6 +58,7 @@ import sys
 # on Python >= 3.10) and none starts with an underscore.
 TOP_NAMES = ["apkg", "bpkg", "cpkg", "quark", "orbit"]
 SUB_NAMES = ["a", "b", "c", "core", "util"]
+LEAF_NAMES = ["leaf", "impl"]  # a third level's names, none a second level's (lazy kind)
 MISSING = ["missing", "optional_dep", "nothere"]
 ORDINARY_PRELOADED = ["numpy", "extlib"]
 PADDLE_TREE = {
@@ -436,7 +437,10 @@ class _LazyGen:
             name = package + "." + sub
             if self.chance(0.25):
                 tree[name] = {"package": True}
-                tree[name + "." + rng.choice(SUB_NAMES)] = {}
+                # A name no other level uses: 3.15.0rc1 binds `lazy import
+                # p.b.core as x` to p.core, eagerly, where p.core is loaded
+                # (docs/lazy-imports.md, "A bug in 3.15.0rc1").
+                tree[name + "." + rng.choice(LEAF_NAMES)] = {}
             else:
                 tree[name] = {}
         self.package = package

@@ -46,6 +46,8 @@ class Engine final : public ThreadedImport {
   const PyThread& thread() const { return py_thread_; }
   // Attaches an observer (not owned); nullptr detaches.
   void set_trace(TraceSink* sink) { book_.trace = sink; }
+  // PEP 810's state: sys.lazy_modules, the modes, the counts.
+  const LazyImports& lazy() const { return lazy_; }
 
  protected:
   void run_meta_path_step(const CStep& step);
@@ -62,6 +64,24 @@ class Engine final : public ThreadedImport {
   void run_guard_levels(const CStep& step, int64_t level);
   template <class M = AnyRun>
   void run_body(ModuleId frame, const std::vector<CStep>& body, bool is_call);
+
+  // PEP 810's lazy imports (lazy_imports.cc), run as AnyRun: a run with
+  // them is on CPython 3.15, never plain.
+  ModuleId current_globals() const;  // the frame's globals: a module's, kNoModule for __main__
+  void bind(ModuleId globals, const std::string& key, Binding b);
+  bool filter_keeps_lazy(NameId name);       // sys.set_lazy_imports_filter's answer, at the statement
+  void bind_eager_import(NameId name, NameId as, bool whole);
+  void bind_lazy(NameId name, NameId as, bool whole);
+  void lazy_import_step(const CStep& step);  // `lazy import a.b [as c]`
+  void import_step(const CStep& step);       // `import a.b`, lazy under mode "all"
+  void use_step(const CStep& step);          // the expression `a.b.c`
+  // `read`: the expression read so far, for the trace.
+  ModuleId resolve(LazyId id, const std::string& read);  // import.c's _PyImport_LoadLazyImportTstate
+  ModuleId read_global(ModuleId globals, const std::string& key, Binding b, const std::string& read);  // LOAD_NAME
+  ModuleId load_attr(ModuleId module, const std::string& attr, const std::string& read);  // a module's getattr
+  ModuleId import_from(NameId parent, NameId name);  // `from parent import child` of a lazy `as` import
+  // _find_and_load_unlocked's end for a module just loaded (ImportSystem calls it).
+  void module_loaded(NameId name, ModuleId module);
 };
 
 inline Engine& EngineContext::engine() { return static_cast<Engine&>(*this); }

@@ -41,6 +41,7 @@
 #include "impsim/engine/finders/hook_finders.h"
 #include "impsim/engine/finders/proxy_finder.h"
 #include "impsim/engine/interpreter.h"
+#include "impsim/engine/lazy_imports.h"
 #include "impsim/engine/memo.h"
 #include "impsim/engine/py_thread.h"
 #include "impsim/engine/records.h"
@@ -335,6 +336,7 @@ class EngineContext {
   PyThread py_thread_;        // the Python thread running now
   FinderState finder_;        // Paddle's finder
   HookFinders hook_finders_;  // the hook finders declared as data
+  LazyImports lazy_;          // PEP 810: the modules' globals, sys.lazy_modules, the modes
   Bookkeeping book_;          // limits, events, labels, the trace sink, the memo
   // The other Python threads, their state set aside while py_thread_ runs, by
   // PyThreadId (the running thread's slot is blank): counters() sums them all.

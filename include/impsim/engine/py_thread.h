@@ -28,7 +28,10 @@ struct PyError {
   std::string type;                    // "ModuleNotFoundError", "KeyError", ...
   std::string message;                 // str(exc)
   std::vector<std::string> traceback;  // step pointers, outermost first
-  bool is_import_error() const { return type == "ImportError" || type == "ModuleNotFoundError"; }
+  // ImportCycleError (3.15, PEP 810) is an ImportError too.
+  bool is_import_error() const {
+    return type == "ImportError" || type == "ModuleNotFoundError" || type == "ImportCycleError";
+  }
 };
 
 // What the step engine counts, in machine words: one add each where a

@@ -98,6 +98,14 @@ struct ThreadWait {
 // What runs between body_begin and body_end.
 enum class BodyKind : uint8_t { Module, Call, CreateModule };
 
+// What a PEP 810 statement or read did (lazy_imports.cc).
+enum class LazyEvent : uint8_t {
+  Bound,      // the statement bound a lazy object: no search now
+  Eager,      // the lazy-imports filter answered False: the statement imports now
+  Resolve,    // a read found a lazy object: its import runs now
+  Attribute,  // a missing attribute whose name is in sys.lazy_modules: that submodule is imported now
+};
+
 // What a trace keeps of the events past its cut (`--max-lines`,
 // `--max-bytes`): nothing more is written of them, so each is only
 // counted, by what it would have been. Every format reads its counts off
@@ -209,6 +217,10 @@ class TraceSink {
   // A module body (exec of a tree file), a `call` function, or a served
   // loader's create_module (the module it creates is not in sys.modules
   // yet) starts / ends.
+  // A lazy statement or read (`name`: the module it is about, for Resolve
+  // the one imported now; `read`: the expression read, for Resolve and
+  // Attribute; for Bound, the name bound).
+  virtual void lazy(const Engine&, LazyEvent, NameId /*name*/, const std::string& /*read*/) {}
   virtual void body_begin(const Engine&, NameId /*module*/, BodyKind) {}
   virtual void body_end(const Engine&, NameId /*module*/, BodyKind) {}
   // The running thread starts to wait / is woken and goes on (a lock's

@@ -48,7 +48,8 @@ struct CStep {
   // do with "{i}": the iteration this step is (1 to nest), 0 otherwise
   int64_t at = 0;
   NameId target = kNoName;
-  SetId block = kEmptySet;  // block; enable: blocked_modules
+  NameId bind = kNoName;    // lazy_import: the name it binds ("as", else the target's first part)
+  SetId block = kEmptySet;  // block; enable: blocked_modules; set_lazy_imports_filter: the names kept eager
   int label = -1;
   FinderId finder = kNoFinder;  // install, uninstall, insert, append, remove
   int32_t instance = 0;         // the same: "ID#k"'s k (0: the newest object of the id)
@@ -60,6 +61,8 @@ struct CStep {
   bool all_copies = false;   // remove
   bool submodules = false;   // unload
   bool same_class = false;   // new: another object of the class the id names now
+  bool lazy_all = false;     // set_lazy_imports: "all"
+  bool bind_as = false;      // lazy_import: "as" given: binds the module itself, not its top package
 };
 
 struct CTree {
@@ -91,6 +94,7 @@ struct Model {
   std::vector<std::string> labels;
   Params params;
   Axes axes;        // finder revision and CPython version
+  bool lazy = false;  // PEP 810 steps are used (Scenario::lazy)
   HookModel hooks;  // finder objects; hooks.used: sys.meta_path is a list of them
 
   TreeId find_child(TreeId parent, NameId name) const;
@@ -99,6 +103,9 @@ struct Model {
 
 // "`import pkg.a` (/tree/pkg/body/0)": a step as a reader of the scenario knows it.
 std::string describe_step(const CStep& step, const Model& model);
+// The Python of a PEP 810 step ("lazy import a.b as c", "a.b.c",
+// "sys.set_lazy_imports('all')"); empty for any other step.
+std::string lazy_step_text(const CStep& step, const Model& model);
 
 // The Python statement of an install/uninstall/insert/append/remove/unload step.
 std::string describe_meta_path_step(const CStep& step, const Model& model);

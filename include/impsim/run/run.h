@@ -109,6 +109,15 @@ struct FinderNames {
   explicit FinderNames(std::vector<std::string> by_object);
 };
 
+// A lazy scenario's (PEP 810) counts and sys.lazy_modules as the run ended.
+struct LazySummary {
+  uint64_t statements = 0;   // statements that bound a lazy object
+  uint64_t resolutions = 0;  // reads that resolved one, each attempt
+  uint64_t filter_calls = 0;
+  std::vector<std::string> lazy_modules;  // the scenario's entries, sorted
+  bool operator==(const LazySummary&) const = default;
+};
+
 struct VariantRun {
   Variant variant = Variant::Before;
   Params params;
@@ -136,6 +145,7 @@ struct VariantRun {
     return finder_ids()[static_cast<size_t>(f)];
   }
   Outcome outcome;
+  std::optional<LazySummary> lazy;  // a lazy scenario's
   std::vector<ExpectationResult> expectations;
   // expect_outcome: "identical"/"differs" against the first variant.
   std::optional<std::string> verdict_expected;

@@ -45,6 +45,13 @@ enum class StepKind : uint8_t {
   Join,
   // `for i in range(1, N + 1):` over a block of steps (N is its `repeat`)
   Do,
+  // PEP 810 (CPython 3.15): `lazy import NAME [as BIND]` at module level,
+  // the expression NAME (a dotted read: the first use resolves), and
+  // sys.set_lazy_imports / sys.set_lazy_imports_filter (lazy_imports.h)
+  LazyImport,
+  Use,
+  SetLazyImports,
+  SetLazyFilter,
   // sys.meta_path and sys.modules edits (hook_language.h, read_hooks.cc)
   Install,
   Uninstall,
@@ -83,6 +90,11 @@ struct StepDetail {
   bool submodules = false;           // unload: their submodules too
   bool same_class = false;           // new: "same_class": true
   std::string thread;                // start, join: the thread's name
+  std::string bind_as;               // lazy_import: "as" (empty: the name's first part)
+  bool lazy_all = false;             // set_lazy_imports: "all" (else "normal")
+  // set_lazy_imports_filter: the names its filter answers False for, which
+  // stay eager; nullopt: the filter is cleared (None)
+  std::optional<std::vector<std::string>> filter_eager;
 };
 
 struct Step {
@@ -177,6 +189,7 @@ struct Scenario {
   };
   std::vector<OutcomeExpectation> expect_outcome;
   HooksText hooks;  // impsim extension: finder objects and hooks as data
+  bool lazy = false;  // a PEP 810 step is used: the run reports its "lazy" counts, on CPython 3.15 only
   // The text parse_scenario_file read: a file is read once (a FIFO or a pipe
   // has nothing to give a second time), and --bless and the GitHub
   // annotations work from this. Shared: a sweep copies the scenario.

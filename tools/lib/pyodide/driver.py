@@ -24,6 +24,7 @@ import json
 import os
 import runpy
 import sys
+import tempfile
 import traceback
 import warnings
 import importlib
@@ -64,10 +65,14 @@ class _State:
         self.importer_cache = dict(sys.path_importer_cache)
         self.builtins = dict(builtins.__dict__)
         self.dicts = {name: dict(sys.modules[name].__dict__) for name in _PATCHABLE if name in sys.modules}
-        self.recursion_limit = sys.getrecursionlimit()
+        self.recursion_limit = _real_getrecursionlimit()
         self.filters = list(warnings.filters)
         self.argv = list(sys.argv)
         self.streams = (sys.stdout, sys.stderr, sys.stdin)
+        # PEP 810 (3.15): the set of lazily imported names, the mode and the filter.
+        self.lazy = None
+        if hasattr(sys, "lazy_modules"):
+            self.lazy = (set(sys.lazy_modules), sys.get_lazy_imports(), sys.get_lazy_imports_filter())
 
     def restore(self):
         sys.settrace(None)
@@ -98,7 +103,13 @@ class _State:
         sys.path_importer_cache.update(self.importer_cache)
         builtins.__dict__.clear()
         builtins.__dict__.update(self.builtins)
-        sys.setrecursionlimit(self.recursion_limit)
+        if self.lazy is not None:
+            names, mode, flt = self.lazy
+            sys.lazy_modules.clear()
+            sys.lazy_modules.update(names)
+            sys.set_lazy_imports(mode)
+            sys.set_lazy_imports_filter(flt)
+        _real_setrecursionlimit(self.recursion_limit)
         warnings.filters[:] = self.filters
         if hasattr(warnings, "_filters_mutated"):
             warnings._filters_mutated()
@@ -113,7 +124,30 @@ class _State:
             return "sys.modules differs: %s" % ", ".join(extra[:5])
         if sys.meta_path != self.meta_path or sys.path != self.path or sys.path_hooks != self.path_hooks:
             return "sys.meta_path, sys.path or sys.path_hooks differs"
+        if self.lazy is not None and set(sys.lazy_modules) != self.lazy[0]:
+            return "sys.lazy_modules differs"
         return None
+
+
+# The frames below a script's module frame here (run and runpy's three),
+# or below -c's code (run), which a native `python` does not have. They
+# count against the recursion limit, so the limit a program starts with,
+# sets and reads is shifted by them: a program recurses exactly as deep
+# before RecursionError as it would natively (tools/check/recursion_depth).
+_frames_below = {"script": 0, "code": 0}
+_kind_running = "script"
+_real_setrecursionlimit = sys.setrecursionlimit
+_real_getrecursionlimit = sys.getrecursionlimit
+
+
+def _setrecursionlimit(limit):
+    """sys.setrecursionlimit, as a native interpreter would apply it here."""
+    _real_setrecursionlimit(limit + _frames_below[_kind_running])
+
+
+def _getrecursionlimit():
+    """sys.getrecursionlimit, as a native interpreter would report it."""
+    return _real_getrecursionlimit() - _frames_below[_kind_running]
 
 
 _setup()
@@ -137,10 +171,13 @@ def run(kind, argv, cwd):
     why = _start.differs()
     if why:
         return json.dumps({"rc": 1, "out": "", "err": "pyodide python: a run left state behind (%s)\n" % why})
+    global _kind_running
     out, err = io.StringIO(), io.StringIO()
     sys.stdout, sys.stderr = out, err
     sys.stdin = io.StringIO("")
     rc = 0
+    _kind_running = kind
+    _real_setrecursionlimit(_start.recursion_limit + _frames_below[kind])
     try:
         os.chdir(cwd or "/")
         if kind == "code":
@@ -164,3 +201,29 @@ def run(kind, argv, cwd):
         sys.stdout.flush()
         _start.restore()
     return json.dumps({"rc": rc, "out": out.getvalue(), "err": err.getvalue()})
+
+
+def _measure_frames_below():
+    """How many frames a script's module frame, and -c's code, have below
+    them here (natively: none)."""
+    # The frames from the program's up to run(), which Node calls with none
+    # below it.
+    count = ("import sys\nf, names = sys._getframe(), []\nwhile f is not None:\n"
+             "    names.append(f.f_code.co_name)\n    f = f.f_back\nprint(names.index('run'))\n")
+    folder = tempfile.mkdtemp(prefix="impsim_pyodide_")
+    path = os.path.join(folder, "frames.py")
+    with open(path, "w") as f:
+        f.write(count)
+    try:
+        for kind, argv in (("script", [path]), ("code", [count])):
+            _frames_below[kind] = int(json.loads(run(kind, argv, "/"))["out"])
+    finally:
+        os.unlink(path)
+        os.rmdir(folder)
+    sys.setrecursionlimit = _setrecursionlimit
+    sys.getrecursionlimit = _getrecursionlimit
+    global _start
+    _start = _State()  # runs start from here: the two functions above in sys
+
+
+_measure_frames_below()

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "impsim/base/errors.h"
+#include "impsim/report/report.h"
 #include "test_util.h"
 
 using namespace impsim;
@@ -42,6 +43,8 @@ TEST_CASE("lazy imports: the statement searches nothing, the first read searches
   CHECK(v.lazy->statements == 1);
   CHECK(v.lazy->resolutions == 1);
   CHECK(v.lazy->lazy_modules.empty());  // m was loaded
+  CHECK(report_text(r->run).find("lazy imports, as_is: 1 lazy statement, 1 resolution, 0 filter calls\n"
+                                 "  sys.lazy_modules keeps: none of the scenario's names\n") != std::string::npos);
 }
 
 TEST_CASE("lazy imports: a finder installed between the statement and the read is asked at the read") {

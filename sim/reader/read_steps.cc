@@ -188,6 +188,7 @@ Step Reader::step(const json& v, const std::string& ptr) {
     allowed.push_back("as");
     if (v.contains("as")) {
       std::string as = string(v["as"], ptr + "/as", "the name the import binds (an identifier)");
+      if (characters(as) > limits_.max_name_length) too_long(ptr + "/as", "a name", characters(as));
       if (!is_dotted_name(as) || as.find('.') != std::string::npos)
         fail(ptr + "/as", fmt::format("expected an identifier (lazy import a.b as c), found \"{}\"", as));
       st.mutable_detail().bind_as = nfkc_identifier(as);

@@ -182,6 +182,20 @@ std::string report_tail(const ScenarioRun& run) {
         grouped(r.counters.walks), grouped(r.peak_modules), grouped(r.counters.walks * r.peak_modules));
   }
 
+  // PEP 810: where the searches went, at the last sweep value.
+  for (size_t v = 0; v < nv; ++v) {
+    const VariantRun& r = run.at(nsweep - 1, v);
+    if (!r.lazy) continue;
+    std::string kept;
+    for (const std::string& n : r.lazy->lazy_modules) kept += (kept.empty() ? "" : ", ") + terminal_text(n);
+    out += fmt::format("lazy imports, {}{}: {} lazy {}, {} {}, {} filter {}\n  sys.lazy_modules keeps: {}\n",
+                       variant_name(r.variant), run.sweep_values.empty() ? "" : " at " + params_text(r.params),
+                       grouped(r.lazy->statements), plural(r.lazy->statements, "statement", "statements"),
+                       grouped(r.lazy->resolutions), plural(r.lazy->resolutions, "resolution", "resolutions"),
+                       grouped(r.lazy->filter_calls), plural(r.lazy->filter_calls, "call", "calls"),
+                       kept.empty() ? "none of the scenario's names" : kept);
+  }
+
   // Outcome verdict.
   if (nv > 1) {
     for (size_t s = 0; s < nsweep; ++s) {

@@ -86,12 +86,12 @@ if hasattr(sys, "stdlib_module_names"):
         assert _n not in sys.stdlib_module_names, _n
 
 
-class _Gen:
+class _Draws:
+    """What both kinds of program draw with: a chance, and labels L0, L1..."""
+
     def __init__(self, rng):
         self.rng = rng
         self.labels = 0
-        self.guards_in_bodies = 0
-        self.enables = 0
 
     def chance(self, p):
         return self.rng.random() < p
@@ -101,6 +101,13 @@ class _Gen:
             step["label"] = "L%d" % self.labels
             self.labels += 1
         return step
+
+
+class _Gen(_Draws):
+    def __init__(self, rng):
+        super().__init__(rng)
+        self.guards_in_bodies = 0
+        self.enables = 0
 
     # -- the tree ---------------------------------------------------------------
     def tree(self):
@@ -409,21 +416,8 @@ class _Scope:
             self.dotted.append(name)
 
 
-class _LazyGen:
+class _LazyGen(_Draws):
     """--kind lazy: see the module's docstring."""
-
-    def __init__(self, rng):
-        self.rng = rng
-        self.labels = 0
-
-    def chance(self, p):
-        return self.rng.random() < p
-
-    def label(self, step, p=0.3):
-        if self.chance(p):
-            step["label"] = "L%d" % self.labels
-            self.labels += 1
-        return step
 
     # -- the tree ---------------------------------------------------------------
     def tree(self):
@@ -597,7 +591,7 @@ class _LazyGen:
             step = {"import_module": name}
             if name not in self.names or self.fails(name) or self.chance(0.2):
                 step["optional"] = True
-        return self.label(step)
+        return self.label(step, 0.3)
 
     def paddle_steps(self):
         """Paddle's finder around lazy statements and uses of torch names."""
@@ -609,18 +603,18 @@ class _LazyGen:
             self.enabled = True
             steps = [{"lazy_import": torch},
                      {"enable": {"scope": scope}},
-                     self.label({"use": torch, "optional": True})]
+                     self.label({"use": torch, "optional": True}, 0.3)]
         elif r < 0.75:
             steps = [{"guard": {"enable": True, "scope": scope}, "body": [
                 {"lazy_import": torch},
-                self.label({"use": torch, "optional": True})]}]
+                self.label({"use": torch, "optional": True}, 0.3)]}]
         else:
             self.enabled = True
             steps = [{"enable": {"scope": scope}},
                      {"import": torch, "optional": True},
                      {"lazy_import": torch},
                      {"guard": {"enable": False},
-                      "body": [self.label({"use": "torch", "optional": True})]}]
+                      "body": [self.label({"use": "torch", "optional": True}, 0.3)]}]
             if self.chance(0.5):
                 steps.append({"disable": {}})
                 self.enabled = False

@@ -253,3 +253,88 @@ TEST_CASE("explore: a hook scenario's rows end at the run's hook counters and sy
   // A Paddle page carries none of it.
   CHECK(!page_data(write("tests/golden/nested_guards.json", TraceFormat::Explore, {{"k", 1}})).contains("finders"));
 }
+
+// A lazy scenario (PEP 810): the statement is a row where no finder is
+// asked, and the search it put off opens under the read that resolves it,
+// with the text trace's sentence for each as the row's why.
+TEST_CASE("explore: a lazy import's statement and its resolution are rows apart, the import nested in the resolution") {
+  const std::string file = "scenarios/lazy/guards_then_first_use.json";
+  const std::string page = write(file, TraceFormat::Explore, {{"k", 2}});
+  const std::string text = write(file, TraceFormat::Text, {{"k", 2}});
+  nlohmann::json d = page_data(page);
+  CHECK(d["lazy"]["bound"] == "statement bound");
+  CHECK(d["lazy"]["resolve"] == "resolution");
+  for (const auto& v : d["variants"]) {
+    CAPTURE(v["name"].get<std::string>());
+    const auto& rows = v["rows"];
+    const size_t none = rows.size();
+    size_t bound = none, resolve = none;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (rows[i][0] == "y" && bound == none) bound = i;
+      if (rows[i][0] == "z" && resolve == none) resolve = i;
+    }
+    REQUIRE(bound < resolve);
+    REQUIRE(resolve + 1 < rows.size());
+    CHECK(rows[bound][1] == "bound");
+    CHECK(d["names"][rows[bound][2].get<size_t>()] == "pkg");
+    CHECK(rows[resolve][1] == "resolve");
+    CHECK(d["names"][rows[resolve][2].get<size_t>()] == "pkg");
+    const std::string why = rows[resolve][3];
+    CHECK(why.rfind("resolved here, at the first read of `pkg`: the lazy object imports pkg now", 0) == 0);
+    CHECK(text.find("  " + why + "\n") != std::string::npos);
+    CHECK(text.find("  " + rows[bound][3].get<std::string>() + "\n") != std::string::npos);
+    // Between the statement and the read no finder is asked; pkg's import
+    // is the resolution's first row, inside the step of the first read.
+    for (size_t i = bound; i < resolve; ++i) CHECK(rows[i][0] != "a");
+    CHECK(rows[resolve + 1][0] == "i");
+    CHECK(d["names"][rows[resolve + 1][1].get<size_t>()] == "pkg");
+    std::vector<size_t> open;
+    size_t end = none, step = none;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const std::string k = rows[i][0];
+      if (i == resolve && !open.empty()) step = open.back();
+      if (k.size() == 1 && std::string("siaglbz").find(k[0]) != std::string::npos) open.push_back(i);
+      if (k.size() == 1 && std::string("SIAGLBZ").find(k[0]) != std::string::npos) {
+        REQUIRE(!open.empty());
+        if (k == "Z") CHECK(rows[open.back()][0] == "z");
+        if (open.back() == resolve) end = i;
+        open.pop_back();
+      }
+    }
+    CHECK(open.empty());
+    REQUIRE(step != none);
+    CHECK(rows[step][0] == "s");
+    CHECK(rows[step][2].get<std::string>().find("[first_read]") != std::string::npos);
+    REQUIRE(end != none);
+    bool asked = false;
+    for (size_t i = resolve; i < end; ++i) asked = asked || rows[i][0] == "a";
+    CHECK(asked);
+    CHECK(replay(v).events == v["events"].get<uint64_t>());
+  }
+  // The page's code for lazy rows is in this page and in no page without them.
+  CHECK(page.find("lazyText") != std::string::npos);
+  CHECK(write("tests/golden/nested_guards.json", TraceFormat::Explore, {{"k", 1}}).find("lazyText") ==
+        std::string::npos);
+  // An attribute imported through sys.lazy_modules, and a resolution that
+  // raises: each "z" row is closed, and its why is the text trace's line.
+  for (const char* other :
+       {"tests/data/lazy/import_deferred_past_probes.json", "tests/data/lazy/failing_lazy_retried.json"}) {
+    CAPTURE(other);
+    const std::string t = write(other, TraceFormat::Text);
+    nlohmann::json o = page_data(write(other, TraceFormat::Explore));
+    std::map<std::string, int> kinds;
+    int unclosed = 0;
+    for (const auto& v : o["variants"])
+      for (const auto& r : v["rows"]) {
+        if (r[0] == "y" || r[0] == "z") {
+          ++kinds[r[1].get<std::string>()];
+          CHECK(t.find("  " + r[3].get<std::string>() + "\n") != std::string::npos);
+        }
+        if (r[0] == "z") ++unclosed;
+        if (r[0] == "Z") --unclosed;
+      }
+    CHECK(unclosed == 0);
+    CHECK(kinds["resolve"] > 0);
+    if (std::string(other).find("deferred") != std::string::npos) CHECK(kinds["attribute"] > 0);
+  }
+}

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "impsim/engine/engine.h"
 
@@ -32,6 +33,17 @@ std::vector<std::string> parts_of(const std::string& dotted) {
     from = dot + 1;
   }
   return parts;
+}
+
+// Runs the import a statement or read starts now (`what`: Eager or
+// Attribute); a trace hears it inside that event, up to its lazy_end, so
+// the search shows under the line of the program that caused it.
+template <class Load>
+auto traced_import(TraceSink* trace, const Engine& e, LazyEvent what, NameId name, const std::string& read,
+                   Load&& load) {
+  if (!trace) return load();
+  trace->lazy(e, what, name, read);
+  return try_finally(load, [&] { trace->lazy_end(e, what); });
 }
 
 }  // namespace
@@ -77,8 +89,8 @@ void Engine::lazy_import_step(const CStep& step) {
     bind_lazy(step.target, step.bind, step.bind_as);
     return;
   }
-  if (book_.trace) book_.trace->lazy(*this, LazyEvent::Eager, step.target, {});
-  bind_eager_import(step.target, step.bind, step.bind_as);
+  traced_import(book_.trace, *this, LazyEvent::Eager, step.target, {},
+                [&] { bind_eager_import(step.target, step.bind, step.bind_as); });
 }
 
 // `import a.b` in a lazy scenario: under mode "all" a module-level import
@@ -92,7 +104,8 @@ void Engine::import_step(const CStep& step) {
       bind_lazy(step.target, top, false);
       return;
     }
-    if (book_.trace) book_.trace->lazy(*this, LazyEvent::Eager, step.target, {});
+    return traced_import(book_.trace, *this, LazyEvent::Eager, step.target, {},
+                         [&] { bind_eager_import(step.target, top, false); });
   }
   bind_eager_import(step.target, top, false);
 }
@@ -118,7 +131,10 @@ ModuleId Engine::resolve(LazyId id, const std::string& read) {
         }
         return import_from(parent, object.target);
       },
-      [&] { lazy_.resolving.erase(std::find(lazy_.resolving.begin(), lazy_.resolving.end(), id)); });
+      [&] {
+        lazy_.resolving.erase(std::find(lazy_.resolving.begin(), lazy_.resolving.end(), id));
+        if (book_.trace) book_.trace->lazy_end(*this, LazyEvent::Resolve);
+      });
 }
 
 // `lazy import a.b.c as x` resolves as `from a.b import c`: __import__ of
@@ -185,18 +201,22 @@ ModuleId Engine::load_attr(ModuleId module, const std::string& attr, const std::
     return false;
   };
   if (sub != kNoName && listed()) {
-    if (book_.trace) book_.trace->lazy(*this, LazyEvent::Attribute, sub, read);
-    try {
-      const ModuleId m = _find_and_load<AnyRun>(sub);
-      // The import set the attribute on its parent, which may not be `module`.
-      if (auto it = lazy_.globals[module].find(attr); it != lazy_.globals[module].end())
-        return read_global(module, attr, it->second, read);
-      return m;
-    } catch (PyError& e) {
-      // _find_and_load_lazy_submodule: no finder has it, None: the getattr fails.
-      if (e.type != "ModuleNotFoundError" || e.message != fmt::format("No module named '{}'", names_.text(sub)))
-        throw;
-    }
+    auto load = [&]() -> std::optional<ModuleId> {
+      try {
+        const ModuleId m = _find_and_load<AnyRun>(sub);
+        // The import set the attribute on its parent, which may not be `module`.
+        if (auto it = lazy_.globals[module].find(attr); it != lazy_.globals[module].end())
+          return read_global(module, attr, it->second, read);
+        return m;
+      } catch (PyError& e) {
+        // _find_and_load_lazy_submodule: no finder has it, None: the getattr fails.
+        if (e.type != "ModuleNotFoundError" || e.message != fmt::format("No module named '{}'", names_.text(sub)))
+          throw;
+      }
+      return std::nullopt;
+    };
+    if (const std::optional<ModuleId> found = traced_import(book_.trace, *this, LazyEvent::Attribute, sub, read, load))
+      return *found;
   }
   raise("AttributeError", fmt::format("module '{}' has no attribute '{}'", owner, attr));
 }

@@ -36,6 +36,20 @@
 // and its threads parts too, threads or not: a run without threads that
 // acquires a Lock its main thread holds already hangs, and its page shows
 // that hang as a threaded page does, on thread main.
+//
+// A lazy scenario's (PEP 810) statements and reads are rows of their own,
+// so that a reader sees where a statement was and where its search ran: a
+// "y" row where a statement binds a lazy object and asks no finder, and a
+// "z" row where the search it put off runs (a read resolves the lazy
+// object, a missing attribute listed in sys.lazy_modules is imported, or
+// the filter made the statement eager), closed by a "Z" row once that
+// import has returned or raised; the import's rows nest under the "z" row,
+// inside the step whose read caused them. Each row carries its kind, the
+// module and the sentence the text trace writes for it
+// (trace_detail::lazy_event_text), which the page shows as the row's why;
+// the kinds' labels come with the data. The page's code for them sits
+// between the template's lazy markers, left out of a page without lazy
+// rows.
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
@@ -269,6 +283,13 @@ class ExploreWriter : public TraceWriter {
       data += fmt::format("{}\"{}\":\"{}\"", s ? "," : "", guard_site_key(GuardSite(s)),
                           json_text(guard_site_text(GuardSite(s))));
     data += "},";
+    if (lazy_) {
+      data += "\"lazy\":{";
+      for (int w = 0; w <= static_cast<int>(LazyEvent::Attribute); ++w)
+        data += fmt::format("{}\"{}\":\"{}\"", w ? "," : "", lazy_event_key(LazyEvent(w)),
+                            json_text(lazy_event_label(LazyEvent(w))));
+      data += "},";
+    }
     if (threaded_ || locks_) data += "\"threaded\":true,";
     const size_t finders_at = data.size();
     if (hooks_) {
@@ -303,10 +324,10 @@ class ExploreWriter : public TraceWriter {
     // it (a description holding "<!--<script>" or "</script>") from ending
     // the element or merging it with the viewer's script after it.
     const std::string safe = script_json(data);
-    const std::string template_page =
-        locks_      ? std::string(kExplorePage)
-        : threaded_ ? without(kExplorePage, "/*locks:*/", "/*:locks*/")
-                    : without(without(kExplorePage, "/*locks:*/", "/*:locks*/"), "/*threads:*/", "/*:threads*/");
+    std::string template_page(kExplorePage);
+    if (!locks_) template_page = without(template_page, "/*locks:*/", "/*:locks*/");
+    if (!locks_ && !threaded_) template_page = without(template_page, "/*threads:*/", "/*:threads*/");
+    if (!lazy_) template_page = without(template_page, "/*lazy:*/", "/*:lazy*/");
     std::string_view page = template_page;
     const std::string_view marker = "/*IMPSIM_DATA*/null";
     size_t at = page.find(marker);
@@ -420,6 +441,24 @@ class ExploreWriter : public TraceWriter {
     follow(e);
     close(e, "\"B\"");
   }
+  // A lazy statement's "y" row, or the "z" row that opens around the import
+  // a read (or the filter) runs now: its kind, the module, its why.
+  void lazy(const Engine& e, LazyEvent what, NameId name, const std::string& read) override {
+    follow(e);
+    lazy_ = true;
+    const bool opens = what != LazyEvent::Bound;
+    if (cut_) return opens ? open(e, {}) : leaf(e, {});  // past --max-bytes: counted, not formatted
+    const std::string_view body = row(FMT_COMPILE("\"{}\",\"{}\",{},\"{}\""), opens ? "z" : "y", lazy_event_key(what),
+                                      name_id(name), json_text(lazy_event_text(e, what, name, read)));
+    if (opens)
+      open(e, body);
+    else
+      leaf(e, body);
+  }
+  void lazy_end(const Engine& e, LazyEvent) override {
+    follow(e);
+    close(e, "\"Z\"");
+  }
 
   // A lock wait: a "w" row (what for: "global", "module" or "join"; the
   // module's name id or -1; the thread holding it or joined; where the
@@ -474,9 +513,9 @@ class ExploreWriter : public TraceWriter {
     emit(e, row(FMT_COMPILE("\"T\",{}"), thread_), nullptr);
   }
 
-  // The page for a run without threads (or hook locks): the template
-  // without those parts (each between its markers), byte for byte the page
-  // as it was before them.
+  // The page for a run without threads (or hook locks, or lazy rows): the
+  // template without those parts (each between its markers), byte for byte
+  // the page as it was before them.
   static std::string without(std::string_view page, std::string_view open, std::string_view close) {
     std::string out;
     size_t at = 0;
@@ -810,6 +849,7 @@ class ExploreWriter : public TraceWriter {
   int last_meta_path_text_ = -1;
   bool threaded_ = false;
   bool locks_ = false;                      // a hook has a lock of its own
+  bool lazy_ = false;                       // a lazy statement or read was heard
   int32_t thread_ = 0;                      // whose rows come now
   std::map<int32_t, ThreadFrames> others_;  // the other threads' open frames
 };

@@ -74,6 +74,14 @@ constexpr Words kHookCalls[] = {
 };
 static_assert(std::size(kHookCalls) == static_cast<size_t>(HookCall::CallNext) + 1);
 
+constexpr Words kLazyEvents[] = {
+    {"bound", "statement bound"},
+    {"eager", "filter made it eager"},
+    {"resolve", "resolution"},
+    {"attribute", "attribute import"},
+};
+static_assert(std::size(kLazyEvents) == static_cast<size_t>(LazyEvent::Attribute) + 1);
+
 template <typename E, size_t N>
 const Words& words(const Words (&table)[N], E e) {
   static const Words unknown{"?", "?", "?"};
@@ -93,6 +101,8 @@ const char* guard_exit_text(GuardAction a) { return words(kActions, a).exit; }
 const char* hook_reason_key(HookReason r) { return words(kHookReasons, r).key; }
 const char* hook_reason_text(HookReason r) { return words(kHookReasons, r).text; }
 const char* hook_call_key(HookCall c) { return words(kHookCalls, c).key; }
+const char* lazy_event_key(LazyEvent w) { return words(kLazyEvents, w).key; }
+const char* lazy_event_label(LazyEvent w) { return words(kLazyEvents, w).text; }
 std::string hook_lock_where(HookLockSite s, const std::string& name) {
   switch (s) {
     case HookLockSite::FindSpec:

@@ -86,6 +86,32 @@ std::string deadlock_text(const Engine& e, const std::vector<ThreadWait>& cycle,
   return s;
 }
 
+// The words of a lazy event, one text for the text trace's line and the explorer's why band.
+std::string lazy_event_text(const Engine& e, LazyEvent what, NameId name, const std::string& read) {
+  const NameTable& names = e.model().names;
+  const std::string where =
+      e.frames().empty() ? "" : fmt::format(" (in {})", names.text(e.module(e.frames().back()).name));
+  switch (what) {
+    case LazyEvent::Bound:
+      return fmt::format(
+          "no search now: {} is bound to a lazy object, and '{}' is added to sys.lazy_modules; the first read of {} "
+          "imports it",
+          read, names.text(name), read);
+    case LazyEvent::Eager:
+      return fmt::format("the lazy-imports filter answered False for {}: it is imported now", names.text(name));
+    case LazyEvent::Resolve:
+      return fmt::format(
+          "resolved here, at the first read of `{}`{}: the lazy object imports {} now, against sys.meta_path as it "
+          "is now",
+          read, where, names.text(name));
+    case LazyEvent::Attribute:
+      return fmt::format(
+          "`{}`: no such attribute, but sys.lazy_modules lists '{}' or a submodule of it: it is imported now{}", read,
+          names.text(name), where);
+  }
+  return {};
+}
+
 const char* finder_method(const Engine& e, FinderId f) { return e.is_legacy_finder(f) ? "find_module" : "find_spec"; }
 
 // A hook scenario's sys.meta_path, by finder id, the entry at `at` starred.

@@ -299,28 +299,7 @@ class TextWriter : public TraceWriter {
     if (cut()) return tally_.line(TraceTally::Decision);
     start(e);
     if (full()) return line(TraceTally::Decision, {});
-    const std::string where =
-        e.frames().empty() ? "" : fmt::format(" (in {})", text(e.module(e.frames().back()).name));
-    switch (what) {
-      case LazyEvent::Bound:
-        return line(TraceTally::Decision,
-                    fmt::format("no search now: {} is bound to a lazy object, and '{}' is added to "
-                                "sys.lazy_modules; the first read of {} imports it",
-                                terminal_text(read), text(name), terminal_text(read)));
-      case LazyEvent::Eager:
-        return line(TraceTally::Decision,
-                    fmt::format("the lazy-imports filter answered False for {}: it is imported now", text(name)));
-      case LazyEvent::Resolve:
-        return line(TraceTally::Decision,
-                    fmt::format("resolved here, at the first read of `{}`{}: the lazy object imports {} now, "
-                                "against sys.meta_path as it is now",
-                                terminal_text(read), where, text(name)));
-      case LazyEvent::Attribute:
-        return line(TraceTally::Decision,
-                    fmt::format("`{}`: no such attribute, but sys.lazy_modules lists '{}' or a submodule of it: it is imported "
-                                "now{}",
-                                terminal_text(read), text(name), where));
-    }
+    line(TraceTally::Decision, terminal_text(lazy_event_text(e, what, name, read)));
   }
   void body_begin(const Engine& e, NameId m, BodyKind kind) override {
     follow(e);

@@ -8,8 +8,9 @@
 // object asked at every ask, and a reentrancy guard's state (ddtrace's
 // watchdogs); a threaded scenario's rows, each thread's call stack and a
 // hang's waits; virtualenv's deadlock without threads (its hook lock's rows
-// and the hang); and that hostile names and descriptions neither break the
-// page nor run as script. Saves screenshots.
+// and the hang); a lazy import's statement and its resolution (PEP 810);
+// and that hostile names and descriptions neither break the page nor run
+// as script. Saves screenshots.
 // Load time and page size of the seed incident are measured and printed,
 // never asserted (noisy machines).
 //
@@ -713,6 +714,45 @@ async function eachRow(v, visit) {
   for (const wait of ["thread main waits for the module lock of dep, held by thread w",
                       "thread w waits for the threading.RLock of class wrapt, held by thread main"])
     check(notes.includes(wait), `wrapt: the notes say "${wait}" (${notes})`);
+}
+
+// --- 13. PEP 810 (scenarios/lazy/guards_then_first_use.json, k = 2): the lazy statement and the first read
+// that resolves it are rows apart, each labelled lazy with `impsim trace`'s sentence as its why, and pkg's
+// import runs inside the resolution: its rows have the resolution's frame on their call stack.
+{
+  const scenario = "scenarios/lazy/guards_then_first_use.json";
+  const file = path.join(work, "lazy.html");
+  run("explore", scenario, "--set", "k=2", "-o", file);
+  const text = run("trace", scenario, "--set", "k=2");
+  await open(file);
+  for (const v of ["before", "after"]) {
+    const section = text.split("== variant " + v)[1].split("== variant ")[0];
+    const said = section.split("\n").map((l) => l.trim()).filter((l) => /^(no search now|resolved here)/.test(l));
+    const seen = [];
+    let inside = null;
+    await eachRow(v, async (p, event) => {
+      const kind = await p.getAttribute("data-kind");
+      if (seen.length && seen[seen.length - 1].kind === "z" && inside === null) {
+        inside = { event, frames: await p.locator("[data-field=stack] li.lazy").allInnerTexts() };
+        if (v === "before") await page.screenshot({ path: path.join(shots, "explore_lazy_resolution.png") });
+      }
+      if (!["y", "z", "Z"].includes(kind)) return false;
+      seen.push({ kind, event, why: (await p.locator(".reason").innerText()).trim() });
+      return kind === "Z";
+    });
+    eq(seen.map((s) => s.kind).join(" "), "y z Z", `lazy ${v}: the statement's row, then the resolution's, then its end`);
+    eq(said.length, 2, `lazy ${v}: the trace's lines for the statement and the resolution`);
+    if (seen.length !== 3 || said.length !== 2) continue;
+    eq(seen[0].event, "lazy: statement bound ('pkg')", `lazy ${v}: the statement's event`);
+    eq(seen[0].why, "why (lazy: statement bound): " + said[0], `lazy ${v}: the statement's why is the trace's line`);
+    eq(seen[1].event, "lazy: resolution ('pkg')", `lazy ${v}: the resolution's event`);
+    eq(seen[1].why, "why (lazy: resolution): " + said[1], `lazy ${v}: the resolution's why is the trace's line`);
+    check(said[1].startsWith("resolved here, at the first read of `pkg`"), `lazy ${v}: the trace says where (${said[1]})`);
+    eq(seen[2].event, "lazy: resolution ('pkg') ends", `lazy ${v}: the resolution's end`);
+    check(inside !== null && /^import pkg: /.test(inside.event), `lazy ${v}: pkg's import follows the resolution (${inside && inside.event})`);
+    eq(inside ? inside.frames.map((f) => f.replace(/^\d+\./, "")).join(" | ") : "", "lazy: resolution ('pkg')",
+       `lazy ${v}: the import's call stack holds the resolution`);
+  }
 }
 
 // --- 12. the tutorial's walk-through of the seed incident's first ten asks (docs/tutorial.md, between its

@@ -217,12 +217,17 @@ class TraceSink {
   // A module body (exec of a tree file), a `call` function, or a served
   // loader's create_module (the module it creates is not in sys.modules
   // yet) starts / ends.
+  virtual void body_begin(const Engine&, NameId /*module*/, BodyKind) {}
+  virtual void body_end(const Engine&, NameId /*module*/, BodyKind) {}
   // A lazy statement or read (`name`: the module it is about, for Resolve
   // the one imported now; `read`: the expression read, for Resolve and
   // Attribute; for Bound, the name bound).
   virtual void lazy(const Engine&, LazyEvent, NameId /*name*/, const std::string& /*read*/) {}
-  virtual void body_begin(const Engine&, NameId /*module*/, BodyKind) {}
-  virtual void body_end(const Engine&, NameId /*module*/, BodyKind) {}
+  // The import an Eager, Resolve or Attribute event began is over, whether
+  // it returned or raised, so that a trace can nest that import's events
+  // under the statement or read that caused it (a limit, which runs no
+  // `finally`, leaves it open as it leaves every frame).
+  virtual void lazy_end(const Engine&, LazyEvent) {}
   // The running thread starts to wait / is woken and goes on (a lock's
   // acquire then tries again, as `_ModuleLock.acquire` loops). A wait that
   // never ends is part of a hang (ThreadedImport::hang_waits). Threaded runs, and a

@@ -137,6 +137,15 @@ std::string hook_call_text(HookCall c, const std::string& name, const std::strin
 // ("find_spec", "install", "after_exec").
 std::string hook_lock_where(HookLockSite s, const std::string& name);
 const char* hook_lock_site_key(HookLockSite s);
+// What a PEP 810 statement or read did (TraceSink::lazy): "no search now:
+// pkg is bound to a lazy object, ...", "resolved here, at the first read
+// of `pkg` (in m): ...". The text trace writes it as a line, the explorer
+// as a lazy row's why; unescaped, as the other texts here.
+std::string lazy_event_text(const Engine& e, LazyEvent what, NameId name, const std::string& read);
+// A lazy event's key ("bound", "eager", "resolve", "attribute") and what
+// the explorer's rows call it ("statement bound", "resolution").
+const char* lazy_event_key(LazyEvent w);
+const char* lazy_event_label(LazyEvent w);
 // The id of a finder object ("" for kNoFinder).
 std::string finder_id(const Engine& e, FinderId f);
 // A threaded run: a thread's name ("main" first; the scenario's names

@@ -4,8 +4,11 @@
 // of random ones, by tools/check/crosscheck --python .../python3.15).
 #include <doctest/doctest.h>
 
+#include <sstream>
+
 #include "impsim/base/errors.h"
 #include "impsim/report/report.h"
+#include "impsim/trace/trace_formats.h"
 #include "test_util.h"
 
 using namespace impsim;
@@ -19,6 +22,16 @@ std::string scenario(const std::string& tree, const std::string& program) {
          R"(, "hooks": {"h": {"find_spec": [{"return": "none"}]}}, "finders": {"f": {"hook": "h"}},
          "program": [{"install": "f"}, )" +
          program + "]}";
+}
+
+// `impsim trace` of a scenario given as text.
+std::string trace_text(const std::string& json) {
+  const Scenario sc = parse_scenario(json, "lazy.json");
+  TraceOptions topt;
+  topt.format = TraceFormat::Text;
+  std::ostringstream out;
+  write_trace(out, sc, RunOptions{}, topt);
+  return out.str();
 }
 
 // The results of a labelled step, one per run of it.
@@ -113,4 +126,93 @@ TEST_CASE("lazy imports: the reader refuses lazy where CPython 3.15 does, and ru
   options.cpython = parse_cpython("3.15.0rc1");
   options.engine = EngineKind::Fast;
   CHECK_THROWS_WITH_AS(plan_runs(sc, options), doctest::Contains("--engine fast does not model lazy"), UsageError);
+}
+
+TEST_CASE("lazy imports: lazy from binds each name apart, and a missing name of a package is searched three times") {
+  auto r = run_json(scenario(R"({"pk": {"package": true}, "pk.sub": {}})",
+                             R"({"lazy_from": "pk", "names": ["sub", "nope as n"], "label": "statement"},
+      {"use": "sub", "label": "sub"}, {"use": "n", "optional": true, "label": "nope"})"));
+  const VariantRun& v = r->run.runs[0];
+  CHECK(counter_of(v, "statement.searches") == 0);
+  CHECK(counter_of(v, "sub.searches") == 2);  // pk, then pk.sub (hasattr: sys.lazy_modules lists it)
+  // hasattr's sys.lazy_modules fallback, _handle_fromlist's import, IMPORT_FROM's getattr.
+  CHECK(counter_of(v, "nope.searches") == 3);
+  CHECK(results(v, "nope") == std::vector<std::string>{"ImportError"});
+  CHECK(v.lazy->statements == 1);
+  CHECK(v.lazy->resolutions == 2);
+  CHECK(v.lazy->lazy_modules == std::vector<std::string>{"pk.nope"});  // pk was loaded
+}
+
+TEST_CASE("lazy imports: lazy from a loaded module binds what it has now, and a plain module's missing name is not "
+          "searched") {
+  auto r = run_json(scenario(R"({"pk": {"package": true}, "pk.sub": {}, "plain": {}})",
+                             R"({"import": "pk.sub"}, {"lazy_from": "pk", "names": ["sub"], "label": "loaded"},
+      {"lazy_from": "plain", "names": ["nope"]}, {"use": "nope", "optional": true, "label": "nope"})"));
+  const VariantRun& v = r->run.runs[0];
+  CHECK(v.lazy->statements == 1);  // the second only: pk.sub was bound as the module
+  CHECK(counter_of(v, "nope.searches") == 1);  // plain; plain.nope: not a package, no search
+  CHECK(results(v, "nope") == std::vector<std::string>{"ImportError"});
+}
+
+TEST_CASE("lazy imports: __lazy_modules__ makes the listed full names lazy at module level, the filter asked") {
+  auto r = run_json(scenario(R"({"a": {"package": true}, "a.b": {}, "m": {}, "n": {},
+                                  "k": {"body": [{"__lazy_modules__": ["m"]}, {"import": "m", "label": "in_k"}]}})",
+                             R"({"__lazy_modules__": ["a.b", "n"]}, {"set_lazy_imports_filter": {"eager": ["n"]}},
+      {"import": "a.b", "label": "ab"}, {"import": "m", "label": "m"}, {"import": "n", "label": "n"},
+      {"import": "k", "label": "k"})"));
+  const VariantRun& v = r->run.runs[0];
+  CHECK(counter_of(v, "ab.searches") == 0);  // listed: lazy
+  CHECK(counter_of(v, "m.searches") == 1);   // not in the program's list
+  CHECK(counter_of(v, "n.searches") == 1);   // listed, but the filter said False
+  CHECK(counter_of(v, "in_k.searches") == 0);  // k's own list
+  CHECK(v.lazy->filter_calls == 3);
+  CHECK(v.lazy->statements == 2);
+}
+
+TEST_CASE("lazy imports: a hook's use action resolves its module's lazy global inside find_spec") {
+  auto r = run_json(R"({"impsim": 1, "cpython": "3.15",
+    "tree": {"lib": {"body": [{"import": "dep"}]}, "dep": {}, "t": {}},
+    "hooks": {"h": {"claims": {"names": ["t"]}, "find_spec": [{"use": "dep", "module": "lib"}, {"return": "none"}]},
+              "all": {"find_spec": [{"use": "dep", "module": "lib"}, {"return": "none"}]}},
+    "finders": {"f": {"hook": "h"}, "g": {"hook": "all"}},
+    "program": [{"set_lazy_imports": "all"}, {"import_module": "lib"}, {"install": "f"},
+                {"import_module": "t", "label": "t"}, {"uninstall": "f"}, {"unload": ["t"]}, {"install": "g"},
+                {"lazy_import": "dep", "as": "again"}, {"import_module": "t", "optional": true, "label": "cycle"}]})");
+  const VariantRun& v = r->run.runs[0];
+  CHECK(counter_of(v, "t.max_depth") == 2);  // dep's search runs inside f.find_spec('t')
+  CHECK(results(v, "t") == std::vector<std::string>{"ok"});
+  CHECK(results(v, "cycle") == std::vector<std::string>{"ok"});  // dep is loaded now: no search, no cycle
+  std::string trace = trace_text(R"({"impsim": 1, "cpython": "3.15",
+    "tree": {"lib": {"body": [{"import": "dep"}]}, "dep": {}, "t": {}},
+    "hooks": {"all": {"find_spec": [{"use": "dep", "module": "lib"}, {"return": "none"}]}},
+    "finders": {"g": {"hook": "all"}},
+    "program": [{"set_lazy_imports": "all"}, {"import_module": "lib"}, {"install": "g"},
+                {"import_module": "t", "optional": true, "label": "cycle"}]})");
+  CHECK(trace.find("resolved here, at the first read of `dep`, inside g.find_spec('t')") != std::string::npos);
+  CHECK(trace.find("step /program/3 -> ImportCycleError") != std::string::npos);
+}
+
+TEST_CASE("lazy imports: the reader checks lazy_from and __lazy_modules__ as CPython's compiler does") {
+  auto refuses = [](const std::string& json, const std::string& says) {
+    CAPTURE(json);
+    CHECK_THROWS_WITH_AS(parse_scenario(json, "lazy.json"), doctest::Contains(says.c_str()), InputError);
+  };
+  refuses(R"({"impsim": 1, "tree": {}, "program": [{"lazy_from": "m", "names": ["*"]}]})",
+          "lazy from ... import * is not allowed");
+  refuses(R"({"impsim": 1, "tree": {}, "program": [{"lazy_from": "__future__", "names": ["annotations"]}]})",
+          "lazy from __future__ import is not allowed");
+  refuses(R"({"impsim": 1, "tree": {}, "program": [{"lazy_from": "m"}]})", "needs \"names\"");
+  refuses(R"({"impsim": 1, "tree": {}, "program": [{"lazy_from": "m", "names": []}]})", "at least one name");
+  refuses(R"({"impsim": 1, "tree": {}, "program": [{"lazy_from": "m", "names": ["a as b.c"]}]})",
+          "expected an identifier");
+  refuses(R"({"impsim": 1, "tree": {"m": {}}, "program": [{"call": "m", "body": [{"lazy_from": "m", "names": ["a"]}]}]})",
+          "lazy import not allowed inside functions");
+  refuses(R"({"impsim": 1, "tree": {"m": {}}, "program": [{"call": "m", "body": [{"__lazy_modules__": ["m"]}]}]})",
+          "binds a local");
+  refuses(R"({"impsim": 1, "tree": {}, "hooks": {"h": {"find_spec": [{"use": "x"}]}}, "program": []})",
+          "needs \"module\"");
+  const Scenario sc = parse_scenario(
+      R"({"impsim": 1, "tree": {}, "hooks": {"h": {"find_spec": [{"use": "x", "module": "m"}]}}, "program": []})",
+      "lazy.json");
+  CHECK(sc.lazy);  // a hook's read of a global runs on 3.15 only
 }

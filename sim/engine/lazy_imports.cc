@@ -78,9 +78,13 @@ void Engine::bind_lazy(NameId name, NameId as, bool whole) {
   const auto id = static_cast<LazyId>(lazy_.objects.size());
   lazy_.objects.push_back(LazyObject{name, whole});
   bind(current_globals(), names_.text(as), Binding{Binding::Kind::Lazy, id});
+  add_lazy_module(name);
+  ++lazy_.statements;
+}
+
+void Engine::add_lazy_module(NameId name) {
   if (std::find(lazy_.lazy_modules.begin(), lazy_.lazy_modules.end(), name) == lazy_.lazy_modules.end())
     lazy_.lazy_modules.push_back(name);
-  ++lazy_.statements;
 }
 
 // `lazy import a.b [as c]`: lazy unless the filter says False.
@@ -93,13 +97,21 @@ void Engine::lazy_import_step(const CStep& step) {
                 [&] { bind_eager_import(step.target, step.bind, step.bind_as); });
 }
 
-// `import a.b` in a lazy scenario: under mode "all" a module-level import
-// outside try/except is lazy (the filter asked first); a function's stays
-// eager, as does an optional one (try/except).
+// `import a.b` in a lazy scenario: under mode "all", or with "a.b" in the
+// module's __lazy_modules__, a module-level import outside try/except is
+// lazy (the filter asked first); a function's stays eager, as does an
+// optional one (try/except).
 void Engine::import_step(const CStep& step) {
   const NameId top = names_.top(step.target);
   const bool function = !lazy_.frame_is_call.empty() && lazy_.frame_is_call.back();
-  if (lazy_.mode_all && !step.optional && !function) {
+  // `name in __lazy_modules__`, the module's own, with the full name.
+  auto listed = [&] {
+    auto it = lazy_.dunder.find(current_globals());
+    if (it == lazy_.dunder.end()) return false;
+    const auto& names = model_.sets.members(it->second);
+    return std::find(names.begin(), names.end(), step.target) != names.end();
+  };
+  if ((lazy_.mode_all || listed()) && !step.optional && !function) {
     if (filter_keeps_lazy(step.target)) {
       bind_lazy(step.target, top, false);
       return;
@@ -137,27 +149,122 @@ ModuleId Engine::resolve(LazyId id, const std::string& read) {
       });
 }
 
-// `lazy import a.b.c as x` resolves as `from a.b import c`: __import__ of
-// the parent with fromlist ('c',) (_handle_fromlist imports a.b.c unless
-// a.b has the attribute, and lets a ModuleNotFoundError for a.b.c itself
-// pass), then IMPORT_FROM's getattr, whose fallback is sys.modules['a.b.c'].
-ModuleId Engine::import_from(NameId parent, NameId name) {
+// `lazy from m import a, b as c`. The filter is asked once, with m. The
+// statement adds 'm' and each 'm.a' to sys.lazy_modules (entries a load
+// of m.a takes out; an attribute's stay); a name m already has, m being in
+// sys.modules, is bound to its value now, any other to a lazy object that
+// resolves as `from m import a`.
+void Engine::lazy_from_step(const CStep& step) {
+  const NameId m = step.target;
+  std::vector<NameId> names;
+  for (size_t i = 0; i < step.unload.size(); i += 2) names.push_back(step.unload[i]);
+  const ModuleId globals = current_globals();
+  if (!filter_keeps_lazy(m))
+    return traced_import(book_.trace, *this, LazyEvent::Eager, m, {}, [&] {
+      const ModuleId from = import_fromlist(m, names);
+      for (size_t i = 0; i < step.unload.size(); i += 2)
+        bind(globals, names_.text(step.unload[i + 1]),
+             Binding{Binding::Kind::Module, import_from_attr(from, step.unload[i])});
+    });
+  add_lazy_module(m);
+  const ModuleId loaded = interp_.sys_modules.contains(m) ? interp_.sys_modules.get(m) : kNoModule;
+  // What each name held before: the statement counts as a lazy one when,
+  // after it, a name it bound holds a lazy object it did not hold.
+  std::vector<std::pair<std::string, std::optional<Binding>>> before;
+  for (size_t i = 1; i < step.unload.size(); i += 2) {
+    const std::string& as = names_.text(step.unload[i]);
+    const auto& mine = lazy_.globals[globals];
+    const auto old = mine.find(as);
+    before.emplace_back(as, old == mine.end() ? std::nullopt : std::optional<Binding>(old->second));
+  }
+  for (size_t i = 0; i < step.unload.size(); i += 2) {
+    const NameId name = step.unload[i];
+    const std::string& as = names_.text(step.unload[i + 1]);
+    add_lazy_module(name);
+    if (loaded != kNoModule) {
+      const std::string& text = names_.text(name);
+      const auto& has = lazy_.globals[loaded];
+      // The value in m's __dict__, unresolved (a lazy object there is shared).
+      if (auto it = has.find(text.substr(text.rfind('.') + 1)); it != has.end()) {
+        const Binding value = it->second;
+        bind(globals, as, value);
+        continue;
+      }
+    }
+    if (book_.trace) book_.trace->lazy(*this, LazyEvent::Bound, name, as);
+    const auto id = static_cast<LazyId>(lazy_.objects.size());
+    lazy_.objects.push_back(LazyObject{name, true});
+    bind(globals, as, Binding{Binding::Kind::Lazy, id});
+  }
+  const auto& mine = lazy_.globals[globals];
+  for (const auto& [as, old] : before) {
+    const Binding now = mine.at(as);
+    if (now.kind == Binding::Kind::Lazy && !(old && old->kind == Binding::Kind::Lazy && old->id == now.id)) {
+      ++lazy_.statements;
+      break;
+    }
+  }
+}
+
+namespace {
+
+// The ModuleNotFoundError for `name` itself, which _handle_fromlist and
+// _find_and_load_lazy_submodule let pass (a parent that is not a package
+// gives the second form; the lazy path returns None for it unsearched, as
+// the engine raises it unsearched).
+bool no_module_named(const PyError& e, const std::string& name) {
+  if (e.type != "ModuleNotFoundError") return false;
+  const std::string plain = fmt::format("No module named '{}'", name);
+  return e.message == plain || e.message.rfind(plain + "; ", 0) == 0;
+}
+
+}  // namespace
+
+// __import__(parent, fromlist=names): the parent imported, then, for a
+// package only, _handle_fromlist: a name that hasattr does not find (a
+// getattr, so a lazy attribute is resolved and a name in sys.lazy_modules
+// searched) is imported as a submodule, its own ModuleNotFoundError let
+// pass. So `from pk import nope`, 'pk.nope' listed, searches three times:
+// hasattr, the import, and IMPORT_FROM's getattr (3.15.0rc1 does).
+ModuleId Engine::import_fromlist(NameId parent, const std::vector<NameId>& names) {
   import_statement<AnyRun>(parent);
   if (!interp_.sys_modules.contains(parent)) raise("KeyError", "'" + names_.text(parent) + "'");
   const ModuleId from = interp_.sys_modules.get(parent);
-  const std::string& text = names_.text(name);
-  const std::string child = text.substr(text.rfind('.') + 1);
-  if (!lazy_.globals[from].count(child)) {
+  if (interp_.records.module(from).path == kNoPath) return from;
+  for (NameId name : names) {
+    const std::string& text = names_.text(name);
+    try {
+      load_attr(from, text.substr(text.rfind('.') + 1), text);
+      continue;
+    } catch (PyError& e) {
+      if (e.type != "AttributeError") throw;
+    }
     try {
       _find_and_load<AnyRun>(name);
     } catch (PyError& e) {
-      if (e.type != "ModuleNotFoundError" || e.message != fmt::format("No module named '{}'", text)) throw;
+      if (!no_module_named(e, text)) throw;
     }
   }
-  const auto& names = lazy_.globals[from];
-  if (auto it = names.find(child); it != names.end()) return read_global(from, child, it->second, text);
+  return from;
+}
+
+// IMPORT_FROM: getattr, else sys.modules['parent.child'], else ImportError.
+ModuleId Engine::import_from_attr(ModuleId from, NameId name) {
+  const std::string& text = names_.text(name);
+  const std::string child = text.substr(text.rfind('.') + 1);
+  try {
+    return load_attr(from, child, text);
+  } catch (PyError& e) {
+    if (e.type != "AttributeError") throw;
+  }
   if (interp_.sys_modules.contains(name)) return interp_.sys_modules.get(name);
-  raise("ImportError", fmt::format("cannot import name '{}' from '{}'", child, names_.text(parent)));
+  raise("ImportError", fmt::format("cannot import name '{}' from '{}'", child, names_.text(names_.parent(name))));
+}
+
+// `lazy import a.b.c as x` and `lazy from a.b import c` resolve as `from
+// a.b import c`.
+ModuleId Engine::import_from(NameId parent, NameId name) {
+  return import_from_attr(import_fromlist(parent, {name}), name);
 }
 
 // A read of global `key` of `globals` that holds `b`: a lazy object is
@@ -210,8 +317,7 @@ ModuleId Engine::load_attr(ModuleId module, const std::string& attr, const std::
         return m;
       } catch (PyError& e) {
         // _find_and_load_lazy_submodule: no finder has it, None: the getattr fails.
-        if (e.type != "ModuleNotFoundError" || e.message != fmt::format("No module named '{}'", names_.text(sub)))
-          throw;
+        if (!no_module_named(e, names_.text(sub))) throw;
       }
       return std::nullopt;
     };
@@ -222,9 +328,26 @@ ModuleId Engine::load_attr(ModuleId module, const std::string& attr, const std::
 }
 
 // The expression `a.b.c`: a name read, then attribute reads.
-void Engine::use_step(const CStep& step) {
-  const std::vector<std::string> parts = parts_of(names_.text(step.target));
-  const ModuleId globals = current_globals();
+void Engine::use_step(const CStep& step) { read_expression(current_globals(), names_.text(step.target)); }
+
+void Engine::use_in(FinderId finder, NameId searched, NameId module, const std::string& expression) {
+  if (!interp_.sys_modules.contains(module)) raise("KeyError", "'" + names_.text(module) + "'");
+  const FinderId outer = lazy_.reader;
+  const NameId outer_searched = lazy_.searched;
+  const size_t outer_frames = lazy_.reader_frames;
+  lazy_.reader = finder;
+  lazy_.searched = searched;
+  lazy_.reader_frames = py_thread_.frames.size();
+  try_finally([&] { read_expression(interp_.sys_modules.get(module), expression); },
+              [&] {
+                lazy_.reader = outer;
+                lazy_.searched = outer_searched;
+                lazy_.reader_frames = outer_frames;
+              });
+}
+
+void Engine::read_expression(ModuleId globals, const std::string& expression) {
+  const std::vector<std::string> parts = parts_of(expression);
   const auto& names = lazy_.globals[globals];
   auto it = names.find(parts[0]);
   if (it == names.end()) raise("NameError", fmt::format("name '{}' is not defined", parts[0]));

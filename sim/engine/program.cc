@@ -196,6 +196,12 @@ void Engine::run_step_once(const CStep& step) {
         lazy_.has_filter = step.has_blocked;
         lazy_.filter_eager = step.block;
         break;
+      case StepKind::LazyFrom:
+        lazy_from_step(step);
+        break;
+      case StepKind::SetLazyModules:
+        lazy_.dunder[current_globals()] = step.block;
+        break;
       case StepKind::FindSpec:
         result = find_spec<M>(step.target) == kNoSpec ? "none" : "found";
         break;

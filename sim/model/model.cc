@@ -34,6 +34,21 @@ std::string lazy_step_text(const CStep& step, const Model& m) {
       for (NameId n : m.sets.members(step.block)) names += (names.empty() ? "" : ", ") + ("'" + m.names.text(n) + "'");
       return "sys.set_lazy_imports_filter(lambda importer, name, fromlist: name not in {" + names + "})";
     }
+    case StepKind::LazyFrom: {
+      std::string names;
+      for (size_t i = 0; i + 1 < step.unload.size(); i += 2) {
+        const std::string& full = m.names.text(step.unload[i]);
+        const std::string name = full.substr(full.rfind('.') + 1);
+        const std::string& bind = m.names.text(step.unload[i + 1]);
+        names += (names.empty() ? "" : ", ") + name + (bind == name ? "" : " as " + bind);
+      }
+      return "lazy from " + m.names.text(step.target) + " import " + names;
+    }
+    case StepKind::SetLazyModules: {
+      std::string names;
+      for (NameId n : m.sets.members(step.block)) names += (names.empty() ? "" : ", ") + ("'" + m.names.text(n) + "'");
+      return "__lazy_modules__ = [" + names + "]";
+    }
     default:
       return {};
   }
@@ -99,6 +114,8 @@ std::string describe_step(const CStep& step, const Model& m) {
     case StepKind::Use:
     case StepKind::SetLazyImports:
     case StepKind::SetLazyFilter:
+    case StepKind::LazyFrom:
+    case StepKind::SetLazyModules:
       what = lazy_step_text(step, m);
       break;
     default:
@@ -291,7 +308,7 @@ class Compiler {
       for (int64_t level = 1; level <= levels; ++level) c.scopes.push_back(scope_set(*d.scope, level));
     }
     c.has_blocked = d.has_blocked_modules;
-    if (s.kind == StepKind::Block || d.has_blocked_modules) {
+    if (s.kind == StepKind::Block || s.kind == StepKind::SetLazyModules || d.has_blocked_modules) {
       std::vector<NameId> ids;
       for (auto& b : d.block) ids.push_back(m_.names.intern(b));
       c.block = m_.sets.intern(std::move(ids));
@@ -311,6 +328,11 @@ class Compiler {
       c.bind = m_.names.intern(d.bind_as.empty() ? s.target.substr(0, s.target.find('.')) : d.bind_as);
       c.bind_as = !d.bind_as.empty();
     }
+    if (s.kind == StepKind::LazyFrom)
+      for (auto& [name, bind] : d.from_names) {
+        c.unload.push_back(m_.names.intern(s.target + "." + name));
+        c.unload.push_back(m_.names.intern(bind));
+      }
     if (s.kind == StepKind::SetLazyFilter) {
       c.has_blocked = d.filter_eager.has_value();
       std::vector<NameId> ids;

@@ -47,6 +47,7 @@ const std::vector<ActionSyntax>& action_syntax() {
       {"unload", ActionKind::Unload, {"unload", "submodules"}, "an unload action"},
       {"start", ActionKind::Start, {"start"}, "a start action"},
       {"join", ActionKind::Join, {"join"}, "a join action"},
+      {"use", ActionKind::Use, {"use", "module"}, "a use action"},
       {"return", ActionKind::ReturnNone, {"return"}, "a return action"},
   };
   return table;
@@ -220,6 +221,14 @@ HookActionText HookReader::action(const json& v, const std::string& ptr, Place p
     case ActionKind::Start:
     case ActionKind::Join:
       a.target = string(x, kp, "the name of a thread declared under \"threads\"");
+      break;
+    case ActionKind::Use:
+      // The function's globals are its module's: that module's lazy
+      // bindings are what the read resolves.
+      a.names.push_back(name(x, kp, "a dotted name to read (\"m\", \"a.b.c\")"));
+      if (!v.contains("module"))
+        fail(ptr, "a use action needs \"module\": the module find_spec is defined in, whose globals it reads");
+      a.target = name(v["module"], ptr + "/module", "the module find_spec is defined in");
       break;
     case ActionKind::ReturnNone:
       if (string(x, kp, "\"none\"") != "none")

@@ -465,6 +465,8 @@ Scenario read_top_keys(Reader& r, const json& root, TopKeySource* own) {
   }
   sc.labels = r.label_order_;
   sc.lazy = r.lazy_used_;
+  for (const HookText& h : sc.hooks.hooks)
+    for (const HookActionText& a : h.actions) sc.lazy = sc.lazy || a.kind == ActionKind::Use;
   check_thread_refs(r, sc);
   for (auto& [param, ptr] : r.param_refs_)
     if (!sc.params.count(param))

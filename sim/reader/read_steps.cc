@@ -12,7 +12,8 @@ namespace {
 const std::set<std::string> kStepKinds = {"import", "find_spec", "import_module",    "enable",
                                           "disable", "guard",   "block",          "call",
                                           "start",  "join",      "do",            "lazy_import",
-                                          "use",    "set_lazy_imports", "set_lazy_imports_filter"};
+                                          "use",    "set_lazy_imports", "set_lazy_imports_filter", "lazy_from",
+                                          "__lazy_modules__"};
 
 // What a misspelt step kind may have meant: every kind, the sys.meta_path
 // steps' too.
@@ -31,8 +32,8 @@ std::vector<std::string> step_words() {
 // too, so that a hook scenario's author sees the steps it is written with.
 const std::string& step_kind_list() {
   static const std::string list =
-      "import, find_spec, import_module, enable, disable, guard, block, call, start, join, do, lazy_import, use, "
-      "set_lazy_imports, set_lazy_imports_filter, or a sys.meta_path step: " +
+      "import, find_spec, import_module, enable, disable, guard, block, call, start, join, do, lazy_import, "
+      "lazy_from, use, set_lazy_imports, set_lazy_imports_filter, __lazy_modules__, or a sys.meta_path step: " +
       std::string(meta_path_step_list());
   return list;
 }
@@ -99,6 +100,32 @@ std::string Reader::step_name(const json& v, const std::string& ptr, const std::
                           "the do block's iteration, as in \"test_{{i}}\"), found \"{}\"",
                           what, s));
   return normal_template(s);
+}
+
+std::string Reader::identifier(const json& v, const std::string& ptr, const std::string& example) const {
+  std::string s = string(v, ptr, "the name the import binds (an identifier)");
+  if (characters(s) > limits_.max_name_length) too_long(ptr, "a name", characters(s));
+  if (!is_dotted_name(s) || s.find('.') != std::string::npos)
+    fail(ptr, fmt::format("expected an identifier ({}), found \"{}\"", example, s));
+  return nfkc_identifier(s);
+}
+
+// `lazy from m import a, b as c`'s names: "a", "b as c".
+std::vector<std::pair<std::string, std::string>> Reader::from_names(const json& v, const std::string& ptr) const {
+  array(v, ptr, "a list of the names imported (\"sub\", or \"other as o\")");
+  if (v.empty()) fail(ptr, "expected at least one name: `lazy from m import` needs what it imports");
+  std::vector<std::pair<std::string, std::string>> out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const std::string p = ptr + "/" + std::to_string(i);
+    const std::string s = string(v[i], p, "a name imported (\"sub\", or \"other as o\")");
+    if (s == "*") fail(p, "CPython refuses this: \"SyntaxError: lazy from ... import * is not allowed\"");
+    const size_t as = s.find(" as ");
+    const json what = s.substr(0, as);
+    const std::string name = identifier(what, p, "lazy from m import a");
+    const std::string bind = as == std::string::npos ? name : identifier(json(s.substr(as + 4)), p, "lazy from m import a as b");
+    out.emplace_back(name, bind);
+  }
+  return out;
 }
 
 std::vector<Step> Reader::steps(const json& v, const std::string& ptr) {
@@ -175,24 +202,38 @@ Step Reader::step(const json& v, const std::string& ptr) {
   } else if (kind == "block") {
     st.kind = StepKind::Block;
     st.mutable_detail().block = names(body, kp, "a list of module names to block");
-  } else if (kind == "lazy_import") {
+  } else if (kind == "lazy_import" || kind == "lazy_from") {
     // CPython 3.15 compiles `lazy import` at module level only: the
     // program, a module body, and the with and for blocks inside them.
-    st.kind = StepKind::LazyImport;
+    st.kind = kind == "lazy_import" ? StepKind::LazyImport : StepKind::LazyFrom;
     st.target = name(body, kp, "a module name");
     if (function_depth_ > 0)
-      fail(kp, fmt::format("a lazy_import runs inside a function here ({}), where CPython refuses it: "
+      fail(kp, fmt::format("a {} runs inside a function here ({}), where CPython refuses it: "
                            "\"SyntaxError: lazy import not allowed inside functions\"; lazy-import the name at the "
                            "module's top level and \"use\" it here",
-                           function_what_));
-    allowed.push_back("as");
-    if (v.contains("as")) {
-      std::string as = string(v["as"], ptr + "/as", "the name the import binds (an identifier)");
-      if (characters(as) > limits_.max_name_length) too_long(ptr + "/as", "a name", characters(as));
-      if (!is_dotted_name(as) || as.find('.') != std::string::npos)
-        fail(ptr + "/as", fmt::format("expected an identifier (lazy import a.b as c), found \"{}\"", as));
-      st.mutable_detail().bind_as = nfkc_identifier(as);
+                           kind, function_what_));
+    if (st.kind == StepKind::LazyImport) {
+      allowed.push_back("as");
+      if (v.contains("as"))
+        st.mutable_detail().bind_as = identifier(v["as"], ptr + "/as", "lazy import a.b as c");
+    } else {
+      if (st.target == "__future__")
+        fail(kp, "CPython refuses this: \"SyntaxError: lazy from __future__ import is not allowed\"");
+      allowed.push_back("names");
+      if (!v.contains("names"))
+        fail(ptr, "a lazy_from step needs \"names\": what it imports, e.g. [\"sub\", \"other as o\"] for `lazy "
+                  "from m import sub, other as o`");
+      st.mutable_detail().from_names = from_names(v["names"], ptr + "/names");
     }
+    lazy_used_ = true;
+  } else if (kind == "__lazy_modules__") {
+    // A module global: in a function it would only bind a local.
+    st.kind = StepKind::SetLazyModules;
+    if (function_depth_ > 0)
+      fail(kp, fmt::format("__lazy_modules__ is set inside a function here ({}), where it binds a local that no "
+                           "import reads; set it at the module's top level",
+                           function_what_));
+    st.mutable_detail().block = names(body, kp, "a list of module names (`__lazy_modules__ = [\"a.b\", \"m\"]`)");
     lazy_used_ = true;
   } else if (kind == "use") {
     st.kind = StepKind::Use;
@@ -224,7 +265,7 @@ Step Reader::step(const json& v, const std::string& ptr) {
   }
   for (auto& [k, _] : v.items()) {
     if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
-      std::string why = (k == "optional" && kind == "lazy_import")
+      std::string why = (k == "optional" && (kind == "lazy_import" || kind == "lazy_from"))
                             ? "\"optional\" would put the lazy import inside try/except, where CPython refuses it "
                               "(\"SyntaxError: lazy import not allowed inside try/except blocks\")"
                         : (k == "optional") ? "\"optional\" only goes with import, find_spec, import_module and use"

@@ -141,6 +141,9 @@ class Reader {
   // and kept as a template, normalised piece by piece around each "{i}"
   // (digits join nothing under NFKC, so it is every iteration's normal form).
   std::string step_name(const json& v, const std::string& ptr, const std::string& what) const;
+  // A name an import binds (no dot); `example` shows the statement in the error.
+  std::string identifier(const json& v, const std::string& ptr, const std::string& example) const;
+  std::vector<std::pair<std::string, std::string>> from_names(const json& v, const std::string& ptr) const;
   std::vector<std::string> step_names(const json& v, const std::string& ptr, const std::string& what) const {
     array(v, ptr, what);
     std::vector<std::string> out;

@@ -89,8 +89,15 @@ std::string deadlock_text(const Engine& e, const std::vector<ThreadWait>& cycle,
 // The words of a lazy event, one text for the text trace's line and the explorer's why band.
 std::string lazy_event_text(const Engine& e, LazyEvent what, NameId name, const std::string& read) {
   const NameTable& names = e.model().names;
-  const std::string where =
-      e.frames().empty() ? "" : fmt::format(" (in {})", names.text(e.module(e.frames().back()).name));
+  const LazyImports& lazy = e.lazy();
+  // A hook's find_spec read the name (a body it caused to run, deeper, is
+  // still inside that call): the search it starts runs inside the call.
+  const bool hook_read = lazy.reader != kNoFinder && e.frames().size() == lazy.reader_frames;
+  std::string where = e.frames().empty() || hook_read
+                          ? ""
+                          : fmt::format(" (in {})", names.text(e.module(e.frames().back()).name));
+  if (lazy.reader != kNoFinder)
+    where += fmt::format(", inside {}.find_spec('{}')", finder_id(e, lazy.reader), names.text(lazy.searched));
   switch (what) {
     case LazyEvent::Bound:
       return fmt::format(
@@ -287,6 +294,8 @@ std::string step_text(const Model& model, const CStep& step) {
     case StepKind::Use:
     case StepKind::SetLazyImports:
     case StepKind::SetLazyFilter:
+    case StepKind::LazyFrom:
+    case StepKind::SetLazyModules:
       s = lazy_step_text(step, model);
       break;
     default:  // the meta_path steps

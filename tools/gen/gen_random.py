@@ -38,10 +38,12 @@ imports (docs/lazy-imports.md).  A small tree: one to three top-level
 modules and a package with submodules (sometimes a subpackage), whose bodies
 import, lazily import and use names, some of them failing by importing a
 missing module; sometimes Paddle's tree.  A program of at most 40 steps (the
-bodies' counted) mixing import, lazy_import (with and without "as"), use (of
-top names, aliases and dotted a.b attributes, some optional), find_spec and
-import_module; sometimes set_lazy_imports "all" (first or midway), sometimes
-a lazy-imports filter (set, sometimes cleared later); sometimes Paddle's
+bodies' counted) mixing import, lazy_import (with and without "as"),
+lazy_from (submodules, a missing name, aliases; of a package or a plain
+module), use (of top names, aliases and dotted a.b attributes, some
+optional), find_spec and import_module; sometimes set_lazy_imports "all"
+(first or midway), sometimes a lazy-imports filter (set, sometimes cleared
+later), sometimes __lazy_modules__ (in the program or a body); sometimes Paddle's
 enable / guard / disable around lazy statements and uses of torch names, so
 the finder runs under lazy imports.  A use names what the same scope bound
 before (or, rarely, what a module's body bound), so most programs run to
@@ -427,10 +429,12 @@ class _LazyGen(_Draws):
             tree[name] = {}
         package = rng.choice(LAZY_PACKAGES)
         tree[package] = {"package": True}
+        self.packages = [package]
         for sub in rng.sample(SUB_NAMES, rng.randint(1, 3)):
             name = package + "." + sub
             if self.chance(0.25):
                 tree[name] = {"package": True}
+                self.packages.append(name)
                 # A name no other level uses: 3.15.0rc1 binds `lazy import
                 # p.b.core as x` to p.core, eagerly, where p.core is loaded
                 # (docs/lazy-imports.md, "A bug in 3.15.0rc1").
@@ -457,6 +461,46 @@ class _LazyGen(_Draws):
         if self.has_paddle and self.chance(0.3):
             tree["paddle.nn"]["body"] = [{"lazy_import": "paddle.ops"}]
         return tree
+
+    def lazy_from(self, scope, owner=None):
+        """`lazy from m import ...`: submodules of a package (sometimes a
+        missing name, sometimes an alias), or of a plain module (none of
+        them exists), each name bound in the scope."""
+        rng = self.rng
+        plain = [n for n in self.names if n not in self.packages and n != owner]
+        packages = [n for n in self.packages if n != owner]
+        if packages and (not plain or self.chance(0.8)):
+            m = rng.choice(packages)
+            subs = [n.rpartition(".")[2] for n in self.names if n.rpartition(".")[0] == m]
+            picks = rng.sample(subs, min(len(subs), rng.randint(1, 2)))
+            if not picks or self.chance(0.2):
+                picks.append(rng.choice(MISSING))
+        elif plain:
+            m, picks = rng.choice(plain), [rng.choice(MISSING)]
+        else:
+            return {"find_spec": self.missing(), "optional": True}
+        names = []
+        for x in picks:
+            alias = rng.choice(LAZY_ALIASES) if self.chance(0.25) else None
+            if alias is None and (x in LEAF_NAMES or (owner or "").rpartition(".")[2] == x):
+                # A third level's name bound as itself could land in the top
+                # package's globals, and a module's own last name in its
+                # globals, where 3.15.0rc1 finds them for `lazy import
+                # p.b.leaf as x` and `lazy import p.m as x`
+                # (docs/lazy-imports.md, "A bug in 3.15.0rc1").
+                alias = rng.choice(LAZY_ALIASES)
+            names.append(x + (" as " + alias if alias else ""))
+            full = m + "." + x
+            scope.bind(alias or x, None, full not in self.names or self.fails(full) or self.fails(m))
+        return {"lazy_from": m, "names": names}
+
+    def lazy_modules(self):
+        """`__lazy_modules__ = [...]`: some tree names, sometimes a missing one."""
+        rng = self.rng
+        names = rng.sample(self.names, min(len(self.names), rng.randint(1, 3)))
+        if self.chance(0.2):
+            names.append(self.missing())
+        return {"__lazy_modules__": names}
 
     def fails(self, name):
         """Whether importing name (all of its parents, then it) fails."""
@@ -491,10 +535,14 @@ class _LazyGen(_Draws):
                     scope.bind(name)
             elif r < 0.8 and scope.names:
                 step = self.use(scope)
+            elif r < 0.88:
+                step = self.lazy_from(scope, owner)
             else:
                 step = {"find_spec": rng.choice(others + [self.missing()])
                         if others else self.missing(), "optional": True}
             steps.append(self.label(step, 0.15))
+        if self.chance(0.15):
+            steps.insert(0, self.lazy_modules())
         self.bound_by[owner] = list(scope.names)
         if owner in self.failing:
             steps.insert(rng.randint(0, len(steps)), {"import": self.missing()})
@@ -529,6 +577,7 @@ class _LazyGen(_Draws):
         if self.chance(0.35):
             all_at = 0 if self.chance(0.5) else rng.randint(1, n - 1)
         filter_at = rng.randint(0, n - 1) if self.chance(0.3) else None
+        dunder_at = rng.randint(0, n - 1) if self.chance(0.25) else None
         paddle_at = rng.randint(0, n - 1) if self.has_paddle and self.chance(0.8) else None
         self.enabled = False
         for i in range(n):
@@ -537,6 +586,8 @@ class _LazyGen(_Draws):
             if i == filter_at:
                 eager = rng.sample(self.names, rng.randint(1, 2))
                 steps.append({"set_lazy_imports_filter": {"eager": eager}})
+            if i == dunder_at:
+                steps.append(self.lazy_modules())
             if i == paddle_at:
                 steps.extend(self.paddle_steps())
             steps.append(self.program_step())
@@ -581,7 +632,9 @@ class _LazyGen(_Draws):
                 step = {"use": owner + "." + rng.choice(self.bound_by[owner]), "optional": True}
             else:
                 step = self.use(scope)
-        elif r < 0.88:
+        elif r < 0.82:
+            step = self.lazy_from(scope)
+        elif r < 0.9:
             name = self.target() if self.chance(0.7) else self.missing()
             step = {"find_spec": name}
             if self.chance(0.5):
@@ -634,7 +687,8 @@ def _lazy(seed, index):
     bodies = sum(_count_steps(e.get("body", [])) for e in tree.values())
     while program and bodies + _count_steps(program) >= 40:
         program.pop()
-    if not any("lazy_import" in s or "set_lazy_imports" in s for s in program):
+    if not any(k in s for s in program for k in ("lazy_import", "lazy_from", "set_lazy_imports",
+                                                  "__lazy_modules__")):
         # Every program has a lazy statement of its own.
         name = g.target()
         program.insert(rng.randint(0, len(program)), {"lazy_import": name})

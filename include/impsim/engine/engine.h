@@ -75,11 +75,21 @@ class Engine final : public ThreadedImport {
   void lazy_import_step(const CStep& step);  // `lazy import a.b [as c]`
   void import_step(const CStep& step);       // `import a.b`, lazy under mode "all"
   void use_step(const CStep& step);          // the expression `a.b.c`
+  // The expression read in a function of `module`, hook object `finder`'s
+  // find_spec for `searched`: against that module's globals.
+  void use_in(FinderId finder, NameId searched, NameId module, const std::string& expression);
+  void read_expression(ModuleId globals, const std::string& expression);
   // `read`: the expression read so far, for the trace.
   ModuleId resolve(LazyId id, const std::string& read);  // import.c's _PyImport_LoadLazyImportTstate
   ModuleId read_global(ModuleId globals, const std::string& key, Binding b, const std::string& read);  // LOAD_NAME
   ModuleId load_attr(ModuleId module, const std::string& attr, const std::string& read);  // a module's getattr
-  ModuleId import_from(NameId parent, NameId name);  // `from parent import child` of a lazy `as` import
+  void lazy_from_step(const CStep& step);    // `lazy from m import a, b as c`
+  void add_lazy_module(NameId name);         // sys.lazy_modules.add(name)
+  // `from parent import child`, the statement's two halves: __import__ with
+  // a fromlist (_handle_fromlist for a package), then IMPORT_FROM.
+  ModuleId import_fromlist(NameId parent, const std::vector<NameId>& names);
+  ModuleId import_from_attr(ModuleId from, NameId name);
+  ModuleId import_from(NameId parent, NameId name);  // both, for one name: a lazy from-import's resolution
   // _find_and_load_unlocked's end for a module just loaded (ImportSystem calls it).
   void module_loaded(NameId name, ModuleId module);
 };

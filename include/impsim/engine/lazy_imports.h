@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "impsim/engine/sys_modules.h"
+#include "impsim/scenario/hook_language.h"
 #include "impsim/model/name_sets.h"
 #include "impsim/scenario/names.h"
 
@@ -36,7 +37,7 @@ struct Binding {
 // A `lazy_import` object. Resolving `lazy import a.b` imports `a` only and
 // gives module a (its `.b` is searched at the first read of the
 // attribute); `lazy import a.b as c` imports all of a.b and gives module
-// a.b.
+// a.b, as `lazy from a import b` does.
 struct LazyObject {
   NameId target = kNoName;  // the module name of the statement
   bool whole = false;       // resolves to `target` itself, not its top package
@@ -56,6 +57,13 @@ struct LazyImports {
   std::vector<NameId> lazy_modules;
   // Each module's globals (kNoModule: __main__'s), by name.
   std::map<ModuleId, std::map<std::string, Binding>> globals;
+  // Each module's __lazy_modules__, where its body (or the program) set one.
+  std::map<ModuleId, SetId> dunder;
+  // The hook object whose find_spec (for `searched`) reads globals now (a
+  // "use" action), for the trace's why: kNoFinder outside one.
+  FinderId reader = kNoFinder;
+  NameId searched = kNoName;
+  size_t reader_frames = 0;  // the Python frames open when it read: deeper ones are bodies it caused
   // Whether each frame on the Python stack is a function's (a call) rather
   // than a module body's: mode "all" leaves a function's imports eager.
   std::vector<bool> frame_is_call;

@@ -40,7 +40,8 @@ struct ModelLimits {
 struct CStep {
   std::vector<SetId> scopes;  // guard: one per nesting level (level 1 first); enable: one
   std::vector<CStep> body;
-  std::vector<NameId> unload;            // unload
+  // unload: the names; lazy_from: each name imported (m.X) followed by the name it binds
+  std::vector<NameId> unload;
   const std::string* pointer = nullptr;  // into the Scenario, which outlives the model
   int64_t repeat = 1;
   int64_t nest = -1;  // guard: number of nested levels; -1 when not nested; do with "{i}": its iterations
@@ -49,7 +50,8 @@ struct CStep {
   int64_t at = 0;
   NameId target = kNoName;
   NameId bind = kNoName;    // lazy_import: the name it binds ("as", else the target's first part)
-  SetId block = kEmptySet;  // block; enable: blocked_modules; set_lazy_imports_filter: the names kept eager
+  // block; enable: blocked_modules; set_lazy_imports_filter: the names kept eager; __lazy_modules__
+  SetId block = kEmptySet;
   int label = -1;
   FinderId finder = kNoFinder;  // install, uninstall, insert, append, remove
   int32_t instance = 0;         // the same: "ID#k"'s k (0: the newest object of the id)

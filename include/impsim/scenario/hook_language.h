@@ -37,6 +37,7 @@ enum class ActionKind : uint8_t {
   Unload,    // del sys.modules[...]
   Start,     // threading.Thread(...).start() of a scenario's thread
   Join,      // its .join()
+  Use,       // a read of a global of the module find_spec is defined in (PEP 810: resolves a lazy one)
   ReturnNone
 };
 
@@ -88,8 +89,8 @@ enum class UninstallPolicy : uint8_t { First, All, Counted, IfInserted };
 
 struct HookActionText {
   ActionKind kind = ActionKind::ReturnNone;
-  std::string target;                      // import/serve: module; call: finder id; start/join: thread
-  std::vector<std::string> names;          // unload
+  std::string target;                      // import/serve/use: module; call: finder id; start/join: thread
+  std::vector<std::string> names;          // unload; use: the expression read
   bool submodules = false;                 // unload
   bool package = false;                    // serve: the spec is a package's
   std::vector<std::string> package_names;  // serve: only these names' specs are packages'
@@ -159,9 +160,9 @@ inline constexpr FinderId kBuiltinImporter = 0, kFrozenImporter = 1, kPathFinder
 
 struct HookAction {
   ActionKind kind = ActionKind::ReturnNone;
-  NameId module = kNoName;      // import, serve
+  NameId module = kNoName;      // import, serve, use
   FinderId finder = kNoFinder;  // call
-  std::vector<NameId> names;    // unload
+  std::vector<NameId> names;    // unload; use: the expression read
   bool submodules = false;
   bool package = false;
   std::vector<NameId> package_names;             // sorted: serve's per-name package flag

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "impsim/scenario/axes.h"
@@ -46,12 +47,15 @@ enum class StepKind : uint8_t {
   // `for i in range(1, N + 1):` over a block of steps (N is its `repeat`)
   Do,
   // PEP 810 (CPython 3.15): `lazy import NAME [as BIND]` at module level,
-  // the expression NAME (a dotted read: the first use resolves), and
-  // sys.set_lazy_imports / sys.set_lazy_imports_filter (lazy_imports.h)
+  // the expression NAME (a dotted read: the first use resolves),
+  // sys.set_lazy_imports / sys.set_lazy_imports_filter (lazy_imports.h),
+  // `lazy from NAME import X [as Y], ...`, and `__lazy_modules__ = [...]`
   LazyImport,
   Use,
   SetLazyImports,
   SetLazyFilter,
+  LazyFrom,
+  SetLazyModules,
   // sys.meta_path and sys.modules edits (hook_language.h, read_hooks.cc)
   Install,
   Uninstall,
@@ -95,6 +99,8 @@ struct StepDetail {
   // set_lazy_imports_filter: the names its filter answers False for, which
   // stay eager; nullopt: the filter is cleared (None)
   std::optional<std::vector<std::string>> filter_eager;
+  // lazy_from: each name imported and the name it binds ("as", else itself)
+  std::vector<std::pair<std::string, std::string>> from_names;
 };
 
 struct Step {

@@ -241,6 +241,9 @@ SpecId FinderObjects::run_hook_actions(FinderId finder, const HookClass& hook, N
       case ActionKind::Join:
         engine().thread_join(a.thread);
         break;
+      case ActionKind::Use:
+        engine().use_in(finder, name, a.module, names_.text(a.names[0]));
+        break;
       case ActionKind::ReturnNone:
         result = kNoSpec;
         break;

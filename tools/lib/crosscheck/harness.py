@@ -43,8 +43,8 @@
 # runtime: rt.counts, rt.count_walk_of / rt.enter_lookup / rt.leave_lookup.
 #
 # PEP 810 lazy imports (CPython >= 3.15; docs/lazy-imports.md): the steps
-# lazy_import, use, set_lazy_imports and set_lazy_imports_filter (_LazyWatch
-# below).  A scenario with any of them gets a run-level "lazy" object in its
+# lazy_import, lazy_from, use, set_lazy_imports, set_lazy_imports_filter and
+# __lazy_modules__ (lazy_steps.py).  A scenario with any of them gets a run-level "lazy" object in its
 # report; a scenario without them runs exactly as before.
 #
 # Must run on Python >= 3.9, standard library only.
@@ -61,9 +61,11 @@ from time import perf_counter as _perf_counter
 
 try:
     from . import harness_common as _common  # imported as crosscheck.harness (oracle.py)
+    from . import lazy_steps as _lazy_steps
 except ImportError:  # run as the harness: from beside this file, which is not left on sys.path
     _sys.path.insert(0, __file__.rpartition("/")[0] or ".")
     import harness_common as _common
+    import lazy_steps as _lazy_steps
     del _sys.path[0]
 
 _ENABLED_MARK = "__enable_torch_proxy__"
@@ -278,117 +280,6 @@ class _Restated:
         return _Guard(self.rt, enable, scope)
 
 
-_OPTIONAL_IMPORT = """\
-try:
-    import %s
-except ImportError as __impsim_exc__:
-    __impsim_caught__ = __impsim_exc__
-"""
-_USE_FILE = "<impsim use>"
-_ABSENT = object()
-
-
-class _LazyWatch:
-    """The run-level "lazy" report of a scenario with lazy-import steps.
-
-    statements: lazy_import steps (and, under set_lazy_imports("all"),
-    import steps) after which the name the statement binds holds a NEW
-    types.LazyImportType object: the statement ran lazily.  A filter's false
-    answer makes it eager (the name holds the module): not counted.
-
-    resolutions: each attempt to resolve a lazy_import object, failed ones
-    included, counted by a wrapper around builtins.__import__ installed for
-    the program only (install/uninstall).  On 3.15.0rc1 a resolution calls
-    builtins.__import__ exactly once (rule import-hook-at-resolution;
-    `lazy import a.b as c` too: one call __import__('a', ..., ('b',), 0)),
-    with the Python frame that read the name as the caller: it runs the
-    LOAD_NAME, LOAD_GLOBAL or LOAD_ATTR (a module attribute) that found the
-    lazy object (or a CALL of getattr/hasattr, which no step makes).  The
-    statement calls
-    builtins.__lazy_import__, not __import__ (rule
-    lazy-import-hook-at-statement).  The wrapper sees three other kinds of
-    call, and leaves them out:
-      - an import statement (eager, or inside try): the caller frame's
-        current instruction is IMPORT_NAME;
-      - PyImport_Import from C (FileLoader.get_data reaching _io while a
-        tree module's file is read: __import__('_io', ..., [], 0)) and
-        importlib.util.find_spec's own __import__(parent,
-        fromlist=['__path__']): their fromlist is a list, a resolution's is
-        None or a tuple (None for `lazy import a.b`, ('b',) with `as`).
-    Everything left is a resolution: 3.15.0rc1 has no audit event, monitoring
-    event or hook of its own for one (the "import" audit event also fires for
-    eager imports, and not at all for a module already in sys.modules, which
-    a resolution still passes through __import__).  Two things that are not
-    a lazy_import object's resolution are not counted, as they call no
-    __import__: the attribute access `a.b` that imports submodule a.b
-    because 'a.b' is in sys.lazy_modules (_find_and_load_lazy_submodule),
-    and a read of a lazy object during its own resolution (ImportCycleError
-    is raised before any import).  Counting every __import__ call made while
-    the innermost step is a `use` would count the _io calls too (two per
-    source file read).  Checked by a census of every call the wrapper saw in
-    the 300 programs of `gen_random.py --kind lazy --seed 1`: the counted
-    ones all came from LOAD_NAME or LOAD_ATTR in `use` code, the others from
-    IMPORT_NAME in import steps, get_data's _io and find_spec's parent
-    import; the `use`-step count differed from this one in 199 of 371 runs.
-
-    filter_calls: calls of the filters set_lazy_imports_filter installed.
-    lazy_modules: the names sys.lazy_modules gained during the program.
-    """
-
-    def __init__(self):
-        import opcode  # before the program: nothing is imported while it runs
-        self.import_name = opcode.opmap["IMPORT_NAME"]
-        self.statements = 0
-        self.resolutions = 0
-        self.filter_calls = 0
-        self.original = None
-
-    def count_statement(self, g, bound, before):
-        after = g.get(bound)  # dict access: does not resolve
-        if type(after) is _types.LazyImportType and after is not before:
-            self.statements += 1
-
-    def install(self):
-        self.start_modules = set(_sys.lazy_modules)
-        original = self.original = _builtins.__import__
-        getframe = _sys._getframe
-        import_name = self.import_name
-        watch = self
-
-        def __import__(*args, **kwargs):
-            fromlist = args[3] if len(args) > 3 else kwargs.get("fromlist")
-            if type(fromlist) is not list:
-                caller = getframe(1)
-                if caller.f_code.co_code[caller.f_lasti] != import_name:
-                    watch.resolutions += 1
-            return original(*args, **kwargs)
-
-        _builtins.__import__ = __import__
-
-    def uninstall(self):
-        """The program's end: the report's figures, then the interpreter's
-        import state as before the program (no lazy mode, no filter)."""
-        report = {"statements": self.statements, "resolutions": self.resolutions,
-                  "filter_calls": self.filter_calls,
-                  "lazy_modules": sorted(set(_sys.lazy_modules) - self.start_modules)}
-        _builtins.__import__ = self.original
-        _sys.set_lazy_imports_filter(None)
-        _sys.set_lazy_imports("normal")
-        return report
-
-
-def _eager_filter(watch, eager):
-    """sys.set_lazy_imports_filter's filter: lazy unless the module is one
-    of `eager`; each call counted."""
-    eager = frozenset(eager)
-
-    def _filter(importer, name, fromlist):
-        watch.filter_calls += 1
-        return name not in eager
-
-    return _filter
-
-
 # A function whose frame belongs to whatever globals it is created with: the
 # `call` step builds one with a module's __dict__ as its globals.  Its body
 # reads no global or builtin name.
@@ -428,10 +319,8 @@ class _Runtime(_common.StepLoop):
         self.active = []       # label frames of the labelled steps running
         self.labels = {}
         self.results = {}
-        self.import_code = {}
-        self.lazy_code = {}
-        self.use_code = {}
-        self.lazy = None  # a _LazyWatch when the scenario has lazy-import steps
+        self.lazy = None  # a LazyWatch when the scenario has lazy-import steps
+        self.steps = _lazy_steps.LazySteps(None)
         sysmods = scenario.get("sys_modules", {})
         self.filler_count = self.num(sysmods.get("filler", 0))
         owned = {"torch", "paddle"}
@@ -631,69 +520,10 @@ class _Runtime(_common.StepLoop):
 
     def action(self, step, ptr, g):
         if "import" in step:
-            name = step["import"]
-            optional = bool(step.get("optional"))
-            code = self.import_code.get((name, optional))
-            if code is None:
-                # An optional import is `try: import m / except ImportError`
-                # in the exec'd module-level code itself, as a program writes
-                # it: under sys.set_lazy_imports("all") an import inside try
-                # stays eager, where a bare `import m` would be lazy.  The
-                # caught exception comes back through __impsim_caught__,
-                # deleted at once (no scenario code runs in between).
-                source = _OPTIONAL_IMPORT % name if optional else "import " + name
-                code = compile(source, "<impsim import>", "exec")
-                self.import_code[(name, optional)] = code
-            lazy = self.lazy
-            if lazy is not None:
-                bound = name.partition(".")[0]
-                before = g.get(bound, _ABSENT)
-            exec(code, g)
-            if optional:
-                caught = g.pop("__impsim_caught__", None)
-                if caught is not None:
-                    return type(caught).__name__
-            if lazy is not None:
-                lazy.count_statement(g, bound, before)
-            return "ok"
-        if "lazy_import" in step:
-            name = step["lazy_import"]
-            alias = step.get("as")
-            if step.get("optional"):
-                raise ValueError("a lazy_import step cannot be optional (`lazy "
-                                 "import` inside try is a SyntaxError) at " + ptr)
-            code = self.lazy_code.get((name, alias))
-            if code is None:
-                source = "lazy import " + name + (" as " + alias if alias else "")
-                code = compile(source, "<impsim lazy import>", "exec")
-                self.lazy_code[(name, alias)] = code
-            bound = alias or name.partition(".")[0]
-            before = g.get(bound, _ABSENT)
-            exec(code, g)
-            self.lazy.count_statement(g, bound, before)
-            return "ok"
-        if "use" in step:
-            name = step["use"]
-            code = self.use_code.get(name)
-            if code is None:
-                code = compile(name, _USE_FILE, "exec")
-                self.use_code[name] = code
-            if step.get("optional"):
-                try:
-                    exec(code, g)
-                except ImportError as exc:
-                    return type(exc).__name__
-            else:
-                exec(code, g)
-            return "ok"
-        if "set_lazy_imports" in step:
-            _sys.set_lazy_imports(step["set_lazy_imports"])
-            return "ok"
-        if "set_lazy_imports_filter" in step:
-            body = step["set_lazy_imports_filter"]
-            _sys.set_lazy_imports_filter(
-                None if body is None else _eager_filter(self.lazy, body.get("eager", [])))
-            return "ok"
+            return self.steps.import_(step["import"], bool(step.get("optional")), g)
+        result = self.steps.step(step, ptr, g)
+        if result is not None:
+            return result
         if "import_module" in step:
             if step.get("optional"):
                 try:
@@ -918,7 +748,7 @@ def _main(argv):
         if not hasattr(_sys, "set_lazy_imports"):
             raise SystemExit("harness: lazy-import steps need CPython 3.15 or "
                              "later, this is %s" % here)
-        rt.lazy = _LazyWatch()
+        rt.lazy = rt.steps.watch = _lazy_steps.LazyWatch()
     rt.take_foreign()
     _builtins.__impsim__ = rt
     main_globals = _sys.modules["__main__"].__dict__

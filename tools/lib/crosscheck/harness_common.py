@@ -36,14 +36,17 @@ def collect_labels(scenario):
 
 
 # PEP 810's lazy imports (docs/lazy-imports.md), CPython >= 3.15: harness.py
-# runs these steps and reports a run-level "lazy" object for a scenario that
-# has any of them; the hook oracles (hooks_real.py) leave such scenarios out.
-LAZY_STEPS = ("lazy_import", "use", "set_lazy_imports", "set_lazy_imports_filter")
+# and hooks_real.py run these steps (lazy_steps.py) and report a run-level
+# "lazy" object for a scenario that has any of them, or a hook whose
+# find_spec reads a global (a "use" action).
+LAZY_STEPS = ("lazy_import", "lazy_from", "use", "set_lazy_imports", "set_lazy_imports_filter",
+              "__lazy_modules__")
 
 
 def uses_lazy(scenario):
     """Whether any step of the program or of a tree module's body (nested
-    bodies and do blocks included) is a lazy-import step."""
+    bodies and do blocks included) is a lazy-import step, or any hook's
+    find_spec has a use action."""
     def walk(steps):
         for step in steps if isinstance(steps, list) else ():
             if isinstance(step, dict) and (any(k in step for k in LAZY_STEPS)
@@ -52,7 +55,8 @@ def uses_lazy(scenario):
         return False
     bodies = [entry.get("body") for entry in scenario.get("tree", {}).values()
               if isinstance(entry, dict)]
-    return any(walk(steps) for steps in [scenario.get("program")] + bodies)
+    hooks = [hook.get("find_spec") for hook in scenario.get("hooks", {}).values() if isinstance(hook, dict)]
+    return any(walk(steps) for steps in [scenario.get("program")] + bodies + hooks)
 
 
 def escape(token):

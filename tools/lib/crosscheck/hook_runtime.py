@@ -29,8 +29,10 @@ import warnings as _warnings
 
 try:
     from . import harness_common as common
+    from . import lazy_steps
 except ImportError:  # imported from beside a harness, not as crosscheck.hook_runtime
     import harness_common as common
+    import lazy_steps
 
 _bootstrap = _sys.modules["_frozen_importlib"]  # what importlib._bootstrap is
 
@@ -342,6 +344,9 @@ class Hook:
                 unload(action["unload"], action.get("submodules", False))
             elif "start" in action or "join" in action:
                 self._rt.thread_action(action)  # threads_real.py's runtime: a scenario with threads
+            elif "use" in action:
+                # find_spec reads a global of its module (PEP 810: the read resolves a lazy one).
+                self._rt.lazy_steps.use_in(action["module"], action["use"])
             elif "return" in action:
                 spec = None
         return spec
@@ -421,6 +426,7 @@ class Runtime(common.StepLoop):
         self.finders = scenario.get("finders", {})
         self.tree = scenario.get("tree", {})
         self.counts = Counts()
+        self.lazy_steps = lazy_steps.LazySteps(None)  # its watch set by hooks_real.py for lazy steps
         self.objects = {}       # finder id -> the object it names now
         self.ids = {}           # id(object) -> its finder id ("wd1", "wd1#2")
         self.order = []         # hook object ids, declared then made (impsim's order)
@@ -668,6 +674,14 @@ class Runtime(common.StepLoop):
 
     def action(self, step, ptr, g):
         optional = step.get("optional", False)
+        if self.lazy_steps.watch is not None:
+            # PEP 810 (3.15): an import may be lazy, so it runs as
+            # module-level code, an optional one inside its own try.
+            if "import" in step:
+                return self.lazy_steps.import_(step["import"], optional, g)
+            result = self.lazy_steps.step(step, ptr, g)
+            if result is not None:
+                return result
         if "import" in step or "find_spec" in step or "import_module" in step or "reload" in step:
             try:
                 if "reload" in step:

@@ -26,9 +26,10 @@
 # class level (finder_calls_by_object); _find_spec_legacy's ImportWarnings
 # are counted (legacy_warnings).
 #
-# Only hook steps and import/find_spec/call are run; a scenario with Paddle
-# steps (enable, disable, guard, block) or lazy-import steps (lazy_import,
-# use, set_lazy_imports, set_lazy_imports_filter) prints {"skip": reason}.
+# Only hook steps, import/find_spec/call and PEP 810's lazy steps (on
+# CPython 3.15: lazy_steps.py; a hook's "use" action too) are run; a
+# scenario with Paddle steps (enable, disable, guard, block) prints
+# {"skip": reason}.
 # Standard library only, Python >= 3.9.
 
 import os as _os
@@ -42,6 +43,7 @@ _HERE = __file__.rpartition("/")[0] or "."
 _sys.path.insert(0, _HERE)  # for these imports only: a scenario's names must not find this folder
 import harness_common as _common  # noqa: E402
 import hook_runtime as _hooks  # noqa: E402
+import lazy_steps as _lazy_steps  # noqa: E402
 del _sys.path[0]
 
 _PADDLE_STEPS = ("enable", "disable", "guard", "block")
@@ -55,8 +57,8 @@ def _uses_paddle(steps):
 def main(argv):
     sc = _json.load(open(argv[1]))
     variant = argv[2]
-    if _common.uses_lazy(sc):
-        print(_json.dumps({"skip": "lazy steps are checked by tools/check/crosscheck"}))
+    if _common.uses_lazy(sc) and not hasattr(_sys, "set_lazy_imports"):
+        print(_json.dumps({"skip": "lazy-import steps need CPython 3.15"}))
         return
     if _uses_paddle(sc["program"]) or any(_uses_paddle(e.get("body", [])) for e in sc["tree"].values()):
         print(_json.dumps({"skip": "Paddle steps are checked by tools/check/crosscheck"}))
@@ -79,6 +81,8 @@ def main(argv):
 def _run(sc, variant, params, root):
     _common.write_tree(sc["tree"], root)
     rt = _hooks.Runtime(sc, variant, params)
+    if _common.uses_lazy(sc):
+        rt.lazy_steps.watch = _lazy_steps.LazyWatch()
     rt.make_hooks()
     _builtins.__impsim__ = rt
     _sys.path.insert(0, root)
@@ -87,7 +91,12 @@ def _run(sc, variant, params, root):
     before = set(_sys.modules)
     _hooks.preload(sc)
     _hooks.count_predefined(rt.counts.by_object)
+    watch = rt.lazy_steps.watch
+    if watch is not None:
+        # The hooks' own __import__ calls (import actions) are not resolutions.
+        watch.install(skip_files=(_hooks.__file__,))
     error = rt.run_program(_sys.modules["__main__"].__dict__)
+    lazy = watch.uninstall() if watch is not None else None
     ids = rt.order + [f for f in _hooks.PREDEFINED]  # with the objects new steps made
     c = rt.counts
     meta_path = [rt.ids.get(id(f), repr(f)) for f in _sys.meta_path]
@@ -112,7 +121,7 @@ def _run(sc, variant, params, root):
         "finder_calls_by_object": {f: c.by_object.get(f, 0) for f in ids},
         "labels": labels, "results": rt.results, "meta_path": meta_path,
         "modules": modules, "marks": marks, "error": error["type"] if error else None,
-        "hang": rt.hang,
+        "hang": rt.hang, "lazy": lazy,
     }, sort_keys=True))
     if rt.hang:
         _sys.stdout.flush()

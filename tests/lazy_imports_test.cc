@@ -216,3 +216,17 @@ TEST_CASE("lazy imports: the reader checks lazy_from and __lazy_modules__ as CPy
       "lazy.json");
   CHECK(sc.lazy);  // a hook's read of a global runs on 3.15 only
 }
+
+TEST_CASE("lazy imports: a from-import's resolution takes its module from sys.modules, without its top package") {
+  // bpkg failed and left bpkg.b behind: `from bpkg.b import c` uses bpkg.b
+  // as it is (the fromlist form of __import__), where `import bpkg.b` would
+  // run bpkg's body again.
+  auto r = run_json(scenario(R"({"bpkg": {"package": true, "body": [{"import": "bpkg.b"}, {"import": "nothere"}]},
+                                  "bpkg.b": {"package": true}, "bpkg.b.c": {}})",
+                             R"({"lazy_from": "bpkg.b", "names": ["c"]}, {"import": "bpkg", "optional": true},
+      {"use": "c", "label": "read"})"));
+  const VariantRun& v = r->run.runs[0];
+  CHECK(results(v, "read") == std::vector<std::string>{"ok"});
+  CHECK(counter_of(v, "read.searches") == 1);  // bpkg.b.c only
+  CHECK(v.outcome.modules == std::vector<std::string>{"bpkg.b", "bpkg.b.c"});
+}

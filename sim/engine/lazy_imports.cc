@@ -125,9 +125,11 @@ void Engine::import_step(const CStep& step) {
 // _PyImport_LoadLazyImportTstate: a read found lazy object `id`.
 ModuleId Engine::resolve(LazyId id, const std::string& read) {
   const LazyObject object = lazy_.objects[static_cast<size_t>(id)];
-  if (std::find(lazy_.resolving.begin(), lazy_.resolving.end(), id) != lazy_.resolving.end())
+  if (std::find(lazy_.resolving.begin(), lazy_.resolving.end(), id) != lazy_.resolving.end()) {
+    if (book_.trace) book_.trace->lazy(*this, LazyEvent::Cycle, object.target, read);
     raise("ImportCycleError",
           fmt::format("cannot import name '{}' (most likely due to a circular import)", names_.text(object.target)));
+  }
   ++lazy_.resolutions;
   if (book_.trace)
     book_.trace->lazy(*this, LazyEvent::Resolve, object.whole ? object.target : names_.top(object.target), read);
@@ -220,16 +222,17 @@ bool no_module_named(const PyError& e, const std::string& name) {
 
 }  // namespace
 
-// __import__(parent, fromlist=names): the parent imported, then, for a
-// package only, _handle_fromlist: a name that hasattr does not find (a
+// __import__(parent, fromlist=names): the parent imported (found in
+// sys.modules, or _find_and_load), then, for a package only, _handle_fromlist: a name that hasattr does not find (a
 // getattr, so a lazy attribute is resolved and a name in sys.lazy_modules
 // searched) is imported as a submodule, its own ModuleNotFoundError let
 // pass. So `from pk import nope`, 'pk.nope' listed, searches three times:
 // hasattr, the import, and IMPORT_FROM's getattr (3.15.0rc1 does).
 ModuleId Engine::import_fromlist(NameId parent, const std::vector<NameId>& names) {
-  import_statement<AnyRun>(parent);
-  if (!interp_.sys_modules.contains(parent)) raise("KeyError", "'" + names_.text(parent) + "'");
-  const ModuleId from = interp_.sys_modules.get(parent);
+  // With a fromlist, __import__ returns the module itself: no import of
+  // its top package as its own name, which a top package that failed and
+  // left a.b behind in sys.modules would otherwise run again.
+  const ModuleId from = _find_and_load<AnyRun>(parent);
   if (interp_.records.module(from).path == kNoPath) return from;
   for (NameId name : names) {
     const std::string& text = names_.text(name);

@@ -405,7 +405,8 @@ RunPlan plan_runs(const Scenario& sc, const RunOptions& options, SweepMode mode)
                      "or meta_path steps); run it with the step engine (the default)");
   const CPython cpython = options.cpython.value_or(sc.cpython.value_or(CPython::V3_11));
   if (sc.lazy && cpython != CPython::V3_15)
-    throw UsageError(sc.file, fmt::format("the scenario has lazy imports (PEP 810), which CPython {} does not have: "
+    throw UsageError(sc.file, fmt::format("the scenario has lazy imports (PEP 810), in its lazy steps or in a hook's "
+                                          "\"use\" of the globals they bind, which CPython {} does not have: "
                                           "`lazy import` is new in 3.15; run it with --cpython 3.15 (or set "
                                           "\"cpython\": \"3.15\")",
                                           cpython_name(cpython)));

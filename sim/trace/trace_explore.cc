@@ -285,7 +285,7 @@ class ExploreWriter : public TraceWriter {
     data += "},";
     if (lazy_) {
       data += "\"lazy\":{";
-      for (int w = 0; w <= static_cast<int>(LazyEvent::Attribute); ++w)
+      for (int w = 0; w <= static_cast<int>(LazyEvent::Cycle); ++w)
         data += fmt::format("{}\"{}\":\"{}\"", w ? "," : "", lazy_event_key(LazyEvent(w)),
                             json_text(lazy_event_label(LazyEvent(w))));
       data += "},";
@@ -446,7 +446,7 @@ class ExploreWriter : public TraceWriter {
   void lazy(const Engine& e, LazyEvent what, NameId name, const std::string& read) override {
     follow(e);
     lazy_ = true;
-    const bool opens = what != LazyEvent::Bound;
+    const bool opens = what != LazyEvent::Bound && what != LazyEvent::Cycle;
     if (cut_) return opens ? open(e, {}) : leaf(e, {});  // past --max-bytes: counted, not formatted
     const std::string_view body = row(FMT_COMPILE("\"{}\",\"{}\",{},\"{}\""), opens ? "z" : "y", lazy_event_key(what),
                                       name_id(name), json_text(lazy_event_text(e, what, name, read)));

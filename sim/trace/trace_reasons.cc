@@ -79,8 +79,9 @@ constexpr Words kLazyEvents[] = {
     {"eager", "filter made it eager"},
     {"resolve", "resolution"},
     {"attribute", "attribute import"},
+    {"cycle", "import cycle"},
 };
-static_assert(std::size(kLazyEvents) == static_cast<size_t>(LazyEvent::Attribute) + 1);
+static_assert(std::size(kLazyEvents) == static_cast<size_t>(LazyEvent::Cycle) + 1);
 
 template <typename E, size_t N>
 const Words& words(const Words (&table)[N], E e) {

@@ -111,6 +111,11 @@ std::string lazy_event_text(const Engine& e, LazyEvent what, NameId name, const 
           "resolved here, at the first read of `{}`{}: the lazy object imports {} now, against sys.meta_path as it "
           "is now",
           read, where, names.text(name));
+    case LazyEvent::Cycle:
+      return fmt::format(
+          "`{}`{}: the lazy object for {} is being resolved further out, and its import has not returned: "
+          "ImportCycleError",
+          read, where, names.text(name));
     case LazyEvent::Attribute:
       return fmt::format(
           "`{}`: no such attribute, but sys.lazy_modules lists '{}' or a submodule of it: it is imported now{}", read,

@@ -482,9 +482,9 @@ class _LazyGen(_Draws):
         names = []
         for x in picks:
             alias = rng.choice(LAZY_ALIASES) if self.chance(0.25) else None
-            if alias is None and (x in LEAF_NAMES or (owner or "").rpartition(".")[2] == x):
+            if alias is None and (x in LEAF_NAMES or x in (owner or "").split(".")):
                 # A third level's name bound as itself could land in the top
-                # package's globals, and a module's own last name in its
+                # package's globals, and a part of a module's own name in its
                 # globals, where 3.15.0rc1 finds them for `lazy import
                 # p.b.leaf as x` and `lazy import p.m as x`
                 # (docs/lazy-imports.md, "A bug in 3.15.0rc1").

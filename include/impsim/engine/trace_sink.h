@@ -104,6 +104,7 @@ enum class LazyEvent : uint8_t {
   Eager,      // the lazy-imports filter answered False: the statement imports now
   Resolve,    // a read found a lazy object: its import runs now
   Attribute,  // a missing attribute whose name is in sys.lazy_modules: that submodule is imported now
+  Cycle,      // a read found a lazy object that is being resolved further out: ImportCycleError
 };
 
 // What a trace keeps of the events past its cut (`--max-lines`,

@@ -230,3 +230,17 @@ TEST_CASE("lazy imports: a from-import's resolution takes its module from sys.mo
   CHECK(counter_of(v, "read.searches") == 1);  // bpkg.b.c only
   CHECK(v.outcome.modules == std::vector<std::string>{"bpkg.b", "bpkg.b.c"});
 }
+
+TEST_CASE("lazy imports: globals()['m'].resolve() imports m and leaves the global lazy") {
+  auto r = run_json(scenario(R"({"m": {}})", R"({"lazy_import": "m"}, {"resolve": "m", "label": "resolve"},
+      {"use": "m", "label": "read"}, {"resolve": "m", "label": "again"})"));
+  const VariantRun& v = r->run.runs[0];
+  CHECK(counter_of(v, "resolve.searches") == 1);
+  CHECK(counter_of(v, "read.searches") == 0);  // still lazy, resolved again: m is in sys.modules
+  CHECK(v.lazy->resolutions == 2);
+  // The read rebound m to the module, which has no resolve().
+  CHECK(results(v, "again") == std::vector<std::string>{"AttributeError"});
+  CHECK(trace_text(R"({"impsim": 1, "cpython": "3.15", "tree": {"m": {}},
+      "program": [{"lazy_import": "m"}, {"resolve": "m"}]})")
+            .find("resolved here, by `globals()['m'].resolve()`") != std::string::npos);
+}

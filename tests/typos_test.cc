@@ -90,7 +90,8 @@ TEST_CASE("a misspelt name in a scenario: step kinds and keys, report counters, 
   check("step_kind.json", head + R"("program": [{"improt": "a"}]})",
         "at /program/0/improt: unknown step \"improt\" (did you mean \"import\"?); expected one of: import, "
         "find_spec, import_module, enable, disable, guard, block, call, start, join, do, lazy_import, lazy_from, "
-        "use, set_lazy_imports, set_lazy_imports_filter, __lazy_modules__, or a sys.meta_path step: install, ");
+        "use, resolve, set_lazy_imports, set_lazy_imports_filter, __lazy_modules__, or a sys.meta_path step: "
+        "install, ");
   check("report_counter.json",
         head + R"("program": [{"import": "a", "label": "probe"}], "report": [{"counter": "probe.lookup"}]})",
         "at /report/0/counter: unknown counter \"lookup\" (did you mean \"lookups\"?); expected asks, ");

@@ -330,6 +330,19 @@ ModuleId Engine::load_attr(ModuleId module, const std::string& attr, const std::
   raise("AttributeError", fmt::format("module '{}' has no attribute '{}'", owner, attr));
 }
 
+// `globals()['m'].resolve()`: the dict hands out the lazy object itself,
+// whose resolve() imports and returns the module and leaves the global as
+// it is (rule resolve-method); a module there has no resolve().
+void Engine::resolve_step(const CStep& step) {
+  const std::string& key = names_.text(step.target);
+  const auto& names = lazy_.globals[current_globals()];
+  const auto it = names.find(key);
+  if (it == names.end()) raise("KeyError", "'" + key + "'");
+  if (it->second.kind != Binding::Kind::Lazy)
+    raise("AttributeError", "'module' object has no attribute 'resolve'");
+  resolve(it->second.id, "globals()['" + key + "'].resolve()");
+}
+
 // The expression `a.b.c`: a name read, then attribute reads.
 void Engine::use_step(const CStep& step) { read_expression(current_globals(), names_.text(step.target)); }
 

@@ -202,6 +202,9 @@ void Engine::run_step_once(const CStep& step) {
       case StepKind::SetLazyModules:
         lazy_.dunder[current_globals()] = step.block;
         break;
+      case StepKind::Resolve:
+        resolve_step(step);
+        break;
       case StepKind::FindSpec:
         result = find_spec<M>(step.target) == kNoSpec ? "none" : "found";
         break;

@@ -44,6 +44,8 @@ std::string lazy_step_text(const CStep& step, const Model& m) {
       }
       return "lazy from " + m.names.text(step.target) + " import " + names;
     }
+    case StepKind::Resolve:
+      return "globals()['" + m.names.text(step.target) + "'].resolve()";
     case StepKind::SetLazyModules: {
       std::string names;
       for (NameId n : m.sets.members(step.block)) names += (names.empty() ? "" : ", ") + ("'" + m.names.text(n) + "'");
@@ -116,6 +118,7 @@ std::string describe_step(const CStep& step, const Model& m) {
     case StepKind::SetLazyFilter:
     case StepKind::LazyFrom:
     case StepKind::SetLazyModules:
+    case StepKind::Resolve:
       what = lazy_step_text(step, m);
       break;
     default:

@@ -13,7 +13,7 @@ const std::set<std::string> kStepKinds = {"import", "find_spec", "import_module"
                                           "disable", "guard",   "block",          "call",
                                           "start",  "join",      "do",            "lazy_import",
                                           "use",    "set_lazy_imports", "set_lazy_imports_filter", "lazy_from",
-                                          "__lazy_modules__"};
+                                          "__lazy_modules__", "resolve"};
 
 // What a misspelt step kind may have meant: every kind, the sys.meta_path
 // steps' too.
@@ -33,7 +33,8 @@ std::vector<std::string> step_words() {
 const std::string& step_kind_list() {
   static const std::string list =
       "import, find_spec, import_module, enable, disable, guard, block, call, start, join, do, lazy_import, "
-      "lazy_from, use, set_lazy_imports, set_lazy_imports_filter, __lazy_modules__, or a sys.meta_path step: " +
+      "lazy_from, use, resolve, set_lazy_imports, set_lazy_imports_filter, __lazy_modules__, or a sys.meta_path "
+      "step: " +
       std::string(meta_path_step_list());
   return list;
 }
@@ -235,9 +236,12 @@ Step Reader::step(const json& v, const std::string& ptr) {
                            function_what_));
     st.mutable_detail().block = names(body, kp, "a list of module names (`__lazy_modules__ = [\"a.b\", \"m\"]`)");
     lazy_used_ = true;
-  } else if (kind == "use") {
-    st.kind = StepKind::Use;
-    st.target = name(body, kp, "a dotted name to read (\"m\", \"a.b.c\")");
+  } else if (kind == "use" || kind == "resolve") {
+    // resolve: the global's own value, read through globals() (which
+    // resolves nothing), then its resolve().
+    st.kind = kind == "use" ? StepKind::Use : StepKind::Resolve;
+    st.target = kind == "use" ? name(body, kp, "a dotted name to read (\"m\", \"a.b.c\")")
+                              : identifier(body, kp, "globals()['m'].resolve()");
     allowed.push_back("optional");
     if (v.contains("optional")) st.optional = boolean(v["optional"], ptr + "/optional", "\"optional\"");
     lazy_used_ = true;
@@ -268,7 +272,8 @@ Step Reader::step(const json& v, const std::string& ptr) {
       std::string why = (k == "optional" && (kind == "lazy_import" || kind == "lazy_from"))
                             ? "\"optional\" would put the lazy import inside try/except, where CPython refuses it "
                               "(\"SyntaxError: lazy import not allowed inside try/except blocks\")"
-                        : (k == "optional") ? "\"optional\" only goes with import, find_spec, import_module and use"
+                        : (k == "optional") ? "\"optional\" only goes with import, find_spec, import_module, use and "
+                                              "resolve"
                         : (k == "nest")   ? "\"nest\" only goes with guard"
                         : (k == "body")   ? "\"body\" only goes with guard and call (a do block's steps are "
                                             "its value: {\"do\": [...]})"

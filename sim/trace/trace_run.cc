@@ -107,6 +107,10 @@ std::string lazy_event_text(const Engine& e, LazyEvent what, NameId name, const 
     case LazyEvent::Eager:
       return fmt::format("the lazy-imports filter answered False for {}: it is imported now", names.text(name));
     case LazyEvent::Resolve:
+      if (read.starts_with("globals()["))
+        return fmt::format("resolved here, by `{}`{}: the lazy object imports {} now, against sys.meta_path as it is "
+                           "now, and the global keeps the lazy object",
+                           read, where, names.text(name));
       return fmt::format(
           "resolved here, at the first read of `{}`{}: the lazy object imports {} now, against sys.meta_path as it "
           "is now",
@@ -301,6 +305,7 @@ std::string step_text(const Model& model, const CStep& step) {
     case StepKind::SetLazyFilter:
     case StepKind::LazyFrom:
     case StepKind::SetLazyModules:
+    case StepKind::Resolve:
       s = lazy_step_text(step, model);
       break;
     default:  // the meta_path steps

@@ -40,7 +40,7 @@ import, lazily import and use names, some of them failing by importing a
 missing module; sometimes Paddle's tree.  A program of at most 40 steps (the
 bodies' counted) mixing import, lazy_import (with and without "as"),
 lazy_from (submodules, a missing name, aliases; of a package or a plain
-module), use (of top names, aliases and dotted a.b attributes, some
+module), resolve (globals()[alias].resolve() after an aliased statement), use (of top names, aliases and dotted a.b attributes, some
 optional), find_spec and import_module; sometimes set_lazy_imports "all"
 (first or midway), sometimes a lazy-imports filter (set, sometimes cleared
 later), sometimes __lazy_modules__ (in the program or a body); sometimes Paddle's
@@ -590,7 +590,12 @@ class _LazyGen(_Draws):
                 steps.append(self.lazy_modules())
             if i == paddle_at:
                 steps.extend(self.paddle_steps())
-            steps.append(self.program_step())
+            step = self.program_step()
+            steps.append(step)
+            # globals()[alias].resolve() right after the statement, while no
+            # filter can have made it eager: the global holds the lazy object.
+            if "lazy_import" in step and "as" in step and filter_at is None and self.chance(0.3):
+                steps.append({"resolve": step["as"], "optional": True})
         if filter_at is not None and self.chance(0.3):
             steps.insert(rng.randint(filter_at + 1, len(steps)),
                          {"set_lazy_imports_filter": None})

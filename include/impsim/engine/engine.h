@@ -75,6 +75,7 @@ class Engine final : public ThreadedImport {
   void lazy_import_step(const CStep& step);  // `lazy import a.b [as c]`
   void import_step(const CStep& step);       // `import a.b`, lazy under mode "all"
   void use_step(const CStep& step);          // the expression `a.b.c`
+  void resolve_step(const CStep& step);      // `globals()['m'].resolve()`
   // The expression read in a function of `module`, hook object `finder`'s
   // find_spec for `searched`: against that module's globals.
   void use_in(FinderId finder, NameId searched, NameId module, const std::string& expression);

@@ -49,13 +49,15 @@ enum class StepKind : uint8_t {
   // PEP 810 (CPython 3.15): `lazy import NAME [as BIND]` at module level,
   // the expression NAME (a dotted read: the first use resolves),
   // sys.set_lazy_imports / sys.set_lazy_imports_filter (lazy_imports.h),
-  // `lazy from NAME import X [as Y], ...`, and `__lazy_modules__ = [...]`
+  // `lazy from NAME import X [as Y], ...`, `__lazy_modules__ = [...]`, and
+  // `globals()[NAME].resolve()`
   LazyImport,
   Use,
   SetLazyImports,
   SetLazyFilter,
   LazyFrom,
   SetLazyModules,
+  Resolve,
   // sys.meta_path and sys.modules edits (hook_language.h, read_hooks.cc)
   Install,
   Uninstall,

@@ -39,7 +39,7 @@ def collect_labels(scenario):
 # and hooks_real.py run these steps (lazy_steps.py) and report a run-level
 # "lazy" object for a scenario that has any of them, or a hook whose
 # find_spec reads a global (a "use" action).
-LAZY_STEPS = ("lazy_import", "lazy_from", "use", "set_lazy_imports", "set_lazy_imports_filter",
+LAZY_STEPS = ("lazy_import", "lazy_from", "use", "resolve", "set_lazy_imports", "set_lazy_imports_filter",
               "__lazy_modules__")
 
 

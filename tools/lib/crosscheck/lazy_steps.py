@@ -1,7 +1,7 @@
 # PEP 810's lazy imports (docs/lazy-imports.md), CPython >= 3.15, for the
 # harnesses that run scenarios on the real interpreter: harness.py (the
 # Paddle finder) and hooks_real.py (the hook language).  LazySteps runs the
-# lazy steps (lazy_import, lazy_from, use, set_lazy_imports,
+# lazy steps (lazy_import, lazy_from, use, resolve, set_lazy_imports,
 # set_lazy_imports_filter, __lazy_modules__) and the import step, which is
 # lazy under mode "all" or __lazy_modules__; LazyWatch counts what the
 # report's "lazy" object holds.  Imported from beside the harnesses, inside
@@ -189,8 +189,9 @@ class LazySteps:
             exec(code, g)
             self.watch.count_statement(g, bound, before)
             return "ok"
-        if "use" in step:
-            code = self.compiled(step["use"], USE_FILE)
+        if "use" in step or "resolve" in step:
+            source = step["use"] if "use" in step else "globals()[%r].resolve()" % step["resolve"]
+            code = self.compiled(source, USE_FILE)
             if step.get("optional"):
                 try:
                     exec(code, g)

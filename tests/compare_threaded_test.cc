@@ -31,8 +31,10 @@ constexpr bool kFullSearches = false;
 constexpr bool kFullSearches = true;
 #endif
 
+// The reports' verdicts, not the gate (schedule_gate_test.cc): these
+// scenarios reach the deadlocks and hangs they were written for.
 nlohmann::json json_of(const std::string& args) {
-  const auto r = test::impsim(args + " --format json");
+  const auto r = test::impsim(args + " --format json --fail-on none");
   CAPTURE(args);
   CAPTURE(r.out);
   REQUIRE(r.status == 0);
@@ -170,7 +172,7 @@ TEST_CASE("compare across schedules: the verdicts measured on tests/data/threads
                      "schedules, every one within the bound)\n") != std::string::npos);
     CHECK(r.out.find("  after: differs: reaches ends 1, 3 and 6, which before never does; never\n    reaches ends "
                      "2, 4, 5, 8 and 9, which before does\n") != std::string::npos);
-    const auto md = test::impsim("compare " + kCompareData + "guard_sets.json --format markdown");
+    const auto md = test::impsim("compare " + kCompareData + "guard_sets.json --format markdown --fail-on none");
     CHECK(md.status == 0);
     CHECK(md.out.starts_with("### impsim compare: guard_sets\n"));
     CHECK(md.out.find("- `guard_thread_set`: identical: the same 2 ends\n") != std::string::npos);
@@ -241,6 +243,8 @@ TEST_CASE("compare's default designs: after-global-set only for a scenario with 
   const nlohmann::json threaded = json_of("compare " + kCompareData + "proxy_resolving_shared.json");
   CHECK(std::find(threaded["variants"].begin(), threaded["variants"].end(), "after-global-set") !=
         threaded["variants"].end());
-  const nlohmann::json one = json_of("compare " + test::kSource + "/scenarios/seed_incident.json");
+  const auto unthreaded = test::impsim("compare " + test::kSource + "/scenarios/seed_incident.json --format json");
+  REQUIRE(unthreaded.status == 0);
+  const nlohmann::json one = nlohmann::json::parse(unthreaded.out);
   CHECK(one.dump().find("after-global-set") == std::string::npos);
 }

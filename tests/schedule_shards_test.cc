@@ -30,7 +30,10 @@ std::vector<std::string> shards(const std::string& args, int n, const std::strin
   for (int i = 1; i <= n; ++i) {
     const std::string path = fmt::format("{}/{}{}.json", dir, stem, i);
     const auto made = test::impsim(fmt::format("schedules {} --shard {}/{} --format json -o {}", args, i, n, path));
-    REQUIRE(made.status == 0);
+    // 1 where the part reaches a hang, a _DeadlockError or an exception
+    // the scenario does not accept (the gate); the shard is written either way.
+    REQUIRE(made.status <= 1);
+    REQUIRE(!read_file(path).empty());
     out.push_back(path);
   }
   return out;

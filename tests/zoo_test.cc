@@ -114,7 +114,9 @@ std::map<std::string, std::map<std::string, int64_t>> outcome_classes(const std:
   test::Command r =
       test::impsim("schedules " + std::string(IMPSIM_SOURCE_DIR) + "/scenarios/zoo/" + file + " --cpython " + cpython +
                    " --format json" + (variants.empty() ? "" : " --variants " + variants));
-  REQUIRE(r.status == 0);
+  // 1: the gate (a finding the scenario does not accept on this version);
+  // these tests read the classes, the gate's tests its verdicts.
+  REQUIRE(r.status <= 1);
   std::map<std::string, std::map<std::string, int64_t>> out;
   const nlohmann::json report = nlohmann::json::parse(r.out);
   for (const auto& search : report["searches"]) {
@@ -226,6 +228,7 @@ TEST_CASE("paddle_proxy_parent_wait: the lookup's parent import hangs both threa
   sc.erase("$schema");
   sc["program"].erase(0);
   sc["variants"] = {"before"};
+  sc["expect_schedules"] = {{"before", {{"hang", "never"}}}};  // the gate says it too
   const std::string plain = test::write_temp("parent_wait_plain.json", sc.dump());
   test::Command r = test::impsim("schedules " + plain + " --format json");
   REQUIRE(r.status == 0);

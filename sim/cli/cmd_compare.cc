@@ -79,12 +79,15 @@ Action add_compare(CLI::App& app) {
   // Each design's schedules searched as `impsim schedules --variant` searches
   // them, and the designs compared end by end.
   auto compare_threaded = [st](Sink& sink, const Scenario& sc, const RunOptions& options) {
-    const ThreadedComparison c{&sc, find_ends_by_design(sc, options, st->search.options())};
+    ThreadedComparison c{&sc, find_ends_by_design(sc, options, st->search.options())};
+    const ScheduleGate gate = gate_schedules(gate_scenario(sc), compared_searches(c.points), st->search.fail_on_kinds());
+    c.gate = &gate;
     if (sink.format == Format::Json)
       sink.json(compare_threaded_json(c));
     else
       sink.text(
           compare_threaded_text(c, sink.format == Format::Markdown ? CompareFormat::Markdown : CompareFormat::Text));
+    sink.failures(sc.name, gate.failures);
     if (github_step_summary_wanted()) github_step_summary(compare_threaded_text(c, CompareFormat::Markdown));
     return compare_threaded_exit_status(c);
   };

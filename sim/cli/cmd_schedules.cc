@@ -19,15 +19,24 @@ namespace impsim::cli {
 
 namespace {
 
+std::vector<const DesignSearch*> search_pointers(const std::vector<DesignSearch>& searches) {
+  std::vector<const DesignSearch*> out;
+  for (const DesignSearch& t : searches) out.push_back(&t);
+  return out;
+}
+
 // --merge: the shards' documents read back, checked and merged
 // (report/schedules_report.h), each scenario's report written.
-int merge_shards_of(Sink& sink, const std::vector<std::string>& files, const InputLimits& limits) {
+int merge_shards_of(Sink& sink, const std::vector<std::string>& files, const InputLimits& limits,
+                    const FailOn& fail_on) {
   std::vector<ShardFile> read;
   for (const std::string& f : files) read.push_back({f == "-" ? "<stdin>" : f, read_scenario_file(f, limits)});
   int status = 0;
   for (const MergedSchedules& m : merge_shard_files(read, limits.max_json_depth)) {
     for (const DesignSearch& t : m.searches)
       if (t.search.error) status = 1;
+    const ScheduleGate gate = gate_schedules(m.gate, search_pointers(m.searches), fail_on);
+    status = std::max(status, gate.exit_status());
     if (sink.format == Format::Json) {
       // Each representative's points, from the shards of its own search.
       PointsOf kept = [&](const DesignSearch& t, const std::string& schedule) {
@@ -35,10 +44,11 @@ int merge_shards_of(Sink& sink, const std::vector<std::string>& files, const Inp
         auto it = points.find(schedule);
         return it == points.end() ? nlohmann::ordered_json() : it->second;
       };
-      sink.json(schedules_json(m.name, m.file, m.searches, kept));
+      sink.json(schedules_json(m.name, m.file, m.searches, kept, nullptr, &gate, &m.gate));
     } else {
-      sink.text(schedules_text(m.name, m.searches));
+      sink.text(schedules_text(m.name, m.searches) + schedule_gate_text(gate));
     }
+    sink.failures(m.name, gate.failures);
   }
   return status;
 }
@@ -86,10 +96,14 @@ Action add_schedules(CLI::App& app) {
   cmd->footer(
       "Each outcome is listed with how many schedules reached it and one schedule, with the fewest preemptions, "
       "that reaches it again. A search that finds no hang or _DeadlockError says how far it looked.\n\n"
+      "Exit status 1 when a search reaches a hang, a _DeadlockError or an uncaught exception that the scenario does "
+      "not accept (\"expect_schedules\": {\"DESIGN\": {\"hang\": \"reachable\"}}; --fail-on chooses the kinds), or "
+      "when an expect_schedules entry fails.\n\n"
       "Examples:\n"
       "  impsim schedules tests/data/threads/cross_import.json\n"
       "  impsim schedules tests/data/threads/cross_import.json --preemption-bound 3 --cpython 3.9\n"
       "  impsim schedules tests/data/threads/cross_import.json --search pct --seed 7 --max-schedules 500\n"
+      "  impsim schedules tests/data/threads/hook_start_join.json --fail-on deadlock   # a hang does not fail\n"
       "  impsim schedules tests/data/threads/two_waiters.json --shard 2/3 --format json -o s2.json   # one part of 3\n"
       "  impsim schedules --merge s1.json s2.json s3.json\n");
   return action_of(st, [st](Sink& sink) -> int {
@@ -115,7 +129,7 @@ Action add_schedules(CLI::App& app) {
       // Not a scenario command's loop: the sink's documents are written here.
       const int status = guarded(
           st->files.empty() ? "<command line>" : st->files.front(),
-          [&] { return merge_shards_of(sink, st->files, st->input); }, &sink);
+          [&] { return merge_shards_of(sink, st->files, st->input, st->search.fail_on_kinds()); }, &sink);
       sink.finish(status);
       return status;
     }
@@ -132,13 +146,17 @@ Action add_schedules(CLI::App& app) {
             points = [&](const DesignSearch& t, const std::string& schedule) {
               return points_json(schedule_points(*t.model, t.variant, options, schedule));
             };
+          const GateScenario gated = gate_scenario(sc);
+          const ScheduleGate gate = gate_schedules(gated, search_pointers(found), st->search.fail_on_kinds());
           if (sink.format == Format::Json)
-            sink.json(schedules_json(sc.name, sc.file, found, points, identity ? &*identity : nullptr));
+            sink.json(schedules_json(sc.name, sc.file, found, points, identity ? &*identity : nullptr, &gate, &gated));
           else
-            sink.text(schedules_text(sc.name, found));
+            sink.text(schedules_text(sc.name, found) + schedule_gate_text(gate));
+          sink.failures(sc.name, gate.failures);
+          int status = gate.exit_status();
           for (const DesignSearch& t : found)
-            if (t.search.error) return 1;
-          return 0;
+            if (t.search.error) status = 1;
+          return status;
         });
   });
 }

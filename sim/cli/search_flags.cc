@@ -21,7 +21,19 @@ void SearchFlags::add(CLI::App* cmd, const std::string& applies) {
   add_integer_option(cmd, "--max-schedules", max_schedules, 1, kMaxSchedules,
                      "Runs of the search, at most (an exhaustive one cut short says so)" + applies)
       ->capture_default_str();
+  cmd->add_option("--fail-on", fail_on,
+                  "Exit 1 when a search reaches one of these and the scenario does not accept it (expect_schedules): "
+                  "a comma-separated list of hang, deadlock (_DeadlockError) and uncaught (any other exception), or "
+                  "all, or none" +
+                      applies)
+      ->check([](const std::string& v) {
+        std::string why;
+        return parse_fail_on(v, &why) ? std::string() : why;
+      })
+      ->capture_default_str();
 }
+
+FailOn SearchFlags::fail_on_kinds() const { return parse_fail_on(fail_on, nullptr).value_or(FailOn{}); }
 
 SearchOptions SearchFlags::options() const {
   SearchOptions o;
@@ -35,7 +47,7 @@ SearchOptions SearchFlags::options() const {
 
 std::vector<std::string> SearchFlags::given(const CLI::App* cmd) const {
   std::vector<std::string> out;
-  for (const char* flag : {"--search", "--preemption-bound", "--seed", "--pct-depth", "--max-schedules"})
+  for (const char* flag : {"--search", "--preemption-bound", "--seed", "--pct-depth", "--max-schedules", "--fail-on"})
     if (cmd->get_option(flag)->count() > 0) out.emplace_back(flag);
   return out;
 }

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "impsim/engine/schedule_search.h"
+#include "impsim/report/schedule_gate.h"
 
 namespace impsim::cli {
 
@@ -17,12 +18,15 @@ struct SearchFlags {
   uint64_t seed = 0;
   int pct_depth = 3;
   uint64_t max_schedules = 10000;
+  std::string fail_on = "all";  // report/schedule_gate.h
 
   // Registers the flags on `cmd`; `applies` ends each help line where the
   // command also takes scenarios without threads (compare), else empty.
   void add(CLI::App* cmd, const std::string& applies = "");
   // The search the flags ask for (one shard: the whole of it).
   SearchOptions options() const;
+  // --fail-on, read (the flag's check has refused anything else).
+  FailOn fail_on_kinds() const;
   // The flags given on the command line ("--seed"), for a command that
   // refuses them on a scenario they mean nothing for.
   std::vector<std::string> given(const CLI::App* cmd) const;

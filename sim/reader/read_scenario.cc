@@ -397,6 +397,57 @@ void read_expect_equivalent(Reader& r, Scenario& sc, const json& v) {
   sc.expect_equivalent = r.boolean(v, "/expect_equivalent", "\"expect_equivalent\"");
 }
 
+// expect_schedules: variant -> {"hang"|"deadlock"|"uncaught": "reachable" |
+// "never", "classes": N or a budget}. Only a threaded scenario has
+// schedules to search; the variants must be ones it runs.
+void read_expect_schedules(Reader& r, Scenario& sc, const json& v) {
+  const json& es = r.object(v, "/expect_schedules",
+                            "variant -> what a search of its schedules may find ({\"hang\": \"reachable\"})");
+  if (sc.threads.empty())
+    r.fail("/expect_schedules",
+           "\"expect_schedules\" is for a scenario with \"threads\": this one has one schedule, which `impsim run` "
+           "runs; use \"expect\" and \"allow_error\" there");
+  for (auto& [name, value] : es.items()) {
+    const std::string ptr = "/expect_schedules/" + pointer_token(name);
+    // Any design: `compare` searches every design's schedules, not only
+    // those "variants" lists.
+    const std::optional<Variant> variant = parse_variant(name);
+    if (!variant)
+      r.fail(ptr, fmt::format("unknown variant \"{}\"{}; expected one of: {}", name, nearest_variant_note(name, '"'),
+                              variant_list()));
+    const json& e = r.object(value, ptr, "what a search of this variant's schedules may find");
+    r.expect_keys(e, ptr, {"hang", "deadlock", "uncaught", "classes"}, "a schedule expectation");
+    if (e.empty())
+      r.fail(ptr, "expected at least one of \"hang\", \"deadlock\", \"uncaught\" (\"reachable\" or \"never\") or "
+                  "\"classes\"");
+    ScheduleExpectation x{*variant, ptr, {}, {}, std::nullopt, {}};
+    for (Finding f : kFindings) {
+      const char* key = finding_name(f);
+      if (!e.contains(key)) continue;
+      const std::string p = ptr + "/" + key;
+      const std::string reach = r.string(e[key], p, "\"reachable\" or \"never\"");
+      if (reach != "reachable" && reach != "never")
+        r.fail(p, fmt::format("expected \"reachable\" or \"never\", found \"{}\"", reach));
+      x.findings[static_cast<size_t>(f)] = reach == "reachable" ? ReachExpected::Reachable : ReachExpected::Never;
+      x.pointers[static_cast<size_t>(f)] = p;
+    }
+    if (e.contains("classes")) {
+      const std::string p = ptr + "/classes";
+      const json& c = e["classes"];
+      if (c.is_object()) {
+        if (c.contains("ratio_to"))
+          r.fail(p + "/ratio_to", "the outcome classes of a search are a count of their own: a bound, not a ratio");
+        x.classes = parse_budget(c, p, sc.variants, [&](const std::string& at, const std::string& msg) { r.fail(at, msg); });
+      } else {
+        const int64_t n = r.integer(c, p, "a number of outcome classes, or bounds such as {\"<=\": 3}", 1);
+        x.classes = Budget{{Bound{"==", Fraction{static_cast<uint64_t>(n), 1}}}, std::nullopt};
+      }
+      x.classes_pointer = p;
+    }
+    sc.expect_schedules.push_back(std::move(x));
+  }
+}
+
 struct TopKey {
   std::string_view key;
   void (*read)(Reader&, Scenario&, const json&);  // reads the value into the scenario read so far
@@ -429,6 +480,7 @@ constexpr std::array kTopKeys = {
     TopKey{"allow_error", read_allow_error},
     TopKey{"expect_outcome", read_expect_outcome},
     TopKey{"expect_equivalent", read_expect_equivalent},
+    TopKey{"expect_schedules", read_expect_schedules},
 };
 
 constexpr std::array<std::string_view, kTopKeys.size()> top_key_names() {

@@ -1,6 +1,8 @@
 // compare on a threaded scenario (include/impsim/report/compare_threaded.h).
 #include "impsim/report/compare_threaded.h"
 
+#include "impsim/report/schedules_report.h"
+
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -13,6 +15,7 @@
 #include "impsim/base/text_layout.h"
 #include "impsim/base/version.h"
 #include "impsim/report/report.h"
+#include "impsim/report/schedules_report.h"
 #include "impsim/report/threaded_outcome_text.h"
 
 namespace impsim {
@@ -237,17 +240,25 @@ ordered_json classes_json(const std::vector<OutcomeClass>& classes) {
   ordered_json out = ordered_json::array();
   for (const OutcomeClass& c : classes)
     out.push_back(
-        {{"outcome", threaded_outcome_text(c.outcome)}, {"schedules", c.schedules}, {"schedule", c.schedule}, {"preemptions", c.preemptions}});
+        {{"outcome", threaded_outcome_text(c.outcome)}, {"threaded", threaded_json(c.outcome)}, {"schedules", c.schedules},
+         {"schedule", c.schedule}, {"preemptions", c.preemptions}});
   return out;
 }
 
 }  // namespace
 
+std::vector<const DesignSearch*> compared_searches(const std::vector<EndsByDesign>& points) {
+  std::vector<const DesignSearch*> out;
+  for (const EndsByDesign& p : points)
+    for (const DesignSearch& t : p.searches) out.push_back(&t);
+  return out;
+}
+
 int compare_threaded_exit_status(const ThreadedComparison& c) {
   for (const EndsByDesign& p : c.points)
     for (const DesignSearch& t : p.searches)
       if (t.search.error) return kExitFailed;
-  return kExitOk;
+  return c.gate && c.gate->exit_status() != 0 ? kExitFailed : kExitOk;
 }
 
 std::string compare_threaded_text(const ThreadedComparison& c, CompareFormat format) {
@@ -263,6 +274,21 @@ std::string compare_threaded_text(const ThreadedComparison& c, CompareFormat for
   }
   if (const std::string why = unchecked_expectations(sc); !why.empty())
     out += md ? "Not checked: " + markdown_text(why) + ".\n" : wrap_paragraph("not checked: " + why + ".") + "\n";
+  if (c.gate) {
+    const std::string gate = schedule_gate_text(*c.gate);
+    if (!md) {
+      out += gate;
+    } else {
+      // Each line escaped on its own (a file's name is not to end a list or
+      // open a fence): the head, then a list item per failure.
+      size_t start = 0;
+      for (size_t end; (end = gate.find('\n', start)) != std::string::npos; start = end + 1) {
+        std::string line = gate.substr(start, end - start);
+        const bool item = line.starts_with("  ");
+        out += (item ? "- " : "\n") + markdown_text(item ? line.substr(2) : line, item ? Markdown::Inline : Markdown::Paragraph) + "\n";
+      }
+    }
+  }
   return out;
 }
 
@@ -353,6 +379,7 @@ ordered_json compare_threaded_json(const ThreadedComparison& c) {
   }
   j["points"] = points;
   if (const std::string why = unchecked_expectations(sc); !why.empty()) j["expectations_not_checked"] = why;
+  if (c.gate) j["gate"] = schedule_gate_json(*c.gate);
   j["exit_status"] = compare_threaded_exit_status(c);
   return j;
 }

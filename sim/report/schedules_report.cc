@@ -113,8 +113,10 @@ ordered_json hang_wait_json(const HangWait& w) {
   return j;
 }
 
-// A shard's outcome as data, which --merge reads back (the line beside it
-// is for people; the merge checks that it reads as this).
+// An outcome as data, which --merge reads back (the line beside it is for
+// people; the merge checks that it reads as this).
+}  // namespace
+
 ordered_json threaded_json(const ThreadedOutcome& o) {
   ordered_json threads = ordered_json::array();
   for (const ThreadEnd& t : o.end.threads) {
@@ -141,7 +143,6 @@ ordered_json threaded_json(const ThreadedOutcome& o) {
   return j;
 }
 
-}  // namespace
 
 std::string schedules_text(const std::string& name, const std::vector<DesignSearch>& searches) {
   std::string out;
@@ -187,7 +188,8 @@ ordered_json points_json(const std::vector<PointText>& points) {
 }
 
 ordered_json schedules_json(const std::string& name, const std::string& file, const std::vector<DesignSearch>& searches,
-                            const PointsOf& points, const ShardIdentity* shard) {
+                            const PointsOf& points, const ShardIdentity* shard, const ScheduleGate* gate,
+                            const GateScenario* scenario) {
   ordered_json j;
   j["scenario"] = name;
   j["file"] = file;
@@ -226,12 +228,31 @@ ordered_json schedules_json(const std::string& name, const std::string& file, co
                         {"schedules", c.schedules},
                         {"schedule", c.schedule},
                         {"preemptions", c.preemptions}};
-      if (shard) o["threaded"] = threaded_json(c.outcome);
+      o["threaded"] = threaded_json(c.outcome);
       if (points)
         if (ordered_json p = points(t, c.schedule); !p.is_null()) o["points"] = std::move(p);
       e["outcomes"].push_back(std::move(o));
     }
+    if (gate) {
+      const SearchGate& g = gate->searches[static_cast<size_t>(&t - searches.data())];
+      if (g.expect) e["expect_schedules"] = expect_schedules_json(*g.expect);
+      e["findings"] = search_findings_json(g);
+    }
     j["searches"].push_back(std::move(e));
+  }
+  if (gate) {
+    if (scenario) j["allow_error"] = scenario->allow_error;
+    if (scenario && shard) {
+      // Where the gate's failures point, for a merge that has no scenario.
+      ordered_json places = ordered_json::object();
+      for (const auto& [pointer, pos] : gate_places(*scenario))
+        places[pointer] = {{"line", pos.line}, {"column", pos.column}};
+      j["places"] = std::move(places);
+    }
+    j["gate"] = schedule_gate_json(*gate);
+    bool error = false;
+    for (const DesignSearch& t : searches) error = error || t.search.error.has_value();
+    j["exit_status"] = std::max(error ? 1 : 0, gate->exit_status());
   }
   return j;
 }
@@ -364,6 +385,8 @@ std::string short_text(const ordered_json& v) {
 struct ReadSearch {
   DesignSearch search;
   std::map<std::string, ordered_json> points;  // schedule -> points
+  std::optional<ScheduleExpectation> expect;   // the scenario's expect_schedules entry for the design
+  ordered_json expect_as_written;              // the same, as the shard wrote it (null: none)
 };
 
 // A thread's number in a schedule: a scenario has at most 16 threads.
@@ -507,7 +530,7 @@ ReadSearch read_search(const ShardDoc& d, const ordered_json& e, const std::stri
   if (!e.is_object()) refuse(d, at, "a search that is not an object");
   only_keys(d, e, at,
             {"variant", "params", "search", "preemption_bound", "seed", "pct_depth", "max_schedules", "shard", "shards",
-             "schedules", "complete", "shrink_runs", "error", "outcomes"});
+             "schedules", "complete", "shrink_runs", "error", "outcomes", "expect_schedules", "findings"});
   ReadSearch out;
   DesignSearch& t = out.search;
   const std::string variant = text_field(d, e, at, "variant");
@@ -558,6 +581,31 @@ ReadSearch read_search(const ShardDoc& d, const ordered_json& e, const std::stri
     refuse(d, at + "/complete", "\"complete\" is true for a sampled search, which never covers every schedule");
   s.shrink_runs = static_cast<uint64_t>(integer_field(d, e, at, "shrink_runs", 0, UINT64_MAX));
   if (e.contains("error")) s.error = text_field(d, e, at, "error");
+  if (e.contains("expect_schedules")) {
+    // What the scenario accepts of this design, which the merge gates on: as
+    // strictly checked as the scenario reader checks it.
+    const std::string p = at + "/expect_schedules";
+    const ordered_json& x = object_field(d, e, at, "expect_schedules");
+    only_keys(d, x, p, {"hang", "deadlock", "uncaught", "classes"});
+    ScheduleExpectation expect{t.variant, "/expect_schedules/" + pointer_token(variant_name(t.variant)), {}, {},
+                               std::nullopt, {}};
+    for (Finding f : kFindings) {
+      const char* key = finding_name(f);
+      if (!x.contains(key)) continue;
+      const std::string said = text_field(d, x, p, key);
+      if (said != "reachable" && said != "never")
+        refuse(d, key_pointer(p, key), fmt::format("\"{}\" is not \"reachable\" or \"never\"", key));
+      expect.findings[static_cast<size_t>(f)] = said == "reachable" ? ReachExpected::Reachable : ReachExpected::Never;
+      expect.pointers[static_cast<size_t>(f)] = expect.pointer + "/" + key;
+    }
+    if (x.contains("classes")) {
+      expect.classes = parse_budget(nlohmann::json::parse(x.at("classes").dump()), p + "/classes", {},
+                                    [&](const std::string& where, const std::string& why) { refuse(d, where, why); });
+      expect.classes_pointer = expect.pointer + "/classes";
+    }
+    out.expect = std::move(expect);
+    out.expect_as_written = x;
+  }
   const ordered_json& outcomes = array_field(d, e, at, "outcomes");
   __int128 total = 0;
   std::set<ThreadedOutcome> seen;
@@ -655,6 +703,8 @@ struct ShardGroup {
   std::vector<ScheduleSearch> shards;
   std::vector<bool> seen;
   std::map<std::string, ordered_json> points;
+  std::optional<ScheduleExpectation> expect;  // as the first shard read says it
+  ordered_json expect_as_written;
 };
 
 // What the documents of one scenario file share: their identity, and where
@@ -663,6 +713,8 @@ struct FileIdentity {
   std::string name;
   DocIdentity id;
   std::string where;  // the document it was first read from
+  bool allow_error = false;
+  std::map<std::string, SourcePos> places;
 };
 
 }  // namespace
@@ -674,11 +726,24 @@ std::vector<MergedSchedules> merge_shard_files(const std::vector<ShardFile>& fil
   for (const auto& [f, text] : files)
     for (const ShardDoc& d : shard_documents(f, text, max_json_depth)) {
       if (!d.doc.is_object()) refuse(d, "", "a document that is not an object");
-      only_keys(d, d.doc, "", {"scenario", "file", "shard_of", "searches"});
+      only_keys(d, d.doc, "",
+                {"scenario", "file", "shard_of", "searches", "allow_error", "places", "gate", "exit_status"});
       const std::string name = text_field(d, d.doc, "", "scenario");
       const std::string scenario_file = text_field(d, d.doc, "", "file");
       const DocIdentity id = read_identity(d);
-      auto [known, fresh] = identities.try_emplace(scenario_file, FileIdentity{name, id, f});
+      const bool allow_error = d.doc.contains("allow_error") && bool_field(d, d.doc, "", "allow_error");
+      std::map<std::string, SourcePos> places;
+      if (d.doc.contains("places")) {
+        // Only ever printed beside a failure: checked to be a line and a column.
+        for (const auto& [pointer, pos] : object_field(d, d.doc, "", "places").items()) {
+          const std::string at = key_pointer("/places", pointer);
+          if (!pos.is_object()) refuse(d, at, "a place that is not {\"line\", \"column\"}");
+          only_keys(d, pos, at, {"line", "column"});
+          places[pointer] = SourcePos{static_cast<int>(integer_field(d, pos, at, "line", 1, INT32_MAX)),
+                                      static_cast<int>(integer_field(d, pos, at, "column", 1, INT32_MAX))};
+        }
+      }
+      auto [known, fresh] = identities.try_emplace(scenario_file, FileIdentity{name, id, f, allow_error, places});
       if (fresh) {
         order.push_back(scenario_file);
       } else {
@@ -706,6 +771,10 @@ std::vector<MergedSchedules> merge_shard_files(const std::vector<ShardFile>& fil
           refuse(d, "/scenario",
                  fmt::format("{} names the scenario {}, {} names it {}: {}", these, short_text(name), that,
                              short_text(known->second.name), why), false);
+        if (allow_error != known->second.allow_error)
+          refuse(d, "/allow_error",
+                 fmt::format("{} says allow_error {}, {} says {}: {}", these, allow_error, that,
+                             known->second.allow_error, why), false);
       }
       const ordered_json& searches = array_field(d, d.doc, "", "searches");
       for (size_t i = 0; i < searches.size(); ++i) {
@@ -716,8 +785,15 @@ std::vector<MergedSchedules> merge_shard_files(const std::vector<ShardFile>& fil
         });
         if (it == groups.end()) {
           groups.push_back(ShardGroup{scenario_file, r.search.variant, r.search.params, {}, std::vector<bool>(id.shards),
-                                      {}});
+                                      {}, r.expect, r.expect_as_written});
           it = groups.end() - 1;
+        } else if (r.expect_as_written != it->expect_as_written) {
+          refuse(d, at + "/expect_schedules",
+                 fmt::format("the {} search's expect_schedules is {} here and {} in another shard: shards of one "
+                             "search come from one scenario file",
+                             variant_name(r.search.variant), short_text(r.expect_as_written),
+                             short_text(it->expect_as_written)),
+                 false);
         }
         const uint32_t shard = r.search.search.options.shard;
         if (it->seen[shard])
@@ -737,6 +813,9 @@ std::vector<MergedSchedules> merge_shard_files(const std::vector<ShardFile>& fil
     MergedSchedules m;
     m.name = identities.at(file).name;
     m.file = file;
+    m.gate.file = file;
+    m.gate.allow_error = identities.at(file).allow_error;
+    m.gate.places = identities.at(file).places;
     for (ShardGroup& g : groups) {
       if (g.file != file) continue;
       for (size_t i = 0; i < g.seen.size(); ++i)
@@ -747,6 +826,9 @@ std::vector<MergedSchedules> merge_shard_files(const std::vector<ShardFile>& fil
                                        i + 1, g.seen.size(), variant_name(g.variant),
                                        g.params.empty() ? "" : " (" + search_params_text(g.params) + ")"));
       m.searches.push_back(DesignSearch{g.variant, g.params, merge_shards(g.shards), nullptr});
+      if (g.expect && std::none_of(m.gate.expect.begin(), m.gate.expect.end(),
+                                   [&](const ScheduleExpectation& e) { return e.variant == g.variant; }))
+        m.gate.expect.push_back(*g.expect);
       m.points.push_back(std::move(g.points));
     }
     out.push_back(std::move(m));

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "impsim/report/compare.h"
+#include "impsim/report/schedule_gate.h"
 #include "impsim/run/ends_by_design.h"
 
 namespace impsim {
@@ -17,10 +18,16 @@ namespace impsim {
 struct ThreadedComparison {
   const Scenario* scenario = nullptr;
   std::vector<EndsByDesign> points;  // the baseline is each point's first design
+  // The schedule gate over every point's searches, in order (null: none).
+  const ScheduleGate* gate = nullptr;
 };
 
+// Every point's searches, in order: what gate_schedules takes.
+std::vector<const DesignSearch*> compared_searches(const std::vector<EndsByDesign>& points);
+
 // 1 when a design's search means nothing (its program did not repeat itself
-// under the same choices), else 0, as `impsim schedules` says it.
+// under the same choices) or the gate failed, else 0, as `impsim schedules`
+// says it.
 int compare_threaded_exit_status(const ThreadedComparison& c);
 
 std::string compare_threaded_text(const ThreadedComparison& c, CompareFormat format);

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "impsim/run/run.h"
+#include "impsim/report/schedule_gate.h"
 #include "impsim/run/schedules.h"
 
 namespace impsim {
@@ -40,6 +41,11 @@ struct ShardIdentity {
 // The identity of a shard of `search` over `scenario_text` under `run`.
 ShardIdentity shard_identity(const std::string& scenario_text, const RunOptions& run, const SearchOptions& search);
 
+// An outcome as data: each thread's end, the waits of a hang, sys.modules,
+// the marks and the counters (what a --merge reads back, and what
+// `schedules` and `compare` write beside each outcome's line).
+nlohmann::ordered_json threaded_json(const ThreadedOutcome& o);
+
 // The text report of a scenario's searches.
 std::string schedules_text(const std::string& name, const std::vector<DesignSearch>& searches);
 
@@ -49,10 +55,15 @@ using PointsOf = std::function<nlohmann::ordered_json(const DesignSearch&, const
 
 nlohmann::ordered_json points_json(const std::vector<PointText>& points);
 
-// The JSON report; with `shard`, the document a --merge reads back.
+// The JSON report; with `shard`, the document a --merge reads back. With
+// `gate` (gate_schedules over `searches`, in order, for `scenario`): each
+// search's findings and what the scenario expects of it, the gate and the
+// exit status; a shard carries what the scenario expects, so that --merge
+// gates the whole search as an unsplit run does.
 nlohmann::ordered_json schedules_json(const std::string& name, const std::string& file,
                                       const std::vector<DesignSearch>& searches, const PointsOf& points,
-                                      const ShardIdentity* shard = nullptr);
+                                      const ShardIdentity* shard = nullptr, const ScheduleGate* gate = nullptr,
+                                      const GateScenario* scenario = nullptr);
 
 // One scenario's searches, merged from its shards, in the order the
 // documents first named them; each outcome's points (when the shards had
@@ -61,6 +72,9 @@ struct MergedSchedules {
   std::string name, file;
   std::vector<DesignSearch> searches;
   std::vector<std::map<std::string, nlohmann::ordered_json>> points;  // by searches' index: schedule -> points
+  // What the shards say the scenario accepts (`allow_error`,
+  // `expect_schedules`), for the gate; no source, so no line and column.
+  GateScenario gate;
 };
 
 // A shard file's name and bytes, as the command line's reader read them

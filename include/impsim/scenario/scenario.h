@@ -14,6 +14,7 @@
 #include "impsim/scenario/axes.h"
 #include "impsim/scenario/expectations.h"
 #include "impsim/scenario/hook_language.h"
+#include "impsim/scenario/schedule_expectations.h"
 #include "impsim/scenario/variant.h"
 
 namespace impsim {
@@ -196,6 +197,9 @@ struct Scenario {
     std::string pointer;
   };
   std::vector<OutcomeExpectation> expect_outcome;
+  // impsim extension, threaded scenarios: what a search of each design's
+  // schedules may find (schedule_expectations.h).
+  std::vector<ScheduleExpectation> expect_schedules;
   HooksText hooks;  // impsim extension: finder objects and hooks as data
   bool lazy = false;  // a PEP 810 step is used: the run reports its "lazy" counts, on CPython 3.15 only
   // The text parse_scenario_file read: a file is read once (a FIFO or a pipe

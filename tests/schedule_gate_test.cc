@@ -4,6 +4,7 @@
 // report, under --quiet, as a GitHub annotation and in the step summary.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -162,4 +163,20 @@ TEST_CASE("a merge of shards gates the whole search as the unsplit one does, at 
   doc.replace(at, 19, "\"hang\": \"never\"");
   const std::string forged = test::write_temp("gate_forged_shard.json", doc);
   test::impsim_says("schedules --merge " + dir + "/a1.json " + forged, 2, "expect_schedules is");
+}
+
+TEST_CASE("run's failure for a hang names the step the first waiting thread hung in") {
+  // Without allow_error, hook_start_join's run hangs in main's import of y
+  // (/program/1): the failure's line is that step's.
+  std::string text = test::read_file(kHang);
+  const std::string allow_error = ",\n \"allow_error\": true";
+  const size_t allow = text.find(allow_error);
+  REQUIRE(allow != std::string::npos);
+  text.erase(allow, allow_error.size());
+  const std::string hangs = test::write_temp("gate_run_hang.json", text);
+  const auto r = test::shell_split(test::kBin + " run " + hangs + " --quiet");
+  CHECK(r.status == 1);
+  const size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<long>(text.find("{\"import\": \"y\"}")), '\n'));
+  CHECK(r.err.starts_with(hangs + ":" + std::to_string(line) + ":"));
+  CHECK(r.err.find("as_is: hangs: thread main waits for thread t to finish (join)") != std::string::npos);
 }

@@ -41,6 +41,7 @@ void Engine::run() {
       book_.limit = std::move(l);
     } catch (Hang& h) {
       hang_waits_ = {std::move(h.wait)};
+      hang_at_ = std::move(h.at);
     }
   });
 }
@@ -99,6 +100,9 @@ void Engine::run_step(const CStep& step) {
       throw;
     } catch (LimitReached& l) {
       l.traceback.insert(l.traceback.begin(), *step.pointer);
+      throw;
+    } catch (Hang& h) {
+      if (h.at.empty()) h.at = *step.pointer;
       throw;
     }
   }

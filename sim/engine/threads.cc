@@ -58,13 +58,14 @@ ScheduleOutcome ThreadedImport::run_threads(Scheduler& scheduler) {
   thread_run_.model_of = {-1};
   scheduler.on_resume([this](PyThreadId t) { install_thread(t); });
   thread_run_.next_point.assign(1, SchedulePoint{});
+  thread_run_.global_site.assign(1, LockSite::None);
   if (thread_run_.points)
     scheduler.on_point(
         [this] { thread_run_.points->push_back(thread_run_.next_point[static_cast<size_t>(thread_run_.running)]); });
   if (book_.trace)
     scheduler.on_wait([this](const Scheduler::Wait& w, bool waiting) {
       const ThreadWait tw{w.kind, w.kind == WaitKind::ModuleLock ? static_cast<NameId>(w.module) : kNoName, w.on,
-                          w.kind == WaitKind::GlobalLock ? lock_site_name(thread_run_.global_site) : "",
+                          w.kind == WaitKind::GlobalLock ? lock_site_name(thread_run_.global_site[static_cast<size_t>(thread_run_.running)]) : "",
                           w.kind == WaitKind::HookLock ? w.module : -1};
       if (waiting)
         book_.trace->wait_begin(engine(), tw);
@@ -100,6 +101,12 @@ ScheduleOutcome ThreadedImport::run_threads(Scheduler& scheduler) {
     thread_run_.finished.push_back(scheduler.finished(static_cast<PyThreadId>(t)));
   // The scheduler knows its waits by id; the outcome carries the names.
   hang_waits_.clear();
+  hang_at_.clear();
+  if (!out.waits.empty()) {
+    const auto t = static_cast<size_t>(out.waits.front().thread);
+    const CStep* step = out.waits.front().thread == thread_run_.running ? py_thread_.step : parked_[t].step;
+    if (step && step->pointer) hang_at_ = *step->pointer;
+  }
   const std::vector<std::string> names = out.waits.empty() ? std::vector<std::string>{} : thread_names();
   for (const ScheduleOutcome::Waiting& w : out.waits) {
     HangWait h;
@@ -232,7 +239,7 @@ void ThreadedImport::schedule_point(PointKind kind, NameId module, const std::st
 
 void ThreadedImport::acquire_import_lock(LockSite site) {
   about_to_pass(PointKind::GlobalAcquire, kNoName, site);
-  thread_run_.global_site = site;
+  thread_run_.global_site[static_cast<size_t>(thread_run_.running)] = site;
   interp_.locks.imp_acquire_lock(*thread_run_.scheduler);
   resumed();
 }
@@ -407,6 +414,7 @@ void ThreadedImport::thread_start(int32_t at) {
   if (thread_run_.of_model[k] != kNoThread) raise("RuntimeError", "threads can only be started once");
   parked_.push_back(new_py_thread());
   thread_run_.next_point.emplace_back();
+  thread_run_.global_site.push_back(LockSite::None);
   const PyThreadId id = thread_run_.scheduler->spawn([this, k] { run_thread_program(model_.threads[k].program); });
   thread_run_.of_model[k] = id;
   thread_run_.model_of.push_back(static_cast<int>(k));

@@ -151,6 +151,7 @@ Outcome outcome_of(const Engine& engine) {
   out.error = engine.error();
   out.threads = engine.thread_ends();
   out.hang = engine.hang_waits();
+  out.hang_at = engine.hang_at();
   return out;
 }
 

@@ -105,6 +105,7 @@ template <class Body, class Cleanup>
 // is reported as the hang left it; `wait` says who waits for what.
 struct Hang {
   HangWait wait;
+  std::string at;  // the innermost step it hung in (set as it unwinds through the steps)
 };
 
 // The scheduling points a threaded run has (threads.cc), as the real
@@ -358,7 +359,11 @@ class EngineContext {
     std::vector<SchedulePoint>* points = nullptr;
     std::vector<SchedulePoint> next_point;  // by PyThreadId: the point it waits to pass
     LockRules lock_rules;
-    LockSite global_site = LockSite::None;  // where the global lock is being taken (a trace's waits)
+    // By PyThreadId: where that thread is taking the global lock (a trace's
+    // waits). One per thread: a thread woken from its wait that finds the
+    // lock taken again waits again, by then after others have taken it
+    // at sites of their own.
+    std::vector<LockSite> global_site;
   };
   ThreadRun thread_run_;
   // A traced run that is plain but for its trace: the TalliedRun of its
@@ -372,6 +377,9 @@ class EngineContext {
   std::string schedule_;
   std::optional<std::string> bad_schedule_;
   std::vector<HangWait> hang_waits_;
+  // The step the first waiting thread (main, when it waits) hung in: a
+  // failure's line. Not part of the outcome, which groups by the waits.
+  std::string hang_at_;
 };
 
 }  // namespace impsim

@@ -38,6 +38,8 @@ class ThreadedImport : public ImportSystem {
   // nothing. run/outcome_words.h words them.
   std::vector<ThreadEnd> thread_ends() const;
   const std::vector<HangWait>& hang_waits() const { return hang_waits_; }
+  // The step pointer the run hung at ("/program/3"), empty when it did not.
+  const std::string& hang_at() const { return hang_at_; }
   std::optional<PyError> thread_error(PyThreadId t) const;
   bool threaded_run() const { return thread_run_.scheduler != nullptr; }
   // The schedule run() follows (Scheduler::replay's string); empty: each

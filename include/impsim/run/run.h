@@ -86,6 +86,7 @@ struct Outcome {
   // a hang, never started), and a hang's waits (empty otherwise).
   std::vector<ThreadEnd> threads;
   std::vector<HangWait> hang;
+  std::string hang_at;  // the step pointer it hung at, for a failure's line (not compared)
 
   // Provenance (not compared): which step created each module, set its
   // mark, last changed the number of copies ("before the program" if none).

@@ -159,7 +159,7 @@ void FinderObjects::hook_lock_acquire(FinderId finder, NameId name, HookLockSite
   }
   if (lock.count > 0 && !lock.reentrant) {
     if (book_.trace) book_.trace->wait_begin(engine(), ThreadWait{WaitKind::HookLock, kNoName, 0, "", l});
-    throw Hang{HangWait{"main", HangWait::Kind::HookLock, lock.name, "main"}};
+    throw Hang{HangWait{"main", HangWait::Kind::HookLock, lock.name, "main"}, {}};
   }
   ++lock.count;
 }

@@ -423,3 +423,18 @@ TEST_CASE("trace threads: an ask names the finder the thread read, though anothe
   }
   CHECK(noted_rows == 1);
 }
+
+TEST_CASE("trace threads: a global-lock wait is labelled with its own thread's site, not the holder's") {
+  // main holds the global import lock around Builtin.find_spec('app'); w,
+  // in _find_and_load of app.b, waits for it in _get_module_lock. The site
+  // was one field for all threads, and main had set it last: w's wait read
+  // "to call a finder's find_spec".
+  const auto r = impsim::test::impsim(
+      "trace " + impsim::test::kSource + "/tests/data/threads/proxy_resolving_shared.json --variant after --schedule "
+      "1.0.0.0.0.1.0.1.0.0.1.1.0.1.0.0.1.1.0.1.0.0.1.0");
+  CAPTURE(r.out);
+  CHECK(r.out.find("     w |   import app.b: not in sys.modules; _find_and_load asks sys.meta_path\n"
+                   "     w |     waits for the global import lock (in _get_module_lock), held by main\n") !=
+        std::string::npos);
+  CHECK(r.out.find("w |     waits for the global import lock (to call a finder's find_spec)") == std::string::npos);
+}

@@ -253,7 +253,7 @@ HookLock HookReader::lock(const json& v, const std::string& ptr) const {
   if (!v.contains("taken")) return l;
   // One place, or a list of them: find_spec's (at most one), the install
   // step, the wrapped loader's work after exec_module.
-  enum class Place : uint8_t { AfterGuardTest, BeforeGuardTest, Install, AfterExec };
+  enum class LockPlace : uint8_t { AfterGuardTest, BeforeGuardTest, Install, AfterExec };
   const std::string tp = ptr + "/taken";
   const json& t = v["taken"];
   std::vector<std::pair<const json*, std::string>> items;
@@ -264,23 +264,23 @@ HookLock HookReader::lock(const json& v, const std::string& ptr) const {
     items.emplace_back(&t, tp);
   }
   l.taken = HookLockTaken::NotInFindSpec;
-  std::vector<Place> seen;
+  std::vector<LockPlace> seen;
   for (const auto& [x, xp] : items) {
-    const Place p = choice<Place>(*x, xp, "place the lock is taken",
-                                  {{"after_guard_test", Place::AfterGuardTest},
-                                   {"before_guard_test", Place::BeforeGuardTest},
-                                   {"install", Place::Install},
-                                   {"after_exec", Place::AfterExec}});
+    const LockPlace p = choice<LockPlace>(*x, xp, "place the lock is taken",
+                                  {{"after_guard_test", LockPlace::AfterGuardTest},
+                                   {"before_guard_test", LockPlace::BeforeGuardTest},
+                                   {"install", LockPlace::Install},
+                                   {"after_exec", LockPlace::AfterExec}});
     if (std::find(seen.begin(), seen.end(), p) != seen.end())
       fail(xp, fmt::format("\"{}\" is listed twice", x->get<std::string>()));
-    const bool in_find_spec = p == Place::AfterGuardTest || p == Place::BeforeGuardTest;
+    const bool in_find_spec = p == LockPlace::AfterGuardTest || p == LockPlace::BeforeGuardTest;
     if (in_find_spec && l.taken != HookLockTaken::NotInFindSpec)
       fail(xp, "find_spec takes the lock in one place: \"after_guard_test\" or \"before_guard_test\", not both");
     seen.push_back(p);
-    if (p == Place::AfterGuardTest) l.taken = HookLockTaken::AfterGuardTest;
-    if (p == Place::BeforeGuardTest) l.taken = HookLockTaken::BeforeGuardTest;
-    if (p == Place::Install) l.install = true;
-    if (p == Place::AfterExec) l.after_exec = true;
+    if (p == LockPlace::AfterGuardTest) l.taken = HookLockTaken::AfterGuardTest;
+    if (p == LockPlace::BeforeGuardTest) l.taken = HookLockTaken::BeforeGuardTest;
+    if (p == LockPlace::Install) l.install = true;
+    if (p == LockPlace::AfterExec) l.after_exec = true;
   }
   return l;
 }

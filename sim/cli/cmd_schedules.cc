@@ -19,12 +19,6 @@ namespace impsim::cli {
 
 namespace {
 
-std::vector<const DesignSearch*> search_pointers(const std::vector<DesignSearch>& searches) {
-  std::vector<const DesignSearch*> out;
-  for (const DesignSearch& t : searches) out.push_back(&t);
-  return out;
-}
-
 // --merge: the shards' documents read back, checked and merged
 // (report/schedules_report.h), each scenario's report written.
 int merge_shards_of(Sink& sink, const std::vector<std::string>& files, const InputLimits& limits,
@@ -33,10 +27,8 @@ int merge_shards_of(Sink& sink, const std::vector<std::string>& files, const Inp
   for (const std::string& f : files) read.push_back({f == "-" ? "<stdin>" : f, read_scenario_file(f, limits)});
   int status = 0;
   for (const MergedSchedules& m : merge_shard_files(read, limits.max_json_depth)) {
-    for (const DesignSearch& t : m.searches)
-      if (t.search.error) status = 1;
     const ScheduleGate gate = gate_schedules(m.gate, search_pointers(m.searches), fail_on);
-    status = std::max(status, gate.exit_status());
+    status = std::max(status, schedules_exit_status(search_pointers(m.searches), gate));
     if (sink.format == Format::Json) {
       // Each representative's points, from the shards of its own search.
       PointsOf kept = [&](const DesignSearch& t, const std::string& schedule) {
@@ -153,10 +145,7 @@ Action add_schedules(CLI::App& app) {
           else
             sink.text(schedules_text(sc.name, found) + schedule_gate_text(gate));
           sink.failures(sc.name, gate.failures);
-          int status = gate.exit_status();
-          for (const DesignSearch& t : found)
-            if (t.search.error) status = 1;
-          return status;
+          return schedules_exit_status(search_pointers(found), gate);
         });
   });
 }

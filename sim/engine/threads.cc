@@ -64,8 +64,11 @@ ScheduleOutcome ThreadedImport::run_threads(Scheduler& scheduler) {
         [this] { thread_run_.points->push_back(thread_run_.next_point[static_cast<size_t>(thread_run_.running)]); });
   if (book_.trace)
     scheduler.on_wait([this](const Scheduler::Wait& w, bool waiting) {
+      // The waiting thread is the running one (Scheduler::block calls this
+      // before it parks and once it is back): its own site.
+      const LockSite site = thread_run_.global_site[static_cast<size_t>(thread_run_.running)];
       const ThreadWait tw{w.kind, w.kind == WaitKind::ModuleLock ? static_cast<NameId>(w.module) : kNoName, w.on,
-                          w.kind == WaitKind::GlobalLock ? lock_site_name(thread_run_.global_site[static_cast<size_t>(thread_run_.running)]) : "",
+                          w.kind == WaitKind::GlobalLock ? lock_site_name(site) : "",
                           w.kind == WaitKind::HookLock ? w.module : -1};
       if (waiting)
         book_.trace->wait_begin(engine(), tw);

@@ -1,8 +1,6 @@
 // compare on a threaded scenario (include/impsim/report/compare_threaded.h).
 #include "impsim/report/compare_threaded.h"
 
-#include "impsim/report/schedules_report.h"
-
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -249,16 +247,19 @@ ordered_json classes_json(const std::vector<OutcomeClass>& classes) {
 
 std::vector<const DesignSearch*> compared_searches(const std::vector<EndsByDesign>& points) {
   std::vector<const DesignSearch*> out;
-  for (const EndsByDesign& p : points)
-    for (const DesignSearch& t : p.searches) out.push_back(&t);
+  for (const EndsByDesign& p : points) {
+    const std::vector<const DesignSearch*> of_point = search_pointers(p.searches);
+    out.insert(out.end(), of_point.begin(), of_point.end());
+  }
   return out;
 }
 
 int compare_threaded_exit_status(const ThreadedComparison& c) {
-  for (const EndsByDesign& p : c.points)
-    for (const DesignSearch& t : p.searches)
-      if (t.search.error) return kExitFailed;
-  return c.gate && c.gate->exit_status() != 0 ? kExitFailed : kExitOk;
+  const std::vector<const DesignSearch*> searches = compared_searches(c.points);
+  if (c.gate) return schedules_exit_status(searches, *c.gate) == 0 ? kExitOk : kExitFailed;
+  for (const DesignSearch* t : searches)
+    if (t->search.error) return kExitFailed;
+  return kExitOk;
 }
 
 std::string compare_threaded_text(const ThreadedComparison& c, CompareFormat format) {
@@ -274,21 +275,7 @@ std::string compare_threaded_text(const ThreadedComparison& c, CompareFormat for
   }
   if (const std::string why = unchecked_expectations(sc); !why.empty())
     out += md ? "Not checked: " + markdown_text(why) + ".\n" : wrap_paragraph("not checked: " + why + ".") + "\n";
-  if (c.gate) {
-    const std::string gate = schedule_gate_text(*c.gate);
-    if (!md) {
-      out += gate;
-    } else {
-      // Each line escaped on its own (a file's name is not to end a list or
-      // open a fence): the head, then a list item per failure.
-      size_t start = 0;
-      for (size_t end; (end = gate.find('\n', start)) != std::string::npos; start = end + 1) {
-        std::string line = gate.substr(start, end - start);
-        const bool item = line.starts_with("  ");
-        out += (item ? "- " : "\n") + markdown_text(item ? line.substr(2) : line, item ? Markdown::Inline : Markdown::Paragraph) + "\n";
-      }
-    }
-  }
+  if (c.gate) out += schedule_gate_text(*c.gate, md);
   return out;
 }
 

@@ -176,22 +176,41 @@ ScheduleGate gate_schedules(const GateScenario& sc, const std::vector<const Desi
   return gate;
 }
 
-std::string schedule_gate_text(const ScheduleGate& gate) {
+std::vector<const DesignSearch*> search_pointers(const std::vector<DesignSearch>& searches) {
+  std::vector<const DesignSearch*> out;
+  for (const DesignSearch& t : searches) out.push_back(&t);
+  return out;
+}
+
+int schedules_exit_status(const std::vector<const DesignSearch*>& searches, const ScheduleGate& gate) {
+  for (const DesignSearch* t : searches)
+    if (t->search.error) return 1;
+  return gate.exit_status();
+}
+
+std::string schedule_gate_text(const ScheduleGate& gate, bool markdown) {
   const std::string head = fmt::format("gate (--fail-on {}): ", fail_on_text(gate.fail_on));
   if (gate.failures.empty()) {
     std::vector<std::string> accepted;
     for (const SearchGate& g : gate.searches)
       for (Finding f : kFindings)
         if (g.accepted[static_cast<size_t>(f)]) accepted.emplace_back(finding_name(f));
-    if (accepted.empty()) return head + "passed\n";
+    const auto line = [&](const std::string& s) {
+      return markdown ? "\n" + markdown_text(s, Markdown::Paragraph) + "\n" : s + "\n";
+    };
+    if (accepted.empty()) return line(head + "passed");
     std::sort(accepted.begin(), accepted.end());
     accepted.erase(std::unique(accepted.begin(), accepted.end()), accepted.end());
     std::string list;
     for (const std::string& a : accepted) list += (list.empty() ? "" : ", ") + a;
-    return head + "passed; reachable and accepted by the scenario: " + list + "\n";
+    return line(head + "passed; reachable and accepted by the scenario: " + list);
   }
   std::string out = head + fmt::format("{} {}\n", gate.failures.size(), plural(gate.failures.size(), "failure", "failures"));
-  for (const Failure& f : gate.failures) out += "  " + failure_line(f) + "\n";
+  // Markdown: each line escaped on its own (a file's name is not to end the
+  // list or open a fence).
+  if (markdown) out = "\n" + markdown_text(out.substr(0, out.size() - 1), Markdown::Paragraph) + "\n";
+  for (const Failure& f : gate.failures)
+    out += markdown ? "- " + markdown_text(failure_line(f), Markdown::Inline) + "\n" : "  " + failure_line(f) + "\n";
   return out;
 }
 
@@ -215,7 +234,7 @@ ordered_json expect_schedules_json(const ScheduleExpectation& e) {
   ordered_json out = ordered_json::object();
   for (Finding f : kFindings)
     if (const std::optional<ReachExpected> said = e.findings[static_cast<size_t>(f)])
-      out[finding_name(f)] = *said == ReachExpected::Reachable ? "reachable" : "never";
+      out[finding_name(f)] = reach_name(*said);
   if (e.classes) out["classes"] = budget_json(*e.classes);
   return out;
 }
@@ -226,7 +245,7 @@ ordered_json search_findings_json(const SearchGate& g) {
     const size_t k = static_cast<size_t>(f);
     ordered_json expected;  // null: the scenario says nothing of it
     if (g.expect && g.expect->findings[k])
-      expected = *g.expect->findings[k] == ReachExpected::Reachable ? "reachable" : "never";
+      expected = reach_name(*g.expect->findings[k]);
     out[finding_name(f)] = {{"classes", g.found[k].classes},
                             {"schedules", g.found[k].schedules},
                             {"expected", std::move(expected)},

@@ -250,9 +250,7 @@ ordered_json schedules_json(const std::string& name, const std::string& file, co
       j["places"] = std::move(places);
     }
     j["gate"] = schedule_gate_json(*gate);
-    bool error = false;
-    for (const DesignSearch& t : searches) error = error || t.search.error.has_value();
-    j["exit_status"] = std::max(error ? 1 : 0, gate->exit_status());
+    j["exit_status"] = schedules_exit_status(search_pointers(searches), *gate);
   }
   return j;
 }
@@ -592,10 +590,9 @@ ReadSearch read_search(const ShardDoc& d, const ordered_json& e, const std::stri
     for (Finding f : kFindings) {
       const char* key = finding_name(f);
       if (!x.contains(key)) continue;
-      const std::string said = text_field(d, x, p, key);
-      if (said != "reachable" && said != "never")
-        refuse(d, key_pointer(p, key), fmt::format("\"{}\" is not \"reachable\" or \"never\"", key));
-      expect.findings[static_cast<size_t>(f)] = said == "reachable" ? ReachExpected::Reachable : ReachExpected::Never;
+      const std::optional<ReachExpected> said = parse_reach(text_field(d, x, p, key));
+      if (!said) refuse(d, key_pointer(p, key), fmt::format("\"{}\" is not \"reachable\" or \"never\"", key));
+      expect.findings[static_cast<size_t>(f)] = *said;
       expect.pointers[static_cast<size_t>(f)] = expect.pointer + "/" + key;
     }
     if (x.contains("classes")) {

@@ -32,4 +32,12 @@ const char* finding_phrase(Finding f) {
   return "?";
 }
 
+const char* reach_name(ReachExpected r) { return r == ReachExpected::Reachable ? "reachable" : "never"; }
+
+std::optional<ReachExpected> parse_reach(std::string_view name) {
+  for (ReachExpected r : {ReachExpected::Reachable, ReachExpected::Never})
+    if (name == reach_name(r)) return r;
+  return std::nullopt;
+}
+
 }  // namespace impsim

@@ -88,9 +88,16 @@ bool reaches(const ThreadedOutcome& o, Finding f);
 ScheduleGate gate_schedules(const GateScenario& sc, const std::vector<const DesignSearch*>& searches,
                             const FailOn& fail_on);
 
-// The report's gate block (text): one line when it passed, else the
-// failures, each on its own line (failure_line).
-std::string schedule_gate_text(const ScheduleGate& gate);
+// The searches in order, as gate_schedules takes them.
+std::vector<const DesignSearch*> search_pointers(const std::vector<DesignSearch>& searches);
+
+// What `schedules` exits with: 1 when a search is in error (its program did
+// not repeat itself under the same choices) or the gate failed.
+int schedules_exit_status(const std::vector<const DesignSearch*>& searches, const ScheduleGate& gate);
+
+// The report's gate block: one line when it passed, else the failures, each
+// on a line of its own (failure_line); in Markdown each failure a list item.
+std::string schedule_gate_text(const ScheduleGate& gate, bool markdown = false);
 // {"fail_on": [...], "passed": bool, "failures": [{kind, pointer, line, column, message}]}.
 nlohmann::ordered_json schedule_gate_json(const ScheduleGate& gate);
 // An expect_schedules entry as the scenario writes it: {"hang": "reachable",

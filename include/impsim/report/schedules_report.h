@@ -19,8 +19,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "impsim/run/run.h"
 #include "impsim/report/schedule_gate.h"
+#include "impsim/run/run.h"
 #include "impsim/run/schedules.h"
 
 namespace impsim {

@@ -33,6 +33,9 @@ std::optional<Finding> parse_finding(std::string_view name);
 const char* finding_phrase(Finding f);
 
 enum class ReachExpected : uint8_t { Reachable, Never };
+// "reachable", "never": as expect_schedules writes them.
+const char* reach_name(ReachExpected r);
+std::optional<ReachExpected> parse_reach(std::string_view name);
 
 struct ScheduleExpectation {
   Variant variant;

@@ -180,3 +180,12 @@ TEST_CASE("run's failure for a hang names the step the first waiting thread hung
   CHECK(r.err.starts_with(hangs + ":" + std::to_string(line) + ":"));
   CHECK(r.err.find("as_is: hangs: thread main waits for thread t to finish (join)") != std::string::npos);
 }
+
+TEST_CASE("a gate that passed on searches that did not cover every schedule says so") {
+  test::impsim_says("schedules " + kHang + " --max-schedules 3 --fail-on none", 0,
+                    "gate (--fail-on none): passed (within what 1 of 1 search ran: each says its coverage)\n");
+  const auto j = nlohmann::json::parse(test::impsim("schedules " + kHang + " --max-schedules 3 --fail-on none --format json").out);
+  CHECK(j["gate"]["incomplete_searches"] == 1);
+  const auto whole = test::impsim_says("schedules " + kHang + " --fail-on none", 0, "gate (--fail-on none): passed\n");
+  CHECK(whole.out.find("within what") == std::string::npos);
+}

@@ -123,6 +123,7 @@ ScheduleGate gate_schedules(const GateScenario& sc, const std::vector<const Desi
   };
   for (const DesignSearch* t : searches) {
     const ScheduleSearch& s = t->search;
+    gate.incomplete += !s.complete;
     SearchGate g;
     for (const ScheduleExpectation& e : sc.expect)
       if (e.variant == t->variant) g.expect = &e;
@@ -195,8 +196,13 @@ std::string schedule_gate_text(const ScheduleGate& gate, bool markdown) {
     for (const SearchGate& g : gate.searches)
       for (Finding f : kFindings)
         if (g.accepted[static_cast<size_t>(f)]) accepted.emplace_back(finding_name(f));
+    const std::string within =
+        gate.incomplete == 0
+            ? ""
+            : fmt::format(" (within what {} of {} {} ran: each says its coverage)", gate.incomplete,
+                          gate.searches.size(), plural(gate.searches.size(), "search", "searches"));
     const auto line = [&](const std::string& s) {
-      return markdown ? "\n" + markdown_text(s, Markdown::Paragraph) + "\n" : s + "\n";
+      return markdown ? "\n" + markdown_text(s + within, Markdown::Paragraph) + "\n" : s + within + "\n";
     };
     if (accepted.empty()) return line(head + "passed");
     std::sort(accepted.begin(), accepted.end());
@@ -227,7 +233,10 @@ ordered_json schedule_gate_json(const ScheduleGate& gate) {
     e["message"] = f.text;
     failures.push_back(std::move(e));
   }
-  return {{"fail_on", std::move(kinds)}, {"passed", gate.failures.empty()}, {"failures", std::move(failures)}};
+  return {{"fail_on", std::move(kinds)},
+          {"passed", gate.failures.empty()},
+          {"incomplete_searches", gate.incomplete},
+          {"failures", std::move(failures)}};
 }
 
 ordered_json expect_schedules_json(const ScheduleExpectation& e) {

@@ -79,6 +79,9 @@ struct ScheduleGate {
   FailOn fail_on;
   std::vector<SearchGate> searches;  // by the searches' index
   std::vector<Failure> failures;     // in the searches' order
+  // Searches that did not cover every schedule (cut at --max-schedules, or
+  // sampled): a "passed" holds only within what they ran.
+  uint64_t incomplete = 0;
   int exit_status() const { return failures.empty() ? 0 : 1; }
 };
 

@@ -60,7 +60,9 @@ TEST_CASE("every file in tests/bad/ exits with its status and message") {
 // the two must refuse it the same way, with the same words and status.
 TEST_CASE("validate refuses every file run refuses before running, in the same words") {
   size_t compared = 0;
+  size_t index = 0;
   for (auto& c : cases()) {
+    if (index++ % test::kSanitizerStride != 0) continue;
     const std::string path = bad_dir() + c["file"].get<std::string>();
     const std::string args = c.value("args", "");
     if (!args.empty() && !args.starts_with("--max-")) continue;  // a flag of run's own
@@ -73,7 +75,7 @@ TEST_CASE("validate refuses every file run refuses before running, in the same w
     CHECK(v.out == r.out);
     ++compared;
   }
-  CHECK(compared >= 60);
+  CHECK(compared >= 60 / test::kSanitizerStride);
 }
 
 TEST_CASE("every file in tests/bad/ is listed in cases.json") {

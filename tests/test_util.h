@@ -146,6 +146,16 @@ inline Command impsim_says(const std::string& args, int status, const std::strin
   return c;
 }
 
+// Under the sanitizers a test whose loop compares answers (two runs of the
+// same file, validate against run) runs every `kSanitizerStride`-th item:
+// a memory error shows on the first run of a code path, and the Release
+// build runs them all. Said in test_samples.txt (tests/CMakeLists.txt).
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr size_t kSanitizerStride = 2;
+#else
+inline constexpr size_t kSanitizerStride = 1;
+#endif
+
 // Peak-RSS bounds mean nothing under AddressSanitizer (shadow memory, the
 // quarantine): there the memory tests check exit statuses only.
 #if defined(__SANITIZE_ADDRESS__)

@@ -13,9 +13,10 @@
 
 --batched runs each subcommand and format once over every shipped scenario
 (the several-files report, each file's report in it; the threaded ones in a
-batch of their own, compare's schedule search cut at 300) instead of once
-per file: the same report writers on the same runs, in a few dozen
-processes instead of hundreds. The sanitizer build uses it, where each process's start and leak check
+batch of their own, compare's schedule search cut at 100), and compare and
+schedules once over tests/data/threads/ (compare's searches cut at 50),
+instead of once per file: the same report writers on the same runs, in a
+few dozen processes instead of hundreds. The sanitizer build uses it, where each process's start and leak check
 cost about 0.1 s.
 
 Needs python3-jsonschema >= 4 (Debian bookworm: 4.10.3); tools/setup installs it.
@@ -141,31 +142,52 @@ def main():
             checked += 1
 
     # compare of a threaded scenario (its own report: the designs across
-    # the schedules), in each format.
-    for path in sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "tests", "data", "threads", "*.json"))):
+    # the schedules), in each format. --batched: every file of
+    # tests/data/threads in one process per format, each search cut at 50
+    # (the same writers; under the sanitizers one process a file took 29 s
+    # of this test's 69 s of impsim).
+    thread_data = sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "tests", "data", "threads", "*.json")))
+    for files in ([thread_data] if batched else [[path] for path in thread_data]):
+        argv = ["compare", *files, "--max-schedules", "50" if batched else "200"]
+        what = "compare " + (files[0] if len(files) == 1 else f"tests/data/threads/ ({len(files)} files)")
         statuses = set()
         for fmt in ["text", "json", "markdown"]:
-            status, out, _ = impsim(["compare", path, "--max-schedules", "200", "--format", fmt])
+            status, out, _ = impsim(argv + ["--format", fmt])
             statuses.add(status)
             if fmt == "json":
-                doc = check_json(f"compare {path} --format json", out)
+                doc = check_json(f"{what} --format json", out)
                 if doc is not None and doc.get("exit_status") != status:
-                    fail(f"compare {path} --format json: exit_status {doc.get('exit_status')} but the exit status is {status}")
-            elif fmt == "markdown" and not out.startswith("### impsim compare: "):
-                fail(f"compare {path} --format markdown: no heading")
+                    fail(f"{what} --format json: exit_status {doc.get('exit_status')} but the exit status is {status}")
+                if doc is not None and len(files) > 1 and len(doc.get("reports", [])) != len(files):
+                    fail(f"{what} --format json: {len(doc.get('reports', []))} reports for {len(files)} files")
+            elif fmt == "markdown" and out.count("### impsim compare: ") != len(files):
+                fail(f"{what} --format markdown: {out.count('### impsim compare: ')} headings for {len(files)} files")
             elif not out.strip():
-                fail(f"compare {path} --format {fmt}: printed nothing")
-            checked += 1
+                fail(f"{what} --format {fmt}: printed nothing")
+            checked += len(files)
         if len(statuses) != 1:
-            fail(f"compare {path}: exit statuses differ between formats: {statuses}")
+            fail(f"{what}: exit statuses differ between formats: {statuses}")
 
     # schedules of a threaded scenario, in each format; its JSON split in
     # two shards (each a document of its own, with the identity --merge
     # checks) and merged back into the unsplit search's very document.
     with tempfile.TemporaryDirectory() as tmp:
-        for path in sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "tests", "data", "threads", "*.json"))):
-            argv = ["schedules", path, "--max-schedules", "200"]
+        # --batched: the text and JSON of every file in one process each.
+        if batched:
+            argv = ["schedules", *thread_data, "--max-schedules", "200"]
             for fmt in ["text", "json"]:
+                status, out, _ = impsim(argv + ["--format", fmt])
+                what = f"schedules tests/data/threads/ ({len(thread_data)} files) --format {fmt}"
+                if fmt == "json":
+                    doc = check_json(what, out)
+                    if doc is not None and len(doc.get("reports", [])) != len(thread_data):
+                        fail(f"{what}: {len(doc.get('reports', []))} reports for {len(thread_data)} files")
+                elif not out.strip():
+                    fail(f"{what}: printed nothing")
+                checked += len(thread_data)
+        for path in thread_data:
+            argv = ["schedules", path, "--max-schedules", "200"]
+            for fmt in ([] if batched else ["text", "json"]):
                 status, out, _ = impsim(argv + ["--format", fmt])
                 if fmt == "json":
                     check_json(" ".join(argv) + " --format json", out)

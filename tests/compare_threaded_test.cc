@@ -248,3 +248,23 @@ TEST_CASE("compare's default designs: after-global-set only for a scenario with 
   const nlohmann::json one = nlohmann::json::parse(unthreaded.out);
   CHECK(one.dump().find("after-global-set") == std::string::npos);
 }
+
+TEST_CASE("run's verdict on a threaded scenario says it is one schedule, where compare finds designs differ") {
+  // paddle_proxy_threads: on the schedule run takes every design ends
+  // alike; over the schedules compare finds `after` reaching ends that
+  // `before` never does. run must not read as the answer for all of them.
+  const std::string file = test::kSource + "/scenarios/zoo/paddle_proxy_threads.json";
+  const auto run = test::impsim("run " + file);
+  CAPTURE(run.out);
+  CHECK(run.out.find("outcome: identical in every variant, on this one schedule (`impsim compare` searches them all)") !=
+        std::string::npos);
+  const auto compare = test::impsim("compare " + file + " --fail-on none --max-schedules 2000");
+  CAPTURE(compare.out);
+  CHECK(compare.out.find("after: differs:") != std::string::npos);
+  // A scenario without threads keeps its verdict as it was.
+  const auto plain = test::impsim("run " + test::kSource + "/scenarios/nested_guards.json");
+  CHECK(plain.out.find("outcome: identical in every variant at every sweep value\n") != std::string::npos);
+  // Two designs that differ on the one schedule say so, with the same words.
+  const auto differs = test::impsim("run " + test::kSource + "/scenarios/zoo/ddtrace_thread_join.json");
+  CHECK(differs.out.find("outcome: as_is and call_next differ, on this one schedule") != std::string::npos);
+}

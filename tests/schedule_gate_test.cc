@@ -189,3 +189,32 @@ TEST_CASE("a gate that passed on searches that did not cover every schedule says
   const auto whole = test::impsim_says("schedules " + kHang + " --fail-on none", 0, "gate (--fail-on none): passed\n");
   CHECK(whole.out.find("within what") == std::string::npos);
 }
+
+TEST_CASE("schedules --format markdown: a heading, a table of outcomes per design, and the gate in Markdown") {
+  const auto md = test::impsim("schedules " + kHang + " --format markdown");
+  CAPTURE(md.out);
+  CHECK(md.status == 1);  // the same status as text
+  CHECK(md.out.starts_with("### impsim schedules: hook_start_join\n"));
+  CHECK(md.out.find("| # | schedules | outcome | replay with `--schedule` | preemptions |\n") != std::string::npos);
+  CHECK(md.out.find("\n| 1 | 7 | ") != std::string::npos);
+  CHECK(md.out.find("a hang is reachable") != std::string::npos);
+  // Not the text report under another name.
+  CHECK(md.out.find("replay with --schedule") == std::string::npos);
+  // A name that would be Markdown structure is escaped.
+  std::string text = test::read_file(kHang);
+  const std::string name_key = "\"name\": \"hook_start_join\"";
+  REQUIRE(text.find(name_key) != std::string::npos);
+  text.replace(text.find(name_key), name_key.size(), "\"name\": \"<img src=x> [a](http://e) | cell\"");
+  const std::string hostile = test::write_temp("md_hostile.json", text);
+  const auto h = test::impsim("schedules " + hostile + " --format markdown --fail-on none");
+  CAPTURE(h.out);
+  CHECK(h.out.find("<img") == std::string::npos);
+  CHECK(h.out.starts_with("### impsim schedules: &lt;img src=x> [a\\](http\\://e) | cell\n"));
+  // Two files: a heading each.
+  const auto two = test::impsim("schedules " + kHang + " " + kCross + " --format markdown --fail-on none");
+  size_t headings = 0;
+  for (size_t at = two.out.find("### impsim schedules: "); at != std::string::npos;
+       at = two.out.find("### impsim schedules: ", at + 1))
+    ++headings;
+  CHECK(headings == 2);
+}

@@ -38,7 +38,9 @@ int merge_shards_of(Sink& sink, const std::vector<std::string>& files, const Inp
       };
       sink.json(schedules_json(m.name, m.file, m.searches, kept, nullptr, &gate, &m.gate));
     } else {
-      sink.text(schedules_text(m.name, m.searches) + schedule_gate_text(gate));
+      sink.text(sink.format == Format::Markdown
+                    ? schedules_markdown(m.name, m.searches) + schedule_gate_text(gate, true)
+                    : schedules_text(m.name, m.searches) + schedule_gate_text(gate));
     }
     sink.failures(m.name, gate.failures);
   }
@@ -84,7 +86,7 @@ Action add_schedules(CLI::App& app) {
   cmd->add_flag("--merge", st->merge,
                 "The files are shard outputs (`--shard I/N --format json`, a file each or JSON lines): print the "
                 "search they make together, as one unsplit run would");
-  st->add_shared({.format_help = "text or json"});
+  st->add_shared({.format_help = "text, json or markdown"});
   cmd->footer(
       "Each outcome is listed with how many schedules reached it and one schedule, with the fewest preemptions, "
       "that reaches it again. A search that finds no hang or _DeadlockError says how far it looked.\n\n"
@@ -143,7 +145,9 @@ Action add_schedules(CLI::App& app) {
           if (sink.format == Format::Json)
             sink.json(schedules_json(sc.name, sc.file, found, points, identity ? &*identity : nullptr, &gate, &gated));
           else
-            sink.text(schedules_text(sc.name, found) + schedule_gate_text(gate));
+            sink.text(sink.format == Format::Markdown
+                          ? schedules_markdown(sc.name, found) + schedule_gate_text(gate, true)
+                          : schedules_text(sc.name, found) + schedule_gate_text(gate));
           sink.failures(sc.name, gate.failures);
           return schedules_exit_status(search_pointers(found), gate);
         });

@@ -196,7 +196,12 @@ std::string report_tail(const ScenarioRun& run) {
                        kept.empty() ? "none of the scenario's names" : kept);
   }
 
-  // Outcome verdict.
+  // Outcome verdict. A threaded scenario's run is one schedule: its
+  // verdict says so, since `compare` searches them all and can find a
+  // design that differs where this one schedule shows none.
+  const bool one_schedule = std::any_of(run.runs.begin(), run.runs.end(),
+                                        [](const VariantRun& r) { return r.outcome.threads.size() > 1; });
+  const std::string on_schedule = one_schedule ? ", on this one schedule (`impsim compare` searches them all)" : "";
   if (nv > 1) {
     for (size_t s = 0; s < nsweep; ++s) {
       std::string at = run.sweep_values.empty() ? "" : " at " + params_text(run.at(s, 0).params);
@@ -216,8 +221,8 @@ std::string report_tail(const ScenarioRun& run) {
       if (run.equivalent_at[s]) {
         if (run.sweep_values.empty() || s == nsweep - 1)
           out += run.equivalent && run.all_compared()
-                     ? fmt::format("outcome: identical in every variant{}\n",
-                                   run.sweep_values.empty() ? "" : " at every sweep value")
+                     ? fmt::format("outcome: identical in every variant{}{}\n",
+                                   run.sweep_values.empty() ? "" : " at every sweep value", on_schedule)
                      : "";
         continue;
       }
@@ -225,8 +230,8 @@ std::string report_tail(const ScenarioRun& run) {
         auto diffs = describe_differences(run.at(s, 0).outcome, run.at(s, v).outcome, variant_name(run.variants[0]),
                                           variant_name(run.variants[v]));
         if (diffs.empty()) continue;
-        out += fmt::format("outcome{}: {} and {} differ:\n", at, variant_name(run.variants[0]),
-                           variant_name(run.variants[v]));
+        out += fmt::format("outcome{}: {} and {} differ{}:\n", at, variant_name(run.variants[0]),
+                           variant_name(run.variants[v]), on_schedule);
         for (auto& d : diffs) out += wrap_paragraph(terminal_text(d), "  - ", "    ");
       }
     }

@@ -172,6 +172,33 @@ std::string schedules_text(const std::string& name, const std::vector<DesignSear
   return out;
 }
 
+std::string schedules_markdown(const std::string& name, const std::vector<DesignSearch>& searches) {
+  std::string out = fmt::format("### impsim schedules: {}\n", markdown_text(name));
+  for (const DesignSearch& t : searches) {
+    const ScheduleSearch& s = t.search;
+    out += fmt::format("\n**{}**{}: {}\n\n", markdown_text(variant_name(t.variant)),
+                       t.params.empty() ? "" : " (" + markdown_text(search_params_text(t.params)) + ")",
+                       markdown_text(search_coverage(s)));
+    if (s.error) {
+      out += markdown_text(*s.error, Markdown::Paragraph) + "\n";
+      continue;
+    }
+    out += "| # | schedules | outcome | replay with `--schedule` | preemptions |\n| ---: | ---: | --- | --- | ---: |\n";
+    const std::vector<size_t> order = classes_by_text(s.outcomes);
+    for (size_t i = 0; i < order.size(); ++i) {
+      const OutcomeClass& c = s.outcomes[order[i]];
+      out += fmt::format("| {} | {} | {} | {} | {} |\n", i + 1, c.schedules,
+                         markdown_text(threaded_outcome_text(c.outcome), Markdown::Cell),
+                         markdown_text(c.schedule.empty() ? "''" : c.schedule, Markdown::CodeCell), c.preemptions);
+    }
+    const std::string within = fmt::format(" ({})", markdown_text(search_coverage(s)));
+    if (!any_outcome(s, [](const ThreadedOutcome& o) { return o.hung(); })) out += "\nno hang found" + within + "\n";
+    if (!any_outcome(s, [](const ThreadedOutcome& o) { return o.raised("_DeadlockError"); }))
+      out += "\nno _DeadlockError found" + within + "\n";
+  }
+  return out;
+}
+
 ordered_json points_json(const std::vector<PointText>& points) {
   ordered_json out = ordered_json::array();
   for (const PointText& p : points) {

@@ -48,6 +48,9 @@ nlohmann::ordered_json threaded_json(const ThreadedOutcome& o);
 
 // The text report of a scenario's searches.
 std::string schedules_text(const std::string& name, const std::vector<DesignSearch>& searches);
+// The same as GitHub-flavoured Markdown (a job summary, a PR comment): a
+// heading, then per design its coverage and a table of its outcomes.
+std::string schedules_markdown(const std::string& name, const std::vector<DesignSearch>& searches);
 
 // `points`: each outcome's schedule written out point by point (a JSON
 // array), or null where there is none.

@@ -158,20 +158,23 @@ TEST_CASE("compare across schedules: the verdicts measured on tests/data/threads
           std::set<std::string>{"before", "idempotent-enable", "disable-all", "after+idempotent-enable"});
     for (const char* d : {"after", "idempotent-enable", "disable-all", "indexed-walk", "after+idempotent-enable"})
       CHECK(p["verdicts"][d]["identical"] == false);
-    CHECK(p["verdicts"]["after"]["ends_only_here"] == nlohmann::json({1, 4, 7}));
-    CHECK(p["verdicts"]["after"]["ends_only_in_baseline"] == nlohmann::json({2, 5, 6, 9, 10}));
+    // The ends are listed by the designs that reach them, then by text.
+    CHECK(p["verdicts"]["after"]["ends_only_here"] == nlohmann::json({7, 8, 9}));
+    CHECK(p["verdicts"]["after"]["ends_only_in_baseline"] == nlohmann::json({2, 3, 4, 5, 6}));
     CHECK(p["verdicts"]["indexed-walk"]["ends_only_here"] == p["verdicts"]["after"]["ends_only_here"]);
     CHECK(p["verdicts"]["disable-all"]["ends_only_in_baseline"] == nlohmann::json({5, 6}));
   }
   SUBCASE("the text report says each verdict, and what a never holds within") {
     const auto r = test::impsim("compare " + kCompareData + "proxy_guards.json --variants before,after");
     CHECK(r.status == 0);
-    CHECK(r.out.find("  before: exhaustive within 2 preemptions: 1405 schedules, every one within the bound; 8 "
-                     "outcomes\n") != std::string::npos);
-    CHECK(r.out.find("   reached by before only; never by after (exhaustive within 2 preemptions: 1539\n     "
-                     "schedules, every one within the bound)\n") != std::string::npos);
-    CHECK(r.out.find("  after: differs: reaches ends 1, 3 and 6, which before never does; never\n    reaches ends "
-                     "2, 4, 5, 8 and 9, which before does\n") != std::string::npos);
+    // The search's kind and bound once, each design's extent under it.
+    CHECK(r.out.find("searches them\n(exhaustive within 2 preemptions, every schedule within the bound):\n  before: "
+                     "1405 schedules, 8 outcomes\n  after: 1539 schedules, 6 outcomes\n") != std::string::npos);
+    // The ends under a line saying which designs reach them.
+    CHECK(r.out.find("\nreached by before only; never by after:\n  2. ") != std::string::npos);
+    CHECK(r.out.find("\nreached by after only; never by before:\n  7. ") != std::string::npos);
+    CHECK(r.out.find("  after: differs: reaches ends 7 to 9, which before never does; never reaches\n    ends 2 to "
+                     "6, which before does\n") != std::string::npos);
     const auto md = test::impsim("compare " + kCompareData + "guard_sets.json --format markdown --fail-on none");
     CHECK(md.status == 0);
     CHECK(md.out.starts_with("### impsim compare: guard_sets\n"));

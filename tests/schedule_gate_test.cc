@@ -218,3 +218,28 @@ TEST_CASE("schedules --format markdown: a heading, a table of outcomes per desig
     ++headings;
   CHECK(headings == 2);
 }
+
+TEST_CASE("the report folds designs that reach a finding alike into one line; annotations and JSON keep one each") {
+  // hook_start_join: every design of the hook hangs on the same schedule.
+  const auto c = test::impsim("compare " + kHang + " --variants as_is,call_next,skip_self");
+  CAPTURE(c.out);
+  CHECK(c.status == 1);
+  CHECK(c.out.find("gate (--fail-on hang,deadlock,uncaught): 3 failures\n  " + kHang +
+                   ":14:13: as_is, call_next and skip_self: a hang is reachable in each: 1 of 1 outcome class, 7 of 7 "
+                   "schedules; replay one with --schedule 0.0. A scenario that documents it accepts it with "
+                   "\"expect_schedules\": {\"as_is\": {\"hang\": \"reachable\"}, \"call_next\": {\"hang\": "
+                   "\"reachable\"}, \"skip_self\": {\"hang\": \"reachable\"}}\n") != std::string::npos);
+  const auto j =
+      nlohmann::json::parse(test::impsim("compare " + kHang + " --variants as_is,call_next,skip_self --format json").out);
+  CHECK(j["gate"]["failures"].size() == 3);
+  const auto gh = test::shell_split("GITHUB_ACTIONS=true " + test::kBin + " compare " + kHang +
+                                    " --variants as_is,call_next,skip_self --quiet");
+  size_t annotations = 0;
+  for (size_t at = gh.err.find("::error file="); at != std::string::npos; at = gh.err.find("::error file=", at + 1))
+    ++annotations;
+  CHECK(annotations == 3);
+  // Designs that differ in what they reach stay on lines of their own.
+  const auto cross = test::impsim("compare " + kCross + " --variants before,after");
+  CHECK(cross.out.find(": before: ") != std::string::npos);
+  CHECK(cross.out.find(": after: ") != std::string::npos);
+}

@@ -45,7 +45,12 @@ EndsByDesign in_text_order(const EndsByDesign& point) {
       std::sort(d.outcomes.begin(), d.outcomes.end());
       d.representative = moved_to[v][d.representative];
     }
-    ends.emplace_back(outcome_end_text(out.ends[i].end), i);
+    // Ends reached by the same designs sit together (the text report
+    // lists them under one line saying which): those every design
+    // reaches first, then by the first design that does not.
+    std::string unreached;
+    for (const auto& d : out.ends[i].designs) unreached += d ? '0' : '1';
+    ends.emplace_back(unreached + '\n' + outcome_end_text(out.ends[i].end), i);
   }
   std::sort(ends.begin(), ends.end());
   std::vector<ThreadedEnd> sorted;
@@ -60,11 +65,22 @@ std::string preemptions_text(int n) {
 
 std::string schedules_text(uint64_t n) { return fmt::format("{} {}", n, plural(n, "schedule", "schedules")); }
 
-// "1, 3 and 4": ends by their number in the list.
+// "1, 3 and 4", "1 to 14 and 16": ends by their number in the list (from
+// 0 in `ends`, sorted), a run of three or more as its first and last.
 std::string numbers_text(const std::vector<size_t>& ends) {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < ends.size();) {
+    size_t j = i;
+    while (j + 1 < ends.size() && ends[j + 1] == ends[j] + 1) ++j;
+    if (j - i >= 2) {
+      parts.push_back(fmt::format("{} to {}", ends[i] + 1, ends[j] + 1));
+    } else {
+      for (size_t k = i; k <= j; ++k) parts.push_back(fmt::format("{}", ends[k] + 1));
+    }
+    i = j + 1;
+  }
   std::string out;
-  for (size_t i = 0; i < ends.size(); ++i)
-    out += fmt::format("{}{}", i == 0 ? "" : i + 1 == ends.size() ? " and " : ", ", ends[i] + 1);
+  for (size_t i = 0; i < parts.size(); ++i) out += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
   return out;
 }
 
@@ -151,6 +167,97 @@ std::string search_line(const DesignSearch& t) {
          fmt::format("; {} {}", t.search.outcomes.size(), plural(t.search.outcomes.size(), "outcome", "outcomes"));
 }
 
+// The text report's line for a design's search: what every design's search
+// shares (its kind and bound, and that it covered every schedule within
+// the bound) is said once, in the heading (`shared`).
+std::string search_extent_line(const DesignSearch& t, const std::string& shared, bool all_complete) {
+  std::string coverage = search_coverage(t.search);
+  if (coverage.starts_with(shared + ": ")) coverage = coverage.substr(shared.size() + 2);
+  if (all_complete && coverage.ends_with(", every one within the bound"))
+    coverage.resize(coverage.size() - std::string_view(", every one within the bound").size());
+  std::string line = fmt::format("{}: {}", variant_name(t.variant), coverage);
+  if (t.search.error) return line + "; " + *t.search.error;
+  return line +
+         fmt::format(", {} {}", t.search.outcomes.size(), plural(t.search.outcomes.size(), "outcome", "outcomes"));
+}
+
+// The kind and bound of the searches ("exhaustive within 2 preemptions"):
+// the designs are searched with the same flags.
+std::string search_kind_text(const ScheduleSearch& s) {
+  const std::string c = search_coverage(s);
+  return c.substr(0, c.find(": "));
+}
+
+// The lines under one end of the text report: the designs that reach it,
+// those with the same count and schedule to replay on one line, then
+// under it the counters, designs with the same ones together.
+std::string end_designs_text(const EndsByDesign& point, const ThreadedEnd& e) {
+  struct Group {
+    std::vector<size_t> designs;
+    uint64_t schedules = 0;
+    std::string schedule;
+    int preemptions = 0;
+  };
+  std::vector<Group> groups;
+  for (size_t v = 0; v < point.searches.size(); ++v) {
+    if (!e.designs[v]) continue;
+    const DesignReach& d = *e.designs[v];
+    const OutcomeClass& c = point.searches[v].search.outcomes[d.representative];
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) {
+      return g.schedules == d.schedules && g.schedule == c.schedule && g.preemptions == c.preemptions;
+    });
+    if (it == groups.end()) groups.push_back({{v}, d.schedules, c.schedule, c.preemptions});
+    else it->designs.push_back(v);
+  }
+  auto names_of = [&](const std::vector<size_t>& designs) {
+    std::vector<std::string> names;
+    for (size_t v : designs) names.push_back(variant_name(point.searches[v].variant));
+    return names_text(names);
+  };
+  std::string out;
+  for (const Group& g : groups) {
+    // One line, the schedule last and whole: it is what gets copied.
+    out += terminal_text(fmt::format("     {}: {}{}, replay ({}) with --schedule {}", names_of(g.designs),
+                                     schedules_text(g.schedules), g.designs.size() == 1 ? "" : " each",
+                                     preemptions_text(g.preemptions), g.schedule.empty() ? "''" : g.schedule)) +
+           "\n";
+    // The counters, which is where designs that end alike differ.
+    std::vector<std::pair<std::string, std::vector<size_t>>> by_counters;
+    for (size_t v : g.designs) {
+      const DesignReach& d = *e.designs[v];
+      const std::vector<OutcomeClass>& classes = point.searches[v].search.outcomes;
+      std::string text;
+      if (d.outcomes.size() == 1) {
+        text = outcome_counters_text(classes[d.outcomes.front()].outcome.counters);
+      } else {
+        text = fmt::format("in {} outcomes by their counters: ", d.outcomes.size());
+        for (size_t i = 0; i < d.outcomes.size(); ++i)
+          text += fmt::format("{}{}: {}", i == 0 ? "" : "; ", schedules_text(classes[d.outcomes[i]].schedules),
+                              outcome_counters_text(classes[d.outcomes[i]].outcome.counters));
+      }
+      auto it = std::find_if(by_counters.begin(), by_counters.end(), [&](const auto& c) { return c.first == text; });
+      if (it == by_counters.end()) by_counters.push_back({text, {v}});
+      else it->second.push_back(v);
+    }
+    // Under the line that names the designs: their names again only
+    // where their counters differ.
+    for (const auto& [text, designs] : by_counters)
+      out += wrap_paragraph(terminal_text(by_counters.size() == 1 ? text : names_of(designs) + ": " + text), "       ",
+                            "         ");
+  }
+  return out;
+}
+
+// The heading of a run of ends reached by the same designs.
+std::string reach_heading(const EndsByDesign& point, const ThreadedEnd& e) {
+  const Reach r = reach_of(point, e);
+  if (r.never.empty() && r.unsearched.empty()) return "reached by every design:";
+  std::string text = fmt::format("reached by {}{}", names_text(r.by), r.by.size() == 1 ? " only" : "");
+  if (!r.never.empty()) text += "; never by " + names_text(r.never);
+  if (!r.unsearched.empty()) text += "; not searched: " + names_text(r.unsearched);
+  return text + ":";
+}
+
 std::string point_text(const EndsByDesign& point, bool md) {
   std::string out;
   const std::string base = variant_name(point.searches[0].variant);
@@ -192,31 +299,30 @@ std::string point_text(const EndsByDesign& point, bool md) {
                          markdown_text(verdict_of(point, v).text));
     return out + "\n";
   }
-  out += "each design's schedules, as `impsim schedules --variant DESIGN` searches them:\n";
-  for (const DesignSearch& t : point.searches) out += "  " + terminal_text(search_line(t)) + "\n";
-  out += fmt::format("\n{} {} of the threads, against {}:\n", point.ends.size(),
-                     plural(point.ends.size(), "end", "ends"), base);
+  // The designs are searched with the same flags: the kind and bound are
+  // said once, and "every one within the bound" too where every search
+  // covered its bound.
+  const std::string shared = search_kind_text(point.searches.front().search);
+  bool all_complete = true;
+  for (const DesignSearch& t : point.searches)
+    all_complete = all_complete && !t.search.error && t.search.complete && t.search.options.kind == SearchKind::Exhaustive;
+  out += wrap_paragraph(terminal_text(fmt::format(
+      "each design's schedules, as `impsim schedules --variant DESIGN` searches them ({}{}):", shared,
+      all_complete ? ", every schedule within the bound" : "")));
+  for (const DesignSearch& t : point.searches)
+    out += "  " + terminal_text(search_extent_line(t, shared, all_complete)) + "\n";
+  out += "\n" + wrap_paragraph(fmt::format("{} {} of the threads, by the designs that reach them (a \"never\" holds "
+                                          "within the design's search, above):",
+                                          point.ends.size(), plural(point.ends.size(), "end", "ends")));
+  std::string heading;
   for (size_t i = 0; i < point.ends.size(); ++i) {
     const ThreadedEnd& e = point.ends[i];
-    out += fmt::format("{}. {}\n", i + 1, terminal_text(outcome_end_text(e.end)));
-    out += wrap_paragraph(terminal_text(reach_of(point, e).text), "   ", "     ");
-    for (size_t v = 0; v < point.searches.size(); ++v) {
-      if (!e.designs[v]) continue;
-      const DesignReach& d = *e.designs[v];
-      const std::vector<OutcomeClass>& classes = point.searches[v].search.outcomes;
-      const OutcomeClass& c = classes[d.representative];
-      out += fmt::format("   {}: {}, replay with --schedule {} ({})", variant_name(point.searches[v].variant),
-                         schedules_text(d.schedules), c.schedule.empty() ? "''" : c.schedule,
-                         preemptions_text(c.preemptions));
-      if (d.outcomes.size() == 1) {
-        out += "\n     " + terminal_text(outcome_counters_text(c.outcome.counters)) + "\n";
-        continue;
-      }
-      out += fmt::format(", in {} outcomes by their counters:\n", d.outcomes.size());
-      for (size_t k : d.outcomes)
-        out += fmt::format("     {}: {}\n", schedules_text(classes[k].schedules),
-                           terminal_text(outcome_counters_text(classes[k].outcome.counters)));
+    if (std::string h = reach_heading(point, e); h != heading) {
+      heading = h;
+      out += wrap_paragraph(terminal_text(h));
     }
+    out += wrap_paragraph(terminal_text(fmt::format("{}. {}", i + 1, outcome_end_text(e.end))), "  ", "     ");
+    out += end_designs_text(point, e);
   }
   out += fmt::format("\nverdict against {}:\n", base);
   for (size_t v = 1; v < point.searches.size(); ++v)

@@ -115,11 +115,19 @@ ScheduleGate gate_schedules(const GateScenario& sc, const std::vector<const Desi
   ScheduleGate gate;
   gate.fail_on = fail_on;
   const FilePlaces places(sc.file, sc.source);
+  // Per failure, for the report's folded lines: a finding nothing accepts
+  // has its kind and tally (the key designs fold on), its design and
+  // search's name; an expectation's failure has none.
+  struct FoldKey {
+    std::string key, who, design, phrase, tally, kind;
+  };
+  std::vector<std::optional<FoldKey>> fold_keys;
   auto fail = [&](FailureKind kind, const std::string& pointer, std::string text) {
     Failure f{kind, sc.file, pointer, std::nullopt, std::move(text)};
     f.pos = places.position(pointer);
     if (auto it = sc.places.find(pointer); !f.pos && it != sc.places.end()) f.pos = it->second;
     gate.failures.push_back(std::move(f));
+    fold_keys.emplace_back();
   };
   for (const DesignSearch* t : searches) {
     const ScheduleSearch& s = t->search;
@@ -164,6 +172,9 @@ ScheduleGate gate_schedules(const GateScenario& sc, const std::vector<const Desi
                        "{{\"{}\": {{\"{}\": \"reachable\"}}}}{}",
                        who, finding_phrase(f), tally_text(tally, s), variant_name(t->variant), finding_name(f),
                        f == Finding::Uncaught ? " (or \"allow_error\": true)" : ""));
+      fold_keys.back() = FoldKey{std::string(finding_name(f)) + "\n" + tally_text(tally, s), who,
+                                 variant_name(t->variant), finding_phrase(f), tally_text(tally, s),
+                                 finding_name(f)};
     }
     if (g.expect && g.expect->classes) {
       g.classes_ok = budget_holds(*g.expect->classes, Count(s.outcomes.size()), std::nullopt);
@@ -173,6 +184,31 @@ ScheduleGate gate_schedules(const GateScenario& sc, const std::vector<const Desi
                          s.outcomes.size(), search_coverage(s)));
     }
     gate.searches.push_back(g);
+  }
+  // The report's lines: the designs that reach a finding alike, on one.
+  std::vector<bool> folded(gate.failures.size());
+  for (size_t i = 0; i < gate.failures.size(); ++i) {
+    if (folded[i]) continue;
+    const std::optional<FoldKey>& k = fold_keys[i];
+    std::vector<size_t> same{i};
+    for (size_t j = i + 1; k && j < gate.failures.size(); ++j)
+      if (fold_keys[j] && fold_keys[j]->key == k->key) same.push_back(j);
+    if (same.size() == 1) {
+      gate.report_lines.push_back(gate.failures[i]);
+      continue;
+    }
+    std::string who, accepts;
+    for (size_t n = 0; n < same.size(); ++n) {
+      folded[same[n]] = true;
+      const FoldKey& x = *fold_keys[same[n]];
+      who += (n == 0 ? "" : n + 1 == same.size() ? " and " : ", ") + x.who;
+      accepts += fmt::format("{}\"{}\": {{\"{}\": \"reachable\"}}", n == 0 ? "" : ", ", x.design, x.kind);
+    }
+    Failure line = gate.failures[i];
+    line.text = fmt::format(
+        "{}: {} is reachable in each: {}. A scenario that documents it accepts it with \"expect_schedules\": {{{}}}{}",
+        who, k->phrase, k->tally, accepts, k->kind == finding_name(Finding::Uncaught) ? " (or \"allow_error\": true)" : "");
+    gate.report_lines.push_back(std::move(line));
   }
   return gate;
 }
@@ -215,7 +251,7 @@ std::string schedule_gate_text(const ScheduleGate& gate, bool markdown) {
   // Markdown: each line escaped on its own (a file's name is not to end the
   // list or open a fence).
   if (markdown) out = "\n" + markdown_text(out.substr(0, out.size() - 1), Markdown::Paragraph) + "\n";
-  for (const Failure& f : gate.failures)
+  for (const Failure& f : gate.report_lines)
     out += markdown ? "- " + markdown_text(failure_line(f), Markdown::Inline) + "\n" : "  " + failure_line(f) + "\n";
   return out;
 }

@@ -79,6 +79,11 @@ struct ScheduleGate {
   FailOn fail_on;
   std::vector<SearchGate> searches;  // by the searches' index
   std::vector<Failure> failures;     // in the searches' order
+  // The failures as the report lists them: designs that reach the same
+  // finding in the same classes and schedules (the same tally) on one
+  // line, which names them all. Annotations, --quiet and the JSON keep one
+  // failure a design.
+  std::vector<Failure> report_lines;
   // Searches that did not cover every schedule (cut at --max-schedules, or
   // sampled): a "passed" holds only within what they ran.
   uint64_t incomplete = 0;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "impsim/report/schedule_gate.h"
 #include "test_util.h"
@@ -179,6 +180,19 @@ TEST_CASE("run's failure for a hang names the step the first waiting thread hung
   const size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<long>(text.find("{\"import\": \"y\"}")), '\n'));
   CHECK(r.err.starts_with(hangs + ":" + std::to_string(line) + ":"));
   CHECK(r.err.find("as_is: hangs: thread main waits for thread t to finish (join)") != std::string::npos);
+  // trace and explore follow the same schedule: the same status, and under
+  // GitHub Actions the same annotation, titled as a hang, at that line.
+  const std::string page = test::scratch_subdir("gate_run_hang") + "/page.html";
+  for (const std::string& cmd : std::vector<std::string>{"run", "trace", "trace --format chrome", "explore -o " + page}) {
+    CAPTURE(cmd);
+    const auto gh = test::shell_split("GITHUB_ACTIONS=true " + test::kBin + " " + cmd + " " + hangs);
+    CHECK(gh.status == 1);
+    CHECK(gh.err.find("::error file=" + hangs + ",line=" + std::to_string(line) +
+                      ",col=") != std::string::npos);
+    CHECK(gh.err.find(",title=impsim hang::") != std::string::npos);
+  }
+  // allow_error accepts the hang as it accepts an exception.
+  CHECK(test::impsim("trace " + kHang).status == 0);
 }
 
 TEST_CASE("a gate that passed on searches that did not cover every schedule says so") {

@@ -48,7 +48,7 @@ Action add_explore(CLI::App& app) {
       "The scenario runs at its default parameters (its sweep is not run); --set picks others.\n"
       "Without -o the page goes to standard output when that is a file or a pipe, never to a terminal.\n"
       "explore shows a run; it does not check the scenario's expectations (`impsim run` does): its exit status is "
-      "1 only when the program raised where the scenario does not allow it, 3 at a limit.\n"
+      "1 only when the program raised or hung where the scenario does not allow it, 3 at a limit.\n"
       "The page opens from disk in any browser; keys: arrows step, Shift+arrows skip a subtree,\n"
       "PageUp/PageDown jump 100, n/p the next/previous labelled step, / searches a module name.\n\n"
       "Examples:\n"

@@ -79,7 +79,7 @@ Action add_trace(CLI::App& app) {
   cmd->footer(
       "The scenario runs at its default parameters (its sweep is not run); --set picks others.\n"
       "trace shows a run; it does not check the scenario's expectations (`impsim run` does): its exit status is 1 "
-      "only when the program raised where the scenario does not allow it, 3 at a limit.\n"
+      "only when the program raised or hung where the scenario does not allow it, 3 at a limit.\n"
       "chrome and importtime use a simulated clock: one tick per name a sys.modules walk examines\n"
       "and per finder find_spec call.\n\n"
       "Examples:\n"

@@ -20,6 +20,8 @@ std::string failure_title(FailureKind kind) {
       return "impsim limit";
     case FailureKind::Raised:
       return "impsim exception";
+    case FailureKind::Hang:
+      return "impsim hang";
     case FailureKind::Reachable:
       return "impsim schedule search";
   }

@@ -69,7 +69,7 @@ void add_run_problems(std::vector<Failure>& out, const FilePlaces& places, const
                        fmt::format("{}: raised {}: {}", run_name(r), e.type, e.message)));
     }
     if (raised && !r.outcome.hang.empty() && !sc.allow_error)
-      out.push_back(at(places, sc, FailureKind::Raised, r.outcome.hang_at,
+      out.push_back(at(places, sc, FailureKind::Hang, r.outcome.hang_at,
                        fmt::format("{}: hangs: {}", run_name(r), hang_waits_text(r.outcome.hang))));
   }
 }

@@ -389,11 +389,14 @@ TraceResult write_trace(std::ostream& out, const Scenario& sc, const RunOptions&
     if (r.limit && topt.format != TraceFormat::Text && topt.format != TraceFormat::Explore)
       fmt::print(stderr, "impsim: {}: {}: stopped: limit {} reached at {}: {}\n", sc.file, variant_name(r.variant),
                  r.limit->limit, r.limit->traceback.empty() ? "the start" : r.limit->traceback.back(), r.limit->detail);
+    // A hang fails as an uncaught exception does: the program never ends
+    // (ScenarioRun::raised_unexpectedly, run's status).
+    const bool failed = !sc.allow_error && (r.outcome.error || !r.outcome.hang.empty());
     if (r.limit)
       result.status = kExitLimit;
-    else if (r.outcome.error && !sc.allow_error && result.status == kExitOk)
+    else if (failed && result.status == kExitOk)
       result.status = kExitFailed;
-    if (r.limit || (r.outcome.error && !sc.allow_error)) result.failed.push_back(result.runs.size());
+    if (r.limit || failed) result.failed.push_back(result.runs.size());
     result.runs.push_back(std::move(r));
   }
   w->end();

@@ -21,6 +21,7 @@ enum class FailureKind {
   Expectation,  // an `expect`, `expect_outcome` or `expect_equivalent` entry not met (exit 1)
   Limit,        // a limit stopped a run short of the end of the program (exit 3)
   Raised,       // the program raised an exception the scenario does not allow (exit 1)
+  Hang,         // the one schedule run, trace or explore follows hangs where the scenario does not allow it (exit 1)
   Reachable,    // a schedule search reached a hang, _DeadlockError or exception nothing accepts (exit 1)
 };
 

@@ -9,6 +9,7 @@
 #include "scenario_command.h"
 #include "github.h"
 #include "impsim/report/bless.h"
+#include "impsim/report/failures.h"
 #include "impsim/base/file_write.h"
 #include "impsim/base/escape.h"
 #include "impsim/reader/read_scenario.h"
@@ -103,8 +104,19 @@ Action add_run(CLI::App& app) {
             std::string where = target && target->through_link
                                     ? fmt::format(" (the link's target, {})", terminal_text(target->write_at))
                                     : "";
-            fmt::print(stderr, "impsim: {}: blessed{}: {} {} rewritten, {} added\n", terminal_text(file), where,
-                       b.changed, plural(b.changed, "value", "values"), b.added);
+            // What still fails after blessing is what --bless does not
+            // write: said, or the exit status 1 reads as a failed bless.
+            size_t still = 0;
+            for (const Failure& f : run_failures(result, true)) still += f.kind == FailureKind::Expectation ? 1 : 0;
+            const std::string why =
+                still == 0 ? ""
+                           : fmt::format("; {} {} still {} (listed below): --bless writes exact counts and keeps "
+                                         "every budget, expect_outcome and expect_equivalent as written; change {} "
+                                         "by hand, or the design",
+                                         still, plural(still, "expectation", "expectations"),
+                                         still == 1 ? "fails" : "fail", still == 1 ? "it" : "them");
+            fmt::print(stderr, "impsim: {}: blessed{}: {} {} rewritten, {} added{}\n", terminal_text(file), where,
+                       b.changed, plural(b.changed, "value", "values"), b.added, why);
           }
           emit_run_report(sink, result, file);
           if (st->flags.stats) print_stats(result.runs, options.engine);

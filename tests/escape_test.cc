@@ -904,7 +904,7 @@ TEST_CASE("finding: error messages on standard error under --quiet carry no comm
   CHECK(r.status == 2);
   CHECK(r.out.empty());
   CHECK(r.err.find("unknown key") != std::string::npos);
-  only_own_annotation(r.err, "file=" + file + ",line=1,col=87,title=impsim invalid scenario::");
+  only_own_annotation(r.err, "file=" + file + ",line=1,col=42,title=impsim invalid scenario::");
   CHECK(terminal_problem(r.err) == "");
   // A refused argument, quoted back by CLI11 and by impsim.
   for (const std::string& args : {"run " + file + " --engine " + sh_word("::error::x\x1b[2J"),

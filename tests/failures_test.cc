@@ -181,7 +181,7 @@ TEST_CASE("--quiet silences success only: every failure is one line on standard 
   const std::string typo = write(dir + "/typo.json", "{\"impsim\": 1, \"nmae\": \"t\", \"tree\": {}, \"program\": []}");
   Split v = binary("validate " + typo + " --quiet");
   CHECK(v.status == 2);
-  CHECK(v.err.starts_with("impsim: error: " + typo + ":1:23: at /nmae: unknown key \"nmae\""));
+  CHECK(v.err.starts_with("impsim: error: " + typo + ":1:15: at /nmae: unknown key \"nmae\""));
   Split o = binary("sweep " + probe + " --param k --values 4 --svg /nonexistent_dir/x.svg --quiet");
   CHECK(o.status == 4);
   CHECK(o.err.starts_with("impsim: error: --svg /nonexistent_dir/x.svg: "));
@@ -263,8 +263,8 @@ TEST_CASE("under GitHub Actions every failure is an annotation at its place, esc
   CHECK(exact.data == "probe_cost: before probe.lookups [k=5]: expected 64, got 325");
   CHECK(out[1].props.at("line") == line_of(place(kProbe, "{\"<=\": 4}")));
   CHECK(err[0].props == std::map<std::string, std::string>{
-                            {"file", typo}, {"line", "1"}, {"col", "23"}, {"title", "impsim invalid scenario"}});
-  CHECK(err[0].data.starts_with(typo + ":1:23: at /nmae: unknown key \"nmae\""));
+                            {"file", typo}, {"line", "1"}, {"col", "15"}, {"title", "impsim invalid scenario"}});
+  CHECK(err[0].data.starts_with(typo + ":1:15: at /nmae: unknown key \"nmae\""));
   // A message's % is escaped too, and the runner reads it back.
   std::string percent = kProbe;
   percent.replace(percent.find("probe_cost"), 10, "50% of it");
@@ -277,7 +277,7 @@ TEST_CASE("under GitHub Actions every failure is an annotation at its place, esc
   CHECK(md.starts_with("### impsim run: probe_cost\n"));
   CHECK(md.find("### impsim run: 3 failures\n\n```text\n" + probe + ":" + before_at + ": FAILED before probe.lookups [k=5]: "
                 "expected 64, got 325\n") != std::string::npos);
-  CHECK(md.find("\nimpsim: error: " + typo + ":1:23: at /nmae: unknown key") != std::string::npos);
+  CHECK(md.find("\nimpsim: error: " + typo + ":1:15: at /nmae: unknown key") != std::string::npos);
 
   // A limit, at the step's line; an exception; an output error; a flag.
   const std::string nested = impsim::test::read_file(kSource + "/scenarios/nested_guards.json");

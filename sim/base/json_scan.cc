@@ -276,6 +276,31 @@ SourcePos JsonSource::position_at(size_t offset) const {
 
 SourcePos JsonSource::position_of(const std::string& pointer) const { return position_at(offset_of(pointer)); }
 
+namespace {
+
+// Finds the key of the member at `pointer`: compares the path of each key
+// read, so it costs a string per key, which only an error pays.
+struct KeyLocator {
+  std::string target;
+  std::optional<size_t> found;
+
+  bool value(const std::vector<Level>&, size_t) { return true; }
+  bool open(const std::vector<Level>&, size_t) { return true; }
+  bool key(const std::vector<Level>& stack, size_t at) {
+    if (pointer_of(stack) != target) return true;
+    found = at;
+    return false;
+  }
+};
+
+}  // namespace
+
+SourcePos JsonSource::key_position_of(const std::string& pointer) const {
+  KeyLocator l{pointer, std::nullopt};
+  walk(text_, l, /*keep_keys=*/false);
+  return l.found ? position_at(*l.found) : position_of(pointer);
+}
+
 size_t JsonSource::offset_of(const std::string& pointer) const {
   Locator l{pointer_tokens(pointer)};
   l.best_offset = bom_length(text_);

@@ -151,7 +151,7 @@ Step Reader::step(const json& v, const std::string& ptr) {
   if (kind.empty()) {
     for (auto& [k, _] : v.items())
       if (k != "label" && k != "repeat" && k != "nest" && k != "optional" && k != "body")
-        fail(ptr + "/" + pointer_token(k), fmt::format("unknown step \"{}\"{}; expected one of: {}", k,
+        fail_at_key(ptr + "/" + pointer_token(k), fmt::format("unknown step \"{}\"{}; expected one of: {}", k,
                                                        did_you_mean_note(k, step_words(), '"'), step_kind_list()));
     fail(ptr, "a step needs one of: " + step_kind_list());
   }
@@ -279,7 +279,7 @@ Step Reader::step(const json& v, const std::string& ptr) {
                                             "its value: {\"do\": [...]})"
                         : kStepKinds.count(k) || is_meta_path_step(k) ? ""
                                                                       : unknown_step_key(k, kind, allowed);
-      fail(ptr + "/" + pointer_token(k), why);
+      fail_at_key(ptr + "/" + pointer_token(k), why);
     }
   }
   if (v.contains("body")) {

@@ -69,6 +69,11 @@ class Reader {
   [[noreturn]] void fail(const std::string& ptr, const std::string& msg) const {
     throw InputError(file_, src_.position_of(ptr), ptr, msg);
   }
+  // An error about a key itself (unknown, misplaced): at the key, where the
+  // author typed it, not at its value.
+  [[noreturn]] void fail_at_key(const std::string& ptr, const std::string& msg) const {
+    throw InputError(file_, src_.key_position_of(ptr), ptr, msg);
+  }
   [[noreturn]] void too_long(const std::string& ptr, const std::string& what, size_t size) const {
     throw InputLimitError("max-name-length", file_, src_.position_of(ptr), ptr,
                           fmt::format("{} is {} characters long; the limit is {} (--max-name-length)", what, size,
@@ -90,9 +95,9 @@ class Reader {
         std::string list;
         for (auto& a : sorted) list += (list.empty() ? "" : ", ") + std::string(a);
         auto near = did_you_mean(k, std::vector<std::string>(sorted.begin(), sorted.end()));
-        fail(ptr + "/" + pointer_token(k),
-             fmt::format("unknown key \"{}\" in {}{}; expected one of: {}", k, what,
-                         near ? fmt::format(" (did you mean \"{}\"?)", *near) : "", list));
+        fail_at_key(ptr + "/" + pointer_token(k),
+                    fmt::format("unknown key \"{}\" in {}{}; expected one of: {}", k, what,
+                                near ? fmt::format(" (did you mean \"{}\"?)", *near) : "", list));
       }
     }
   }

@@ -50,6 +50,10 @@ class JsonSource {
   SourcePos position_of(const std::string& pointer) const;
   // The same place as a byte offset into text().
   size_t offset_of(const std::string& pointer) const;
+  // Where the key of the object member at `pointer` starts (its opening
+  // quote): an unknown key's error points at the key, not at its value.
+  // position_of(pointer) when `pointer` names no object member.
+  SourcePos key_position_of(const std::string& pointer) const;
 
  private:
   std::string text_;

@@ -94,7 +94,8 @@ std::string names_text(const std::vector<std::string>& names) {
 // what its search covered, those that never do (only within the search).
 struct Reach {
   std::vector<std::string> by, never, unsearched;
-  std::string text;
+  std::string text;     // each "never" with its search's coverage (JSON, Markdown)
+  std::string heading;  // the same without it: the text report says each search's once, above
 };
 
 Reach reach_of(const EndsByDesign& point, const ThreadedEnd& e) {
@@ -112,13 +113,15 @@ Reach reach_of(const EndsByDesign& point, const ThreadedEnd& e) {
       never_within.push_back(fmt::format("{} ({})", name, search_coverage(t.search)));
     }
   }
-  if (r.never.empty() && r.unsearched.empty())
-    r.text = "reached by every design";
-  else {
-    r.text = fmt::format("reached by {}{}", names_text(r.by), r.by.size() == 1 ? " only" : "");
-    if (!never_within.empty()) r.text += "; never by " + names_text(never_within);
-    if (!r.unsearched.empty()) r.text += "; not searched: " + names_text(r.unsearched);
-  }
+  auto sentence = [&](const std::vector<std::string>& never) {
+    if (r.never.empty() && r.unsearched.empty()) return std::string("reached by every design");
+    std::string text = fmt::format("reached by {}{}", names_text(r.by), r.by.size() == 1 ? " only" : "");
+    if (!never.empty()) text += "; never by " + names_text(never);
+    if (!r.unsearched.empty()) text += "; not searched: " + names_text(r.unsearched);
+    return text;
+  };
+  r.text = sentence(never_within);
+  r.heading = sentence(r.never) + ":";
   return r;
 }
 
@@ -167,25 +170,17 @@ std::string search_line(const DesignSearch& t) {
          fmt::format("; {} {}", t.search.outcomes.size(), plural(t.search.outcomes.size(), "outcome", "outcomes"));
 }
 
-// The text report's line for a design's search: what every design's search
-// shares (its kind and bound, and that it covered every schedule within
-// the bound) is said once, in the heading (`shared`).
-std::string search_extent_line(const DesignSearch& t, const std::string& shared, bool all_complete) {
-  std::string coverage = search_coverage(t.search);
-  if (coverage.starts_with(shared + ": ")) coverage = coverage.substr(shared.size() + 2);
-  if (all_complete && coverage.ends_with(", every one within the bound"))
-    coverage.resize(coverage.size() - std::string_view(", every one within the bound").size());
-  std::string line = fmt::format("{}: {}", variant_name(t.variant), coverage);
+// The text report's line for a design's search: how the designs were
+// searched (the same flags for each) is said once, in the heading, and
+// that each covered every schedule within the bound too, where each did.
+std::string search_extent_line(const DesignSearch& t, bool all_complete) {
+  std::string line = fmt::format("{}: {}", variant_name(t.variant),
+                                 all_complete ? fmt::format("{} {}", t.search.schedules,
+                                                            plural(t.search.schedules, "schedule", "schedules"))
+                                              : search_extent(t.search));
   if (t.search.error) return line + "; " + *t.search.error;
   return line +
          fmt::format(", {} {}", t.search.outcomes.size(), plural(t.search.outcomes.size(), "outcome", "outcomes"));
-}
-
-// The kind and bound of the searches ("exhaustive within 2 preemptions"):
-// the designs are searched with the same flags.
-std::string search_kind_text(const ScheduleSearch& s) {
-  const std::string c = search_coverage(s);
-  return c.substr(0, c.find(": "));
 }
 
 // The lines under one end of the text report: the designs that reach it,
@@ -248,16 +243,6 @@ std::string end_designs_text(const EndsByDesign& point, const ThreadedEnd& e) {
   return out;
 }
 
-// The heading of a run of ends reached by the same designs.
-std::string reach_heading(const EndsByDesign& point, const ThreadedEnd& e) {
-  const Reach r = reach_of(point, e);
-  if (r.never.empty() && r.unsearched.empty()) return "reached by every design:";
-  std::string text = fmt::format("reached by {}{}", names_text(r.by), r.by.size() == 1 ? " only" : "");
-  if (!r.never.empty()) text += "; never by " + names_text(r.never);
-  if (!r.unsearched.empty()) text += "; not searched: " + names_text(r.unsearched);
-  return text + ":";
-}
-
 std::string point_text(const EndsByDesign& point, bool md) {
   std::string out;
   const std::string base = variant_name(point.searches[0].variant);
@@ -302,7 +287,7 @@ std::string point_text(const EndsByDesign& point, bool md) {
   // The designs are searched with the same flags: the kind and bound are
   // said once, and "every one within the bound" too where every search
   // covered its bound.
-  const std::string shared = search_kind_text(point.searches.front().search);
+  const std::string shared = search_how(point.searches.front().search.options);
   bool all_complete = true;
   for (const DesignSearch& t : point.searches)
     all_complete = all_complete && !t.search.error && t.search.complete && t.search.options.kind == SearchKind::Exhaustive;
@@ -310,14 +295,14 @@ std::string point_text(const EndsByDesign& point, bool md) {
       "each design's schedules, as `impsim schedules --variant DESIGN` searches them ({}{}):", shared,
       all_complete ? ", every schedule within the bound" : "")));
   for (const DesignSearch& t : point.searches)
-    out += "  " + terminal_text(search_extent_line(t, shared, all_complete)) + "\n";
+    out += "  " + terminal_text(search_extent_line(t, all_complete)) + "\n";
   out += "\n" + wrap_paragraph(fmt::format("{} {} of the threads, by the designs that reach them (a \"never\" holds "
                                           "within the design's search, above):",
                                           point.ends.size(), plural(point.ends.size(), "end", "ends")));
   std::string heading;
   for (size_t i = 0; i < point.ends.size(); ++i) {
     const ThreadedEnd& e = point.ends[i];
-    if (std::string h = reach_heading(point, e); h != heading) {
+    if (std::string h = reach_of(point, e).heading; h != heading) {
       heading = h;
       out += wrap_paragraph(terminal_text(h));
     }

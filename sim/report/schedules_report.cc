@@ -300,11 +300,14 @@ const char kExpected[] = "expected the output of `impsim schedules --shard I/N -
 // A refusal at `pointer` (in the document), with its line and column;
 // `what_is_wanted`: the document is not what a shard looks like (rather
 // than a shard of another search).
-[[noreturn]] void refuse(const ShardDoc& d, const std::string& pointer, const std::string& why,
-                         bool what_is_wanted = true) {
-  SourcePos pos = d.source->position_of(d.at + pointer);
+[[noreturn]] void refuse_at(const ShardDoc& d, SourcePos pos, const std::string& pointer, const std::string& why,
+                            bool what_is_wanted) {
   pos.line += d.lines_before;
   throw InputError(d.file, pos, d.at + pointer, what_is_wanted ? fmt::format("{} ({})", why, kExpected) : why);
+}
+[[noreturn]] void refuse(const ShardDoc& d, const std::string& pointer, const std::string& why,
+                         bool what_is_wanted = true) {
+  refuse_at(d, d.source->position_of(d.at + pointer), pointer, why, what_is_wanted);
 }
 
 std::string key_pointer(const std::string& base, const std::string& key) { return base + "/" + pointer_token(key); }
@@ -313,7 +316,8 @@ std::string key_pointer(const std::string& base, const std::string& key) { retur
 void only_keys(const ShardDoc& d, const ordered_json& obj, const std::string& at, std::initializer_list<const char*> keys) {
   for (const auto& [k, _] : obj.items())
     if (std::none_of(keys.begin(), keys.end(), [&](const char* allowed) { return k == allowed; }))
-      refuse(d, key_pointer(at, k), fmt::format("an unknown key \"{}\"", k));
+      refuse_at(d, d.source->key_position_of(d.at + key_pointer(at, k)), key_pointer(at, k),
+                fmt::format("an unknown key \"{}\"", k), true);
 }
 
 const ordered_json& member(const ShardDoc& d, const ordered_json& obj, const std::string& at, const char* key) {

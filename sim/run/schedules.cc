@@ -37,19 +37,24 @@ const char* search_kind_name(SearchKind kind) {
   return "exhaustive";
 }
 
-std::string search_coverage(const ScheduleSearch& s) {
+std::string search_how(const SearchOptions& o) {
+  return o.kind == SearchKind::Exhaustive
+             ? fmt::format("exhaustive within {} {}", o.preemption_bound,
+                           plural(static_cast<uint64_t>(o.preemption_bound), "preemption", "preemptions"))
+         : o.kind == SearchKind::Random ? fmt::format("random, seed {}", o.seed)
+                                        : fmt::format("PCT depth {}, seed {}", o.pct_depth, o.seed);
+}
+
+std::string search_extent(const ScheduleSearch& s) {
   const SearchOptions& o = s.options;
-  std::string how = o.kind == SearchKind::Exhaustive
-                        ? fmt::format("exhaustive within {} {}", o.preemption_bound,
-                                      plural(static_cast<uint64_t>(o.preemption_bound), "preemption", "preemptions"))
-                    : o.kind == SearchKind::Random ? fmt::format("random, seed {}", o.seed)
-                                                   : fmt::format("PCT depth {}, seed {}", o.pct_depth, o.seed);
   std::string of = fmt::format("{} {}", s.schedules, plural(s.schedules, "schedule", "schedules"));
   if (o.kind == SearchKind::Exhaustive)
     of +=
         s.complete ? ", every one within the bound" : fmt::format(", cut short at --max-schedules {}", o.max_schedules);
-  return how + ": " + of;
+  return of;
 }
+
+std::string search_coverage(const ScheduleSearch& s) { return search_how(s.options) + ": " + search_extent(s); }
 
 std::vector<PointText> schedule_points(const Model& model, Variant variant, const RunOptions& options,
                                        const std::string& schedule) {

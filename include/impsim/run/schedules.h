@@ -42,6 +42,11 @@ const char* search_kind_name(SearchKind kind);
 // every one within the bound"), said beside every "not found" and "never":
 // they hold only within it.
 std::string search_coverage(const ScheduleSearch& search);
+// Its two halves: how the search chose schedules ("exhaustive within 2
+// preemptions", the same for every design compare searches), and how far
+// it went ("554 schedules, every one within the bound").
+std::string search_how(const SearchOptions& options);
+std::string search_extent(const ScheduleSearch& search);
 
 // A --schedule for `sc`'s runs under `options` (each variant at the
 // parameters a trace or an explorer page runs), checked in full before any

@@ -28,12 +28,16 @@ std::string trace(const std::string& scenario, TraceFormat format, Params set = 
 
 std::string read(const std::string& path) { return test::read_file(path); }
 
-// Compares with tests/golden/NAME, or rewrites it when IMPSIM_UPDATE_GOLDEN is set.
+// Compares with tests/golden/NAME, or rewrites it when IMPSIM_UPDATE_GOLDEN
+// is set. A rewrite fails the check too: a run with the variable set has
+// compared nothing, and must not pass as if it had (a CI job that exports
+// it would otherwise bless every change to a trace).
 void check_golden(const std::string& name, const std::string& actual) {
   std::string path = kGolden + name;
   if (std::getenv("IMPSIM_UPDATE_GOLDEN")) {
     std::ofstream(path, std::ios::binary) << actual;
-    MESSAGE("rewrote " << path);
+    FAIL_CHECK("rewrote " << path << " (IMPSIM_UPDATE_GOLDEN is set, so nothing was compared: review the diff, "
+                          << "then run again without it)");
     return;
   }
   std::string expected = read(path);

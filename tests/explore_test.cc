@@ -68,6 +68,11 @@ TEST_CASE("explore: one self-contained page, nothing fetched") {
     CAPTURE(outside);
     CHECK(page.find(outside) == std::string::npos);
   }
+  // A reader's page, not the template's source: no developer comment, no
+  // file of impsim's named.
+  CHECK(page.find("<!--") == std::string::npos);
+  CHECK(page.find("sim/trace") == std::string::npos);
+  CHECK(page.find(".cc") == std::string::npos);
   nlohmann::json d = page_data(page);
   CHECK(d["variants"].size() == 2);
   CHECK(d["reasons"]["in-scope"] == "in scope: P looks it up itself, to mark it enabled");

@@ -1,8 +1,10 @@
 // `impsim sweep`: values, the table, expectations re-aligned, the SVG chart.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <tuple>
 
@@ -179,8 +181,9 @@ TEST_CASE("sweep --svg writes a well-formed, deterministic SVG chart") {
   ss << in.rdbuf();
   std::string text = ss.str();
   CHECK(text.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0) == 0);
-  for (const char* want : {">109,600<", ">13,699<", ">before<", ">after<", ">1,000<", "(log scale)",
-                           "finder registrations in sys.meta_path (k)"}) {
+  // The axis reaches a million: its decades are 1eN.
+  for (const std::string want : {">109,600<", ">13,699<", ">before<", ">after<", ">1e3<", ">1e6<", "(log scale)",
+                                 "finder registrations in sys.meta_path (k)"}) {
     CAPTURE(want);
     CHECK(text.find(want) != std::string::npos);
   }
@@ -212,3 +215,42 @@ TEST_CASE("svg chart: zero values, a missing point and one x value still draw") 
   CHECK(s.find("fill=\"#ffffff\" stroke-width=\"2\"") != std::string::npos);  // the hollow zero point
   CHECK(s.find("</svg>") != std::string::npos);
 }
+
+TEST_CASE("svg chart: one form of label per axis, and no two value labels on each other") {
+  ChartSpec spec;
+  spec.x = {1, 2, 3};
+  // Close values in two series at every x, up to ten million.
+  
+  spec.series.push_back({"b", {uint64_t{101}, uint64_t{50'100}, uint64_t{10'000'001}}, 1, 1, false});
+  const std::string s = svg_line_chart(spec);
+  // The y axis reaches 1e7: every decade is 1eN, none grouped.
+  CHECK(s.find(">1e7</text>") != std::string::npos);
+  CHECK(s.find(">1e2</text>") != std::string::npos);
+  CHECK(s.find(">100</text>") == std::string::npos);
+  CHECK(s.find(">1,000,000</text>") == std::string::npos);
+  // Each value label (font-size 11) has a box of its own.
+  struct Label {
+    double x, y;
+    size_t chars;
+  };
+  std::vector<Label> labels;
+  const std::regex text_re(R"re(<text x="([0-9.]+)" y="([0-9.]+)" font-size="11"[^>]*>([^<]*)</text>)re");
+  for (std::sregex_iterator it(s.begin(), s.end(), text_re), end; it != end; ++it)
+    labels.push_back({std::stod((*it)[1]), std::stod((*it)[2]), static_cast<size_t>((*it)[3].length())});
+  CHECK(labels.size() >= 3);
+  for (size_t i = 0; i < labels.size(); ++i)
+    for (size_t j = i + 1; j < labels.size(); ++j) {
+      const Label &a = labels[i], &b = labels[j];
+      const bool x_apart = std::abs(a.x - b.x) >= 3.3 * static_cast<double>(a.chars + b.chars) + 4;
+      const bool y_apart = std::abs(a.y - b.y) >= 12;
+      CHECK((x_apart || y_apart));
+    }
+  // A small axis keeps its digits.
+  ChartSpec small;
+  small.x = {1};
+  small.series.push_back({"a", {uint64_t{500}}, 0, 0, false});
+  const std::string t = svg_line_chart(small);
+  CHECK(t.find(">100</text>") != std::string::npos);
+  CHECK(t.find(">1e") == std::string::npos);
+}
+

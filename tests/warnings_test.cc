@@ -88,6 +88,43 @@ TEST_CASE("validate tells a warning at its line, keeps exit status 0, and the ru
   CHECK(r.out.find("KeyError: 'zoo'") != std::string::npos);
 }
 
+TEST_CASE("a join is warned of only where its thread cannot have been started yet") {
+  const std::string threads = R"(, "threads": {"w": [{"import": "a"}]})";
+  const std::string tree = R"({"a": {}})";
+  // Joined before the program starts it, or never started at all.
+  CHECK(warned(tree, R"([{"join": "w"}, {"start": "w"}])", threads) == Pointers{"/program/0/join"});
+  CHECK(warned(tree, R"([{"join": "w"}])", threads) == Pointers{"/program/0/join"});
+  CHECK(warned(tree, R"([{"start": "w"}, {"join": "w"}])", threads).empty());
+  CHECK(warned(tree, R"([{"do": [{"start": "w"}], "repeat": 1}, {"join": "w"}])", threads).empty());
+  // A start that another thread, a module body or a hook makes may come first.
+  CHECK(warned(R"({"a": {}, "app": {"body": [{"start": "w"}]}})", R"([{"join": "w"}, {"import": "app"}])", threads)
+            .empty());
+  CHECK(warned(tree, R"([{"start": "v"}, {"join": "w"}])",
+               R"(, "threads": {"w": [{"import": "a"}], "v": [{"start": "w"}]})")
+            .empty());
+  CHECK(warned(tree, R"([{"join": "w"}, {"import": "a"}])",
+               threads + R"(, "hooks": {"h": {"find_spec": [{"start": "w"}]}}, "finders": {"f": {"hook": "h"}})")
+            .empty());
+  // Joined in a module body, a thread or a hook: named only when nothing starts it anywhere.
+  CHECK(warned(R"({"a": {}, "app": {"body": [{"join": "w"}]}})", R"([{"import": "app"}])", threads) ==
+        Pointers{"/tree/app/body/0/join"});
+  CHECK(warned(R"({"a": {}, "app": {"body": [{"join": "w"}]}})", R"([{"import": "app"}, {"start": "w"}])", threads)
+            .empty());
+}
+
+TEST_CASE("validate warns of a join before the start, and the run raises what it said") {
+  const std::string file = test::write_temp("join_warned.json", R"({"impsim": 1, "tree": {"a": {}},
+ "threads": {"w": [{"import": "a"}]},
+ "program": [{"join": "w"}, {"start": "w"}]})");
+  test::Split v = test::shell_split("env -u GITHUB_ACTIONS " + std::string(IMPSIM_BINARY) + " validate " + file);
+  CHECK(v.status == 0);
+  CHECK(v.err.find("impsim: warning: " + file + ":3:23: at /program/0/join: thread \"w\" has not been started when "
+                   "this join runs, so it raises RuntimeError: cannot join thread before it is started") !=
+        std::string::npos);
+  test::Command r = test::impsim("run " + file);
+  CHECK(r.out.find("RuntimeError") != std::string::npos);
+}
+
 TEST_CASE("no shipped scenario is warned of") {
   test::Split v = test::shell_split("cd " + std::string(IMPSIM_SOURCE_DIR) + " && " + IMPSIM_BINARY +
                                     " validate $(find scenarios -name '*.json' | sort)");

@@ -285,6 +285,15 @@ Count expected_count(Reader& r, const json& v, const std::string& ptr) {
   return Count(static_cast<uint64_t>(r.integer(v, ptr, "an expected count", 0)));
 }
 
+// parse_budget's refusals, at the key for an unknown key and at the value
+// otherwise.
+std::function<void(const std::string&, const std::string&, BudgetFault)> budget_fault(const Reader& r) {
+  return [&r](const std::string& at, const std::string& msg, BudgetFault fault) {
+    if (fault == BudgetFault::AtKey) r.fail_at_key(at, msg);
+    r.fail(at, msg);
+  };
+}
+
 void read_expect(Reader& r, Scenario& sc, const json& v) {
   const json& ex = r.object(v, "/expect", "the expectations (variant -> counter -> value)");
   for (auto& [name, counters] : ex.items()) {
@@ -301,7 +310,7 @@ void read_expect(Reader& r, Scenario& sc, const json& v) {
       size_t want = sc.sweep ? sc.sweep->values.size() : 1;
       // A budget ({"<=": 20}): one object for every sweep value, or one entry of the list.
       auto budget = [&](const json& b, const std::string& p) {
-        return parse_budget(b, p, sc.variants, [&](const std::string& at, const std::string& msg) { r.fail(at, msg); });
+        return parse_budget(b, p, sc.variants, budget_fault(r));
       };
       if (value.is_object()) {
         e.values.push_back(std::nullopt);
@@ -437,7 +446,7 @@ void read_expect_schedules(Reader& r, Scenario& sc, const json& v) {
       if (c.is_object()) {
         if (c.contains("ratio_to"))
           r.fail(p + "/ratio_to", "the outcome classes of a search are a count of their own: a bound, not a ratio");
-        x.classes = parse_budget(c, p, sc.variants, [&](const std::string& at, const std::string& msg) { r.fail(at, msg); });
+        x.classes = parse_budget(c, p, sc.variants, budget_fault(r));
       } else {
         const int64_t n = r.integer(c, p, "a number of outcome classes, or bounds such as {\"<=\": 3}", 1);
         x.classes = Budget{{Bound{"==", Fraction{static_cast<uint64_t>(n), 1}}}, std::nullopt};

@@ -144,30 +144,47 @@ ordered_json threaded_json(const ThreadedOutcome& o) {
 }
 
 
+// One design's search, under its header line: the outcomes in text order,
+// then what was not found.
+std::string search_body_text(const ScheduleSearch& s) {
+  if (s.error) return "  " + terminal_text(*s.error) + "\n";
+  std::string out = fmt::format("  {} {}\n", s.outcomes.size(), plural(s.outcomes.size(), "outcome", "outcomes"));
+  const std::vector<size_t> order = classes_by_text(s.outcomes);
+  for (size_t i = 0; i < order.size(); ++i) {
+    const OutcomeClass& c = s.outcomes[order[i]];
+    out += fmt::format("  {}. {} {}, replay with --schedule {} ({} {})\n     {}\n", i + 1, c.schedules,
+                       plural(c.schedules, "schedule", "schedules"), c.schedule.empty() ? "''" : c.schedule,
+                       c.preemptions, plural(static_cast<uint64_t>(c.preemptions), "preemption", "preemptions"),
+                       terminal_text(threaded_outcome_text(c.outcome)));
+  }
+  const std::string within = fmt::format(" ({})", search_coverage(s));
+  if (!any_outcome(s, [](const ThreadedOutcome& o) { return o.hung(); })) out += "  no hang found" + within + "\n";
+  if (!any_outcome(s, [](const ThreadedOutcome& o) { return o.raised("_DeadlockError"); }))
+    out += "  no _DeadlockError found" + within + "\n";
+  return out;
+}
+
 std::string schedules_text(const std::string& name, const std::vector<DesignSearch>& searches) {
   std::string out;
+  // A design whose search printed exactly as an earlier one's (P takes no
+  // part, or the fix changes nothing on threads) is one line naming it,
+  // not the same block again; the JSON keeps each design's own.
+  std::vector<std::pair<std::string, Variant>> printed;
   for (const DesignSearch& t : searches) {
     const ScheduleSearch& s = t.search;
-    out += fmt::format("{}, {}{}: {}\n", terminal_text(name), variant_name(t.variant),
-                       t.params.empty() ? "" : " (" + search_params_text(t.params) + ")", search_coverage(s));
-    if (s.error) {
-      out += "  " + terminal_text(*s.error) + "\n";
+    const std::string params = t.params.empty() ? "" : " (" + search_params_text(t.params) + ")";
+    const std::string body = search_body_text(s);
+    const std::string key = params + "\n" + search_coverage(s) + "\n" + body;
+    auto same = std::find_if(printed.begin(), printed.end(), [&](const auto& p) { return p.first == key; });
+    if (same != printed.end() && !s.error) {
+      out += fmt::format("{}, {}{}: the same as {}: {}, the same {} {}\n", terminal_text(name), variant_name(t.variant),
+                         params, variant_name(same->second), search_coverage(s), s.outcomes.size(),
+                         plural(s.outcomes.size(), "outcome", "outcomes"));
       continue;
     }
-    out += fmt::format("  {} {}\n", s.outcomes.size(), plural(s.outcomes.size(), "outcome", "outcomes"));
-    const std::vector<size_t> order = classes_by_text(s.outcomes);
-    for (size_t i = 0; i < order.size(); ++i) {
-      const OutcomeClass& c = s.outcomes[order[i]];
-      out += fmt::format("  {}. {} {}, replay with --schedule {} ({} {})\n     {}\n", i + 1, c.schedules,
-                         plural(c.schedules, "schedule", "schedules"), c.schedule.empty() ? "''" : c.schedule,
-                         c.preemptions, plural(static_cast<uint64_t>(c.preemptions), "preemption", "preemptions"),
-                         terminal_text(threaded_outcome_text(c.outcome)));
-    }
-    const std::string within = fmt::format(" ({})", search_coverage(s));
-    if (!any_outcome(s, [](const ThreadedOutcome& o) { return o.hung(); }))
-      out += "  no hang found" + within + "\n";
-    if (!any_outcome(s, [](const ThreadedOutcome& o) { return o.raised("_DeadlockError"); }))
-      out += "  no _DeadlockError found" + within + "\n";
+    out += fmt::format("{}, {}{}: {}\n", terminal_text(name), variant_name(t.variant), params, search_coverage(s));
+    out += body;
+    printed.emplace_back(key, t.variant);
   }
   return out;
 }
@@ -628,7 +645,11 @@ ReadSearch read_search(const ShardDoc& d, const ordered_json& e, const std::stri
     }
     if (x.contains("classes")) {
       expect.classes = parse_budget(nlohmann::json::parse(x.at("classes").dump()), p + "/classes", {},
-                                    [&](const std::string& where, const std::string& why) { refuse(d, where, why); });
+                                    [&](const std::string& where, const std::string& why, BudgetFault fault) {
+                                      if (fault == BudgetFault::AtKey)
+                                        refuse_at(d, d.source->key_position_of(d.at + where), where, why, true);
+                                      refuse(d, where, why);
+                                    });
       expect.classes_pointer = expect.pointer + "/classes";
     }
     out.expect = std::move(expect);

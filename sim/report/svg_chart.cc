@@ -27,8 +27,11 @@ constexpr const char* kPalette[] = {"#d62728", "#1f77b4", "#ff7f0e", "#2ca02c",
                                     "#9467bd", "#17becf", "#8c564b", "#7f7f7f"};
 constexpr const char* kDashes[] = {"", "7 4", "2 3", "9 3 2 3"};
 
-std::string decade_label(int e) {
-  if (e <= 6) {
+// A decade's label: grouped digits, or 1eN on an axis that reaches a
+// million (one form per axis: "100,000" beside "1e7" read as two scales,
+// and "1,000,000" runs into the axis title).
+std::string decade_label(int e, bool exponents) {
+  if (!exponents) {
     uint64_t v = 1;
     for (int i = 0; i < e; ++i) v *= 10;
     return grouped(v);
@@ -161,7 +164,7 @@ std::string svg_line_chart(const ChartSpec& spec) {
     o += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#cccccc\"/>\n", num(x0), num(y),
                      num(x0 + pw), num(y));
     o += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"end\" fill=\"#333333\">{}</text>\n",
-                     num(x0 - 8), num(y + 4), decade_label(e));
+                     num(x0 - 8), num(y + 4), decade_label(e, ehi >= 6));
     if (e < ehi && ehi - elo <= 8)
       for (int m = 2; m <= 9; ++m) {
         double ym = ydec(e + std::log10(static_cast<double>(m)));
@@ -188,7 +191,24 @@ std::string svg_line_chart(const ChartSpec& spec) {
       "transform=\"rotate(-90 {0} {1})\">{2}</text>\n",
       num(22), num(kTop + ph / 2), xml_text(spec.y_label));
 
-  // The series: lines, then points and their labels on top.
+  // The series: lines, then points and their labels on top. A value's
+  // label goes above its point (below, for a series that asks), on the
+  // other side where that box is taken by an earlier label, and is left
+  // out where both are (the point's tooltip still gives the value): two
+  // series with close values at one x wrote their labels over each other.
+  struct Box {
+    double left, right, top, bottom;
+  };
+  std::vector<Box> placed;
+  auto label_box = [](double x, double baseline, const std::string& text) {
+    const double half = 3.3 * static_cast<double>(text.size()) + 2;  // 11 px digits are about 6.6 px wide
+    return Box{x - half, x + half, baseline - 10, baseline + 2};
+  };
+  auto free_at = [&](const Box& b) {
+    return std::none_of(placed.begin(), placed.end(), [&](const Box& other) {
+      return b.left < other.right && other.left < b.right && b.top < other.bottom && other.top < b.bottom;
+    });
+  };
   for (size_t si = 0; si < spec.series.size(); ++si) {
     const ChartSeries& s = spec.series[si];
     const char* color = kPalette[static_cast<size_t>(s.color) % std::size(kPalette)];
@@ -216,11 +236,15 @@ std::string svg_line_chart(const ChartSpec& spec) {
       o += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"4\"{}><title>{}: {} = {}</title></circle>\n", num(x), num(y),
                        zero ? " fill=\"#ffffff\" stroke-width=\"2\"" : "", xml_text(s.name), spec.x[i],
                        grouped(*s.values[i]));
+      const std::string text = grouped(*s.values[i]);
       double ly = s.labels_below ? y + 17 : y - 9;
+      if (!free_at(label_box(x, ly, text))) ly = s.labels_below ? y - 9 : y + 17;
+      if (!free_at(label_box(x, ly, text))) continue;
+      placed.push_back(label_box(x, ly, text));
       o += fmt::format(
           "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\" stroke=\"#ffffff\" stroke-width=\"3\" "
           "paint-order=\"stroke\">{}</text>\n",
-          num(x), num(ly), grouped(*s.values[i]));
+          num(x), num(ly), text);
     }
     o += "</g>\n";
   }

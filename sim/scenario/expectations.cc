@@ -51,23 +51,25 @@ std::string fraction_text(const Fraction& f) {
 }  // namespace
 
 Budget parse_budget(const nlohmann::json& value, const std::string& ptr, const std::vector<Variant>& variants,
-                    const std::function<void(const std::string&, const std::string&)>& fail) {
+                    const std::function<void(const std::string&, const std::string&, BudgetFault)>& fail) {
   Budget b;
   if (value.contains("ratio_to")) {
     const auto& r = value["ratio_to"];
-    if (!r.is_string()) fail(ptr + "/ratio_to", "expected the variant the ratio is to (a string)");
+    if (!r.is_string()) fail(ptr + "/ratio_to", "expected the variant the ratio is to (a string)", BudgetFault::AtValue);
     const std::string name = r.get<std::string>();
     b.ratio_to = parse_variant(name);
     if (!b.ratio_to || std::find(variants.begin(), variants.end(), *b.ratio_to) == variants.end())
       fail(ptr + "/ratio_to", fmt::format("\"{}\" is not a variant this scenario runs{}", name,
-                                          did_you_mean_note(name, variant_names(variants), '"')));
+                                          did_you_mean_note(name, variant_names(variants), '"')),
+           BudgetFault::AtValue);
   }
   for (auto& [key, v] : value.items()) {
     if (key == "ratio_to") continue;
     std::string p = ptr + "/" + pointer_token(key);
     if (std::find(kOps.begin(), kOps.end(), key) == kOps.end())
       fail(p, fmt::format("unknown key \"{}\" in a budget{}; expected one of: <=, <, >=, >, ==, ratio_to", key,
-                          did_you_mean_note(key, {"<=", "<", ">=", ">", "==", "ratio_to"}, '"')));
+                          did_you_mean_note(key, {"<=", "<", ">=", ">", "==", "ratio_to"}, '"')),
+           BudgetFault::AtKey);
     std::optional<Fraction> f;
     if (v.is_number_unsigned()) f = Fraction{v.get<uint64_t>(), 1};
     else if (v.is_number_float() && b.ratio_to && v.get<double>() >= 0) f = parse_fraction(fmt::format("{}", v.get<double>()));
@@ -75,11 +77,13 @@ Budget parse_budget(const nlohmann::json& value, const std::string& ptr, const s
     if (!f)
       fail(p, !b.ratio_to
                   ? "expected a count (an integer >= 0)"
-                  : "expected a ratio >= 0: an integer, a decimal (0.001) or a fraction as a string (\"1/1000\")");
+                  : "expected a ratio >= 0: an integer, a decimal (0.001) or a fraction as a string (\"1/1000\")",
+           BudgetFault::AtValue);
     b.bounds.push_back({key, *f});
   }
   if (b.bounds.empty())
-    fail(ptr, "expected a budget: at least one of <=, <, >=, >, == (such as {\"<=\": 20}), optionally with ratio_to");
+    fail(ptr, "expected a budget: at least one of <=, <, >=, >, == (such as {\"<=\": 20}), optionally with ratio_to",
+         BudgetFault::AtValue);
   return b;
 }
 

@@ -27,10 +27,63 @@ void step_imports(Names& names, const Step& s) {
   if (s.kind == StepKind::FindSpec) may_import(names, s.target, false);
 }
 
+// A join of a thread nothing has started raises RuntimeError. Generous as
+// the call check is: a start anywhere but the program (another thread, a
+// module body, a hook) may run before any join, so only a program whose
+// own steps have not started the thread yet, with no such start elsewhere,
+// is sure to raise; a thread nothing starts at all, wherever its join is.
+void join_warnings(const Scenario& sc, std::vector<ScenarioWarning>& out) {
+  Names elsewhere, in_program;
+  auto note_start = [](Names& into) {
+    return [&into](const Step& s) {
+      if (s.kind == StepKind::Start) into.insert(s.detail().thread);
+    };
+  };
+  for (const ThreadText& t : sc.threads) each_step(t.program, note_start(elsewhere));
+  for (const TreeEntry& e : sc.tree) each_step(e.body, note_start(elsewhere));
+  for (const HookText& h : sc.hooks.hooks)
+    for (const HookActionText& a : h.actions)
+      if (a.kind == ActionKind::Start) elsewhere.insert(a.target);
+  each_step(sc.program, note_start(in_program));
+  auto warn = [&](const std::string& pointer, const std::string& thread, const char* why) {
+    out.push_back({pointer + "/join",
+                   fmt::format("thread \"{0}\" has not been started when this join runs, so it raises RuntimeError: "
+                               "cannot join thread before it is started ({1}); if that is not the point, start it "
+                               "first (a step {{\"start\": \"{0}\"}} ahead of it)",
+                               thread, why)});
+  };
+  Names started;
+  each_step(sc.program, [&](const Step& s) {
+    if (s.kind == StepKind::Start) started.insert(s.detail().thread);
+    if (s.kind != StepKind::Join) return;
+    const std::string& t = s.detail().thread;
+    if (started.count(t) || elsewhere.count(t)) return;
+    warn(s.pointer, t, in_program.count(t) ? "the program starts it only after this step, and no thread, module body "
+                                             "or hook starts it"
+                                           : "no step, thread, module body or hook starts it");
+  });
+  auto never_started = [&](const Step& s) {
+    if (s.kind != StepKind::Join) return;
+    const std::string& t = s.detail().thread;
+    if (!elsewhere.count(t) && !in_program.count(t)) warn(s.pointer, t, "no step, thread, module body or hook starts it");
+  };
+  for (const ThreadText& t : sc.threads) each_step(t.program, never_started);
+  for (const TreeEntry& e : sc.tree) each_step(e.body, never_started);
+  for (const HookText& h : sc.hooks.hooks)
+    for (const HookActionText& a : h.actions)
+      if (a.kind == ActionKind::Join && !elsewhere.count(a.target) && !in_program.count(a.target))
+        out.push_back({a.pointer + "/join",
+                       fmt::format("thread \"{0}\" is never started, so this join raises RuntimeError: cannot join "
+                                   "thread before it is started (no step, thread, module body or hook starts it); "
+                                   "start it somewhere (a step {{\"start\": \"{0}\"}})",
+                                   a.target)});
+}
+
 }  // namespace
 
 std::vector<ScenarioWarning> scenario_warnings(const Scenario& sc) {
   std::vector<ScenarioWarning> out;
+  join_warnings(sc, out);
   bool any = false;
   auto note_call = [&](const Step& s) { any = any || s.kind == StepKind::Call; };
   each_step(sc.program, note_call);

@@ -11,6 +11,7 @@
 #include "impsim/base/escape.h"
 #include "impsim/base/plural.h"
 #include "impsim/base/text.h"
+#include "impsim/base/text_layout.h"
 #include "impsim/run/outcome_words.h"
 #include "impsim/trace/trace_formats.h"
 
@@ -24,8 +25,11 @@ class TextWriter : public TraceWriter {
   TextWriter(std::ostream& out, const TraceOptions& o) : out_(out), max_(o.max_lines.value_or(2000)) {}
 
   void begin(const Scenario& sc, const Model& model, const std::vector<Variant>&) override {
-    out_ << fmt::format("# impsim trace of {}{}\n", terminal_text(sc.name.empty() ? sc.file : sc.name),
-                        sc.description.empty() ? "" : ": " + terminal_text(sc.description));
+    // A description runs to hundreds of characters: wrapped, so that the
+    // header reads as a paragraph, not one line off the screen.
+    out_ << wrap_paragraph(fmt::format("impsim trace of {}{}", terminal_text(sc.name.empty() ? sc.file : sc.name),
+                                       sc.description.empty() ? "" : ": " + terminal_text(sc.description)),
+                           "# ", "#   ", 100);
     if (!model.params.empty()) out_ << fmt::format("# parameters: {}\n", params_text(model.params));
     if (model.hooks.used) {
       out_ << "# [BuiltinImporter FrozenImporter PathFinder] is sys.meta_path at that moment, each finder object\n"

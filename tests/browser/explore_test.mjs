@@ -470,6 +470,26 @@ async function eachRow(v, visit) {
         return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
       }));
       check(lines.every((n) => n === 1), `${w} at ${width} px: every counter value on one line (${lines})`);
+      // The call stack wraps at spaces and after "." "(" "," "/", never inside a
+      // piece that would fit on a line of its own.
+      const broken = await pane(w).locator("[data-field=stack] li").evaluateAll((lis) => {
+        const out = [];
+        for (const li of lis)
+          for (const node of li.childNodes) {
+            if (node.nodeType !== Node.TEXT_NODE) continue;
+            for (const m of node.data.matchAll(/\S+/g)) {
+              const r = document.createRange();
+              r.setStart(node, m.index);
+              r.setEnd(node, m.index + m[0].length);
+              const rects = [...r.getClientRects()];
+              const tops = new Set(rects.map((x) => Math.round(x.top)));
+              const width = rects.reduce((sum, x) => sum + x.width, 0);
+              if (tops.size > 1 && width < li.clientWidth) out.push(m[0]);
+            }
+          }
+        return out;
+      });
+      check(broken.length === 0, `${w} at ${width} px: no piece of a call-stack frame wraps mid-word (${broken})`);
     }
     await page.screenshot({ path: path.join(shots, `explore_hooks_${width}.png`) });
   }
@@ -498,6 +518,7 @@ async function eachRow(v, visit) {
   await focus(v);
   await press("Home");
   let last = -1, rows = 0, steps = 0;
+  const waitWhys = [];
   for (;;) {
     const p = pane(v);
     const r = num(await p.getAttribute("data-row"));
@@ -508,6 +529,7 @@ async function eachRow(v, visit) {
     check((await p.locator("[data-field=thread]").innerText()).startsWith("thread " + thread),
           `threads row ${r}: the thread line names ${thread}`);
     const event = await p.locator("[data-field=event]").innerText();
+    if (event.includes(" waits for ")) waitWhys.push([event, await p.locator("[data-field=reason]").innerText()]);
     const m = event.match(/^step \/(program|threads\/([^/]+))\//);
     if (m) {
       steps++;
@@ -518,6 +540,14 @@ async function eachRow(v, visit) {
     await press("ArrowRight");
   }
   check(rows > 10 && steps >= 3, `threads: walked ${rows} rows, ${steps} steps`);
+  // Each wait's why is its own kind's: the join is outside the deadlock
+  // check as a join, the module lock inside it.
+  const joinWhy = waitWhys.find(([e]) => e.includes(".join()"));
+  check(joinWhy && joinWhy[1].includes("a cycle through a join never ends") && !joinWhy[1].includes("global import lock"),
+        `threads: the join's why (${JSON.stringify(joinWhy)})`);
+  const lockWhy = waitWhys.find(([e]) => e.includes("_ModuleLock('a')"));
+  check(lockWhy && lockWhy[1].includes("_blocking_on") && !lockWhy[1].startsWith("another thread holds what"),
+        `threads: the module lock's why (${JSON.stringify(lockWhy)})`);
   // At the end: the hang, each thread's wait on top of its stack or in the others' list.
   const p = pane(v);
   const notes = await p.locator("[data-field=notes]").innerText();

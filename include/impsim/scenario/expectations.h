@@ -31,10 +31,14 @@ struct Budget {
   std::optional<Variant> ratio_to;  // set: the bounds are on counter / this variant's counter
 };
 
-// Parses a budget object at `ptr`; calls `fail(ptr, message)` (which must
-// throw) on anything else. `variants` are the scenario's.
+// Where a budget's fault is: at the value the pointer names, or at its key
+// (an unknown key: its value is not what is wrong).
+enum class BudgetFault { AtValue, AtKey };
+
+// Parses a budget object at `ptr`; calls `fail(ptr, message, where)` (which
+// must throw) on anything else. `variants` are the scenario's.
 Budget parse_budget(const nlohmann::json& value, const std::string& ptr, const std::vector<Variant>& variants,
-                    const std::function<void(const std::string&, const std::string&)>& fail);
+                    const std::function<void(const std::string&, const std::string&, BudgetFault)>& fail);
 
 // Whether `actual` (over `baseline` for a ratio) meets every bound; a
 // ratio to a zero baseline meets none.

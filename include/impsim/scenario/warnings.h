@@ -22,6 +22,10 @@ struct ScenarioWarning {
 // that no call that may succeed is named: it counts the parents of what is
 // imported, a find_spec's parents, module bodies and hooks whenever they
 // may run, and the paddle twin Paddle's finder imports for a torch name.
+// A `join` of a thread that no step can have started by then raises
+// RuntimeError (threading's "cannot join thread before it is started"):
+// named where the program joins before its own first start, with no start
+// anywhere else, and wherever a thread nothing starts is joined.
 std::vector<ScenarioWarning> scenario_warnings(const Scenario& sc);
 
 }  // namespace impsim

@@ -30,6 +30,8 @@ check 0 "Usage: tools/setup" "$src/tools/setup" -h
 check 0 "Usage: tools/setup" "$src/tools/setup" g++ --help
 check 2 "unknown option --frob" "$src/tools/setup" --frob
 check 2 "\$'x\\E[31m' is not a Debian package name" "$src/tools/setup" $'x\e[31m'
+check 2 "unknown option --frob" "$src/tools/setup" --tool-only --frob
+check 0 "--tool-only" "$src/tools/setup" --help
 check 0 "Usage: tools/test" "$src/tools/test" --help
 check 2 "unknown argument" "$src/tools/test" --frob
 [ "$fail" = 0 ] && echo "ok: tools/setup and tools/test answer --help and refuse unknown switches"

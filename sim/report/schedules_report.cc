@@ -145,8 +145,8 @@ ordered_json threaded_json(const ThreadedOutcome& o) {
 
 
 // One design's search, under its header line: the outcomes in text order,
-// then what was not found.
-std::string search_body_text(const ScheduleSearch& s) {
+// then what was not found, within `coverage` (search_coverage's).
+std::string search_body_text(const ScheduleSearch& s, const std::string& coverage) {
   if (s.error) return "  " + terminal_text(*s.error) + "\n";
   std::string out = fmt::format("  {} {}\n", s.outcomes.size(), plural(s.outcomes.size(), "outcome", "outcomes"));
   const std::vector<size_t> order = classes_by_text(s.outcomes);
@@ -157,7 +157,7 @@ std::string search_body_text(const ScheduleSearch& s) {
                        c.preemptions, plural(static_cast<uint64_t>(c.preemptions), "preemption", "preemptions"),
                        terminal_text(threaded_outcome_text(c.outcome)));
   }
-  const std::string within = fmt::format(" ({})", search_coverage(s));
+  const std::string within = " (" + coverage + ")";
   if (!any_outcome(s, [](const ThreadedOutcome& o) { return o.hung(); })) out += "  no hang found" + within + "\n";
   if (!any_outcome(s, [](const ThreadedOutcome& o) { return o.raised("_DeadlockError"); }))
     out += "  no _DeadlockError found" + within + "\n";
@@ -173,16 +173,17 @@ std::string schedules_text(const std::string& name, const std::vector<DesignSear
   for (const DesignSearch& t : searches) {
     const ScheduleSearch& s = t.search;
     const std::string params = t.params.empty() ? "" : " (" + search_params_text(t.params) + ")";
-    const std::string body = search_body_text(s);
-    const std::string key = params + "\n" + search_coverage(s) + "\n" + body;
+    const std::string coverage = search_coverage(s);
+    const std::string body = search_body_text(s, coverage);
+    const std::string key = params + "\n" + coverage + "\n" + body;
     auto same = std::find_if(printed.begin(), printed.end(), [&](const auto& p) { return p.first == key; });
     if (same != printed.end() && !s.error) {
       out += fmt::format("{}, {}{}: the same as {}: {}, the same {} {}\n", terminal_text(name), variant_name(t.variant),
-                         params, variant_name(same->second), search_coverage(s), s.outcomes.size(),
+                         params, variant_name(same->second), coverage, s.outcomes.size(),
                          plural(s.outcomes.size(), "outcome", "outcomes"));
       continue;
     }
-    out += fmt::format("{}, {}{}: {}\n", terminal_text(name), variant_name(t.variant), params, search_coverage(s));
+    out += fmt::format("{}, {}{}: {}\n", terminal_text(name), variant_name(t.variant), params, coverage);
     out += body;
     printed.emplace_back(key, t.variant);
   }
@@ -326,6 +327,10 @@ const char kExpected[] = "expected the output of `impsim schedules --shard I/N -
                          bool what_is_wanted = true) {
   refuse_at(d, d.source->position_of(d.at + pointer), pointer, why, what_is_wanted);
 }
+// A refusal of the key `pointer` ends in (an unknown key), placed at the key.
+[[noreturn]] void refuse_key(const ShardDoc& d, const std::string& pointer, const std::string& why) {
+  refuse_at(d, d.source->key_position_of(d.at + pointer), pointer, why, true);
+}
 
 std::string key_pointer(const std::string& base, const std::string& key) { return base + "/" + pointer_token(key); }
 
@@ -333,8 +338,7 @@ std::string key_pointer(const std::string& base, const std::string& key) { retur
 void only_keys(const ShardDoc& d, const ordered_json& obj, const std::string& at, std::initializer_list<const char*> keys) {
   for (const auto& [k, _] : obj.items())
     if (std::none_of(keys.begin(), keys.end(), [&](const char* allowed) { return k == allowed; }))
-      refuse_at(d, d.source->key_position_of(d.at + key_pointer(at, k)), key_pointer(at, k),
-                fmt::format("an unknown key \"{}\"", k), true);
+      refuse_key(d, key_pointer(at, k), fmt::format("an unknown key \"{}\"", k));
 }
 
 const ordered_json& member(const ShardDoc& d, const ordered_json& obj, const std::string& at, const char* key) {
@@ -646,8 +650,7 @@ ReadSearch read_search(const ShardDoc& d, const ordered_json& e, const std::stri
     if (x.contains("classes")) {
       expect.classes = parse_budget(nlohmann::json::parse(x.at("classes").dump()), p + "/classes", {},
                                     [&](const std::string& where, const std::string& why, BudgetFault fault) {
-                                      if (fault == BudgetFault::AtKey)
-                                        refuse_at(d, d.source->key_position_of(d.at + where), where, why, true);
+                                      if (fault == BudgetFault::AtKey) refuse_key(d, where, why);
                                       refuse(d, where, why);
                                     });
       expect.classes_pointer = expect.pointer + "/classes";

@@ -233,10 +233,9 @@ std::string svg_line_chart(const ChartSpec& spec) {
       if (!s.values[i]) continue;
       double x = xpos(spec.x[i]), y = ypos(*s.values[i]);
       bool zero = *s.values[i] == 0;
-      o += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"4\"{}><title>{}: {} = {}</title></circle>\n", num(x), num(y),
-                       zero ? " fill=\"#ffffff\" stroke-width=\"2\"" : "", xml_text(s.name), spec.x[i],
-                       grouped(*s.values[i]));
       const std::string text = grouped(*s.values[i]);
+      o += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"4\"{}><title>{}: {} = {}</title></circle>\n", num(x), num(y),
+                       zero ? " fill=\"#ffffff\" stroke-width=\"2\"" : "", xml_text(s.name), spec.x[i], text);
       double ly = s.labels_below ? y + 17 : y - 9;
       if (!free_at(label_box(x, ly, text))) ly = s.labels_below ? y - 9 : y + 17;
       if (!free_at(label_box(x, ly, text))) continue;

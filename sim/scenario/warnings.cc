@@ -62,16 +62,16 @@ void join_warnings(const Scenario& sc, std::vector<ScenarioWarning>& out) {
                                              "or hook starts it"
                                            : "no step, thread, module body or hook starts it");
   });
+  auto started_nowhere = [&](const std::string& t) { return !elsewhere.count(t) && !in_program.count(t); };
   auto never_started = [&](const Step& s) {
-    if (s.kind != StepKind::Join) return;
-    const std::string& t = s.detail().thread;
-    if (!elsewhere.count(t) && !in_program.count(t)) warn(s.pointer, t, "no step, thread, module body or hook starts it");
+    if (s.kind == StepKind::Join && started_nowhere(s.detail().thread))
+      warn(s.pointer, s.detail().thread, "no step, thread, module body or hook starts it");
   };
   for (const ThreadText& t : sc.threads) each_step(t.program, never_started);
   for (const TreeEntry& e : sc.tree) each_step(e.body, never_started);
   for (const HookText& h : sc.hooks.hooks)
     for (const HookActionText& a : h.actions)
-      if (a.kind == ActionKind::Join && !elsewhere.count(a.target) && !in_program.count(a.target))
+      if (a.kind == ActionKind::Join && started_nowhere(a.target))
         out.push_back({a.pointer + "/join",
                        fmt::format("thread \"{0}\" is never started, so this join raises RuntimeError: cannot join "
                                    "thread before it is started (no step, thread, module body or hook starts it); "

@@ -30,8 +30,6 @@ if(IMPSIM_SANITIZE)
   # at each start touched 5,250 pages (impsim --version: 0.08 s of CPU)
   # against 1,850 (0.03 s). Nothing there depends on where it is loaded.
   add_link_options(-no-pie)
-  # A unity build: the instrumented headers (libstdc++, fmt, nlohmann,
-  # doctest) are compiled once per batch of files instead of once per file.
-  # This build is CI's longest part, and nothing is timed or profiled in it.
-  set(CMAKE_UNITY_BUILD ON)
+  # Compiled in batches, as every build is (CMakeLists.txt): the engine too,
+  # which has no profile here.
 endif()

@@ -10,9 +10,11 @@
 // request per line on stdin ({"args": [...], "cwd": DIR}), one answer per
 // line on stdout ({"rc", "out", "err"}). Where a native server forks, this
 // one runs each request in the one loaded interpreter and undoes its
-// effects after it (driver.py). The host's folders are mounted at their own
-// paths (all but /dev, /proc, /sys and /lib, which holds the interpreter's
-// standard library), so scripts and the files they name are read in place.
+// effects after it (driver.py; its serve() compiles the script's folder
+// once). IMPSIM_PYODIDE_DEBUG=1 prints each request and its time. The
+// host's folders are mounted at their own paths (all but /dev, /proc, /sys
+// and /lib, which holds the interpreter's standard library), so scripts and
+// the files they name are read in place.
 // Any other switch is refused: these interpreters have no threads and no
 // -X options, and a check that needs them must not think it ran.
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -84,6 +86,7 @@ function call(kind, args, cwd) {
 }
 
 if (kind === "script" && argv.length === 2 && argv[1] === "--serve") {
+  ns.get("serve")(argv[0]);
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
   for await (const line of lines) {
     if (!line.trim()) continue;
@@ -94,7 +97,9 @@ if (kind === "script" && argv.length === 2 && argv[1] === "--serve") {
       die(`--serve: a request is not JSON (${e.message})`);
     }
     if (process.env.IMPSIM_PYODIDE_DEBUG) { try { const c = JSON.parse(readFileSync(request.args[0], "utf8")); process.stderr.write(`[request] ${c.scenario?.name} ${c.variant}\n`); } catch { process.stderr.write(`[request] ${line}\n`); } }
+    const started = performance.now();
     const answer = call("script", [argv[0], ...(request.args ?? [])], request.cwd);
+    if (process.env.IMPSIM_PYODIDE_DEBUG) process.stderr.write(`[answered] in ${(performance.now() - started).toFixed(1)} ms\n`);
     process.stdout.write(JSON.stringify(answer) + "\n");
   }
   process.exit(0);

@@ -247,8 +247,16 @@ TEST_CASE("under GitHub Actions every failure is an annotation at its place, esc
   CAPTURE(r.err);
   CHECK(r.status == 2);
   // Every annotation on standard error, in order: the expectations, then
-  // the error; standard output holds the reports alone.
-  CHECK(annotations(r.out).empty());
+  // the error; standard output holds the reports alone, each file's a
+  // group of the log, folded under its name (escaped as a message).
+  std::vector<Annotation> groups = annotations(r.out);
+  REQUIRE(groups.size() == 4);
+  CHECK(groups[0].name == "group");
+  CHECK(groups[0].data == "impsim run " + probe);
+  CHECK(groups[1].name == "endgroup");
+  CHECK(groups[2].name == "group");
+  CHECK(groups[2].data == "impsim run " + typo);
+  CHECK(groups[3].name == "endgroup");
   std::vector<Annotation> all = annotations(r.err);
   REQUIRE(all.size() == 3);
   const std::vector<Annotation> out(all.begin(), all.begin() + 2), err(all.begin() + 2, all.end());

@@ -121,7 +121,7 @@ TEST_CASE("--bless refuses what is not a regular file, before anything runs") {
   CHECK(dev.out.find("is a character device") != std::string::npos);
   auto dir = test::impsim("run " + d.dir.string() + " --bless");
   CHECK(dir.status == 2);
-  CHECK(dir.out.find("is a directory") != std::string::npos);
+  CHECK(dir.out.find("a folder with no .json file under it") != std::string::npos);
   CHECK(d.names() == std::set<std::string>{"fifo.json", "stdin"});
 }
 

@@ -202,10 +202,9 @@ TEST_CASE("standard input, pipes and directories") {
             std::string::npos);
     }
   }
-  r = test::impsim("validate " + scenario_dir());
+  r = test::impsim("explore " + scenario_dir());
   CHECK(r.status == 2);
-  CHECK(r.out == "impsim: error: " + scenario_dir() + ": is a directory; give the .json files inside it, e.g. " +
-                     scenario_dir() + "*.json\n");
+  CHECK(r.out == "impsim: error: " + scenario_dir() + ": is a directory, not a scenario file\n");
   r = test::impsim("run /nonexistent/x.json");
   CHECK(r.status == 2);
   CHECK(r.out == "impsim: error: /nonexistent/x.json: no such file\n");

@@ -115,7 +115,7 @@ TEST_CASE("a misspelt name in a scenario: step kinds and keys, report counters, 
 TEST_CASE("a file that cannot be read is named as such, without a line and column") {
   refused("run no_such_scenario.json", "no_such_scenario.json: no such file");
   const std::string dir = std::string(IMPSIM_SOURCE_DIR) + "/scenarios";
-  refused("validate " + dir, dir + ": is a directory; give the .json files inside it, e.g. " + dir + "/*.json");
+  refused("explore " + dir, dir + ": is a directory, not a scenario file");
   auto j = test::shell(std::string(IMPSIM_BINARY) + " run no_such_scenario.json --json 2>/dev/null");
   CHECK(j.status == 2);
   auto error = nlohmann::json::parse(j.out)["error"];

@@ -1,6 +1,8 @@
 #include "output.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -144,6 +146,21 @@ namespace {
 // "==> FILE <==" in text, a heading above the report's own in Markdown.
 // One file has none: its name is the one on the command line, and its
 // report's first line stays what it has always been.
+// Under GitHub Actions each file's text report is a group of the job's log,
+// folded under the command and the file. Only where the log is what reads
+// standard output (a pipe, or a terminal): a report redirected into a file
+// ($GITHUB_STEP_SUMMARY, an artifact) or written by -o gets no workflow
+// commands, and Markdown, which is written for documents, none either.
+bool grouped_in_log(const Sink& sink) {
+  if (console() != Console::GitHubRunner || sink.quiet || sink.out || sink.format != Format::Text) return false;
+  struct stat st {};
+  return ::fstat(STDOUT_FILENO, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
+std::string group_title(const std::string& command, const std::string& file) {
+  return fmt::format("impsim {} {}", command, visible_text(file == "-" ? "<stdin>" : file));
+}
+
 std::string file_header(const std::string& file, Format format) {
   const std::string name = file == "-" ? "<stdin>" : file;
   if (format == Format::Markdown) return "## " + markdown_text(name) + "\n\n";
@@ -158,14 +175,17 @@ int for_each_file(const std::vector<std::string>& files, Sink& sink, const std::
   // A list (validate) names the file on each line; a format of the
   // command's own (a DOT graph, importtime lines) has no room for a header.
   const bool reports = sink.format != Format::Json && !sink.one_list;
+  const bool grouped = files.size() > 1 && reports && !sink.own_format && grouped_in_log(sink);
   for (size_t i = 0; i < files.size(); ++i) {
     // Text reports of several files, one after another, a blank line apart
     // (not the lines of one list).
     if (i > 0 && reports) sink.text("\n");
+    if (grouped) sink.text("::group::" + workflow_command_data(group_title(sink.command, files[i])) + "\n");
     if (files.size() > 1 && reports && !sink.own_format) sink.text(file_header(files[i], sink.format));
     sink.hold();
     status = std::max(status, body(files[i]));
     sink.release();
+    if (grouped) sink.text("::endgroup::\n");
   }
   sink.finish(status);
   return status;

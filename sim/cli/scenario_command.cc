@@ -9,6 +9,7 @@
 #include "impsim/base/file_write.h"
 #include "impsim/engine/scheduler.h"
 #include "impsim/run/schedules.h"
+#include "scenario_files.h"
 
 namespace impsim::cli {
 
@@ -42,7 +43,16 @@ ScenarioCommand::ScenarioCommand(CLI::App& app, const std::string& name, const s
     cmd->add_option("file", single_file, "The scenario file (JSON, format v1); \"-\" reads standard input")
         ->required();
   else
-    cmd->add_option("files", files, "Scenario files (JSON, format v1); \"-\" reads standard input")->required();
+    cmd->add_option_function<std::vector<std::string>>(
+           "files",
+           [this](const std::vector<std::string>& args) {
+             ScenarioFiles named = expand_folders(args);
+             files = std::move(named.files);
+             refused_folders = std::move(named.refused);
+           },
+           "Scenario files (JSON, format v1), or folders: every .json file under one, subfolders included, in "
+           "order of their paths; \"-\" reads standard input")
+        ->required();
 }
 
 void ScenarioCommand::add_shared(const SharedFlags& shared) {
@@ -101,6 +111,8 @@ int ScenarioCommand::for_each_scenario(Sink& sink, const Check& check, const Bod
     return guarded(
         file,
         [&] {
+          if (auto refused = refused_folders.find(file); refused != refused_folders.end())
+            throw InputError(file, kNoPosition, "", refused->second);
           RunOptions options = flags.options();
           if (check) check(file, options);
           shown.set(file);

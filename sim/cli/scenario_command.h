@@ -7,6 +7,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,7 +41,10 @@ struct SharedFlags {
 
 struct ScenarioCommand {
   CLI::App* cmd = nullptr;
+  // The files named, a folder's replaced by those under it (scenario_files.h).
   std::vector<std::string> files;
+  // A folder among `files` that names no file -> why: that file's error.
+  std::map<std::string, std::string> refused_folders;
   std::string single_file;  // the one file of a command that takes one (explore)
   bool takes_one_file = false;
   OutputFlags out;

@@ -42,11 +42,9 @@ std::string read_scenario_file(const std::string& path, const InputLimits& limit
   struct stat st {};
   if (::fstat(fd, &st) != 0) throw system_error("cannot read the file");
   if (S_ISDIR(st.st_mode)) {
-    std::string dir = name;
-    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-    throw InputError(
-        name, kNoPosition, "",
-        fmt::format("is a directory; give the .json files inside it, e.g. {}{}*.json", dir, dir == "/" ? "" : "/"));
+    // The commands that take several files never get here with one: a
+    // folder stands for the files under it (sim/cli/scenario_files.h).
+    throw InputError(name, kNoPosition, "", "is a directory, not a scenario file");
   }
   std::string text;
   if (S_ISREG(st.st_mode)) {

@@ -102,8 +102,9 @@ TEST_CASE("under GitHub Actions each file's text report is a group of the log, n
   CHECK(count(r.out, "::group::") == 2);
   CHECK(count(r.out, "::endgroup::\n") == 2);
   CHECK(r.out.starts_with("::group::impsim run " + d + "/a.json\n==> " + d + "/a.json <==\n"));
-  // The name's newline and percent sign escaped: one line, no command of its own.
-  CHECK(r.out.find("::group::impsim run " + d + "/x%250A\\n::error::y.json\n") != std::string::npos);
+  // The name's newline, percent sign and `::` escaped: one line, no command
+  // of its own.
+  CHECK(r.out.find("::group::impsim run " + d + "/x%250A\\n:\\x3aerror:\\x3ay.json\n") != std::string::npos);
   CHECK(r.out.find("\n::error::y.json") == std::string::npos);
 
   // Redirected into a file, in JSON, under --quiet, for one file, or off

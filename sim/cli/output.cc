@@ -142,10 +142,18 @@ Sink OutputFlags::sink() const {
 
 namespace {
 
+// A file as reports name it: standard input is <stdin>.
+std::string report_name(const std::string& file) { return file == "-" ? "<stdin>" : file; }
+
 // Which file the report that follows is, when there are several: head's
 // "==> FILE <==" in text, a heading above the report's own in Markdown.
 // One file has none: its name is the one on the command line, and its
 // report's first line stays what it has always been.
+std::string file_header(const std::string& file, Format format) {
+  if (format == Format::Markdown) return "## " + markdown_text(report_name(file)) + "\n\n";
+  return "==> " + terminal_text(report_name(file)) + " <==\n";
+}
+
 // Under GitHub Actions each file's text report is a group of the job's log,
 // folded under the command and the file. Only where the log is what reads
 // standard output (a pipe, or a terminal): a report redirected into a file
@@ -157,14 +165,11 @@ bool grouped_in_log(const Sink& sink) {
   return ::fstat(STDOUT_FILENO, &st) == 0 && !S_ISREG(st.st_mode);
 }
 
-std::string group_title(const std::string& command, const std::string& file) {
-  return fmt::format("impsim {} {}", command, visible_text(file == "-" ? "<stdin>" : file));
-}
-
-std::string file_header(const std::string& file, Format format) {
-  const std::string name = file == "-" ? "<stdin>" : file;
-  if (format == Format::Markdown) return "## " + markdown_text(name) + "\n\n";
-  return "==> " + terminal_text(name) + " <==\n";
+// The name escaped as an annotation's message is (tell_error): controls and
+// a `::` made visible, then what the runner unescapes.
+std::string group_line(const std::string& command, const std::string& file) {
+  return "::group::" + workflow_command_data(fmt::format("impsim {} {}", command, terminal_text(report_name(file)))) +
+         "\n";
 }
 
 }  // namespace
@@ -175,13 +180,14 @@ int for_each_file(const std::vector<std::string>& files, Sink& sink, const std::
   // A list (validate) names the file on each line; a format of the
   // command's own (a DOT graph, importtime lines) has no room for a header.
   const bool reports = sink.format != Format::Json && !sink.one_list;
-  const bool grouped = files.size() > 1 && reports && !sink.own_format && grouped_in_log(sink);
+  const bool headed = files.size() > 1 && reports && !sink.own_format;
+  const bool grouped = headed && grouped_in_log(sink);
   for (size_t i = 0; i < files.size(); ++i) {
     // Text reports of several files, one after another, a blank line apart
     // (not the lines of one list).
     if (i > 0 && reports) sink.text("\n");
-    if (grouped) sink.text("::group::" + workflow_command_data(group_title(sink.command, files[i])) + "\n");
-    if (files.size() > 1 && reports && !sink.own_format) sink.text(file_header(files[i], sink.format));
+    if (grouped) sink.text(group_line(sink.command, files[i]));
+    if (headed) sink.text(file_header(files[i], sink.format));
     sink.hold();
     status = std::max(status, body(files[i]));
     sink.release();
